@@ -1,0 +1,35 @@
+# headroom_add_library(NAME SOURCES... DEPS ...): one static library per directory, named
+# headroom_<dir>; its link list is the dependency rule of docs/architecture.md.
+function(headroom_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# headroom_add_test(NAME SOURCES... DEPS ... [LABELS ...]): one gtest binary per directory,
+# every case registered with CTest through gtest_discover_tests.
+function(headroom_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  set(labels unit ${ARG_LABELS})
+  gtest_discover_tests(${name}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    PROPERTIES LABELS "${labels}" ENVIRONMENT "HEADROOM_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# headroom_embed_files(OUT_CC VAR_PREFIX FILES...): generates a C++ source that holds the given
+# files' bytes, so the binary carries its data (the hardware catalog) and runs from anywhere.
+function(headroom_embed_files out_cc namespace)
+  set(files ${ARGN})
+  add_custom_command(
+    OUTPUT ${out_cc}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out_cc} -DNAMESPACE=${namespace}
+            -DBASE=${PROJECT_SOURCE_DIR} "-DFILES=${files}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
+    DEPENDS ${files} ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
+    COMMENT "Embedding ${namespace} data files"
+    VERBATIM)
+endfunction()

@@ -1,0 +1,101 @@
+// Device: the one interface through which headroom reads and controls a GPU, whatever the
+// backend (NVML, simulated). Reads and controls a device lacks return a kUnimplemented error,
+// never throw. Values are in SI units (W, J, MHz, bytes, degrees C); vendor units stay inside
+// the backends. Implementations are thread-safe: a sampler thread and a control path may call
+// one Device concurrently.
+#ifndef HEADROOM_GPU_DEVICE_H_
+#define HEADROOM_GPU_DEVICE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/units.h"
+
+namespace headroom::gpu {
+
+// Why the clocks are below their maximum. The bit values are NVML's clocks-event reasons, which
+// every tool in this space shows, so they are kept rather than renumbered.
+enum ThrottleReason : std::uint64_t {
+  kThrottleGpuIdle = 0x1,
+  kThrottleClockSetting = 0x2,  // a clock lock or application clocks
+  kThrottleSwPowerCap = 0x4,    // the power limit is being enforced
+  kThrottleHwSlowdown = 0x8,
+  kThrottleSwThermal = 0x20,
+  kThrottleHwThermal = 0x40,
+  kThrottleHwPowerBrake = 0x80,
+};
+// "idle|power_cap" style names of the set bits; "none" when no bit is set.
+std::string ThrottleReasonNames(std::uint64_t reasons);
+
+// Facts about a device that do not change while it runs, probed once.
+struct DeviceInfo {
+  int index = 0;
+  std::string name;  // as the driver reports it, e.g. "NVIDIA A100-SXM4-80GB"
+  std::string uuid;
+  std::string pci_bus_id;
+  std::optional<std::string> catalog_type;  // e.g. "a100-80gb-sxm" when known
+  std::optional<std::uint64_t> memory_total_bytes;
+  std::optional<core::Megahertz> sm_clock_max;
+  std::optional<core::Megahertz> memory_clock_max;
+};
+
+struct PowerLimitState {
+  core::Watts min{0};        // settable range
+  core::Watts max{0};
+  core::Watts default_limit{0};  // the factory limit (TDP on data-center parts)
+  core::Watts requested{0};  // what a user (or we) set in-band
+  core::Watts enforced{0};   // the lowest of all limiters, out-of-band caps included
+};
+
+struct UtilizationRates {
+  double gpu_percent = 0;     // time a kernel ran, over the driver's sample period
+  double memory_percent = 0;  // time memory was read or written
+};
+
+struct MemoryUsage {
+  std::uint64_t used_bytes = 0;
+  std::uint64_t total_bytes = 0;
+};
+
+// The SM clock lock in force, if any.
+struct ClockLock {
+  core::Megahertz min{0};
+  core::Megahertz max{0};
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual const DeviceInfo& info() const = 0;
+
+  // Power now (the driver's most recent sensor window) and averaged over the last second.
+  [[nodiscard]] virtual core::Result<core::Watts> PowerInstant() = 0;
+  [[nodiscard]] virtual core::Result<core::Watts> PowerAverage() = 0;
+  // Cumulative energy since the driver loaded. It updates in steps (every 20-100 ms on real
+  // GPUs), so short windows can read zero change.
+  [[nodiscard]] virtual core::Result<core::Joules> EnergyCounter() = 0;
+  [[nodiscard]] virtual core::Result<core::Megahertz> SmClock() = 0;
+  [[nodiscard]] virtual core::Result<core::Megahertz> MemoryClock() = 0;
+  [[nodiscard]] virtual core::Result<std::vector<core::Megahertz>> SupportedSmClocks() = 0;
+  [[nodiscard]] virtual core::Result<UtilizationRates> Utilization() = 0;
+  [[nodiscard]] virtual core::Result<core::Celsius> Temperature() = 0;
+  [[nodiscard]] virtual core::Result<MemoryUsage> Memory() = 0;
+  [[nodiscard]] virtual core::Result<PowerLimitState> PowerLimits() = 0;
+  [[nodiscard]] virtual core::Result<std::uint64_t> ThrottleReasons() = 0;
+  // The clock lock set through this interface or found at start; nullopt when unlocked.
+  [[nodiscard]] virtual core::Result<std::optional<ClockLock>> SmClockLock() = 0;
+
+  // Controls. Out-of-range values are kOutOfRange errors and change nothing.
+  [[nodiscard]] virtual core::Status SetPowerLimit(core::Watts limit) = 0;
+  [[nodiscard]] virtual core::Status ResetPowerLimit() = 0;
+  [[nodiscard]] virtual core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) = 0;
+  [[nodiscard]] virtual core::Status ResetSmClocks() = 0;
+};
+
+}  // namespace headroom::gpu
+
+#endif  // HEADROOM_GPU_DEVICE_H_

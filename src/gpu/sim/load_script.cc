@@ -1,0 +1,95 @@
+#include "gpu/sim/load_script.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "core/parse.h"
+
+namespace headroom::gpu::sim {
+namespace {
+
+using core::Error;
+using core::Fail;
+
+const std::map<std::string, std::string, std::less<>>& Presets() {
+  // An inference server alternates compute-bound prefill bursts with memory-bound decode.
+  static const auto* presets = new std::map<std::string, std::string, std::less<>>{
+      {"idle", "idle"},
+      {"prefill", "prefill"},
+      {"decode", "decode"},
+      {"inference", "prefill:400ms,decode:1600ms"},
+  };
+  return *presets;
+}
+
+core::Result<model::Phase> PhaseOfKind(std::string_view kind) {
+  if (kind == "idle") return model::Phase{};
+  if (kind == "prefill") return model::PrefillLikePhase();
+  if (kind == "decode") return model::DecodeLikePhase();
+  return Fail(Error::InvalidArgument(
+      fmt::format("unknown load kind '{}' (expected idle, prefill or decode)", kind)));
+}
+
+core::Result<LoadSegment> ParseSegment(std::string_view text, bool alone) {
+  LoadSegment seg;
+  std::string_view head = text;
+  const size_t colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    head = text.substr(0, colon);
+    HEADROOM_ASSIGN_OR_RETURN(seg.duration, core::ParseDuration(text.substr(colon + 1)));
+    if (seg.duration.count() <= 0) {
+      return Fail(Error::InvalidArgument(fmt::format("segment '{}' has a zero duration", text)));
+    }
+  } else if (!alone) {
+    return Fail(Error::InvalidArgument(
+        fmt::format("segment '{}' needs a duration (e.g. {}:2s) when the script has several",
+                    text, text)));
+  }
+  std::string_view kind = head;
+  seg.busy = 1.0;
+  const size_t star = head.find('*');
+  if (star != std::string_view::npos) {
+    kind = head.substr(0, star);
+    HEADROOM_ASSIGN_OR_RETURN(seg.busy, core::ParseDouble(head.substr(star + 1)));
+    if (seg.busy < 0 || seg.busy > 1) {
+      return Fail(Error::InvalidArgument(
+          fmt::format("segment '{}': busy fraction must be in [0, 1]", text)));
+    }
+  }
+  seg.kind = std::string(core::Trim(kind));
+  HEADROOM_ASSIGN_OR_RETURN(seg.phase, PhaseOfKind(seg.kind));
+  if (seg.kind == "idle") seg.busy = 0;
+  if (seg.duration.count() == 0) seg.duration = std::chrono::seconds(1);
+  return seg;
+}
+
+}  // namespace
+
+core::Result<LoadScript> LoadScript::Parse(std::string_view text) {
+  std::string_view body = core::Trim(text);
+  if (auto it = Presets().find(body); it != Presets().end()) body = it->second;
+  LoadScript script;
+  script.text_ = std::string(core::Trim(text));
+  const auto parts = core::Split(body, ',');
+  for (std::string_view part : parts) {
+    auto seg = ParseSegment(core::Trim(part), parts.size() == 1);
+    if (!seg) return Fail(seg.error().WithContext(fmt::format("load script '{}'", text)));
+    script.period_ += seg->duration;
+    script.segments_.push_back(std::move(*seg));
+  }
+  return script;
+}
+
+LoadScript LoadScript::Idle() { return *Parse("idle"); }
+
+size_t LoadScript::SegmentIndexAt(core::Duration elapsed) const {
+  core::Duration t = elapsed % period_;
+  for (size_t i = 0; i < segments_.size(); ++i) {
+    if (t < segments_[i].duration) return i;
+    t -= segments_[i].duration;
+  }
+  return segments_.size() - 1;
+}
+
+}  // namespace headroom::gpu::sim

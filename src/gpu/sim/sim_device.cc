@@ -1,0 +1,209 @@
+#include "gpu/sim/sim_device.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+namespace headroom::gpu::sim {
+namespace {
+
+using core::Error;
+using core::Fail;
+
+// A stable, UUID-shaped identity per (GPU type, index), so runs and tests are reproducible.
+std::string SimUuid(const std::string& type, int index) {
+  const std::size_t h1 = std::hash<std::string>{}(fmt::format("headroom-sim/{}/{}", type, index));
+  const std::size_t h2 = std::hash<std::string>{}(fmt::format("{}/{}/headroom-sim", index, type));
+  return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", h1 & 0xffffffffU,
+                     (h1 >> 32) & 0xffffU, (h1 >> 48) & 0xffffU, h2 & 0xffffU,
+                     (h2 >> 16) & 0xffffffffffffULL);
+}
+
+DeviceInfo MakeInfo(int index, const model::GpuSpec& spec) {
+  DeviceInfo info;
+  info.index = index;
+  info.name = spec.nvml_name;
+  info.uuid = SimUuid(spec.name, index);
+  info.pci_bus_id = fmt::format("00000000:{:02X}:00.0", 0x10 + index);
+  info.catalog_type = spec.name;
+  info.memory_total_bytes = spec.memory_bytes;
+  info.sm_clock_max = spec.sm_clock_max;
+  info.memory_clock_max = spec.memory_clock;
+  return info;
+}
+
+}  // namespace
+
+SimDevice::SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock,
+                     SimOptions options)
+    : info_(MakeInfo(index, spec)),
+      spec_(spec),
+      clock_(clock),
+      options_(std::move(options)),
+      gpu_(spec, options_.script),
+      last_sync_(clock->Now()) {}
+
+core::Status SimDevice::Sync(const char* read) {
+  if (options_.unsupported.contains(read)) {
+    return Fail(Error::Unimplemented(
+        fmt::format("GPU {}: reading {} is not supported by this device", info_.index, read)));
+  }
+  const core::TimePoint now = clock_->Now();
+  if (now > last_sync_) {
+    gpu_.Advance(now - last_sync_);
+    last_sync_ = now;
+  }
+  return core::Ok();
+}
+
+core::Status SimDevice::CheckControl(const char* what) const {
+  if (options_.controls_denied) {
+    return Fail(Error::PermissionDenied(fmt::format(
+        "GPU {}: {}: insufficient permissions (needs root)", info_.index, what)));
+  }
+  return core::Ok();
+}
+
+core::Result<core::Watts> SimDevice::PowerInstant() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("power_instant"));
+  return gpu_.instant_power();
+}
+
+core::Result<core::Watts> SimDevice::PowerAverage() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("power_average"));
+  return gpu_.average_power();
+}
+
+core::Result<core::Joules> SimDevice::EnergyCounter() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("energy"));
+  return gpu_.energy_counter();
+}
+
+core::Result<core::Megahertz> SimDevice::SmClock() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("sm_clock"));
+  return gpu_.sm_clock();
+}
+
+core::Result<core::Megahertz> SimDevice::MemoryClock() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("memory_clock"));
+  return spec_.memory_clock;
+}
+
+core::Result<std::vector<core::Megahertz>> SimDevice::SupportedSmClocks() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("supported_clocks"));
+  return spec_.SupportedSmClocks();
+}
+
+core::Result<UtilizationRates> SimDevice::Utilization() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("utilization"));
+  return gpu_.utilization();
+}
+
+core::Result<core::Celsius> SimDevice::Temperature() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("temperature"));
+  return gpu_.temperature();
+}
+
+core::Result<MemoryUsage> SimDevice::Memory() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("memory"));
+  const auto total = spec_.memory_bytes;
+  return MemoryUsage{
+      .used_bytes = static_cast<std::uint64_t>(static_cast<double>(total) *
+                                               gpu_.memory_used_fraction()),
+      .total_bytes = total};
+}
+
+core::Result<PowerLimitState> SimDevice::PowerLimits() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("power_limits"));
+  return PowerLimitState{.min = spec_.power_limit_min,
+                         .max = spec_.power_limit_max,
+                         .default_limit = spec_.power_limit_default,
+                         .requested = gpu_.power_limit(),
+                         .enforced = gpu_.power_limit()};
+}
+
+core::Result<std::uint64_t> SimDevice::ThrottleReasons() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("throttle_reasons"));
+  return gpu_.throttle_reasons();
+}
+
+core::Result<std::optional<ClockLock>> SimDevice::SmClockLock() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("clock_lock"));
+  return gpu_.clock_lock();
+}
+
+core::Status SimDevice::SetPowerLimit(core::Watts limit) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("set power limit"));
+  if (limit < spec_.power_limit_min || limit > spec_.power_limit_max) {
+    return Fail(Error::OutOfRange(
+        fmt::format("GPU {}: power limit {} W is outside the settable range [{}, {}] W",
+                    info_.index, limit.value(), spec_.power_limit_min.value(),
+                    spec_.power_limit_max.value())));
+  }
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("power_limits"));
+  gpu_.set_power_limit(limit);
+  return core::Ok();
+}
+
+core::Status SimDevice::ResetPowerLimit() { return SetPowerLimit(spec_.power_limit_default); }
+
+core::Status SimDevice::LockSmClocks(core::Megahertz min, core::Megahertz max) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("lock SM clocks"));
+  if (min > max || min < spec_.sm_clock_min || max > spec_.sm_clock_max) {
+    return Fail(Error::OutOfRange(fmt::format(
+        "GPU {}: SM clock lock [{}, {}] MHz is outside the supported range [{}, {}] MHz or "
+        "has min > max",
+        info_.index, min.value(), max.value(), spec_.sm_clock_min.value(),
+        spec_.sm_clock_max.value())));
+  }
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("clock_lock"));
+  // The driver rounds a lock to supported clocks; do the same so reads show what is in force.
+  gpu_.set_clock_lock(ClockLock{spec_.SnapClock(min), spec_.SnapClock(max)});
+  return core::Ok();
+}
+
+core::Status SimDevice::ResetSmClocks() {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("reset SM clocks"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(Sync("clock_lock"));
+  gpu_.set_clock_lock(std::nullopt);
+  return core::Ok();
+}
+
+core::Joules SimDevice::TrueEnergy() {
+  core::MutexLock lock(&mu_);
+  (void)Sync("");
+  return gpu_.true_energy();
+}
+
+void SimDevice::SetScript(LoadScript script) {
+  core::MutexLock lock(&mu_);
+  (void)Sync("");
+  gpu_.set_script(std::move(script));
+}
+
+std::vector<std::unique_ptr<Device>> CreateSimDevices(const model::GpuSpec& spec, int count,
+                                                      core::Clock* clock,
+                                                      const SimOptions& options) {
+  std::vector<std::unique_ptr<Device>> devices;
+  for (int i = 0; i < count; ++i) {
+    devices.push_back(std::make_unique<SimDevice>(i, spec, clock, options));
+  }
+  return devices;
+}
+
+}  // namespace headroom::gpu::sim

@@ -1,0 +1,80 @@
+// SimDevice: a Device backed by a SimGpu, read through a core::Clock (virtual for tests and
+// deterministic runs, the system clock for interactive use). Every call first advances the GPU
+// to the clock's present. Thread-safe.
+#ifndef HEADROOM_GPU_SIM_SIM_DEVICE_H_
+#define HEADROOM_GPU_SIM_SIM_DEVICE_H_
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/thread_annotations.h"
+#include "core/time.h"
+#include "gpu/device.h"
+#include "gpu/sim/sim_gpu.h"
+
+namespace headroom::gpu::sim {
+
+struct SimOptions {
+  LoadScript script = LoadScript::Idle();
+  // Controls fail with kPermissionDenied, as NVML's setters do for a non-root user.
+  bool controls_denied = false;
+  // Reads that fail with kUnimplemented, to exercise capability handling: any of
+  // "power_instant", "power_average", "energy", "sm_clock", "memory_clock", "supported_clocks",
+  // "utilization", "temperature", "memory", "power_limits", "throttle_reasons", "clock_lock".
+  std::set<std::string> unsupported;
+};
+
+class SimDevice final : public Device {
+ public:
+  // REQUIRES: clock outlives the device.
+  SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock, SimOptions options);
+
+  const DeviceInfo& info() const override { return info_; }
+
+  core::Result<core::Watts> PowerInstant() override EXCLUDES(mu_);
+  core::Result<core::Watts> PowerAverage() override EXCLUDES(mu_);
+  core::Result<core::Joules> EnergyCounter() override EXCLUDES(mu_);
+  core::Result<core::Megahertz> SmClock() override EXCLUDES(mu_);
+  core::Result<core::Megahertz> MemoryClock() override EXCLUDES(mu_);
+  core::Result<std::vector<core::Megahertz>> SupportedSmClocks() override EXCLUDES(mu_);
+  core::Result<UtilizationRates> Utilization() override EXCLUDES(mu_);
+  core::Result<core::Celsius> Temperature() override EXCLUDES(mu_);
+  core::Result<MemoryUsage> Memory() override EXCLUDES(mu_);
+  core::Result<PowerLimitState> PowerLimits() override EXCLUDES(mu_);
+  core::Result<std::uint64_t> ThrottleReasons() override EXCLUDES(mu_);
+  core::Result<std::optional<ClockLock>> SmClockLock() override EXCLUDES(mu_);
+
+  core::Status SetPowerLimit(core::Watts limit) override EXCLUDES(mu_);
+  core::Status ResetPowerLimit() override EXCLUDES(mu_);
+  core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) override EXCLUDES(mu_);
+  core::Status ResetSmClocks() override EXCLUDES(mu_);
+
+  // Simulation-only: the exact energy the GPU drew, with no sensor artefacts, and a new load.
+  core::Joules TrueEnergy() EXCLUDES(mu_);
+  void SetScript(LoadScript script) EXCLUDES(mu_);
+
+ private:
+  // Advances the GPU to now and checks that `read` is supported.
+  core::Status Sync(const char* read) REQUIRES(mu_);
+  core::Status CheckControl(const char* what) const;
+
+  const DeviceInfo info_;
+  const model::GpuSpec spec_;
+  core::Clock* const clock_;
+  const SimOptions options_;
+
+  core::Mutex mu_;
+  SimGpu gpu_ GUARDED_BY(mu_);
+  core::TimePoint last_sync_ GUARDED_BY(mu_);
+};
+
+// N simulated GPUs of one type, indices 0..count-1, all running the options' script.
+std::vector<std::unique_ptr<Device>> CreateSimDevices(const model::GpuSpec& spec, int count,
+                                                      core::Clock* clock,
+                                                      const SimOptions& options);
+
+}  // namespace headroom::gpu::sim
+
+#endif  // HEADROOM_GPU_SIM_SIM_DEVICE_H_

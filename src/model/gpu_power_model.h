@@ -1,0 +1,68 @@
+// GpuPowerModel: time and power of a phase of GPU work at a given SM clock, for one GPU type.
+// A roofline for time (compute scales as 1/f, memory does not) and a DVFS model for power (see
+// PowerModelParams). Pure: no I/O, no clock. Immutable after construction, so thread-safe.
+#ifndef HEADROOM_MODEL_GPU_POWER_MODEL_H_
+#define HEADROOM_MODEL_GPU_POWER_MODEL_H_
+
+#include "core/units.h"
+#include "model/gpu_spec.h"
+
+namespace headroom::model {
+
+// A phase of work on one GPU: what it computes and moves, plus a fixed overhead.
+struct Phase {
+  double flops = 0;
+  double bytes = 0;
+  double overhead_s = 0;            // time that scales with neither clock nor bandwidth
+  double compute_efficiency = 1.0;  // achieved fraction of peak FLOP/s when compute-bound
+  double memory_efficiency = 1.0;   // achieved fraction of peak bandwidth when memory-bound
+};
+
+// Fractions of wall time, each in [0, 1]: a kernel runs (busy), the SMs compute at full rate (sm),
+// the memory system streams at full rate (mem). sm and mem never exceed busy.
+struct Activity {
+  double busy = 0;
+  double sm = 0;
+  double mem = 0;
+};
+
+struct PhaseTiming {
+  double time_s = 0;
+  Activity activity;  // while the phase runs (busy = 1)
+};
+
+class GpuPowerModel {
+ public:
+  explicit GpuPowerModel(GpuSpec spec);
+
+  const GpuSpec& spec() const { return spec_; }
+
+  // v(f) / v(f_max), in [voltage_floor, 1].
+  double VoltageRatio(core::Megahertz f) const;
+  // (f / f_max) * v(f)^2: how clock-dependent power scales.
+  double DynamicScale(core::Megahertz f) const;
+
+  // REQUIRES: f > 0.
+  PhaseTiming Time(const Phase& phase, core::Megahertz f) const;
+  core::Watts Power(const Activity& activity, core::Megahertz f) const;
+  // Power while the phase runs `busy` of the time (and the GPU idles the rest).
+  core::Watts PhasePower(const Phase& phase, core::Megahertz f, double busy = 1.0) const;
+
+  // The highest supported clock <= ceiling whose PhasePower fits under `limit`; the lowest
+  // supported clock when none does (the firmware cannot go lower).
+  core::Megahertz MaxClockUnder(core::Watts limit, const Phase& phase, double busy,
+                                core::Megahertz ceiling) const;
+
+ private:
+  GpuSpec spec_;
+};
+
+// Reference phases of a dense bf16 transformer, sized like one GPU's share of llama2-70b at
+// tensor parallelism 8 (17.5 GB of weights). Arithmetic intensity is 2 FLOPs per 2-byte weight per
+// token: prefill of 2048 tokens is compute-bound, a decode step of a batch of 16 memory-bound.
+Phase PrefillLikePhase();
+Phase DecodeLikePhase();
+
+}  // namespace headroom::model
+
+#endif  // HEADROOM_MODEL_GPU_POWER_MODEL_H_
