@@ -1,0 +1,23 @@
+// Registration of the subcommands. Each Register* adds its subcommand to `app`, binding its
+// flags, and on selection stores in `*run` the function that executes it and returns the exit
+// code. Not thread-safe (CLI start-up).
+#ifndef HEADROOM_CLI_COMMANDS_H_
+#define HEADROOM_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "cli/common.h"
+
+namespace headroom::cli {
+
+using RunFunction = std::function<int()>;
+
+void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+
+}  // namespace headroom::cli
+
+#endif  // HEADROOM_CLI_COMMANDS_H_

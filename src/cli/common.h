@@ -1,0 +1,61 @@
+// What every subcommand shares: global flags, backend selection (the composition root picks
+// the Device implementation), exit codes, and error printing. Not thread-safe (CLI start-up).
+#ifndef HEADROOM_CLI_COMMON_H_
+#define HEADROOM_CLI_COMMON_H_
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/hardware_catalog.h"
+#include "core/result.h"
+#include "core/time.h"
+#include "gpu/device.h"
+
+namespace headroom::cli {
+
+// Exit codes (README): 0 ok, 1 runtime error, 2 usage or input error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntime = 1;
+inline constexpr int kExitUsage = 2;
+
+struct GlobalOptions {
+  std::string catalog_dir;  // empty: the catalog compiled into the binary
+  bool verbose = false;
+};
+
+struct BackendOptions {
+  std::string backend = "sim";
+  std::string sim_gpu = "a100-80gb-sxm";
+  int sim_count = 8;
+  std::string sim_load = "idle";
+};
+
+void AddBackendOptions(CLI::App* command, BackendOptions* options);
+
+[[nodiscard]] core::Result<catalog::HardwareCatalog> LoadCatalog(const GlobalOptions& global);
+
+struct DeviceSet {
+  std::vector<std::unique_ptr<gpu::Device>> devices;
+  std::string backend;
+};
+
+// Opens the selected backend's devices, reading time from `clock` (sim backend).
+// REQUIRES: clock outlives the devices.
+[[nodiscard]] core::Result<DeviceSet> OpenDevices(const GlobalOptions& global,
+                                                  const BackendOptions& options,
+                                                  core::Clock* clock);
+
+// Prints "headroom: <message>" on stderr and returns the exit code for the error.
+int ReportError(const core::Error& error);
+
+// Set by SIGINT/SIGTERM; long-running commands poll it and stop cleanly.
+std::atomic<bool>& StopRequested();
+void InstallStopHandlers();
+
+}  // namespace headroom::cli
+
+#endif  // HEADROOM_CLI_COMMON_H_

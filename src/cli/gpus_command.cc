@@ -1,0 +1,64 @@
+// `headroom gpus`: list GPUs with their limits and clocks.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "gpu/snapshot.h"
+#include "report/device_report.h"
+
+namespace headroom::cli {
+namespace {
+
+struct GpusOptions {
+  BackendOptions backend;
+  bool json = false;
+};
+
+core::Result<report::GpuListing> Describe(gpu::Device& device, core::TimePoint now) {
+  report::GpuListing listing;
+  listing.info = device.info();
+  HEADROOM_ASSIGN_OR_RETURN(listing.snapshot, gpu::TakeSnapshot(device, now));
+  if (auto lock = device.SmClockLock()) listing.clock_lock = *lock;
+  if (auto clocks = device.SupportedSmClocks(); clocks && !clocks->empty()) {
+    listing.sm_clock_min = clocks->back();
+  }
+  return listing;
+}
+
+int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
+  core::SystemClock clock;
+  auto set = OpenDevices(global, options.backend, &clock);
+  if (!set) return ReportError(set.error());
+  std::vector<report::GpuListing> listings;
+  for (auto& device : set->devices) {
+    auto listing = Describe(*device, clock.Now());
+    if (!listing) return ReportError(listing.error());
+    listings.push_back(std::move(*listing));
+  }
+  if (options.json) {
+    nlohmann::ordered_json out;
+    out["backend"] = set->backend;
+    out["gpus"] = nlohmann::ordered_json::array();
+    for (const auto& l : listings) out["gpus"].push_back(report::GpuListingJson(l));
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << report::GpuListingTable(listings);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto options = std::make_shared<GpusOptions>();
+  CLI::App* cmd = app.add_subcommand("gpus", "List GPUs with their power limits, clocks and memory");
+  AddBackendOptions(cmd, &options->backend);
+  cmd->add_flag("--json", options->json, "Print JSON instead of a table");
+  cmd->callback([run, options, &global] {
+    *run = [options, &global] { return RunGpus(global, *options); };
+  });
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,58 @@
+// Formatting of GPU listings (`headroom gpus`) and telemetry rows (`headroom monitor`) as
+// aligned text, CSV and JSON. Reads result structs only. MonitorWriter is thread-compatible.
+#ifndef HEADROOM_REPORT_DEVICE_REPORT_H_
+#define HEADROOM_REPORT_DEVICE_REPORT_H_
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "gpu/device.h"
+#include "gpu/snapshot.h"
+#include "report/table.h"
+
+namespace headroom::report {
+
+// What `headroom gpus` shows of one GPU.
+struct GpuListing {
+  gpu::DeviceInfo info;
+  gpu::DeviceSnapshot snapshot;
+  std::optional<gpu::ClockLock> clock_lock;
+  std::optional<core::Megahertz> sm_clock_min;  // lowest supported clock
+};
+
+nlohmann::ordered_json GpuListingJson(const GpuListing& gpu);
+std::string GpuListingTable(const std::vector<GpuListing>& gpus);
+
+enum class MonitorFormat { kTable, kCsv, kJsonl };
+[[nodiscard]] core::Result<MonitorFormat> ParseMonitorFormat(std::string_view text);
+
+struct MonitorRow {
+  double time_s = 0;  // since the monitor started
+  int gpu = 0;
+  gpu::DeviceSnapshot snapshot;
+  std::optional<core::Joules> energy_since_start;
+};
+
+// Streams rows as they come: the table and CSV headers once, then one line per row.
+class MonitorWriter {
+ public:
+  MonitorWriter(MonitorFormat format, std::ostream& out);
+  void Write(const MonitorRow& row);
+
+ private:
+  MonitorFormat format_;
+  std::ostream& out_;
+  TextTable table_;
+  std::vector<size_t> widths_;
+  bool header_written_ = false;
+};
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_DEVICE_REPORT_H_

@@ -1,0 +1,156 @@
+// Runs the headroom binary and checks what a user sees: output, JSON fields and exit codes.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CommandRun Headroom(const std::string& args, const std::string& env = "") {
+  const std::string command =
+      fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args);
+  CommandRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(CliTest, GpusJsonMatchesTheCatalog) {
+  const CommandRun run = Headroom("gpus --backend sim --sim-gpu a100-80gb-sxm --sim-count 8 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), 8u);
+  for (const auto& gpu : j["gpus"]) {
+    EXPECT_EQ(gpu["tdp_w"], 400.0);
+    EXPECT_EQ(gpu["power_limit_w"], 400.0);
+    EXPECT_EQ(gpu["power_limit_min_w"], 100.0);
+    EXPECT_EQ(gpu["sm_clock_max_mhz"], 1410.0);
+    EXPECT_EQ(gpu["memory_total_bytes"], 80ULL << 30);
+    EXPECT_EQ(gpu["name"], "NVIDIA A100-SXM4-80GB");
+  }
+  EXPECT_EQ(j["gpus"][7]["index"], 7);
+}
+
+TEST(CliTest, GpusAcceptsAliasesAndOtherTypes) {
+  const CommandRun run = Headroom("gpus --sim-gpu h100-80gb --sim-count 2 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["gpus"][0]["tdp_w"], 700.0);
+  EXPECT_EQ(j["gpus"][0]["catalog_type"], "h100-80gb-sxm");
+  EXPECT_NE(Headroom("gpus --sim-count 1").out.find("a100-80gb-sxm"), std::string::npos);
+}
+
+TEST(CliTest, MonitorStreamsCsvOnVirtualTime) {
+  const CommandRun run = Headroom(
+      "monitor --sim-count 2 --sim-load inference --virtual-time --duration 2s --interval 100ms "
+      "--format csv");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 1u + 20u * 2u);  // header + 20 samples of 2 GPUs
+  EXPECT_EQ(lines[0].rfind("time_s,gpu,power_w,", 0), 0u);
+  EXPECT_EQ(lines.back().rfind("2.0,1,", 0), 0u) << lines.back();
+}
+
+TEST(CliTest, MonitorJsonlShowsPrefillAboveDecode) {
+  const CommandRun run = Headroom(
+      "monitor --sim-count 1 --sim-load prefill:1s,decode:1s --virtual-time --duration 2s "
+      "--interval 500ms --format jsonl");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 4u);
+  const auto prefill = nlohmann::json::parse(lines[1]);  // t = 1.0 s: end of prefill window
+  const auto decode = nlohmann::json::parse(lines[3]);   // t = 2.0 s
+  EXPECT_GT(prefill["power_avg_w"].get<double>(), 350);
+  EXPECT_LT(decode["power_avg_w"].get<double>(), 300);
+  EXPECT_GT(decode["energy_j"].get<double>(), prefill["energy_j"].get<double>());
+}
+
+TEST(CliTest, MonitorOnTheRealClockEndsAfterItsDuration) {
+  const CommandRun run = Headroom("monitor --sim-count 1 --duration 300ms --interval 100ms --format jsonl");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(Lines(run.out).size(), 3u);
+}
+
+TEST(CliTest, BadInputIsOneLineAndExitCodeTwo) {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c : {Case{"monitor --interval 5", "'5' is not a duration"},
+                        Case{"monitor --interval 1ms", "outside 10ms..60s"},
+                        Case{"monitor --format xml --duration 1s", "'xml'"},
+                        Case{"gpus --sim-gpu v100", "unknown GPU type 'v100'"},
+                        Case{"gpus --sim-load train", "unknown load kind 'train'"},
+                        Case{"gpus --sim-count 0", "--sim-count"},
+                        Case{"model dvfs --sm-clocks 5000", "outside a100-80gb-sxm's range"},
+                        Case{"gpus --bogus", "--bogus"},
+                        Case{"", "subcommand is required"}}) {
+    const CommandRun run = Headroom(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
+    EXPECT_EQ(run.out.rfind("headroom: ", 0), 0u) << run.out;
+  }
+}
+
+TEST(CliTest, NvmlBackendWithoutADriverSaysSoAndSuggestsSim) {
+  const CommandRun run =
+      Headroom("gpus --backend nvml", "HEADROOM_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("NVML is not available"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("--backend sim"), std::string::npos) << run.out;
+  EXPECT_EQ(Lines(run.out).size(), 1u);
+}
+
+TEST(CliTest, HelpOnEveryLevelAndVersion) {
+  for (const char* args : {"--help", "gpus --help", "monitor --help", "model --help",
+                           "model dvfs --help"}) {
+    const CommandRun run = Headroom(args);
+    EXPECT_EQ(run.exit_code, 0) << args;
+    EXPECT_NE(run.out.find("Usage"), std::string::npos) << args << run.out;
+  }
+  const CommandRun version = Headroom("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("headroom 0.", 0), 0u) << version.out;
+}
+
+TEST(CliTest, ModelDvfsJson) {
+  const CommandRun run = Headroom("model dvfs --gpu a100-80gb --sm-clocks 1410,1110 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["clock_sweep"].size(), 2u);
+  EXPECT_GT(j["clock_sweep"][1]["prefill"]["power_cut"].get<double>(), 0.15);
+  EXPECT_GT(j["burst"]["capped"]["peak_w"].get<double>(), j["burst"]["cap_w"].get<double>());
+  EXPECT_LE(j["burst"]["locked"]["peak_w"].get<double>(), j["burst"]["cap_w"].get<double>());
+}
+
+TEST(CliTest, CatalogDirectoryOverrideAndItsErrors) {
+  const std::string source = std::getenv("HEADROOM_SOURCE_DIR");
+  EXPECT_EQ(Headroom("--catalog " + source + "/data/hardware gpus --sim-count 1").exit_code, 0);
+  const CommandRun missing = Headroom("--catalog /nonexistent gpus");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("/nonexistent"), std::string::npos);
+}
+
+}  // namespace
