@@ -1,13 +1,13 @@
 // Runs the headroom binary and checks what a user sees: output, JSON fields and exit codes.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-#include <sys/wait.h>
-
 #include <array>
 #include <cstdio>
 #include <sstream>
 #include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
 
 namespace {
 
@@ -17,8 +17,7 @@ struct CommandRun {
 };
 
 CommandRun Headroom(const std::string& args, const std::string& env = "") {
-  const std::string command =
-      fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args);
+  const std::string command = fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args);
   CommandRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -38,7 +37,8 @@ std::vector<std::string> Lines(const std::string& text) {
 }
 
 TEST(CliTest, GpusJsonMatchesTheCatalog) {
-  const CommandRun run = Headroom("gpus --backend sim --sim-gpu a100-80gb-sxm --sim-count 8 --json");
+  const CommandRun run =
+      Headroom("gpus --backend sim --sim-gpu a100-80gb-sxm --sim-count 8 --json");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out);
   ASSERT_EQ(j["gpus"].size(), 8u);
@@ -88,7 +88,8 @@ TEST(CliTest, MonitorJsonlShowsPrefillAboveDecode) {
 }
 
 TEST(CliTest, MonitorOnTheRealClockEndsAfterItsDuration) {
-  const CommandRun run = Headroom("monitor --sim-count 1 --duration 300ms --interval 100ms --format jsonl");
+  const CommandRun run =
+      Headroom("monitor --sim-count 1 --duration 300ms --interval 100ms --format jsonl");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_EQ(Lines(run.out).size(), 3u);
 }
@@ -105,8 +106,7 @@ TEST(CliTest, BadInputIsOneLineAndExitCodeTwo) {
                         Case{"gpus --sim-load train", "unknown load kind 'train'"},
                         Case{"gpus --sim-count 0", "--sim-count"},
                         Case{"model dvfs --sm-clocks 5000", "outside a100-80gb-sxm's range"},
-                        Case{"gpus --bogus", "--bogus"},
-                        Case{"", "subcommand is required"}}) {
+                        Case{"gpus --bogus", "--bogus"}, Case{"", "subcommand is required"}}) {
     const CommandRun run = Headroom(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
     EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
@@ -124,8 +124,8 @@ TEST(CliTest, NvmlBackendWithoutADriverSaysSoAndSuggestsSim) {
 }
 
 TEST(CliTest, HelpOnEveryLevelAndVersion) {
-  for (const char* args : {"--help", "gpus --help", "monitor --help", "model --help",
-                           "model dvfs --help"}) {
+  for (const char* args :
+       {"--help", "gpus --help", "monitor --help", "model --help", "model dvfs --help"}) {
     const CommandRun run = Headroom(args);
     EXPECT_EQ(run.exit_code, 0) << args;
     EXPECT_NE(run.out.find("Usage"), std::string::npos) << args << run.out;

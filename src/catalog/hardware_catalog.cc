@@ -1,11 +1,11 @@
 #include "catalog/hardware_catalog.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "catalog/embedded_hardware.h"
 #include "core/files.h"
@@ -74,8 +74,8 @@ Status ParsePowerModel(const YamlReader& doc, model::GpuSpec& gpu) {
 
 Status ParseTraits(const YamlReader& doc, model::GpuSpec& gpu) {
   HEADROOM_ASSIGN_OR_RETURN(YamlReader sensor, doc.Map("sensor"));
-  HEADROOM_RETURN_IF_ERROR(sensor.CheckKnownKeys({"classic_power_is_average", "instant_window_ms",
-                                                  "instant_period_ms", "energy_update_ms"}));
+  HEADROOM_RETURN_IF_ERROR(sensor.CheckKnownKeys(
+      {"classic_power_is_average", "instant_window_ms", "instant_period_ms", "energy_update_ms"}));
   HEADROOM_ASSIGN_OR_RETURN(gpu.sensor.classic_power_is_average,
                             sensor.Bool("classic_power_is_average"));
   HEADROOM_ASSIGN_OR_RETURN(double period, sensor.NumberIn("instant_period_ms", 1, 10000));
@@ -147,11 +147,27 @@ Result<const Spec*> Find(const std::vector<Spec>& specs, std::string_view name,
 }  // namespace
 
 Result<model::GpuSpec> ParseGpuSpec(const YamlReader& doc) {
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
-      {"kind", "name", "aliases", "nvml_name", "architecture", "tdp_w", "power_limit_w",
-       "idle_power_w", "sm_clock_mhz", "brake_clock_mhz", "memory_clock_mhz", "memory_mib",
-       "memory_bandwidth_gb_s", "bf16_tflops", "fp16_tflops", "sm_count", "mig", "power_model",
-       "sensor", "limiter", "thermal"}));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"kind",
+                                               "name",
+                                               "aliases",
+                                               "nvml_name",
+                                               "architecture",
+                                               "tdp_w",
+                                               "power_limit_w",
+                                               "idle_power_w",
+                                               "sm_clock_mhz",
+                                               "brake_clock_mhz",
+                                               "memory_clock_mhz",
+                                               "memory_mib",
+                                               "memory_bandwidth_gb_s",
+                                               "bf16_tflops",
+                                               "fp16_tflops",
+                                               "sm_count",
+                                               "mig",
+                                               "power_model",
+                                               "sensor",
+                                               "limiter",
+                                               "thermal"}));
   model::GpuSpec gpu;
   HEADROOM_ASSIGN_OR_RETURN(gpu.name, doc.String("name"));
   HEADROOM_ASSIGN_OR_RETURN(gpu.aliases, doc.StringList("aliases"));

@@ -1,9 +1,9 @@
 #include "catalog/hardware_catalog.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/files.h"
 
@@ -97,8 +97,9 @@ TEST(HardwareCatalogTest, MalformedFilesNameFileAndField) {
   const std::string good = A100Text();
   EXPECT_EQ(ParseError(ReplaceLine(good, "tdp_w", "tdp_w: lots")).message(),
             "bad.yaml:11: field 'tdp_w': expected a number");
-  EXPECT_NE(ParseError(ReplaceLine(good, "tdp_w", "tdpw: 400")).message().find(
-                "field 'tdpw': unknown field"),
+  EXPECT_NE(ParseError(ReplaceLine(good, "tdp_w", "tdpw: 400"))
+                .message()
+                .find("field 'tdpw': unknown field"),
             std::string::npos);
   EXPECT_NE(ParseError(ReplaceLine(good, "tdp_w", "")).message().find("field 'tdp_w': missing"),
             std::string::npos);

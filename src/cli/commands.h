@@ -4,9 +4,9 @@
 #ifndef HEADROOM_CLI_COMMANDS_H_
 #define HEADROOM_CLI_COMMANDS_H_
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/common.h"
 

@@ -1,9 +1,9 @@
 #include "cli/common.h"
 
-#include <fmt/format.h>
-
 #include <csignal>
 #include <cstdio>
+
+#include <fmt/format.h>
 
 #include "gpu/nvml/nvml_library.h"
 #include "gpu/sim/sim_device.h"

@@ -3,12 +3,12 @@
 #ifndef HEADROOM_CLI_COMMON_H_
 #define HEADROOM_CLI_COMMON_H_
 
-#include <CLI/CLI.hpp>
-
 #include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "catalog/hardware_catalog.h"
 #include "core/result.h"

@@ -1,8 +1,8 @@
 // `headroom gpus`: list GPUs with their limits and clocks.
-#include <fmt/format.h>
-
 #include <iostream>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "gpu/snapshot.h"
@@ -53,12 +53,12 @@ int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
 
 void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   auto options = std::make_shared<GpusOptions>();
-  CLI::App* cmd = app.add_subcommand("gpus", "List GPUs with their power limits, clocks and memory");
+  CLI::App* cmd =
+      app.add_subcommand("gpus", "List GPUs with their power limits, clocks and memory");
   AddBackendOptions(cmd, &options->backend);
   cmd->add_flag("--json", options->json, "Print JSON instead of a table");
-  cmd->callback([run, options, &global] {
-    *run = [options, &global] { return RunGpus(global, *options); };
-  });
+  cmd->callback(
+      [run, options, &global] { *run = [options, &global] { return RunGpus(global, *options); }; });
 }
 
 }  // namespace headroom::cli

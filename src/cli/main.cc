@@ -1,9 +1,9 @@
 // headroom: the command-line entry point and composition root.
-#include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
-
 #include <cstdio>
 #include <exception>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"

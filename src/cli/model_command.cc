@@ -1,12 +1,12 @@
 // `headroom model dvfs`: characterize a simulated GPU type from the calibrated power model:
 // prefill-like vs decode-like work across SM clocks and power limits, and how a power cap
 // (reactive) and a clock lock (proactive) treat a prefill burst.
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <iostream>
 #include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "core/parse.h"
@@ -62,8 +62,7 @@ core::Result<std::vector<core::Megahertz>> Clocks(const model::GpuSpec& spec,
   return clocks;
 }
 
-core::Result<std::vector<core::Watts>> Limits(const model::GpuSpec& spec,
-                                              const std::string& text) {
+core::Result<std::vector<core::Watts>> Limits(const model::GpuSpec& spec, const std::string& text) {
   std::vector<double> values;
   if (text.empty()) {
     values = Spread(spec.power_limit_min.value(), spec.power_limit_max.value(), 6, 25);
@@ -76,8 +75,8 @@ core::Result<std::vector<core::Watts>> Limits(const model::GpuSpec& spec,
   for (double v : values) {
     if (v < spec.power_limit_min.value() || v > spec.power_limit_max.value()) {
       return core::Fail(core::Error::OutOfRange(
-          fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", v,
-                      spec.name, spec.power_limit_min.value(), spec.power_limit_max.value())));
+          fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", v, spec.name,
+                      spec.power_limit_min.value(), spec.power_limit_max.value())));
     }
     limits.emplace_back(v);
   }
@@ -95,15 +94,22 @@ std::string PowerUnder(const model::PhaseOutcome& o, core::Watts limit) {
 }
 
 ordered_json OutcomeJson(const model::PhaseOutcome& o) {
-  return {{"sm_clock_mhz", o.clock.value()}, {"power_w", o.power.value()},
-          {"time_s", o.time_s},              {"energy_j", o.energy.value()},
-          {"slowdown", o.slowdown},          {"power_cut", o.power_cut},
-          {"energy_rel", o.energy_rel}};
+  return {
+      {"sm_clock_mhz", o.clock.value()}, {"power_w", o.power.value()}, {"time_s", o.time_s},
+      {"energy_j", o.energy.value()},    {"slowdown", o.slowdown},     {"power_cut", o.power_cut},
+      {"energy_rel", o.energy_rel}};
 }
 
 std::string ClockTable(const std::vector<model::SweepRow>& rows) {
-  report::TextTable table({{"SM MHz"}, {"PREFILL W"}, {"PREFILL POWER"}, {"PREFILL TIME"},
-                           {"PREFILL ENERGY"}, {"DECODE W"}, {"DECODE POWER"}, {"DECODE TIME"}, {"DECODE ENERGY"}});
+  report::TextTable table({{"SM MHz"},
+                           {"PREFILL W"},
+                           {"PREFILL POWER"},
+                           {"PREFILL TIME"},
+                           {"PREFILL ENERGY"},
+                           {"DECODE W"},
+                           {"DECODE POWER"},
+                           {"DECODE TIME"},
+                           {"DECODE ENERGY"}});
   for (const auto& r : rows) {
     table.AddRow({fmt::format("{:.0f}", r.clock.value()),
                   fmt::format("{:.0f}", r.prefill.power.value()), Pct(-r.prefill.power_cut),
@@ -115,14 +121,18 @@ std::string ClockTable(const std::vector<model::SweepRow>& rows) {
 }
 
 std::string LimitTable(const std::vector<model::SweepRow>& rows) {
-  report::TextTable table({{"LIMIT W"}, {"PREFILL MHz"}, {"PREFILL W"}, {"PREFILL TIME"},
-                           {"DECODE MHz"}, {"DECODE W"}, {"DECODE TIME"}});
+  report::TextTable table({{"LIMIT W"},
+                           {"PREFILL MHz"},
+                           {"PREFILL W"},
+                           {"PREFILL TIME"},
+                           {"DECODE MHz"},
+                           {"DECODE W"},
+                           {"DECODE TIME"}});
   for (const auto& r : rows) {
     table.AddRow({fmt::format("{:.0f}", r.limit.value()),
-                  fmt::format("{:.0f}", r.prefill.clock.value()),
-                  PowerUnder(r.prefill, r.limit), Pct(r.prefill.slowdown),
-                  fmt::format("{:.0f}", r.decode.clock.value()), PowerUnder(r.decode, r.limit),
-                  Pct(r.decode.slowdown)});
+                  fmt::format("{:.0f}", r.prefill.clock.value()), PowerUnder(r.prefill, r.limit),
+                  Pct(r.prefill.slowdown), fmt::format("{:.0f}", r.decode.clock.value()),
+                  PowerUnder(r.decode, r.limit), Pct(r.decode.slowdown)});
   }
   return table.Render() + "(! = above the limit even at the lowest clock)\n";
 }
@@ -165,14 +175,14 @@ int RunDvfs(const GlobalOptions& global, const DvfsOptions& options) {
                                           {"prefill", OutcomeJson(r.prefill)},
                                           {"decode", OutcomeJson(r.decode)}});
     }
-    out["burst"] = {
-        {"length_s", core::ToSeconds(kBurstLength)},
-        {"cap_w", cap.value()},
-        {"lock_mhz", fit.value()},
-        {"capped", {{"peak_w", capped.peak.value()},
-                    {"mean_w", capped.mean.value()},
-                    {"above_cap_s", core::ToSeconds(capped.above_limit)}}},
-        {"locked", {{"peak_w", locked.peak.value()}, {"mean_w", locked.mean.value()}}}};
+    out["burst"] = {{"length_s", core::ToSeconds(kBurstLength)},
+                    {"cap_w", cap.value()},
+                    {"lock_mhz", fit.value()},
+                    {"capped",
+                     {{"peak_w", capped.peak.value()},
+                      {"mean_w", capped.mean.value()},
+                      {"above_cap_s", core::ToSeconds(capped.above_limit)}}},
+                    {"locked", {{"peak_w", locked.peak.value()}, {"mean_w", locked.mean.value()}}}};
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -197,7 +207,8 @@ int RunDvfs(const GlobalOptions& global, const DvfsOptions& options) {
 }  // namespace
 
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  CLI::App* model = app.add_subcommand("model", "Query the calibrated GPU power and performance model");
+  CLI::App* model =
+      app.add_subcommand("model", "Query the calibrated GPU power and performance model");
   model->require_subcommand(1);
   auto options = std::make_shared<DvfsOptions>();
   CLI::App* dvfs = model->add_subcommand(
@@ -209,9 +220,8 @@ void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   dvfs->add_option("--power-limits", options->power_limits,
                    "Power limits, W: START:STOP:STEP or a list (default: the settable range)");
   dvfs->add_flag("--json", options->json, "Print JSON instead of tables");
-  dvfs->callback([run, options, &global] {
-    *run = [options, &global] { return RunDvfs(global, *options); };
-  });
+  dvfs->callback(
+      [run, options, &global] { *run = [options, &global] { return RunDvfs(global, *options); }; });
 }
 
 }  // namespace headroom::cli

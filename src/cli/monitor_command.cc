@@ -1,9 +1,9 @@
 // `headroom monitor`: stream live telemetry of the selected GPUs.
-#include <fmt/format.h>
-
 #include <iostream>
 #include <memory>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/parse.h"
@@ -98,7 +98,8 @@ int RunMonitor(const GlobalOptions& global, const MonitorOptions& options) {
 
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   auto options = std::make_shared<MonitorOptions>();
-  CLI::App* cmd = app.add_subcommand("monitor", "Stream live GPU telemetry (power, energy, clocks)");
+  CLI::App* cmd =
+      app.add_subcommand("monitor", "Stream live GPU telemetry (power, energy, clocks)");
   AddBackendOptions(cmd, &options->backend);
   cmd->add_option("--interval", options->interval, "Sampling interval, 10ms..60s")
       ->capture_default_str();

@@ -26,9 +26,10 @@ struct Voidify {
 
 }  // namespace headroom::core::internal
 
-#define HEADROOM_CHECK(condition)                      \
-  (condition) ? (void)0                                \
-              : ::headroom::core::internal::Voidify() & \
-                    ::headroom::core::internal::CheckFailure(__FILE__, __LINE__, #condition).stream()
+#define HEADROOM_CHECK(condition)               \
+  (condition)                                   \
+      ? (void)0                                 \
+      : ::headroom::core::internal::Voidify() & \
+            ::headroom::core::internal::CheckFailure(__FILE__, __LINE__, #condition).stream()
 
 #endif  // HEADROOM_CORE_CHECK_H_

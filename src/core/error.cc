@@ -6,16 +6,26 @@ namespace headroom::core {
 
 std::string_view CodeName(Code code) {
   switch (code) {
-    case Code::kInvalidArgument: return "invalid argument";
-    case Code::kNotFound: return "not found";
-    case Code::kOutOfRange: return "out of range";
-    case Code::kFailedPrecondition: return "failed precondition";
-    case Code::kPermissionDenied: return "permission denied";
-    case Code::kUnimplemented: return "not supported";
-    case Code::kUnavailable: return "unavailable";
-    case Code::kDataLoss: return "data loss";
-    case Code::kDeadlineExceeded: return "deadline exceeded";
-    case Code::kInternal: return "internal error";
+    case Code::kInvalidArgument:
+      return "invalid argument";
+    case Code::kNotFound:
+      return "not found";
+    case Code::kOutOfRange:
+      return "out of range";
+    case Code::kFailedPrecondition:
+      return "failed precondition";
+    case Code::kPermissionDenied:
+      return "permission denied";
+    case Code::kUnimplemented:
+      return "not supported";
+    case Code::kUnavailable:
+      return "unavailable";
+    case Code::kDataLoss:
+      return "data loss";
+    case Code::kDeadlineExceeded:
+      return "deadline exceeded";
+    case Code::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

@@ -27,7 +27,9 @@ class [[nodiscard]] Error {
  public:
   Error(Code code, std::string message) : code_(code), message_(std::move(message)) {}
 
-  static Error InvalidArgument(std::string message) { return {Code::kInvalidArgument, std::move(message)}; }
+  static Error InvalidArgument(std::string message) {
+    return {Code::kInvalidArgument, std::move(message)};
+  }
   static Error NotFound(std::string message) { return {Code::kNotFound, std::move(message)}; }
   static Error OutOfRange(std::string message) { return {Code::kOutOfRange, std::move(message)}; }
   static Error FailedPrecondition(std::string message) {
@@ -36,7 +38,9 @@ class [[nodiscard]] Error {
   static Error PermissionDenied(std::string message) {
     return {Code::kPermissionDenied, std::move(message)};
   }
-  static Error Unimplemented(std::string message) { return {Code::kUnimplemented, std::move(message)}; }
+  static Error Unimplemented(std::string message) {
+    return {Code::kUnimplemented, std::move(message)};
+  }
   static Error Unavailable(std::string message) { return {Code::kUnavailable, std::move(message)}; }
   static Error DataLoss(std::string message) { return {Code::kDataLoss, std::move(message)}; }
   static Error DeadlineExceeded(std::string message) {

@@ -1,12 +1,12 @@
 #include "core/files.h"
 
-#include <fmt/format.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 namespace headroom::core {
 
@@ -26,8 +26,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      return Fail(Error::Unavailable(
-          fmt::format("{}: cannot write: {}", tmp, std::strerror(errno))));
+      return Fail(
+          Error::Unavailable(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno))));
     }
     out.write(content.data(), static_cast<std::streamsize>(content.size()));
     out.flush();

@@ -1,12 +1,12 @@
 #include "core/parse.h"
 
-#include <fmt/format.h>
-
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace headroom::core {
 namespace {
@@ -127,8 +127,8 @@ Result<std::vector<double>> ParseValueList(std::string_view text) {
     }
     const auto [start, stop, step] = v;
     if (step <= 0 || start > stop) {
-      return Fail(Error::InvalidArgument(
-          fmt::format("range '{}' needs START <= STOP and STEP > 0", text)));
+      return Fail(
+          Error::InvalidArgument(fmt::format("range '{}' needs START <= STOP and STEP > 0", text)));
     }
     if ((stop - start) / step > 100000) {
       return Fail(Error::InvalidArgument(fmt::format("range '{}' has too many values", text)));

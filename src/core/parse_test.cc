@@ -46,8 +46,7 @@ TEST(ParseNumberTest, Strict) {
 }
 
 TEST(ParseValueListTest, RangesAndLists) {
-  EXPECT_EQ(*ParseValueList("1110:1410:75"),
-            (std::vector<double>{1110, 1185, 1260, 1335, 1410}));
+  EXPECT_EQ(*ParseValueList("1110:1410:75"), (std::vector<double>{1110, 1185, 1260, 1335, 1410}));
   EXPECT_EQ(*ParseValueList("250,300,400"), (std::vector<double>{250, 300, 400}));
   EXPECT_EQ(*ParseValueList("400"), (std::vector<double>{400}));
   EXPECT_FALSE(ParseValueList("1410:1110:75"));

@@ -1,10 +1,10 @@
 #include "core/yaml_reader.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace headroom::core {
 namespace {

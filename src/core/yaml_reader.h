@@ -5,13 +5,13 @@
 #ifndef HEADROOM_CORE_YAML_READER_H_
 #define HEADROOM_CORE_YAML_READER_H_
 
-#include <yaml-cpp/yaml.h>
-
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "core/result.h"
 

@@ -43,11 +43,11 @@ struct DeviceInfo {
 };
 
 struct PowerLimitState {
-  core::Watts min{0};        // settable range
+  core::Watts min{0};  // settable range
   core::Watts max{0};
   core::Watts default_limit{0};  // the factory limit (TDP on data-center parts)
-  core::Watts requested{0};  // what a user (or we) set in-band
-  core::Watts enforced{0};   // the lowest of all limiters, out-of-band caps included
+  core::Watts requested{0};      // what a user (or we) set in-band
+  core::Watts enforced{0};       // the lowest of all limiters, out-of-band caps included
 };
 
 struct UtilizationRates {

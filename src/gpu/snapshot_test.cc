@@ -32,7 +32,8 @@ TEST(SnapshotTest, UnsupportedReadsAreAbsentNotErrors) {
 
 TEST(SnapshotTest, LostGpuFailsTheSnapshotNamingTheGpu) {
   core::FakeClock clock;
-  testing::FaultDevice device(std::make_unique<sim::SimDevice>(3, A100(), &clock, sim::SimOptions{}));
+  testing::FaultDevice device(
+      std::make_unique<sim::SimDevice>(3, A100(), &clock, sim::SimOptions{}));
   ASSERT_TRUE(TakeSnapshot(device, clock.Now()));
   device.FailWith(core::Error::DataLoss("GPU is lost"));
   auto snap = TakeSnapshot(device, clock.Now());

@@ -38,11 +38,10 @@ std::vector<SweepRow> SweepPowerLimits(const GpuPowerModel& model,
   for (core::Watts limit : limits) {
     const Phase prefill = PrefillLikePhase();
     const Phase decode = DecodeLikePhase();
-    rows.push_back({.limit = limit,
-                    .prefill = Evaluate(model, prefill,
-                                        model.MaxClockUnder(limit, prefill, 1.0, f_max)),
-                    .decode = Evaluate(model, decode,
-                                       model.MaxClockUnder(limit, decode, 1.0, f_max))});
+    rows.push_back(
+        {.limit = limit,
+         .prefill = Evaluate(model, prefill, model.MaxClockUnder(limit, prefill, 1.0, f_max)),
+         .decode = Evaluate(model, decode, model.MaxClockUnder(limit, decode, 1.0, f_max))});
   }
   return rows;
 }

@@ -15,9 +15,9 @@ struct PhaseOutcome {
   core::Watts power{0};
   double time_s = 0;
   core::Joules energy{0};
-  double slowdown = 0;     // time / time at the maximum clock - 1
-  double power_cut = 0;    // 1 - power / power at the maximum clock
-  double energy_rel = 1;   // energy / energy at the maximum clock
+  double slowdown = 0;    // time / time at the maximum clock - 1
+  double power_cut = 0;   // 1 - power / power at the maximum clock
+  double energy_rel = 1;  // energy / energy at the maximum clock
 };
 
 struct SweepRow {

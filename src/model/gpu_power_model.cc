@@ -22,7 +22,8 @@ constexpr double kDecodeBatch = 16;
 
 GpuPowerModel::GpuPowerModel(GpuSpec spec) : spec_(std::move(spec)) {
   HEADROOM_CHECK(spec_.sm_clock_max.value() > 0) << spec_.name;
-  HEADROOM_CHECK(spec_.bf16_flops_per_s > 0 && spec_.memory_bandwidth_bytes_per_s > 0) << spec_.name;
+  HEADROOM_CHECK(spec_.bf16_flops_per_s > 0 && spec_.memory_bandwidth_bytes_per_s > 0)
+      << spec_.name;
 }
 
 double GpuPowerModel::VoltageRatio(core::Megahertz f) const {

@@ -65,8 +65,8 @@ TEST(GpuPowerModelCalibrationTest, H200DecodeWithinPublishedRange) {
 }
 
 TEST(GpuPowerModelShapeTest, PowerRisesWithClockAndActivityAndFallsFasterThanClock) {
-  for (const char* gpu : {"a100-40gb-sxm", "a100-80gb-sxm", "h100-80gb-sxm", "h100-80gb-pcie",
-                          "h200-141gb-sxm"}) {
+  for (const char* gpu :
+       {"a100-40gb-sxm", "a100-80gb-sxm", "h100-80gb-sxm", "h100-80gb-pcie", "h200-141gb-sxm"}) {
     const GpuPowerModel m = ModelOf(gpu);
     const auto clocks = m.spec().SupportedSmClocks();  // highest first
     for (size_t i = 1; i < clocks.size(); ++i) {

@@ -1,8 +1,8 @@
 #include "model/power_limiter.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 namespace headroom::model {
 namespace {

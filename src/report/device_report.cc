@@ -1,9 +1,9 @@
 #include "report/device_report.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 #include <type_traits>
+
+#include <fmt/format.h>
 
 #include "core/parse.h"
 
@@ -40,9 +40,17 @@ std::string CsvCell(const json& value) {
 
 double Gib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024 * 1024); }
 
-const std::vector<TextTable::Column> kMonitorColumns = {
-    {"TIME s"},       {"GPU"},        {"POWER W"}, {"AVG W"},  {"ENERGY J"}, {"SM MHz"},
-    {"UTIL %"},       {"MEM %"},      {"TEMP C"},  {"LIMIT W"}, {"THROTTLE", TextTable::Align::kLeft}};
+const std::vector<TextTable::Column> kMonitorColumns = {{"TIME s"},
+                                                        {"GPU"},
+                                                        {"POWER W"},
+                                                        {"AVG W"},
+                                                        {"ENERGY J"},
+                                                        {"SM MHz"},
+                                                        {"UTIL %"},
+                                                        {"MEM %"},
+                                                        {"TEMP C"},
+                                                        {"LIMIT W"},
+                                                        {"THROTTLE", TextTable::Align::kLeft}};
 
 json MonitorJson(const MonitorRow& row) {
   const gpu::DeviceSnapshot& s = row.snapshot;
@@ -72,8 +80,8 @@ nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
   auto w = [](core::Watts x) { return x.value(); };
   auto mhz = [](core::Megahertz x) { return x.value(); };
   json lock = nullptr;
-  if (g.clock_lock) lock = json{{"min_mhz", g.clock_lock->min.value()},
-                                {"max_mhz", g.clock_lock->max.value()}};
+  if (g.clock_lock)
+    lock = json{{"min_mhz", g.clock_lock->min.value()}, {"max_mhz", g.clock_lock->max.value()}};
   return json{
       {"index", g.info.index},
       {"name", g.info.name},
@@ -82,7 +90,8 @@ nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
       {"catalog_type", OrNull(g.info.catalog_type, [](const std::string& t) { return t; })},
       {"tdp_w", OrNull(s.power_limits, [](auto l) { return l.default_limit.value(); })},
       {"power_limit_w", OrNull(s.power_limits, [](auto l) { return l.enforced.value(); })},
-      {"power_limit_requested_w", OrNull(s.power_limits, [](auto l) { return l.requested.value(); })},
+      {"power_limit_requested_w",
+       OrNull(s.power_limits, [](auto l) { return l.requested.value(); })},
       {"power_limit_min_w", OrNull(s.power_limits, [](auto l) { return l.min.value(); })},
       {"power_limit_max_w", OrNull(s.power_limits, [](auto l) { return l.max.value(); })},
       {"power_w", OrNull(s.power_instant, w)},
@@ -92,8 +101,7 @@ nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
       {"sm_clock_max_mhz", OrNull(g.info.sm_clock_max, mhz)},
       {"sm_clock_lock", lock},
       {"memory_clock_mhz", OrNull(s.memory_clock, mhz)},
-      {"memory_total_bytes",
-       OrNull(g.info.memory_total_bytes, [](std::uint64_t b) { return b; })},
+      {"memory_total_bytes", OrNull(g.info.memory_total_bytes, [](std::uint64_t b) { return b; })},
       {"memory_used_bytes", OrNull(s.memory, [](auto m) { return m.used_bytes; })},
       {"temperature_c", OrNull(s.temperature, [](core::Celsius c) { return c.value(); })},
       {"throttle", OrNull(s.throttle_reasons, gpu::ThrottleReasonNames)},
@@ -116,13 +124,12 @@ std::string GpuListingTable(const std::vector<GpuListing>& gpus) {
   for (const GpuListing& g : gpus) {
     const gpu::DeviceSnapshot& s = g.snapshot;
     const std::string range =
-        s.power_limits ? fmt::format("{:.0f}-{:.0f}", s.power_limits->min.value(),
-                                     s.power_limits->max.value())
-                       : "-";
-    const std::string lock =
-        g.clock_lock ? fmt::format("{:.0f}-{:.0f}", g.clock_lock->min.value(),
-                                   g.clock_lock->max.value())
-                     : "none";
+        s.power_limits
+            ? fmt::format("{:.0f}-{:.0f}", s.power_limits->min.value(), s.power_limits->max.value())
+            : "-";
+    const std::string lock = g.clock_lock ? fmt::format("{:.0f}-{:.0f}", g.clock_lock->min.value(),
+                                                        g.clock_lock->max.value())
+                                          : "none";
     table.AddRow({std::to_string(g.info.index), g.info.name, g.info.catalog_type.value_or("-"),
                   Cell(s.power_instant, [](core::Watts x) { return x.value(); }),
                   Cell(s.power_limits, [](auto l) { return l.enforced.value(); }), range,
@@ -173,9 +180,12 @@ void MonitorWriter::Write(const MonitorRow& row) {
       const gpu::DeviceSnapshot& s = row.snapshot;
       out_ << table_.RenderRow(
           {fmt::format("{:.3f}", row.time_s), std::to_string(row.gpu),
-           Cell(s.power_instant, [](core::Watts x) { return x.value(); }, 1),
-           Cell(s.power_average, [](core::Watts x) { return x.value(); }, 1),
-           Cell(row.energy_since_start, [](core::Joules x) { return x.value(); }, 1),
+           Cell(
+               s.power_instant, [](core::Watts x) { return x.value(); }, 1),
+           Cell(
+               s.power_average, [](core::Watts x) { return x.value(); }, 1),
+           Cell(
+               row.energy_since_start, [](core::Joules x) { return x.value(); }, 1),
            Cell(s.sm_clock, [](core::Megahertz x) { return x.value(); }),
            Cell(s.utilization, [](auto u) { return u.gpu_percent; }),
            Cell(s.utilization, [](auto u) { return u.memory_percent; }),

@@ -3,13 +3,13 @@
 #ifndef HEADROOM_REPORT_DEVICE_REPORT_H_
 #define HEADROOM_REPORT_DEVICE_REPORT_H_
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/result.h"
 #include "gpu/device.h"

@@ -1,8 +1,8 @@
 #include "report/device_report.h"
 
-#include <gtest/gtest.h>
-
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 namespace headroom::report {
 namespace {
@@ -65,9 +65,8 @@ TEST(GpuListingTest, JsonHasCatalogFields) {
   g.info.name = "NVIDIA A100-SXM4-80GB";
   g.info.memory_total_bytes = 80ULL << 30;
   g.info.sm_clock_max = core::Megahertz(1410);
-  g.snapshot.power_limits = gpu::PowerLimitState{core::Watts(100), core::Watts(400),
-                                                 core::Watts(400), core::Watts(300),
-                                                 core::Watts(300)};
+  g.snapshot.power_limits = gpu::PowerLimitState{
+      core::Watts(100), core::Watts(400), core::Watts(400), core::Watts(300), core::Watts(300)};
   const auto j = GpuListingJson(g);
   EXPECT_EQ(j["tdp_w"], 400.0);
   EXPECT_EQ(j["power_limit_w"], 300.0);

@@ -1,9 +1,9 @@
 #include "gpu/nvml/nvml_library.h"
 
+#include <cstdlib>
+
 #include <dlfcn.h>
 #include <fmt/format.h>
-
-#include <cstdlib>
 
 namespace headroom::gpu::nvml {
 
@@ -29,10 +29,10 @@ core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Open() {
     const char* why = dlerror();
     tried += fmt::format("{}{} ({})", tried.empty() ? "" : "; ", name, why ? why : "not found");
   }
-  return core::Fail(core::Error::Unavailable(fmt::format(
-      "NVML is not available: could not load {}. Is the NVIDIA driver installed? Use "
-      "--backend sim to work with simulated GPUs",
-      tried)));
+  return core::Fail(core::Error::Unavailable(
+      fmt::format("NVML is not available: could not load {}. Is the NVIDIA driver installed? Use "
+                  "--backend sim to work with simulated GPUs",
+                  tried)));
 }
 
 void* NvmlLibrary::Symbol(const char* symbol) const { return dlsym(handle_, symbol); }

@@ -1,8 +1,8 @@
 #include "gpu/nvml/nvml_library.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
+
+#include <gtest/gtest.h>
 
 namespace headroom::gpu::nvml {
 namespace {

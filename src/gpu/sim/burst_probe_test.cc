@@ -11,8 +11,8 @@ TEST(BurstProbeTest, CapLetsTheBurstThroughForAWhileALockDoesNot) {
   static const auto catalog = catalog::HardwareCatalog::Embedded();
   const model::GpuSpec& spec = **catalog->Gpu("a100-80gb-sxm");
   const LoadScript burst = *LoadScript::Parse("prefill:200ms,idle:800ms");
-  const auto capped = ProbeBurst(spec, burst, core::Watts(300), std::nullopt,
-                                 std::chrono::milliseconds(200));
+  const auto capped =
+      ProbeBurst(spec, burst, core::Watts(300), std::nullopt, std::chrono::milliseconds(200));
   EXPECT_GT(capped.peak.value(), 380);
   EXPECT_GT(capped.above_limit, std::chrono::milliseconds(20));
   const auto locked = ProbeBurst(spec, burst, core::Watts(300),

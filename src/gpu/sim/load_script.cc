@@ -1,8 +1,8 @@
 #include "gpu/sim/load_script.h"
 
-#include <fmt/format.h>
-
 #include <map>
+
+#include <fmt/format.h>
 
 #include "core/parse.h"
 
@@ -42,9 +42,8 @@ core::Result<LoadSegment> ParseSegment(std::string_view text, bool alone) {
       return Fail(Error::InvalidArgument(fmt::format("segment '{}' has a zero duration", text)));
     }
   } else if (!alone) {
-    return Fail(Error::InvalidArgument(
-        fmt::format("segment '{}' needs a duration (e.g. {}:2s) when the script has several",
-                    text, text)));
+    return Fail(Error::InvalidArgument(fmt::format(
+        "segment '{}' needs a duration (e.g. {}:2s) when the script has several", text, text)));
   }
   std::string_view kind = head;
   seg.busy = 1.0;

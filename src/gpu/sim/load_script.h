@@ -17,9 +17,9 @@
 namespace headroom::gpu::sim {
 
 struct LoadSegment {
-  std::string kind;      // "idle", "prefill", "decode"
-  model::Phase phase;    // the work, per repetition
-  double busy = 0;       // fraction of the time a kernel runs, in [0, 1]
+  std::string kind;    // "idle", "prefill", "decode"
+  model::Phase phase;  // the work, per repetition
+  double busy = 0;     // fraction of the time a kernel runs, in [0, 1]
   core::Duration duration{0};
 };
 

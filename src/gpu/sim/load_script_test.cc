@@ -30,8 +30,8 @@ TEST(LoadScriptTest, PresetsAndCustomScripts) {
 }
 
 TEST(LoadScriptTest, ErrorsNameTheScriptAndSegment) {
-  for (const char* bad : {"train", "prefill,decode", "prefill*2:1s", "prefill:0s", "decode:10",
-                          "decode*x:1s"}) {
+  for (const char* bad :
+       {"train", "prefill,decode", "prefill*2:1s", "prefill:0s", "decode:10", "decode*x:1s"}) {
     auto script = LoadScript::Parse(bad);
     ASSERT_FALSE(script) << bad;
     EXPECT_NE(script.error().message().find(std::string("load script '") + bad + "'"),

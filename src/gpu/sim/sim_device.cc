@@ -1,8 +1,8 @@
 #include "gpu/sim/sim_device.h"
 
-#include <fmt/format.h>
-
 #include <functional>
+
+#include <fmt/format.h>
 
 namespace headroom::gpu::sim {
 namespace {
@@ -34,8 +34,7 @@ DeviceInfo MakeInfo(int index, const model::GpuSpec& spec) {
 
 }  // namespace
 
-SimDevice::SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock,
-                     SimOptions options)
+SimDevice::SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock, SimOptions options)
     : info_(MakeInfo(index, spec)),
       spec_(spec),
       clock_(clock),
@@ -58,8 +57,8 @@ core::Status SimDevice::Sync(const char* read) {
 
 core::Status SimDevice::CheckControl(const char* what) const {
   if (options_.controls_denied) {
-    return Fail(Error::PermissionDenied(fmt::format(
-        "GPU {}: {}: insufficient permissions (needs root)", info_.index, what)));
+    return Fail(Error::PermissionDenied(
+        fmt::format("GPU {}: {}: insufficient permissions (needs root)", info_.index, what)));
   }
   return core::Ok();
 }
@@ -116,10 +115,9 @@ core::Result<MemoryUsage> SimDevice::Memory() {
   core::MutexLock lock(&mu_);
   HEADROOM_RETURN_IF_ERROR(Sync("memory"));
   const auto total = spec_.memory_bytes;
-  return MemoryUsage{
-      .used_bytes = static_cast<std::uint64_t>(static_cast<double>(total) *
-                                               gpu_.memory_used_fraction()),
-      .total_bytes = total};
+  return MemoryUsage{.used_bytes = static_cast<std::uint64_t>(static_cast<double>(total) *
+                                                              gpu_.memory_used_fraction()),
+                     .total_bytes = total};
 }
 
 core::Result<PowerLimitState> SimDevice::PowerLimits() {
@@ -147,10 +145,9 @@ core::Result<std::optional<ClockLock>> SimDevice::SmClockLock() {
 core::Status SimDevice::SetPowerLimit(core::Watts limit) {
   HEADROOM_RETURN_IF_ERROR(CheckControl("set power limit"));
   if (limit < spec_.power_limit_min || limit > spec_.power_limit_max) {
-    return Fail(Error::OutOfRange(
-        fmt::format("GPU {}: power limit {} W is outside the settable range [{}, {}] W",
-                    info_.index, limit.value(), spec_.power_limit_min.value(),
-                    spec_.power_limit_max.value())));
+    return Fail(Error::OutOfRange(fmt::format(
+        "GPU {}: power limit {} W is outside the settable range [{}, {}] W", info_.index,
+        limit.value(), spec_.power_limit_min.value(), spec_.power_limit_max.value())));
   }
   core::MutexLock lock(&mu_);
   HEADROOM_RETURN_IF_ERROR(Sync("power_limits"));

@@ -1,8 +1,8 @@
 #include "gpu/sim/sim_device.h"
 
-#include <gtest/gtest.h>
-
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
 

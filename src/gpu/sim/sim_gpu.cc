@@ -55,8 +55,8 @@ core::Megahertz SimGpu::Ceiling() const {
 core::Megahertz SimGpu::TargetClock(const LoadSegment& seg, core::Megahertz ceiling) {
   const TargetKey key{segment_, power_limit_.value(), ceiling.value()};
   if (target_key_ != key) {
-    target_ = seg.busy > 0 ? model_.MaxClockUnder(power_limit_, seg.phase, seg.busy, ceiling)
-                           : ceiling;
+    target_ =
+        seg.busy > 0 ? model_.MaxClockUnder(power_limit_, seg.phase, seg.busy, ceiling) : ceiling;
     target_key_ = key;
   }
   return target_;

@@ -1,8 +1,8 @@
 #include "gpu/sim/sim_gpu.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+
+#include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
 
@@ -72,8 +72,8 @@ TEST(SimGpuTest, PowerCapIsReactiveSoBurstsPassButAClockLockPreventsThem) {
   EXPECT_GT(capped_peak, 330);
 
   const model::GpuPowerModel model(Spec("a100-80gb-sxm"));
-  const Megahertz fit = model.MaxClockUnder(Watts(250), model::PrefillLikePhase(), 1.0,
-                                            Megahertz(1410));
+  const Megahertz fit =
+      model.MaxClockUnder(Watts(250), model::PrefillLikePhase(), 1.0, Megahertz(1410));
   SimGpu locked = Gpu("prefill:100ms,idle:900ms");
   locked.set_clock_lock(ClockLock{Megahertz(210), fit});
   EXPECT_LE(PeakOver(locked, milliseconds(100)), 250.5);

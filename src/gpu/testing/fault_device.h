@@ -34,9 +34,7 @@ class FaultDevice final : public Device {
   core::Result<core::Celsius> Temperature() override { return Call(&Device::Temperature); }
   core::Result<MemoryUsage> Memory() override { return Call(&Device::Memory); }
   core::Result<PowerLimitState> PowerLimits() override { return Call(&Device::PowerLimits); }
-  core::Result<std::uint64_t> ThrottleReasons() override {
-    return Call(&Device::ThrottleReasons);
-  }
+  core::Result<std::uint64_t> ThrottleReasons() override { return Call(&Device::ThrottleReasons); }
   core::Result<std::optional<ClockLock>> SmClockLock() override {
     return Call(&Device::SmClockLock);
   }

@@ -1,0 +1,56 @@
+# headroom's front door. `make run` and `make test` work on a fresh Debian 12 machine: they
+# install what is missing (scripts/install-deps.sh), configure, build, then run or test.
+PRESET ?= $(if $(CI),ci,default)
+BUILD_DIR := build
+HEADROOM := $(BUILD_DIR)/bin/headroom
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps configure build run test bench asan clang-tsa format check-format check-includes clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake --preset $(PRESET) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job on its embedded default. Until the capacity planner lands this is the simulated
+# GPU characterization: an 8-GPU DGX-A100's worth of GPUs, then prefill vs decode power, time
+# and energy across SM clocks and power limits.
+run: build
+	@$(HEADROOM) gpus --backend sim --sim-gpu a100-80gb-sxm --sim-count 8
+	@echo
+	@$(HEADROOM) model dvfs --gpu a100-80gb-sxm
+
+test: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+bench: build
+	@$(BUILD_DIR)/bench/headroom_bench --benchmark_min_time=0.2
+
+# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+# clang with -Wthread-safety -Werror: compiler-checked locking.
+clang-tsa: deps
+	@cmake --preset clang-tsa >/dev/null
+	@cmake --build build-clang -j $(JOBS)
+
+format:
+	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+check-format:
+	@scripts/check-format.sh
+
+check-includes:
+	@scripts/check-includes.sh
+
+clean:
+	@rm -rf build build-asan build-clang
