@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -21,8 +20,6 @@ using core::Result;
 using core::Status;
 using core::Watts;
 using core::YamlReader;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 core::Duration Millis(double ms) { return core::FromSeconds(ms / 1000.0); }
 

@@ -64,82 +64,63 @@ core::Status SimDevice::CheckControl(const char* what) const {
 }
 
 core::Result<core::Watts> SimDevice::PowerInstant() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("power_instant"));
-  return gpu_.instant_power();
+  return Read("power_instant", [](const SimGpu& g) { return g.instant_power(); });
 }
 
 core::Result<core::Watts> SimDevice::PowerAverage() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("power_average"));
-  return gpu_.average_power();
+  return Read("power_average", [](const SimGpu& g) { return g.average_power(); });
 }
 
 core::Result<core::Joules> SimDevice::EnergyCounter() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("energy"));
-  return gpu_.energy_counter();
+  return Read("energy", [](const SimGpu& g) { return g.energy_counter(); });
 }
 
 core::Result<core::Megahertz> SimDevice::SmClock() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("sm_clock"));
-  return gpu_.sm_clock();
+  return Read("sm_clock", [](const SimGpu& g) { return g.sm_clock(); });
 }
 
 core::Result<core::Megahertz> SimDevice::MemoryClock() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("memory_clock"));
-  return spec_.memory_clock;
+  return Read("memory_clock", [](const SimGpu& g) { return g.spec().memory_clock; });
 }
 
 core::Result<std::vector<core::Megahertz>> SimDevice::SupportedSmClocks() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("supported_clocks"));
-  return spec_.SupportedSmClocks();
+  return Read("supported_clocks", [](const SimGpu& g) { return g.spec().SupportedSmClocks(); });
 }
 
 core::Result<UtilizationRates> SimDevice::Utilization() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("utilization"));
-  return gpu_.utilization();
+  return Read("utilization", [](const SimGpu& g) { return g.utilization(); });
 }
 
 core::Result<core::Celsius> SimDevice::Temperature() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("temperature"));
-  return gpu_.temperature();
+  return Read("temperature", [](const SimGpu& g) { return g.temperature(); });
 }
 
 core::Result<MemoryUsage> SimDevice::Memory() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("memory"));
-  const auto total = spec_.memory_bytes;
-  return MemoryUsage{.used_bytes = static_cast<std::uint64_t>(static_cast<double>(total) *
-                                                              gpu_.memory_used_fraction()),
-                     .total_bytes = total};
+  return Read("memory", [](const SimGpu& g) {
+    const auto total = g.spec().memory_bytes;
+    return MemoryUsage{.used_bytes = static_cast<std::uint64_t>(static_cast<double>(total) *
+                                                                g.memory_used_fraction()),
+                       .total_bytes = total};
+  });
 }
 
 core::Result<PowerLimitState> SimDevice::PowerLimits() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("power_limits"));
-  return PowerLimitState{.min = spec_.power_limit_min,
-                         .max = spec_.power_limit_max,
-                         .default_limit = spec_.power_limit_default,
-                         .requested = gpu_.power_limit(),
-                         .enforced = gpu_.power_limit()};
+  return Read("power_limits", [](const SimGpu& g) {
+    const model::GpuSpec& s = g.spec();
+    return PowerLimitState{.min = s.power_limit_min,
+                           .max = s.power_limit_max,
+                           .default_limit = s.power_limit_default,
+                           .requested = g.power_limit(),
+                           .enforced = g.power_limit()};
+  });
 }
 
 core::Result<std::uint64_t> SimDevice::ThrottleReasons() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("throttle_reasons"));
-  return gpu_.throttle_reasons();
+  return Read("throttle_reasons", [](const SimGpu& g) { return g.throttle_reasons(); });
 }
 
 core::Result<std::optional<ClockLock>> SimDevice::SmClockLock() {
-  core::MutexLock lock(&mu_);
-  HEADROOM_RETURN_IF_ERROR(Sync("clock_lock"));
-  return gpu_.clock_lock();
+  return Read("clock_lock", [](const SimGpu& g) { return g.clock_lock(); });
 }
 
 core::Status SimDevice::SetPowerLimit(core::Watts limit) {

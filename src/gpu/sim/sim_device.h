@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/thread_annotations.h"
@@ -68,6 +69,16 @@ class SimDevice final : public Device {
   core::Mutex mu_;
   SimGpu gpu_ GUARDED_BY(mu_);
   core::TimePoint last_sync_ GUARDED_BY(mu_);
+
+  // Declared after mu_ so that the lock annotation can name it.
+  // Locks, syncs, and returns get(gpu_) unless `read` is unsupported.
+  template <class Get>
+  core::Result<std::invoke_result_t<Get&, const SimGpu&>> Read(const char* read, Get&& get)
+      EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
+    HEADROOM_RETURN_IF_ERROR(Sync(read));
+    return get(gpu_);
+  }
 };
 
 // N simulated GPUs of one type, indices 0..count-1, all running the options' script.
