@@ -123,6 +123,29 @@ TEST(CliTest, NvmlBackendWithoutADriverSaysSoAndSuggestsSim) {
   EXPECT_EQ(Lines(run.out).size(), 1u);
 }
 
+TEST(CliTest, NvmlBackendThroughTheFakeLibrary) {
+  const std::string env = std::string("HEADROOM_NVML_LIBRARY=") + FAKE_NVML +
+                          " HEADROOM_FAKE_NVML_COUNT=3 HEADROOM_FAKE_NVML_GPU=h200";
+  const CommandRun gpus = Headroom("gpus --backend nvml --json", env);
+  ASSERT_EQ(gpus.exit_code, 0) << gpus.out;
+  const auto j = nlohmann::json::parse(gpus.out);
+  EXPECT_EQ(j["backend"], "nvml");
+  ASSERT_EQ(j["gpus"].size(), 3u);
+  EXPECT_EQ(j["gpus"][0]["catalog_type"], "h200-141gb-sxm");
+  EXPECT_EQ(j["gpus"][0]["tdp_w"], 700.0);
+
+  const CommandRun monitor = Headroom(
+      "monitor --backend nvml --gpus 1 --format csv --duration 300ms --interval 100ms", env);
+  ASSERT_EQ(monitor.exit_code, 0) << monitor.out;
+  const auto lines = Lines(monitor.out);
+  ASSERT_EQ(lines.size(), 4u) << monitor.out;
+  EXPECT_EQ(lines[1].find(",1,"), lines[1].find(','));  // second column: GPU 1
+
+  const CommandRun bad = Headroom("gpus --backend nvml --gpus 7", env);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("GPU index 7"), std::string::npos) << bad.out;
+}
+
 TEST(CliTest, HelpOnEveryLevelAndVersion) {
   for (const char* args :
        {"--help", "gpus --help", "monitor --help", "model --help", "model dvfs --help"}) {

@@ -1,11 +1,13 @@
 #include "cli/common.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
 #include <fmt/format.h>
 
-#include "gpu/nvml/nvml_library.h"
+#include "core/parse.h"
+#include "gpu/nvml/nvml_device.h"
 #include "gpu/sim/sim_device.h"
 
 namespace headroom::cli {
@@ -24,7 +26,44 @@ void AddBackendOptions(CLI::App* command, BackendOptions* options) {
                    "Simulated load: idle, prefill, decode, inference, or a script such as "
                    "'prefill:400ms,decode*0.8:1600ms'")
       ->capture_default_str();
+  command->add_option("--gpus", options->gpus,
+                      "GPUs to use: indices or UUIDs, comma-separated (default: all, or "
+                      "CUDA_VISIBLE_DEVICES with --backend nvml)");
 }
+
+namespace {
+
+core::Result<std::vector<std::string>> Selectors(const std::string& text) {
+  std::vector<std::string> out;
+  if (core::Trim(text).empty()) return out;
+  for (std::string_view part : core::Split(text, ',')) {
+    if (core::Trim(part).empty()) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--gpus '{}': empty entry (expected e.g. 0,1 or GPU-...)", text)));
+    }
+    out.emplace_back(core::Trim(part));
+  }
+  return out;
+}
+
+// Keeps the sim devices named by `selectors` (indices or UUIDs), in the order given.
+core::Result<std::vector<std::unique_ptr<gpu::Device>>> SelectSim(
+    std::vector<std::unique_ptr<gpu::Device>> all, const std::vector<std::string>& selectors) {
+  if (selectors.empty()) return all;
+  std::vector<std::unique_ptr<gpu::Device>> picked;
+  for (const std::string& sel : selectors) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& d) {
+      return d && (d->info().uuid == sel || std::to_string(d->info().index) == sel);
+    });
+    if (it == all.end()) {
+      return core::Fail(core::Error::NotFound(fmt::format("--gpus: no GPU '{}'", sel)));
+    }
+    picked.push_back(std::move(*it));
+  }
+  return picked;
+}
+
+}  // namespace
 
 core::Result<catalog::HardwareCatalog> LoadCatalog(const GlobalOptions& global) {
   if (global.catalog_dir.empty()) return catalog::HardwareCatalog::Embedded();
@@ -33,19 +72,27 @@ core::Result<catalog::HardwareCatalog> LoadCatalog(const GlobalOptions& global) 
 
 core::Result<DeviceSet> OpenDevices(const GlobalOptions& global, const BackendOptions& options,
                                     core::Clock* clock) {
-  if (options.backend == "nvml") {
-    HEADROOM_ASSIGN_OR_RETURN(auto library, gpu::nvml::NvmlLibrary::Open());
-    return core::Fail(core::Error::Unimplemented(fmt::format(
-        "NVML was found at {}, but this build has no NVML backend yet; use --backend sim",
-        library->path())));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<std::string> selectors, Selectors(options.gpus));
   HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog catalog, LoadCatalog(global));
+  if (options.backend == "nvml") {
+    gpu::nvml::NvmlOpenOptions nvml;
+    nvml.selectors = selectors;
+    nvml.catalog_type_for_name = [catalog](std::string_view name) -> std::optional<std::string> {
+      const model::GpuSpec* spec = catalog.GpuByNvmlName(name);
+      return spec != nullptr ? std::optional(spec->name) : std::nullopt;
+    };
+    HEADROOM_ASSIGN_OR_RETURN(auto devices, gpu::nvml::OpenNvmlDevices(nvml));
+    return DeviceSet{std::move(devices), "nvml"};
+  }
   HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* spec, catalog.Gpu(options.sim_gpu));
   auto script = gpu::sim::LoadScript::Parse(options.sim_load);
   if (!script) return core::Fail(script.error().WithContext("--sim-load"));
   gpu::sim::SimOptions sim;
   sim.script = std::move(*script);
-  return DeviceSet{gpu::sim::CreateSimDevices(*spec, options.sim_count, clock, sim), "sim"};
+  HEADROOM_ASSIGN_OR_RETURN(
+      auto devices,
+      SelectSim(gpu::sim::CreateSimDevices(*spec, options.sim_count, clock, sim), selectors));
+  return DeviceSet{std::move(devices), "sim"};
 }
 
 int ReportError(const core::Error& error) {

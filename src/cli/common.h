@@ -32,6 +32,7 @@ struct BackendOptions {
   std::string sim_gpu = "a100-80gb-sxm";
   int sim_count = 8;
   std::string sim_load = "idle";
+  std::string gpus;  // comma-separated indices or UUIDs; empty: all (or CUDA_VISIBLE_DEVICES)
 };
 
 void AddBackendOptions(CLI::App* command, BackendOptions* options);

@@ -1,0 +1,95 @@
+// The NVML backend: NvmlSession (one loaded and initialized NVML per process) and NvmlDevice, a
+// Device over one GPU. Converts NVML's mW, mJ and MHz into core units and NVML errors into typed
+// errors. Capabilities are probed once at open: a read the GPU or driver lacks is kUnimplemented.
+// NvmlDevice is thread-safe (NVML is; our own state is locked).
+#ifndef HEADROOM_GPU_NVML_NVML_DEVICE_H_
+#define HEADROOM_GPU_NVML_NVML_DEVICE_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/thread_annotations.h"
+#include "gpu/device.h"
+#include "gpu/nvml/nvml_api.h"
+#include "gpu/nvml/nvml_library.h"
+
+namespace headroom::gpu::nvml {
+
+class NvmlSession {
+ public:
+  // Loads the library (NvmlLibrary::Open), binds the API and calls nvmlInit. Errors are one line,
+  // e.g. kUnavailable "NVML could not start: Driver Not Loaded ... use --backend sim".
+  [[nodiscard]] static core::Result<std::shared_ptr<NvmlSession>> Open();
+  ~NvmlSession();  // nvmlShutdown, once per successful init
+  NvmlSession(const NvmlSession&) = delete;
+  NvmlSession& operator=(const NvmlSession&) = delete;
+
+  const NvmlApi& api() const { return api_; }
+  const std::string& library_path() const { return library_->path(); }
+
+ private:
+  NvmlSession(std::unique_ptr<NvmlLibrary> library, NvmlApi api)
+      : library_(std::move(library)), api_(api) {}
+  std::unique_ptr<NvmlLibrary> library_;
+  NvmlApi api_;
+};
+
+struct NvmlOpenOptions {
+  // GPUs to open, each an index, a GPU UUID ("GPU-...") or a MIG UUID ("MIG-...", mapped to its
+  // parent GPU, since power is per physical GPU). Empty: CUDA_VISIBLE_DEVICES when set, else all.
+  std::vector<std::string> selectors = {};
+  // Maps NVML's device name to a catalog type, when known.
+  std::function<std::optional<std::string>(std::string_view)> catalog_type_for_name = {};
+};
+
+[[nodiscard]] core::Result<std::vector<std::unique_ptr<Device>>> OpenNvmlDevices(
+    const NvmlOpenOptions& options);
+
+class NvmlDevice final : public Device {
+ public:
+  NvmlDevice(std::shared_ptr<NvmlSession> session, nvmlDevice_t handle, DeviceInfo info);
+
+  const DeviceInfo& info() const override { return info_; }
+  core::Result<core::Watts> PowerInstant() override;
+  core::Result<core::Watts> PowerAverage() override;
+  core::Result<core::Joules> EnergyCounter() override;
+  core::Result<core::Megahertz> SmClock() override;
+  core::Result<core::Megahertz> MemoryClock() override;
+  core::Result<std::vector<core::Megahertz>> SupportedSmClocks() override;
+  core::Result<UtilizationRates> Utilization() override;
+  core::Result<core::Celsius> Temperature() override;
+  core::Result<MemoryUsage> Memory() override;
+  core::Result<PowerLimitState> PowerLimits() override;
+  core::Result<std::uint64_t> ThrottleReasons() override;
+  core::Result<std::optional<ClockLock>> SmClockLock() override EXCLUDES(mu_);
+  core::Status SetPowerLimit(core::Watts limit) override;
+  core::Status ResetPowerLimit() override;
+  core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) override EXCLUDES(mu_);
+  core::Status ResetSmClocks() override EXCLUDES(mu_);
+
+ private:
+  // OK, or the typed error for `rc` naming this GPU and `what`.
+  core::Status Check(nvmlReturn_t rc, const char* what) const;
+  // kUnimplemented when the library lacks the entry point `fn`.
+  core::Status Require(const void* fn, const char* what) const;
+  core::Result<unsigned int> PowerField(unsigned int field_id, const char* what) const;
+
+  std::shared_ptr<NvmlSession> session_;
+  const NvmlApi& api_;
+  nvmlDevice_t handle_;
+  DeviceInfo info_;
+  bool has_instant_field_ = false;
+  bool has_average_field_ = false;
+
+  core::Mutex mu_;
+  // NVML cannot read back a clock lock; we remember the one we set.
+  std::optional<ClockLock> lock_ GUARDED_BY(mu_);
+};
+
+}  // namespace headroom::gpu::nvml
+
+#endif  // HEADROOM_GPU_NVML_NVML_DEVICE_H_

@@ -1,0 +1,463 @@
+// A fake libnvidia-ml.so.1 for tests and development: NVML's C entry points served by headroom's
+// simulated GPUs (on the real clock), with NVML's units and return codes. It is a test double,
+// never installed as NVIDIA's library. Configured by environment variables, read at nvmlInit:
+//   HEADROOM_FAKE_NVML_GPU=a100-80gb-sxm     catalog type of every GPU
+//   HEADROOM_FAKE_NVML_COUNT=2               number of GPUs
+//   HEADROOM_FAKE_NVML_LOAD=idle             load script (see gpu/sim/load_script.h)
+//   HEADROOM_FAKE_NVML_NOT_ROOT=1            setters return NO_PERMISSION
+//   HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED=1   nvmlInit returns DRIVER_NOT_LOADED
+//   HEADROOM_FAKE_NVML_LOST_AFTER=2s         every device call returns GPU_IS_LOST after this
+//   HEADROOM_FAKE_NVML_CLOCK=manual          time moves only through the exported test hook
+//                                            headroomFakeNvmlAdvanceNs(ns), so tests never sleep
+// Built twice: the full library, and with HEADROOM_FAKE_NVML_LEGACY an 11.x-era one that exports
+// only unversioned init/count/handle names, no energy counter, no field values, and only the old
+// throttle-reasons name (to exercise symbol fallbacks and missing capabilities).
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/hardware_catalog.h"
+#include "core/parse.h"
+#include "gpu/nvml/nvml_types.h"
+#include "gpu/sim/sim_device.h"
+
+namespace {
+
+using headroom::core::Code;
+using headroom::gpu::sim::SimDevice;
+namespace nvml = headroom::gpu::nvml;
+using nvml::nvmlDevice_t;
+using nvml::nvmlReturn_t;
+
+struct FakeState {
+  headroom::core::SystemClock system_clock;
+  headroom::core::FakeClock manual_clock;
+  headroom::core::Clock* clock = &system_clock;
+  std::vector<std::unique_ptr<SimDevice>> devices;
+  std::optional<headroom::core::Duration> lost_after;
+  headroom::core::TimePoint start;
+  bool classic_is_average = false;
+  int init_count = 0;
+};
+
+std::mutex g_mu;
+FakeState* g_state = nullptr;
+
+bool EnvFlag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, "0") != 0 && *v != '\0';
+}
+
+std::string EnvOr(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+nvmlReturn_t CreateState() {
+  auto catalog = headroom::catalog::HardwareCatalog::Embedded();
+  if (!catalog) return nvml::kErrorUnknown;
+  auto spec = catalog->Gpu(EnvOr("HEADROOM_FAKE_NVML_GPU", "a100-80gb-sxm"));
+  auto count = headroom::core::ParseInteger(EnvOr("HEADROOM_FAKE_NVML_COUNT", "2"));
+  auto script = headroom::gpu::sim::LoadScript::Parse(EnvOr("HEADROOM_FAKE_NVML_LOAD", "idle"));
+  if (!spec || !count || *count < 1 || !script) return nvml::kErrorInvalidArgument;
+  auto state = std::make_unique<FakeState>();
+  if (EnvOr("HEADROOM_FAKE_NVML_CLOCK", "real") == "manual") state->clock = &state->manual_clock;
+  headroom::gpu::sim::SimOptions options;
+  options.script = *script;
+  options.controls_denied = EnvFlag("HEADROOM_FAKE_NVML_NOT_ROOT");
+  for (int i = 0; i < *count; ++i) {
+    state->devices.push_back(std::make_unique<SimDevice>(i, **spec, state->clock, options));
+  }
+  if (const char* lost = std::getenv("HEADROOM_FAKE_NVML_LOST_AFTER")) {
+    auto after = headroom::core::ParseDuration(lost);
+    if (!after) return nvml::kErrorInvalidArgument;
+    state->lost_after = *after;
+  }
+  state->classic_is_average = (*spec)->sensor.classic_power_is_average;
+  state->start = state->clock->Now();
+  g_state = state.release();
+  return nvml::kSuccess;
+}
+
+nvmlReturn_t Init() {
+  std::lock_guard lock(g_mu);
+  if (EnvFlag("HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED")) return nvml::kErrorDriverNotLoaded;
+  if (g_state == nullptr) {
+    if (nvmlReturn_t rc = CreateState(); rc != nvml::kSuccess) return rc;
+  }
+  ++g_state->init_count;
+  return nvml::kSuccess;
+}
+
+// The device behind a handle, or the NVML error that a call on it returns.
+nvmlReturn_t Lookup(nvmlDevice_t handle, SimDevice** out) {
+  if (g_state == nullptr) return nvml::kErrorUninitialized;
+  for (auto& d : g_state->devices) {
+    if (reinterpret_cast<nvmlDevice_t>(d.get()) == handle) {
+      if (g_state->lost_after && g_state->clock->Now() - g_state->start >= *g_state->lost_after) {
+        return nvml::kErrorGpuIsLost;
+      }
+      *out = d.get();
+      return nvml::kSuccess;
+    }
+  }
+  return nvml::kErrorInvalidArgument;
+}
+
+nvmlReturn_t ReturnFor(const headroom::core::Error& e) {
+  switch (e.code()) {
+    case Code::kPermissionDenied:
+      return nvml::kErrorNoPermission;
+    case Code::kUnimplemented:
+      return nvml::kErrorNotSupported;
+    case Code::kOutOfRange:
+    case Code::kInvalidArgument:
+      return nvml::kErrorInvalidArgument;
+    default:
+      return nvml::kErrorUnknown;
+  }
+}
+
+// Runs `fn(device)` (which returns a Result) and stores `convert(value)` in *out.
+template <class Out, class Fn, class Convert>
+nvmlReturn_t Get(nvmlDevice_t handle, Out* out, Fn&& fn, Convert&& convert) {
+  if (out == nullptr) return nvml::kErrorInvalidArgument;
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  auto value = fn(*device);
+  if (!value) return ReturnFor(value.error());
+  *out = static_cast<Out>(convert(*value));
+  return nvml::kSuccess;
+}
+
+unsigned int Milli(double x) { return static_cast<unsigned int>(x * 1000.0 + 0.5); }
+
+nvmlReturn_t CopyString(const std::string& s, char* out, unsigned int length) {
+  if (out == nullptr || length <= s.size()) return nvml::kErrorInsufficientSize;
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return nvml::kSuccess;
+}
+
+}  // namespace
+
+#define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
+
+#ifdef HEADROOM_FAKE_NVML_LEGACY
+FAKE_EXPORT nvmlReturn_t nvmlInit() { return Init(); }
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int* count);
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t* device);
+#define HEADROOM_COUNT_NAME nvmlDeviceGetCount
+#define HEADROOM_HANDLE_NAME nvmlDeviceGetHandleByIndex
+#else
+FAKE_EXPORT nvmlReturn_t nvmlInit_v2() { return Init(); }
+#define HEADROOM_COUNT_NAME nvmlDeviceGetCount_v2
+#define HEADROOM_HANDLE_NAME nvmlDeviceGetHandleByIndex_v2
+#endif
+
+// Test hook (not an NVML function): advances the manual clock.
+FAKE_EXPORT void headroomFakeNvmlAdvanceNs(long long ns) {
+  std::lock_guard lock(g_mu);
+  if (g_state != nullptr) g_state->manual_clock.Advance(headroom::core::Duration(ns));
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlShutdown() {
+  std::lock_guard lock(g_mu);
+  if (g_state == nullptr) return nvml::kErrorUninitialized;
+  if (--g_state->init_count == 0) {
+    delete g_state;
+    g_state = nullptr;
+  }
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t rc) {
+  switch (rc) {
+    case nvml::kSuccess:
+      return "Success";
+    case nvml::kErrorUninitialized:
+      return "Uninitialized";
+    case nvml::kErrorInvalidArgument:
+      return "Invalid Argument";
+    case nvml::kErrorNotSupported:
+      return "Not Supported";
+    case nvml::kErrorNoPermission:
+      return "Insufficient Permissions";
+    case nvml::kErrorNotFound:
+      return "Not Found";
+    case nvml::kErrorInsufficientSize:
+      return "Insufficient Size";
+    case nvml::kErrorDriverNotLoaded:
+      return "Driver Not Loaded";
+    case nvml::kErrorGpuIsLost:
+      return "GPU is lost";
+    default:
+      return "Unknown Error";
+  }
+}
+
+FAKE_EXPORT nvmlReturn_t HEADROOM_COUNT_NAME(unsigned int* count) {
+  std::lock_guard lock(g_mu);
+  if (g_state == nullptr) return nvml::kErrorUninitialized;
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  *count = static_cast<unsigned int>(g_state->devices.size());
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t HEADROOM_HANDLE_NAME(unsigned int index, nvmlDevice_t* device) {
+  std::lock_guard lock(g_mu);
+  if (g_state == nullptr) return nvml::kErrorUninitialized;
+  if (device == nullptr || index >= g_state->devices.size()) return nvml::kErrorInvalidArgument;
+  *device = reinterpret_cast<nvmlDevice_t>(g_state->devices[index].get());
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
+  std::lock_guard lock(g_mu);
+  if (g_state == nullptr) return nvml::kErrorUninitialized;
+  if (uuid == nullptr || device == nullptr) return nvml::kErrorInvalidArgument;
+  for (auto& d : g_state->devices) {
+    if (d->info().uuid == uuid) {
+      *device = reinterpret_cast<nvmlDevice_t>(d.get());
+      return nvml::kSuccess;
+    }
+  }
+  return nvml::kErrorNotFound;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t handle, unsigned int* index) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, index, [](SimDevice& d) { return headroom::core::Result<int>(d.info().index); },
+      [](int i) { return i; });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* name, unsigned int length) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  return CopyString(device->info().name, name, length);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t handle, char* uuid, unsigned int length) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  return CopyString(device->info().uuid, uuid, length);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t handle, unsigned int* mw) {
+  std::lock_guard lock(g_mu);
+  // Hopper's classic reading is the 1 s average; GA100's is instantaneous (nvml.md §5.1).
+  const bool average = g_state != nullptr && g_state->classic_is_average;
+  return Get(
+      handle, mw, [average](SimDevice& d) { return average ? d.PowerAverage() : d.PowerInstant(); },
+      [](headroom::core::Watts w) { return Milli(w.value()); });
+}
+
+#ifndef HEADROOM_FAKE_NVML_LEGACY
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t handle,
+                                                             unsigned long long* mj) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, mj, [](SimDevice& d) { return d.EnergyCounter(); },
+      [](headroom::core::Joules j) {
+        return static_cast<unsigned long long>(j.value() * 1000.0 + 0.5);
+      });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t handle, int count,
+                                                  nvml::nvmlFieldValue_t* values) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (values == nullptr || count < 0) return nvml::kErrorInvalidArgument;
+  const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (int i = 0; i < count; ++i) {
+    nvml::nvmlFieldValue_t& v = values[i];
+    v.timestamp = now_us;
+    v.latencyUsec = 0;
+    auto power = v.fieldId == nvml::kFieldPowerInstant ? device->PowerInstant()
+                 : v.fieldId == nvml::kFieldPowerAverage
+                     ? device->PowerAverage()
+                     : headroom::core::Result<headroom::core::Watts>(
+                           headroom::core::Fail(headroom::core::Error::Unimplemented("")));
+    if (power) {
+      v.valueType = nvml::kValueTypeUnsignedInt;
+      v.value.uiVal = Milli(power->value());
+      v.nvmlReturn = nvml::kSuccess;
+    } else {
+      v.nvmlReturn = nvml::kErrorNotSupported;
+    }
+  }
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t handle,
+                                                                unsigned long long* reasons) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, reasons, [](SimDevice& d) { return d.ThrottleReasons(); },
+      [](std::uint64_t r) { return r; });
+}
+#endif
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t handle,
+                                                                   unsigned long long* reasons) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, reasons, [](SimDevice& d) { return d.ThrottleReasons(); },
+      [](std::uint64_t r) { return r; });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t handle, unsigned int* mw) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, mw, [](SimDevice& d) { return d.PowerLimits(); },
+      [](const headroom::gpu::PowerLimitState& l) { return Milli(l.requested.value()); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t handle, unsigned int* mw) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, mw, [](SimDevice& d) { return d.PowerLimits(); },
+      [](const headroom::gpu::PowerLimitState& l) { return Milli(l.enforced.value()); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t handle,
+                                                                  unsigned int* mw) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, mw, [](SimDevice& d) { return d.PowerLimits(); },
+      [](const headroom::gpu::PowerLimitState& l) { return Milli(l.default_limit.value()); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t handle,
+                                                                      unsigned int* min_mw,
+                                                                      unsigned int* max_mw) {
+  std::lock_guard lock(g_mu);
+  if (max_mw == nullptr) return nvml::kErrorInvalidArgument;
+  const nvmlReturn_t rc = Get(
+      handle, min_mw, [](SimDevice& d) { return d.PowerLimits(); },
+      [](const headroom::gpu::PowerLimitState& l) { return Milli(l.min.value()); });
+  if (rc != nvml::kSuccess) return rc;
+  return Get(
+      handle, max_mw, [](SimDevice& d) { return d.PowerLimits(); },
+      [](const headroom::gpu::PowerLimitState& l) { return Milli(l.max.value()); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t handle, unsigned int mw) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  auto st = device->SetPowerLimit(headroom::core::Watts(mw / 1000.0));
+  return st ? nvml::kSuccess : ReturnFor(st.error());
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t handle, int type, unsigned int* mhz) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, mhz,
+      [type](SimDevice& d) { return type == nvml::kClockMem ? d.MemoryClock() : d.SmClock(); },
+      [](headroom::core::Megahertz f) { return static_cast<unsigned int>(f.value()); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t handle, int type,
+                                                   unsigned int* mhz) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, mhz,
+      [type](SimDevice& d) {
+        return headroom::core::Result<headroom::core::Megahertz>(
+            type == nvml::kClockMem ? *d.info().memory_clock_max : *d.info().sm_clock_max);
+      },
+      [](headroom::core::Megahertz f) { return static_cast<unsigned int>(f.value()); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t handle,
+                                                            unsigned int* count,
+                                                            unsigned int* clocks) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  if (*count < 1 || clocks == nullptr) {
+    *count = 1;
+    return nvml::kErrorInsufficientSize;
+  }
+  *count = 1;
+  clocks[0] = static_cast<unsigned int>(device->info().memory_clock_max->value());
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t handle,
+                                                              unsigned int /*memory_mhz*/,
+                                                              unsigned int* count,
+                                                              unsigned int* clocks) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  auto supported = device->SupportedSmClocks();
+  if (!supported) return ReturnFor(supported.error());
+  if (*count < supported->size() || clocks == nullptr) {
+    *count = static_cast<unsigned int>(supported->size());
+    return nvml::kErrorInsufficientSize;
+  }
+  *count = static_cast<unsigned int>(supported->size());
+  for (size_t i = 0; i < supported->size(); ++i) {
+    clocks[i] = static_cast<unsigned int>((*supported)[i].value());
+  }
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t handle, unsigned int min_mhz,
+                                                      unsigned int max_mhz) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  auto st =
+      device->LockSmClocks(headroom::core::Megahertz(min_mhz), headroom::core::Megahertz(max_mhz));
+  return st ? nvml::kSuccess : ReturnFor(st.error());
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t handle) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  auto st = device->ResetSmClocks();
+  return st ? nvml::kSuccess : ReturnFor(st.error());
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t handle,
+                                                       nvml::nvmlUtilization_t* out) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, out, [](SimDevice& d) { return d.Utilization(); },
+      [](const headroom::gpu::UtilizationRates& u) {
+        return nvml::nvmlUtilization_t{static_cast<unsigned int>(u.gpu_percent + 0.5),
+                                       static_cast<unsigned int>(u.memory_percent + 0.5)};
+      });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t handle, int /*sensor*/,
+                                                  unsigned int* celsius) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, celsius, [](SimDevice& d) { return d.Temperature(); },
+      [](headroom::core::Celsius c) { return static_cast<unsigned int>(c.value() + 0.5); });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t handle, nvml::nvmlMemory_t* out) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, out, [](SimDevice& d) { return d.Memory(); },
+      [](const headroom::gpu::MemoryUsage& m) {
+        return nvml::nvmlMemory_t{m.total_bytes, m.total_bytes - m.used_bytes, m.used_bytes};
+      });
+}

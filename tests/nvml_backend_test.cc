@@ -1,0 +1,181 @@
+// The real NVML backend, driven through dlopen of the project's fake libnvidia-ml.so.1.
+// Every test runs in its own process (gtest_discover_tests), so environment settings made
+// before opening the library configure that process's fake GPUs.
+#include <cstdlib>
+#include <string>
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include "gpu/nvml/nvml_device.h"
+
+namespace headroom::gpu::nvml {
+namespace {
+
+using core::Megahertz;
+using core::Watts;
+
+class NvmlBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* var :
+         {"HEADROOM_FAKE_NVML_GPU", "HEADROOM_FAKE_NVML_COUNT", "HEADROOM_FAKE_NVML_LOAD",
+          "HEADROOM_FAKE_NVML_NOT_ROOT", "HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED",
+          "HEADROOM_FAKE_NVML_LOST_AFTER", "CUDA_VISIBLE_DEVICES"}) {
+      ::unsetenv(var);
+    }
+    ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML, 1);
+    ::setenv("HEADROOM_FAKE_NVML_CLOCK", "manual", 1);
+  }
+
+  // Moves the fake's manual clock (the hook lives in the library the backend loaded).
+  void Advance(std::chrono::nanoseconds d) {
+    void* lib = dlopen(std::getenv("HEADROOM_NVML_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(lib, nullptr);
+    auto* advance = reinterpret_cast<void (*)(long long)>(dlsym(lib, "headroomFakeNvmlAdvanceNs"));
+    ASSERT_NE(advance, nullptr);
+    advance(d.count());
+    dlclose(lib);
+  }
+
+  std::vector<std::unique_ptr<Device>> Open(NvmlOpenOptions options = {}) {
+    auto devices = OpenNvmlDevices(options);
+    EXPECT_TRUE(devices) << devices.error().message();
+    return devices ? std::move(*devices) : std::vector<std::unique_ptr<Device>>{};
+  }
+};
+
+TEST_F(NvmlBackendTest, ListsGpusWithTheirIdentityLimitsAndClocks) {
+  ::setenv("HEADROOM_FAKE_NVML_GPU", "h100-80gb-sxm", 1);
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "3", 1);
+  auto devices = Open();
+  ASSERT_EQ(devices.size(), 3u);
+  Device& d = *devices[2];
+  EXPECT_EQ(d.info().index, 2);
+  EXPECT_EQ(d.info().name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d.info().uuid.rfind("GPU-", 0), 0u);
+  EXPECT_EQ(d.info().sm_clock_max, Megahertz(1980));
+  auto limits = d.PowerLimits();
+  ASSERT_TRUE(limits) << limits.error().message();
+  EXPECT_EQ(limits->default_limit, Watts(700));
+  EXPECT_EQ(limits->min, Watts(200));
+  EXPECT_EQ(limits->enforced, Watts(700));
+  auto clocks = d.SupportedSmClocks();
+  ASSERT_TRUE(clocks);
+  EXPECT_EQ(clocks->front(), Megahertz(1980));
+  EXPECT_EQ(d.Memory()->total_bytes, d.info().memory_total_bytes.value());
+}
+
+TEST_F(NvmlBackendTest, EnergyAndPowerInSiUnitsMatchTheModel) {
+  ::setenv("HEADROOM_FAKE_NVML_LOAD", "decode", 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  Device& d = *devices[0];
+  const core::Joules e0 = *d.EnergyCounter();
+  Advance(std::chrono::seconds(10));
+  const core::Joules e1 = *d.EnergyCounter();
+  // A100 decode draws ~251 W: 10 s -> ~2510 J, read from a mJ counter.
+  EXPECT_NEAR((e1 - e0).value(), 2514, 30);
+  EXPECT_NEAR(d.PowerAverage()->value(), 251.4, 1.0);  // field 185
+  EXPECT_NEAR(d.PowerInstant()->value(), 251.4, 1.0);  // field 186
+  EXPECT_EQ(*d.SmClock(), Megahertz(1410));
+  EXPECT_NEAR(d.Utilization()->gpu_percent, 100, 0.5);
+}
+
+TEST_F(NvmlBackendTest, SettersChangeLaterGettersAndValidateRange) {
+  ::setenv("HEADROOM_FAKE_NVML_LOAD", "prefill", 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  Device& d = *devices[0];
+  auto bad = d.SetPowerLimit(Watts(450));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), core::Code::kOutOfRange);
+  EXPECT_EQ(d.PowerLimits()->requested, Watts(400));
+
+  ASSERT_TRUE(d.SetPowerLimit(Watts(250)));
+  EXPECT_EQ(d.PowerLimits()->enforced, Watts(250));
+  Advance(std::chrono::seconds(5));
+  EXPECT_NEAR(d.PowerAverage()->value(), 250, 15);
+  EXPECT_TRUE(*d.ThrottleReasons() & kThrottleSwPowerCap);
+  ASSERT_TRUE(d.ResetPowerLimit());
+  EXPECT_EQ(d.PowerLimits()->enforced, Watts(400));
+
+  ASSERT_TRUE(d.LockSmClocks(Megahertz(210), Megahertz(1110)));
+  Advance(std::chrono::seconds(5));
+  EXPECT_EQ(*d.SmClock(), Megahertz(1110));
+  EXPECT_EQ(d.SmClockLock()->value().max, Megahertz(1110));
+  ASSERT_TRUE(d.ResetSmClocks());
+  EXPECT_FALSE(d.SmClockLock()->has_value());
+}
+
+TEST_F(NvmlBackendTest, NotRootIsPermissionDeniedWithNvmlText) {
+  ::setenv("HEADROOM_FAKE_NVML_NOT_ROOT", "1", 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  auto st = devices[0]->SetPowerLimit(Watts(300));
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code(), core::Code::kPermissionDenied);
+  EXPECT_NE(st.error().message().find("Insufficient Permissions"), std::string::npos)
+      << st.error().message();
+  EXPECT_EQ(devices[0]->PowerLimits()->requested, Watts(400));
+}
+
+TEST_F(NvmlBackendTest, DriverNotLoadedIsOneClearLine) {
+  ::setenv("HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED", "1", 1);
+  auto devices = OpenNvmlDevices({});
+  ASSERT_FALSE(devices);
+  EXPECT_EQ(devices.error().code(), core::Code::kUnavailable);
+  EXPECT_NE(devices.error().message().find("Driver Not Loaded"), std::string::npos);
+  EXPECT_NE(devices.error().message().find("--backend sim"), std::string::npos);
+}
+
+TEST_F(NvmlBackendTest, GpuLostMidRunIsDataLoss) {
+  ::setenv("HEADROOM_FAKE_NVML_LOST_AFTER", "1s", 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  ASSERT_TRUE(devices[0]->EnergyCounter());
+  Advance(std::chrono::seconds(2));
+  auto read = devices[0]->EnergyCounter();
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().code(), core::Code::kDataLoss);
+  EXPECT_NE(read.error().message().find("GPU 0"), std::string::npos);
+}
+
+TEST_F(NvmlBackendTest, SelectsByIndexUuidAndCudaVisibleDevices) {
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "4", 1);
+  std::string uuid3;
+  {
+    auto all = Open();
+    ASSERT_EQ(all.size(), 4u);
+    uuid3 = all[3]->info().uuid;
+  }
+  auto picked = Open({.selectors = {"1", uuid3}});
+  ASSERT_EQ(picked.size(), 2u);
+  EXPECT_EQ(picked[0]->info().index, 1);
+  EXPECT_EQ(picked[1]->info().index, 3);
+
+  ::setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
+  auto visible = Open();
+  ASSERT_EQ(visible.size(), 2u);
+  EXPECT_EQ(visible[0]->info().index, 2);
+
+  auto missing = OpenNvmlDevices({.selectors = {"GPU-00000000-dead-beef-0000-000000000000"}});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("GPU-00000000-dead"), std::string::npos);
+}
+
+TEST_F(NvmlBackendTest, LegacyLibraryFallsBackAndReportsMissingCapabilities) {
+  ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML_LEGACY, 1);
+  ::setenv("HEADROOM_FAKE_NVML_LOAD", "decode", 1);
+  auto devices = Open();  // nvmlInit / nvmlDeviceGetCount / GetHandleByIndex, unversioned
+  ASSERT_FALSE(devices.empty());
+  Device& d = *devices[0];
+  Advance(std::chrono::seconds(2));
+  EXPECT_EQ(d.EnergyCounter().error().code(), core::Code::kUnimplemented);
+  EXPECT_EQ(d.PowerAverage().error().code(), core::Code::kUnimplemented);
+  EXPECT_NEAR(d.PowerInstant()->value(), 251.4, 1.0);  // the classic reading (GA100: instant)
+  EXPECT_TRUE(d.ThrottleReasons());                    // the deprecated throttle name
+}
+
+}  // namespace
+}  // namespace headroom::gpu::nvml
