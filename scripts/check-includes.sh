@@ -10,8 +10,9 @@ declare -A allowed=(
   [model]="core"
   [catalog]="core model"
   [gpu]="core model"
-  [report]="core model gpu"
-  [cli]="core model catalog gpu report"
+  [telemetry]="core model gpu"
+  [report]="core model gpu telemetry"
+  [cli]="core model catalog gpu telemetry report"
 )
 # Tests may also use the catalog (calibration against the shipped data) and testing doubles.
 test_extra="catalog"

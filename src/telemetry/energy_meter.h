@@ -1,0 +1,88 @@
+// EnergyMeter: the energy, power and throttling of one GPU over a measurement, from snapshots fed
+// in time order. Energy done right (nvml.md §5): differences of the driver's energy counter when
+// the window is long enough for its coarse updates, else the integral of power; both are kept,
+// with their disagreement, the counter's inferred update period and any counter resets, so every
+// figure says where it came from. Energy can be split into named phases. Thread-compatible.
+#ifndef HEADROOM_TELEMETRY_ENERGY_METER_H_
+#define HEADROOM_TELEMETRY_ENERGY_METER_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "core/units.h"
+#include "gpu/snapshot.h"
+
+namespace headroom::telemetry {
+
+enum class EnergySource { kCounter, kIntegrated, kNone };
+std::string EnergySourceName(EnergySource source);
+
+struct EnergyReport {
+  core::Joules energy{0};
+  EnergySource source = EnergySource::kNone;
+  // Why the counter was not used, when it was not (empty otherwise).
+  std::string source_note;
+  std::optional<core::Joules> counter_energy;
+  std::optional<core::Joules> integrated_energy;
+  std::optional<double> disagreement;                   // |counter - integrated| / counter
+  std::optional<core::Duration> counter_update_period;  // median time between counter changes
+  int counter_resets = 0;
+  std::string power_reading;  // which reading was integrated: "instant" or "1s-average"
+  core::Duration duration{0};
+  core::Watts average_power{0};  // energy / duration
+  core::Watts peak_power{0};     // highest reading seen
+  core::Duration time_power_capped{0};
+  core::Duration time_throttled{0};  // any reason but idle
+  int samples = 0;
+};
+
+struct PhaseEnergy {
+  std::string name;
+  core::Duration duration{0};
+  core::Joules energy{0};  // by the same source as the whole measurement
+};
+
+class EnergyMeter {
+ public:
+  // Adds a snapshot. REQUIRES: snapshots arrive in non-decreasing time order.
+  void Add(const gpu::DeviceSnapshot& snapshot);
+  // Starts attributing energy to `phase` from `time` on (the phase before it ends there).
+  void MarkPhase(const std::string& phase);
+
+  EnergyReport Report() const;
+  // Phases in the order they first appeared; empty when no phase was ever marked.
+  std::vector<PhaseEnergy> Phases() const;
+
+ private:
+  struct Accumulator {
+    core::Duration duration{0};
+    double counter_j = 0;
+    double integrated_j = 0;
+  };
+  Accumulator& Current();
+
+  std::optional<gpu::DeviceSnapshot> last_;
+  std::optional<core::TimePoint> first_time_;
+  Accumulator total_;
+  bool counter_seen_ = false;
+  bool counter_missing_ = false;
+  int counter_resets_ = 0;
+  std::optional<core::TimePoint> last_counter_change_;
+  std::vector<core::Duration> counter_change_gaps_;
+  std::string power_reading_;
+  core::Watts peak_{0};
+  core::Duration capped_{0};
+  core::Duration throttled_{0};
+  int samples_ = 0;
+
+  std::string phase_;
+  std::vector<std::string> phase_order_;
+  std::map<std::string, Accumulator> phases_;
+};
+
+}  // namespace headroom::telemetry
+
+#endif  // HEADROOM_TELEMETRY_ENERGY_METER_H_
