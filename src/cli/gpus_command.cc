@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "gpu/snapshot.h"
 #include "report/device_report.h"
+#include "report/prometheus_text.h"
 
 namespace headroom::cli {
 namespace {
@@ -14,6 +15,7 @@ namespace {
 struct GpusOptions {
   BackendOptions backend;
   bool json = false;
+  bool prometheus = false;
 };
 
 core::Result<report::GpuListing> Describe(gpu::Device& device, core::TimePoint now) {
@@ -37,7 +39,9 @@ int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
     if (!listing) return ReportError(listing.error());
     listings.push_back(std::move(*listing));
   }
-  if (options.json) {
+  if (options.prometheus) {
+    std::cout << report::PrometheusText(listings);
+  } else if (options.json) {
     nlohmann::ordered_json out;
     out["backend"] = set->backend;
     out["gpus"] = nlohmann::ordered_json::array();
@@ -57,6 +61,9 @@ void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
       app.add_subcommand("gpus", "List GPUs with their power limits, clocks and memory");
   AddBackendOptions(cmd, &options->backend);
   cmd->add_flag("--json", options->json, "Print JSON instead of a table");
+  cmd->add_flag("--prometheus", options->prometheus,
+                "Print Prometheus text exposition (e.g. for node_exporter's textfile collector)")
+      ->excludes("--json");
   cmd->callback(
       [run, options, &global] { *run = [options, &global] { return RunGpus(global, *options); }; });
 }
