@@ -1,6 +1,8 @@
 // Runs the headroom binary and checks what a user sees: output, JSON fields and exit codes.
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -144,6 +146,109 @@ TEST(CliTest, NvmlBackendThroughTheFakeLibrary) {
   const CommandRun bad = Headroom("gpus --backend nvml --gpus 7", env);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.out.find("GPU index 7"), std::string::npos) << bad.out;
+}
+
+std::string FakeNvmlEnv(const std::string& extra = "") {
+  return std::string("HEADROOM_NVML_LIBRARY=") + FAKE_NVML + " " + extra;
+}
+
+TEST(CliTest, MeasureSleepReportsEnergyPerGpu) {
+  const CommandRun run = Headroom("measure --backend nvml --json -- sleep 2", FakeNvmlEnv());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), 2u);
+  for (const auto& gpu : j["gpus"]) {
+    EXPECT_GT(gpu["energy_j"].get<double>(), 0);
+    EXPECT_EQ(gpu["energy_source"], "counter");
+    EXPECT_NEAR(gpu["avg_power_w"].get<double>(), 63, 1);  // an idle A100
+    EXPECT_GE(gpu["peak_power_w"].get<double>(), 63);
+    EXPECT_GE(gpu["duration_s"].get<double>(), 1.9);
+  }
+  EXPECT_GE(j["duration_s"].get<double>(), 2.0);
+  EXPECT_TRUE(j["complete"].get<bool>());
+}
+
+TEST(CliTest, MeasuredEnergyOfAScriptedLoadMatchesTheModel) {
+  // The model's own figure for an H100 decode step at full clock.
+  const CommandRun model = Headroom("model dvfs --gpu h100-80gb-sxm --sm-clocks 1980 --json");
+  ASSERT_EQ(model.exit_code, 0) << model.out;
+  const double decode_w =
+      nlohmann::json::parse(model.out)["clock_sweep"][0]["decode"]["power_w"].get<double>();
+
+  const CommandRun run =
+      Headroom("measure --backend nvml --gpus 0 --json -- sleep 2",
+               FakeNvmlEnv("HEADROOM_FAKE_NVML_LOAD=decode HEADROOM_FAKE_NVML_GPU=h100-80gb-sxm"));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto gpu = nlohmann::json::parse(run.out)["gpus"][0];
+  const double duration = gpu["duration_s"].get<double>();
+  EXPECT_NEAR(gpu["energy_j"].get<double>() / (decode_w * duration), 1.0, 0.01);
+  // The counter moves every ~20 ms on Hopper, so over ~2 s it can differ from the integral by
+  // at most about one update period's worth of energy.
+  const double period = gpu["counter_update_period_s"].get<double>();
+  EXPECT_LT(gpu["counter_vs_integration"].get<double>(), period / duration + 0.005);
+}
+
+TEST(CliTest, MeasureMarkersRegexWorkAndExitCode) {
+  const CommandRun run = Headroom(
+      "measure --backend sim --sim-count 1 --sim-load decode --json --work-regex 'gen ([0-9]+)' "
+      "--unit tokens -- bash -c 'echo \"phase load\" > $HEADROOM_MARKERS; sleep 0.3; "
+      "echo \"phase serve\" > $HEADROOM_MARKERS; echo \"work 40\" > $HEADROOM_MARKERS; "
+      "echo gen 60; sleep 0.3; echo bogus > $HEADROOM_MARKERS; exit 3'");
+  EXPECT_EQ(run.exit_code, 3) << run.out;
+  const size_t json_start = run.out.find("{\n");
+  ASSERT_NE(json_start, std::string::npos) << run.out;
+  const auto j = nlohmann::json::parse(run.out.substr(json_start));
+  EXPECT_EQ(j["exit_code"], 3);
+  EXPECT_DOUBLE_EQ(j["work"]["units"].get<double>(), 100);
+  EXPECT_EQ(j["work"]["unit"], "tokens");
+  ASSERT_EQ(j["phases"].size(), 2u);
+  EXPECT_EQ(j["phases"][0]["name"], "load");
+  EXPECT_EQ(j["phases"][1]["name"], "serve");
+  EXPECT_GT(j["phases"][1]["energy_j"].get<double>(), 0);
+  EXPECT_NE(run.out.find("gen 60"), std::string::npos);  // the command's output passes through
+  EXPECT_NE(run.out.find("unknown marker 'bogus'"), std::string::npos);
+}
+
+TEST(CliTest, MeasureGpuLostKeepsDataAndSaysSo) {
+  const std::string out = ::testing::TempDir() + "headroom_lost.csv";
+  const CommandRun run = Headroom("measure --backend nvml --json --out " + out + " -- sleep 1.5",
+                                  FakeNvmlEnv("HEADROOM_FAKE_NVML_LOST_AFTER=500ms"));
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("GPU is lost"), std::string::npos) << run.out;
+  const size_t json_start = run.out.find("{\n");
+  ASSERT_NE(json_start, std::string::npos) << run.out;
+  const auto j =
+      nlohmann::json::parse(run.out.substr(json_start, run.out.rfind('}') - json_start + 1));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  EXPECT_GT(j["gpus"][0]["samples"].get<int>(), 2);
+  FILE* f = std::fopen(out.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  int lines = 0;
+  for (int c; (c = std::fgetc(f)) != EOF;) lines += c == '\n';
+  std::fclose(f);
+  EXPECT_GT(lines, 4);  // header + the samples before the loss
+  const std::string summary = out.substr(0, out.size() - 4) + ".summary.json";
+  EXPECT_EQ(std::system(("test -s " + summary).c_str()), 0);
+}
+
+TEST(CliTest, MeasureForwardsSignalsToTheCommand) {
+  const std::string command = fmt::format(
+      "HEADROOM_NVML_LIBRARY={} timeout --preserve-status -s TERM 1 {} measure --backend nvml "
+      "-- sleep 30 >/dev/null 2>&1",
+      FAKE_NVML, HEADROOM_BINARY);
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + 15);  // sleep died of the forwarded SIGTERM
+}
+
+TEST(CliTest, MeasureBadInput) {
+  EXPECT_EQ(Headroom("measure --backend sim -- /nonexistent/tool").exit_code, 2);
+  EXPECT_NE(Headroom("measure --backend sim -- /nonexistent/tool").out.find("cannot run"),
+            std::string::npos);
+  EXPECT_EQ(Headroom("measure --backend sim --out x.txt -- true").exit_code, 2);
+  EXPECT_EQ(Headroom("measure --backend sim").exit_code, 2);
+  EXPECT_EQ(Headroom("measure --backend sim --work-regex '(' -- true").exit_code, 2);
 }
 
 TEST(CliTest, HelpOnEveryLevelAndVersion) {

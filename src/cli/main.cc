@@ -27,6 +27,7 @@ int Main(int argc, char** argv) {
   RunFunction run;
   RegisterGpus(app, global, &run);
   RegisterMonitor(app, global, &run);
+  RegisterMeasure(app, global, &run);
   RegisterModel(app, global, &run);
 
   try {

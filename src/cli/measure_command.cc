@@ -1,0 +1,219 @@
+// `headroom measure -- CMD ARGS...`: runs a command and reports the energy, power and
+// throttling of the GPUs while it ran, per GPU, in total, per phase and per unit of work.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <regex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/child_process.h"
+#include "cli/commands.h"
+#include "cli/markers.h"
+#include "core/files.h"
+#include "core/parse.h"
+#include "report/device_report.h"
+#include "report/measure_report.h"
+#include "telemetry/sampler.h"
+
+namespace headroom::cli {
+namespace {
+
+constexpr core::Duration kPollInterval = std::chrono::milliseconds(20);
+
+struct MeasureOptions {
+  BackendOptions backend;
+  std::string interval = "100ms";
+  std::string out;
+  bool json = false;
+  double work = 0;
+  std::string unit = "units";
+  std::string work_regex;
+  std::vector<std::string> command;
+};
+
+// Writes the sampled time series as CSV or JSON Lines, by the file's extension.
+class SeriesFile {
+ public:
+  static core::Result<std::unique_ptr<SeriesFile>> Open(const std::string& path) {
+    report::MonitorFormat format;
+    if (path.ends_with(".csv")) {
+      format = report::MonitorFormat::kCsv;
+    } else if (path.ends_with(".jsonl")) {
+      format = report::MonitorFormat::kJsonl;
+    } else {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--out {}: use a .csv or .jsonl file name", path)));
+    }
+    auto file = std::unique_ptr<SeriesFile>(new SeriesFile(path, format));
+    if (!file->stream_) {
+      return core::Fail(core::Error::Unavailable(fmt::format("--out {}: cannot write", path)));
+    }
+    return file;
+  }
+  void Write(const telemetry::Sample& s, core::TimePoint start) {
+    report::MonitorRow row;
+    row.time_s = core::ToSeconds(s.snapshot.time - start);
+    row.gpu = s.gpu;
+    if (s.snapshot.energy_counter) {
+      auto [it, inserted] = first_energy_.emplace(s.gpu, *s.snapshot.energy_counter);
+      row.energy_since_start = *s.snapshot.energy_counter - it->second;
+    }
+    row.snapshot = s.snapshot;
+    writer_.Write(row);
+  }
+
+ private:
+  SeriesFile(const std::string& path, report::MonitorFormat format)
+      : stream_(path, std::ios::trunc), writer_(format, stream_) {}
+  std::ofstream stream_;
+  report::MonitorWriter writer_;
+  std::map<int, core::Joules> first_energy_;
+};
+
+core::Result<double> WorkFromLine(const std::regex& pattern, const std::string& line) {
+  std::smatch m;
+  if (!std::regex_search(line, m, pattern)) return 0.0;
+  const std::string number = m.size() > 1 ? m[1].str() : m[0].str();
+  auto value = core::ParseDouble(number);
+  if (!value) return core::Fail(value.error().WithContext("--work-regex match"));
+  return *value;
+}
+
+int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
+  auto interval = core::ParseDuration(options.interval);
+  if (!interval) return ReportError(interval.error().WithContext("--interval"));
+  std::optional<std::regex> pattern;
+  if (!options.work_regex.empty()) {
+    try {
+      pattern.emplace(options.work_regex);
+    } catch (const std::regex_error& e) {
+      return ReportError(core::Error::InvalidArgument(
+          fmt::format("--work-regex '{}': {}", options.work_regex, e.what())));
+    }
+  }
+  std::unique_ptr<SeriesFile> series;
+  if (!options.out.empty()) {
+    auto file = SeriesFile::Open(options.out);
+    if (!file) return ReportError(file.error());
+    series = std::move(*file);
+  }
+  core::SystemClock clock;
+  auto set = OpenDevices(global, options.backend, &clock);
+  if (!set) return ReportError(set.error());
+  std::vector<gpu::Device*> devices;
+  for (auto& d : set->devices) devices.push_back(d.get());
+
+  const core::TimePoint start = clock.Now();
+  telemetry::SamplerOptions sampler_options{.interval = *interval};
+  if (series) {
+    sampler_options.sink = [&series, start](const telemetry::Sample& s) {
+      series->Write(s, start);
+    };
+  }
+  auto created = telemetry::Sampler::Create(devices, &clock, sampler_options);
+  if (!created) return ReportError(created.error().WithContext("--interval"));
+  telemetry::Sampler& sampler = **created;
+
+  auto markers =
+      MarkerChannel::Create({.phase = [&sampler](const std::string& p) { sampler.MarkPhase(p); },
+                             .work = [&sampler](double units) { sampler.AddWork(units); }});
+  if (!markers) return ReportError(markers.error());
+
+  sampler.Start();
+  std::function<void(const std::string&)> on_line;
+  if (pattern) {
+    on_line = [&](const std::string& line) {
+      auto units = WorkFromLine(*pattern, line);
+      if (units && *units > 0) sampler.AddWork(*units);
+    };
+  }
+  auto child =
+      ChildProcess::Start(options.command, {{"HEADROOM_MARKERS", (*markers)->path()}}, on_line);
+  if (!child) {
+    sampler.Stop();
+    return ReportError(child.error());
+  }
+  std::optional<int> exit_code;
+  bool warned = false;
+  while (!(exit_code = (*child)->Poll())) {
+    if (!warned && sampler.error()) {
+      std::fprintf(stderr,
+                   "headroom: %s; the measurement stopped (data so far kept), waiting for the "
+                   "command to finish\n",
+                   sampler.error()->message().c_str());
+      warned = true;
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  (*markers)->Close();
+  sampler.Stop();
+  if (options.work > 0) sampler.AddWork(options.work);
+
+  report::MeasureSummary summary;
+  summary.command = options.command;
+  summary.exit_code = *exit_code;
+  summary.backend = set->backend;
+  summary.duration_s = core::ToSeconds(clock.Now() - start);
+  const auto reports = sampler.Reports();
+  const auto phases = sampler.Phases();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    summary.gpus.push_back({devices[i]->info(), reports[i], phases[i]});
+  }
+  summary.work = sampler.work();
+  summary.unit = options.unit;
+  summary.work_by_phase = sampler.work_by_phase();
+  if (auto error = sampler.error()) summary.error = error->message();
+
+  const nlohmann::ordered_json json = report::MeasureJson(summary);
+  if (options.json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << report::MeasureText(summary);
+  }
+  if (!options.out.empty()) {
+    const std::string summary_path =
+        options.out.substr(0, options.out.rfind('.')) + ".summary.json";
+    if (auto st = core::WriteFileAtomically(summary_path, json.dump(2) + "\n"); !st) {
+      return ReportError(st.error());
+    }
+  }
+  if (summary.error) {
+    std::fprintf(stderr, "headroom: measurement incomplete: %s\n", summary.error->c_str());
+    return *exit_code != 0 ? *exit_code : kExitRuntime;
+  }
+  return *exit_code;
+}
+
+}  // namespace
+
+void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto options = std::make_shared<MeasureOptions>();
+  options->backend.backend = "nvml";  // an ML engineer measures real GPUs by default
+  CLI::App* cmd = app.add_subcommand(
+      "measure",
+      "Run a command and report the GPUs' energy, power and throttling while it ran.\n"
+      "The command may write 'phase NAME' and 'work N' lines to the FIFO at $HEADROOM_MARKERS.");
+  AddBackendOptions(cmd, &options->backend);
+  cmd->add_option("--interval", options->interval, "Sampling interval, 10ms..60s")
+      ->capture_default_str();
+  cmd->add_option("--out", options->out,
+                  "Save the time series to FILE (.csv or .jsonl) and the summary beside it "
+                  "(FILE without extension + .summary.json)");
+  cmd->add_flag("--json", options->json, "Print the summary as JSON");
+  cmd->add_option("--work", options->work, "Units of work the command did (e.g. tokens)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--unit", options->unit, "Name of the unit of work")->capture_default_str();
+  cmd->add_option("--work-regex", options->work_regex,
+                  "Count work from the command's output: each matching line adds its first "
+                  "capture group (or the whole match) as a number, e.g. 'generated (\\d+) tokens'");
+  cmd->add_option("command", options->command, "The command to run, after --")
+      ->required()
+      ->expected(1, -1);
+  cmd->callback([run, options, &global] {
+    *run = [options, &global] { return RunMeasure(global, *options); };
+  });
+}
+
+}  // namespace headroom::cli

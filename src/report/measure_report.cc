@@ -1,0 +1,172 @@
+#include "report/measure_report.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "report/table.h"
+
+namespace headroom::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json OptionalJoules(const std::optional<core::Joules>& j) {
+  return j ? json(j->value()) : json(nullptr);
+}
+
+struct PhaseTotal {
+  double duration_s = 0;
+  double energy_j = 0;
+};
+
+// Phase energy summed over GPUs (durations are the same on every GPU), in first-seen order.
+std::vector<std::pair<std::string, PhaseTotal>> PhaseTotals(const MeasureSummary& s) {
+  std::vector<std::pair<std::string, PhaseTotal>> out;
+  for (const MeasuredGpu& g : s.gpus) {
+    for (const telemetry::PhaseEnergy& p : g.phases) {
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == p.name; });
+      if (it == out.end()) {
+        out.push_back({p.name, {core::ToSeconds(p.duration), 0}});
+        it = out.end() - 1;
+      }
+      it->second.energy_j += p.energy.value();
+    }
+  }
+  return out;
+}
+
+double WorkIn(const MeasureSummary& s, const std::string& phase) {
+  for (const auto& [name, units] : s.work_by_phase) {
+    if (name == phase) return units;
+  }
+  return 0;
+}
+
+double TotalEnergy(const MeasureSummary& s) {
+  double total = 0;
+  for (const MeasuredGpu& g : s.gpus) total += g.energy.energy.value();
+  return total;
+}
+
+}  // namespace
+
+json MeasureJson(const MeasureSummary& s) {
+  json out;
+  out["command"] = s.command;
+  out["exit_code"] = s.exit_code;
+  out["backend"] = s.backend;
+  out["complete"] = !s.error.has_value();
+  out["error"] = s.error ? json(*s.error) : json(nullptr);
+  out["duration_s"] = s.duration_s;
+  out["gpus"] = json::array();
+  double peak_sum = 0;
+  for (const MeasuredGpu& g : s.gpus) {
+    const telemetry::EnergyReport& e = g.energy;
+    peak_sum += e.peak_power.value();
+    out["gpus"].push_back({
+        {"gpu", g.info.index},
+        {"uuid", g.info.uuid},
+        {"name", g.info.name},
+        {"energy_j", e.energy.value()},
+        {"energy_source", telemetry::EnergySourceName(e.source)},
+        {"energy_source_note", e.source_note},
+        {"counter_energy_j", OptionalJoules(e.counter_energy)},
+        {"integrated_energy_j", OptionalJoules(e.integrated_energy)},
+        {"counter_vs_integration", e.disagreement ? json(*e.disagreement) : json(nullptr)},
+        {"counter_update_period_s",
+         e.counter_update_period ? json(core::ToSeconds(*e.counter_update_period)) : json(nullptr)},
+        {"counter_resets", e.counter_resets},
+        {"power_reading", e.power_reading},
+        {"duration_s", core::ToSeconds(e.duration)},
+        {"avg_power_w", e.average_power.value()},
+        {"peak_power_w", e.peak_power.value()},
+        {"time_power_capped_s", core::ToSeconds(e.time_power_capped)},
+        {"time_throttled_s", core::ToSeconds(e.time_throttled)},
+        {"samples", e.samples},
+    });
+  }
+  const double total = TotalEnergy(s);
+  out["total"] = {{"energy_j", total},
+                  {"avg_power_w", s.duration_s > 0 ? total / s.duration_s : 0.0},
+                  {"peak_power_sum_w", peak_sum}};
+  if (s.work > 0) {
+    out["work"] = {{"units", s.work},
+                   {"unit", s.unit},
+                   {"throughput_per_s", s.duration_s > 0 ? s.work / s.duration_s : 0.0},
+                   {"energy_per_unit_j", total / s.work}};
+  } else {
+    out["work"] = nullptr;
+  }
+  out["phases"] = json::array();
+  for (const auto& [name, t] : PhaseTotals(s)) {
+    const double work = WorkIn(s, name);
+    out["phases"].push_back(
+        {{"name", name},
+         {"duration_s", t.duration_s},
+         {"energy_j", t.energy_j},
+         {"avg_power_w", t.duration_s > 0 ? t.energy_j / t.duration_s : 0.0},
+         {"work", work},
+         {"energy_per_unit_j", work > 0 ? json(t.energy_j / work) : json(nullptr)}});
+  }
+  return out;
+}
+
+std::string MeasureText(const MeasureSummary& s) {
+  using Align = TextTable::Align;
+  TextTable gpus({{"GPU"},
+                  {"ENERGY J"},
+                  {"SOURCE", Align::kLeft},
+                  {"AVG W"},
+                  {"PEAK W"},
+                  {"CAPPED s"},
+                  {"THROTTLED s"},
+                  {"COUNTER vs INTEGRAL"}});
+  for (const MeasuredGpu& g : s.gpus) {
+    const telemetry::EnergyReport& e = g.energy;
+    gpus.AddRow({std::to_string(g.info.index), fmt::format("{:.1f}", e.energy.value()),
+                 telemetry::EnergySourceName(e.source),
+                 fmt::format("{:.1f}", e.average_power.value()),
+                 fmt::format("{:.1f}", e.peak_power.value()),
+                 fmt::format("{:.2f}", core::ToSeconds(e.time_power_capped)),
+                 fmt::format("{:.2f}", core::ToSeconds(e.time_throttled)),
+                 e.disagreement ? fmt::format("{:.2f}%", *e.disagreement * 100) : "-"});
+  }
+  const double total = TotalEnergy(s);
+  std::string out =
+      fmt::format("Measured {:.2f} s of '{}' (exit code {}) on {} GPU(s):\n", s.duration_s,
+                  fmt::join(s.command, " "), s.exit_code, s.gpus.size());
+  out += gpus.Render();
+  out += fmt::format("Total: {:.1f} J, {:.1f} W on average.\n", total,
+                     s.duration_s > 0 ? total / s.duration_s : 0.0);
+  for (const MeasuredGpu& g : s.gpus) {
+    if (!g.energy.source_note.empty()) {
+      out += fmt::format("GPU {}: energy {}: {}.\n", g.info.index,
+                         telemetry::EnergySourceName(g.energy.source), g.energy.source_note);
+    }
+  }
+  if (s.work > 0) {
+    out += fmt::format("Work: {:g} {}: {:.2f} per second, {:.4g} J each.\n", s.work, s.unit,
+                       s.duration_s > 0 ? s.work / s.duration_s : 0.0, total / s.work);
+  }
+  const auto phases = PhaseTotals(s);
+  if (!phases.empty()) {
+    TextTable table(
+        {{"PHASE", Align::kLeft}, {"TIME s"}, {"ENERGY J"}, {"AVG W"}, {"WORK"}, {"J/UNIT"}});
+    for (const auto& [name, t] : phases) {
+      const double work = WorkIn(s, name);
+      table.AddRow({name, fmt::format("{:.2f}", t.duration_s), fmt::format("{:.1f}", t.energy_j),
+                    fmt::format("{:.1f}", t.duration_s > 0 ? t.energy_j / t.duration_s : 0.0),
+                    fmt::format("{:g}", work),
+                    work > 0 ? fmt::format("{:.4g}", t.energy_j / work) : "-"});
+    }
+    out += "By phase (all GPUs):\n" + table.Render();
+  }
+  if (s.error) out += fmt::format("Incomplete: {}\n", *s.error);
+  return out;
+}
+
+}  // namespace headroom::report
