@@ -160,7 +160,9 @@ TEST(CliTest, MeasureSleepReportsEnergyPerGpu) {
   for (const auto& gpu : j["gpus"]) {
     EXPECT_GT(gpu["energy_j"].get<double>(), 0);
     EXPECT_EQ(gpu["energy_source"], "counter");
-    EXPECT_NEAR(gpu["avg_power_w"].get<double>(), 63, 1);  // an idle A100
+    // An idle A100 (63 W), read through a counter that moves every 100 ms: over ~2 s the
+    // reading can be off by up to one update period's energy at each end (~5%).
+    EXPECT_NEAR(gpu["avg_power_w"].get<double>(), 63, 4);
     EXPECT_GE(gpu["peak_power_w"].get<double>(), 63);
     EXPECT_GE(gpu["duration_s"].get<double>(), 1.9);
   }

@@ -82,6 +82,20 @@ TEST_F(NvmlBackendTest, EnergyAndPowerInSiUnitsMatchTheModel) {
   EXPECT_NEAR(d.Utilization()->gpu_percent, 100, 0.5);
 }
 
+TEST_F(NvmlBackendTest, DrainsTheDriverPowerSampleRing) {
+  ::setenv("HEADROOM_FAKE_NVML_LOAD", "prefill:200ms,idle:800ms", 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  Advance(std::chrono::seconds(2));
+  auto samples = devices[0]->PowerSamples(0);
+  ASSERT_TRUE(samples) << samples.error().message();
+  ASSERT_EQ(samples->size(), 20u);
+  EXPECT_GT((*samples)[0].power.value(), 380);
+  auto none = devices[0]->PowerSamples(samples->back().timestamp_us);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_F(NvmlBackendTest, SettersChangeLaterGettersAndValidateRange) {
   ::setenv("HEADROOM_FAKE_NVML_LOAD", "prefill", 1);
   auto devices = Open();

@@ -60,6 +60,13 @@ struct MemoryUsage {
   std::uint64_t total_bytes = 0;
 };
 
+// One entry of the driver's own power sample ring (nvml.md §5.5). The timestamp is in the
+// device's time base (microseconds, increasing), only comparable with the same device's.
+struct PowerSample {
+  std::uint64_t timestamp_us = 0;
+  core::Watts power{0};
+};
+
 // The SM clock lock in force, if any.
 struct ClockLock {
   core::Megahertz min{0};
@@ -78,6 +85,10 @@ class Device {
   // Cumulative energy since the driver loaded. It updates in steps (every 20-100 ms on real
   // GPUs), so short windows can read zero change.
   [[nodiscard]] virtual core::Result<core::Joules> EnergyCounter() = 0;
+  // The driver's power samples newer than `after_us` (0: all it holds), oldest first: sub-second
+  // history even when polled once a second.
+  [[nodiscard]] virtual core::Result<std::vector<PowerSample>> PowerSamples(
+      std::uint64_t after_us) = 0;
   [[nodiscard]] virtual core::Result<core::Megahertz> SmClock() = 0;
   [[nodiscard]] virtual core::Result<core::Megahertz> MemoryClock() = 0;
   [[nodiscard]] virtual core::Result<std::vector<core::Megahertz>> SupportedSmClocks() = 0;

@@ -87,6 +87,7 @@ json MeasureJson(const MeasureSummary& s) {
         {"time_power_capped_s", core::ToSeconds(e.time_power_capped)},
         {"time_throttled_s", core::ToSeconds(e.time_throttled)},
         {"samples", e.samples},
+        {"driver_power_samples", e.driver_samples},
     });
   }
   const double total = TotalEnergy(s);

@@ -48,6 +48,11 @@ void EnergyMeter::MarkPhase(const std::string& phase) {
   }
 }
 
+void EnergyMeter::AddDriverSample(core::Watts power) {
+  ++driver_samples_;
+  peak_ = std::max(peak_, power);
+}
+
 void EnergyMeter::Add(const gpu::DeviceSnapshot& s) {
   ++samples_;
   if (!first_time_) first_time_ = s.time;
@@ -96,6 +101,7 @@ EnergyReport EnergyMeter::Report() const {
   EnergyReport r;
   r.duration = total_.duration;
   r.samples = samples_;
+  r.driver_samples = driver_samples_;
   r.peak_power = peak_;
   r.time_power_capped = capped_;
   r.time_throttled = throttled_;

@@ -33,7 +33,8 @@ struct EnergyReport {
   std::string power_reading;  // which reading was integrated: "instant" or "1s-average"
   core::Duration duration{0};
   core::Watts average_power{0};  // energy / duration
-  core::Watts peak_power{0};     // highest reading seen
+  core::Watts peak_power{0};     // highest reading seen, driver samples included
+  int driver_samples = 0;        // readings drained from the driver's power sample ring
   core::Duration time_power_capped{0};
   core::Duration time_throttled{0};  // any reason but idle
   int samples = 0;
@@ -51,6 +52,9 @@ class EnergyMeter {
   void Add(const gpu::DeviceSnapshot& snapshot);
   // Starts attributing energy to `phase` from `time` on (the phase before it ends there).
   void MarkPhase(const std::string& phase);
+  // A reading from the driver's power sample ring: counts toward the peak, which a coarse poll
+  // alone would miss (sub-second prefill spikes).
+  void AddDriverSample(core::Watts power);
 
   EnergyReport Report() const;
   // Phases in the order they first appeared; empty when no phase was ever marked.
@@ -77,6 +81,7 @@ class EnergyMeter {
   core::Duration capped_{0};
   core::Duration throttled_{0};
   int samples_ = 0;
+  int driver_samples_ = 0;
 
   std::string phase_;
   std::vector<std::string> phase_order_;

@@ -28,6 +28,8 @@ Sampler::Sampler(std::vector<gpu::Device*> devices, core::Clock* clock, SamplerO
     : devices_(std::move(devices)),
       clock_(clock),
       options_(std::move(options)),
+      driver_last_us_(devices_.size(), 0),
+      driver_samples_supported_(devices_.size(), true),
       meters_(devices_.size()) {}
 
 Sampler::~Sampler() {
@@ -67,7 +69,16 @@ void Sampler::Stop() {
 
 bool Sampler::SampleOnce() {
   std::vector<Sample> taken;
-  for (gpu::Device* device : devices_) {
+  std::vector<std::vector<gpu::PowerSample>> drained(devices_.size());
+  std::vector<std::uint64_t> after_us;
+  std::vector<bool> drain;
+  {
+    core::MutexLock lock(&mu_);
+    after_us = driver_last_us_;
+    drain = driver_samples_supported_;
+  }
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    gpu::Device* device = devices_[i];
     auto snapshot = gpu::TakeSnapshot(*device, clock_->Now());
     if (!snapshot) {
       core::MutexLock lock(&mu_);
@@ -75,6 +86,13 @@ bool Sampler::SampleOnce() {
       return false;
     }
     taken.push_back({device->info().index, std::move(*snapshot)});
+    if (!drain[i]) continue;
+    auto samples = device->PowerSamples(after_us[i]);
+    if (samples) {
+      drained[i] = std::move(*samples);
+    } else {
+      drain[i] = false;  // unsupported, or failing: the snapshots still carry the measurement
+    }
   }
   {
     core::MutexLock lock(&mu_);
@@ -82,6 +100,13 @@ bool Sampler::SampleOnce() {
       meters_[i].Add(taken[i].snapshot);
       ring_.push_back(taken[i]);
       while (ring_.size() > options_.ring_capacity) ring_.pop_front();
+      driver_samples_supported_[i] = drain[i];
+      for (const gpu::PowerSample& p : drained[i]) {
+        meters_[i].AddDriverSample(p.power);
+        driver_last_us_[i] = std::max(driver_last_us_[i], p.timestamp_us);
+        driver_ring_.push_back({taken[i].gpu, p});
+        while (driver_ring_.size() > options_.ring_capacity) driver_ring_.pop_front();
+      }
     }
   }
   if (options_.sink) {
@@ -122,6 +147,11 @@ std::vector<std::pair<std::string, double>> Sampler::work_by_phase() const {
 std::vector<Sample> Sampler::Recent() const {
   core::MutexLock lock(&mu_);
   return {ring_.begin(), ring_.end()};
+}
+
+std::vector<DriverPowerSample> Sampler::RecentDriverSamples() const {
+  core::MutexLock lock(&mu_);
+  return {driver_ring_.begin(), driver_ring_.end()};
 }
 
 std::vector<EnergyReport> Sampler::Reports() const {

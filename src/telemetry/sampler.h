@@ -29,6 +29,11 @@ struct Sample {
   gpu::DeviceSnapshot snapshot;
 };
 
+struct DriverPowerSample {
+  int gpu = 0;
+  gpu::PowerSample sample;
+};
+
 struct SamplerOptions {
   core::Duration interval{std::chrono::milliseconds(100)};
   size_t ring_capacity = 100000;  // samples kept in memory, oldest dropped first
@@ -60,6 +65,9 @@ class Sampler {
   std::vector<std::pair<std::string, double>> work_by_phase() const EXCLUDES(mu_);
 
   std::vector<Sample> Recent() const EXCLUDES(mu_);
+  // Sub-second power history drained from the drivers' sample rings (where supported), newest
+  // last, bounded like the snapshot ring.
+  std::vector<DriverPowerSample> RecentDriverSamples() const EXCLUDES(mu_);
   std::vector<EnergyReport> Reports() const EXCLUDES(mu_);  // one per device, in device order
   std::vector<std::vector<PhaseEnergy>> Phases() const EXCLUDES(mu_);
   // The error that stopped sampling early, if any.
@@ -78,6 +86,10 @@ class Sampler {
 
   mutable core::Mutex mu_;
   std::deque<Sample> ring_ GUARDED_BY(mu_);
+  std::deque<DriverPowerSample> driver_ring_ GUARDED_BY(mu_);
+  // Per device: the newest driver sample seen, and whether the device offers them at all.
+  std::vector<std::uint64_t> driver_last_us_ GUARDED_BY(mu_);
+  std::vector<bool> driver_samples_supported_ GUARDED_BY(mu_);
   std::vector<EnergyMeter> meters_ GUARDED_BY(mu_);
   std::optional<core::Error> error_ GUARDED_BY(mu_);
   double work_ GUARDED_BY(mu_) = 0;

@@ -104,6 +104,30 @@ TEST(SamplerTest, ThreadSamplesAtIntervalsOnTheInjectedClock) {
   EXPECT_EQ((recent.back().snapshot.time - start) % milliseconds(250), milliseconds(0));
 }
 
+TEST(SamplerTest, DriverSamplesRevealSpikesThatASlowPollMisses) {
+  for (const bool ring : {true, false}) {
+    core::FakeClock clock;
+    gpu::sim::SimOptions options = Load("idle:500ms,prefill:200ms,idle:300ms");
+    if (!ring) options.unsupported = {"power_samples"};
+    gpu::sim::SimDevice device(0, A100(), &clock, options);
+    auto sampler = *Sampler::Create({&device}, &clock, {.interval = seconds(1)});
+    sampler->SampleOnce();
+    for (int i = 0; i < 5; ++i) {  // polls land at whole seconds, inside the idle part
+      clock.Advance(seconds(1));
+      sampler->SampleOnce();
+    }
+    const EnergyReport r = sampler->Reports()[0];
+    if (ring) {
+      EXPECT_GT(r.peak_power.value(), 380) << "the 200 ms prefill spikes, from the driver's ring";
+      EXPECT_GE(r.driver_samples, 45);  // one per 100 ms sensor period
+      EXPECT_FALSE(sampler->RecentDriverSamples().empty());
+    } else {
+      EXPECT_LT(r.peak_power.value(), 200) << "a 1 s poll alone sees only idle readings";
+      EXPECT_EQ(r.driver_samples, 0);
+    }
+  }
+}
+
 TEST(SamplerTest, RejectsBadIntervals) {
   core::FakeClock clock;
   gpu::sim::SimDevice device(0, A100(), &clock, {});

@@ -12,6 +12,7 @@
 // Built twice: the full library, and with HEADROOM_FAKE_NVML_LEGACY an 11.x-era one that exports
 // only unversioned init/count/handle names, no energy counter, no field values, and only the old
 // throttle-reasons name (to exercise symbol fallbacks and missing capabilities).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -306,6 +307,31 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t han
       [](std::uint64_t r) { return r; });
 }
 #endif
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t handle, int type,
+                                              unsigned long long last_seen_us, int* value_type,
+                                              unsigned int* count, nvml::nvmlSample_t* samples) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (count == nullptr || value_type == nullptr) return nvml::kErrorInvalidArgument;
+  if (type != nvml::kTotalPowerSamples) return nvml::kErrorNotSupported;
+  auto found = device->PowerSamples(last_seen_us);
+  if (!found) return ReturnFor(found.error());
+  if (found->empty()) return nvml::kErrorNotFound;
+  *value_type = nvml::kValueTypeUnsignedInt;
+  if (samples == nullptr) {
+    *count = static_cast<unsigned int>(found->size());
+    return nvml::kSuccess;
+  }
+  const size_t n = std::min<size_t>(*count, found->size());
+  for (size_t i = 0; i < n; ++i) {
+    samples[i].timeStamp = (*found)[i].timestamp_us;
+    samples[i].sampleValue.uiVal = Milli((*found)[i].power.value());
+  }
+  *count = static_cast<unsigned int>(n);
+  return nvml::kSuccess;
+}
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t handle,
                                                                    unsigned long long* reasons) {

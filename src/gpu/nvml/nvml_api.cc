@@ -32,7 +32,6 @@ core::Result<NvmlApi> NvmlApi::Load(const NvmlLibrary& lib) {
   const std::pair<const void*, const char*> required[] = {
       {reinterpret_cast<const void*>(api.init), "nvmlInit_v2"},
       {reinterpret_cast<const void*>(api.shutdown), "nvmlShutdown"},
-      {reinterpret_cast<const void*>(api.error_string), "nvmlErrorString"},
       {reinterpret_cast<const void*>(api.get_count), "nvmlDeviceGetCount_v2"},
       {reinterpret_cast<const void*>(api.get_handle_by_index), "nvmlDeviceGetHandleByIndex_v2"}};
   for (const auto& [fn, name] : required) {

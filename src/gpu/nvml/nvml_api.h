@@ -1,7 +1,8 @@
 // NvmlApi: the NVML entry points headroom uses, bound from a loaded library with versioned
 // names tried newest first (nvml.md §1). Only init, shutdown, error string, count and handle are
 // required; every other pointer may be null, meaning the capability is absent. Vendor units (mW,
-// mJ) are still in force at this layer. Immutable after Load, so thread-safe (NVML itself is).
+// mJ) are still in force at this layer. (nvmlErrorString is optional too: without it errors
+// carry the numeric code only.) Immutable after Load, so thread-safe (NVML itself is).
 #ifndef HEADROOM_GPU_NVML_NVML_API_H_
 #define HEADROOM_GPU_NVML_NVML_API_H_
 
@@ -18,10 +19,10 @@ struct NvmlApi {
   // Required.
   nvmlReturn_t (*init)() = nullptr;
   nvmlReturn_t (*shutdown)() = nullptr;
-  const char* (*error_string)(nvmlReturn_t) = nullptr;
   nvmlReturn_t (*get_count)(unsigned int*) = nullptr;
   nvmlReturn_t (*get_handle_by_index)(unsigned int, Dev*) = nullptr;
-  // Optional.
+  // Optional from here on.
+  const char* (*error_string)(nvmlReturn_t) = nullptr;
   nvmlReturn_t (*get_handle_by_uuid)(const char*, Dev*) = nullptr;
   nvmlReturn_t (*get_parent_of_mig)(Dev, Dev*) = nullptr;
   nvmlReturn_t (*get_index)(Dev, unsigned int*) = nullptr;

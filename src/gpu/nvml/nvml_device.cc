@@ -187,6 +187,31 @@ core::Result<core::Joules> NvmlDevice::EnergyCounter() {
   return core::Joules(static_cast<double>(mj) / 1000.0);
 }
 
+core::Result<std::vector<PowerSample>> NvmlDevice::PowerSamples(std::uint64_t after_us) {
+  HEADROOM_RETURN_IF_ERROR(
+      Require(reinterpret_cast<const void*>(api_.get_samples), "power samples"));
+  // The usual two calls: the size, then the samples (nvml.md §2, "Sample buffer").
+  int value_type = 0;
+  unsigned int count = 0;
+  nvmlReturn_t rc =
+      api_.get_samples(handle_, kTotalPowerSamples, after_us, &value_type, &count, nullptr);
+  if (rc == kErrorNotFound) return std::vector<PowerSample>{};  // nothing new
+  HEADROOM_RETURN_IF_ERROR(Check(rc, "power samples"));
+  std::vector<nvmlSample_t> raw(count);
+  rc = api_.get_samples(handle_, kTotalPowerSamples, after_us, &value_type, &count, raw.data());
+  if (rc == kErrorNotFound) return std::vector<PowerSample>{};
+  HEADROOM_RETURN_IF_ERROR(Check(rc, "power samples"));
+  std::vector<PowerSample> out;
+  for (unsigned int i = 0; i < count && i < raw.size(); ++i) {
+    if (raw[i].timeStamp <= after_us) continue;
+    out.push_back({raw[i].timeStamp, FromMilliwatts(raw[i].sampleValue.uiVal)});
+  }
+  std::sort(out.begin(), out.end(), [](const PowerSample& a, const PowerSample& b) {
+    return a.timestamp_us < b.timestamp_us;
+  });
+  return out;
+}
+
 core::Result<core::Megahertz> NvmlDevice::SmClock() {
   HEADROOM_RETURN_IF_ERROR(Require(reinterpret_cast<const void*>(api_.get_clock_info), "SM clock"));
   unsigned int mhz = 0;

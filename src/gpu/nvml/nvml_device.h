@@ -57,6 +57,7 @@ class NvmlDevice final : public Device {
   core::Result<core::Watts> PowerInstant() override;
   core::Result<core::Watts> PowerAverage() override;
   core::Result<core::Joules> EnergyCounter() override;
+  core::Result<std::vector<PowerSample>> PowerSamples(std::uint64_t after_us) override;
   core::Result<core::Megahertz> SmClock() override;
   core::Result<core::Megahertz> MemoryClock() override;
   core::Result<std::vector<core::Megahertz>> SupportedSmClocks() override;

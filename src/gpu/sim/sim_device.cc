@@ -75,6 +75,16 @@ core::Result<core::Joules> SimDevice::EnergyCounter() {
   return Read("energy", [](const SimGpu& g) { return g.energy_counter(); });
 }
 
+core::Result<std::vector<PowerSample>> SimDevice::PowerSamples(std::uint64_t after_us) {
+  return Read("power_samples", [after_us](const SimGpu& g) {
+    std::vector<PowerSample> out;
+    for (const PowerSample& s : g.power_history()) {
+      if (s.timestamp_us > after_us) out.push_back(s);
+    }
+    return out;
+  });
+}
+
 core::Result<core::Megahertz> SimDevice::SmClock() {
   return Read("sm_clock", [](const SimGpu& g) { return g.sm_clock(); });
 }

@@ -22,8 +22,9 @@ struct SimOptions {
   // Controls fail with kPermissionDenied, as NVML's setters do for a non-root user.
   bool controls_denied = false;
   // Reads that fail with kUnimplemented, to exercise capability handling: any of
-  // "power_instant", "power_average", "energy", "sm_clock", "memory_clock", "supported_clocks",
-  // "utilization", "temperature", "memory", "power_limits", "throttle_reasons", "clock_lock".
+  // "power_instant", "power_average", "energy", "power_samples", "sm_clock", "memory_clock",
+  // "supported_clocks", "utilization", "temperature", "memory", "power_limits", "throttle_reasons",
+  // "clock_lock".
   std::set<std::string> unsupported;
 };
 
@@ -37,6 +38,8 @@ class SimDevice final : public Device {
   core::Result<core::Watts> PowerInstant() override EXCLUDES(mu_);
   core::Result<core::Watts> PowerAverage() override EXCLUDES(mu_);
   core::Result<core::Joules> EnergyCounter() override EXCLUDES(mu_);
+  core::Result<std::vector<PowerSample>> PowerSamples(std::uint64_t after_us) override
+      EXCLUDES(mu_);
   core::Result<core::Megahertz> SmClock() override EXCLUDES(mu_);
   core::Result<core::Megahertz> MemoryClock() override EXCLUDES(mu_);
   core::Result<std::vector<core::Megahertz>> SupportedSmClocks() override EXCLUDES(mu_);

@@ -104,6 +104,19 @@ TEST(SimDeviceTest, UnsupportedReadsAreTypedNotSupported) {
   EXPECT_TRUE(device.PowerAverage());
 }
 
+TEST(SimDeviceTest, PowerSamplesHoldSubSecondHistory) {
+  core::FakeClock clock;
+  SimDevice device(0, A100(), &clock, WithScript("prefill:200ms,idle:800ms"));
+  clock.Advance(seconds(1));
+  auto samples = device.PowerSamples(0);
+  ASSERT_TRUE(samples);
+  ASSERT_EQ(samples->size(), 10u);  // one per 100 ms sensor period
+  EXPECT_GT((*samples)[0].power.value(), 380);
+  EXPECT_NEAR(samples->back().power.value(), 63, 0.5);
+  EXPECT_LT((*samples)[0].timestamp_us, (*samples)[1].timestamp_us);
+  EXPECT_TRUE(device.PowerSamples(samples->back().timestamp_us)->empty());
+}
+
 TEST(SimDeviceTest, SupportedClocksAndMemory) {
   core::FakeClock clock;
   SimDevice device(0, A100(), &clock, WithScript("decode"));

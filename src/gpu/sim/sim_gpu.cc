@@ -10,6 +10,7 @@ namespace {
 
 constexpr size_t kRingSteps = 1000;  // 1 s of 1 ms steps: the driver's averaging window
 constexpr double kStepS = 1e-3;
+constexpr size_t kHistoryWindows = 100;  // 10 s of the A100's 100 ms sensor period
 
 // Memory a serving process keeps allocated (weights + KV cache pool), as a fraction of the
 // device; vLLM's default gpu_memory_utilization is 0.9.
@@ -100,6 +101,9 @@ void SimGpu::Step() {
       instant_w_ = window_sum_w_ / window_steps_;
       window_sum_w_ = 0;
       window_steps_ = 0;
+      const auto stamp = std::chrono::duration_cast<std::chrono::microseconds>(elapsed_ + kStep);
+      history_.push_back({static_cast<std::uint64_t>(stamp.count()), core::Watts(instant_w_)});
+      while (history_.size() > kHistoryWindows) history_.pop_front();
     }
   }
 

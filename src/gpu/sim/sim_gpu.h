@@ -7,6 +7,7 @@
 #ifndef HEADROOM_GPU_SIM_SIM_GPU_H_
 #define HEADROOM_GPU_SIM_SIM_GPU_H_
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -42,6 +43,9 @@ class SimGpu {
   core::Watts true_power() const { return core::Watts(power_w_); }
   core::Joules true_energy() const { return core::Joules(energy_j_); }
   core::Watts instant_power() const { return core::Watts(instant_w_); }
+  // The sensor's readings, one per closed window, newest last (the last ~10 s), each stamped
+  // with the simulated time in microseconds at which its window closed.
+  const std::deque<PowerSample>& power_history() const { return history_; }
   core::Watts average_power() const;
   core::Joules energy_counter() const { return core::Joules(counter_j_); }
   core::Megahertz sm_clock() const;
@@ -79,6 +83,7 @@ class SimGpu {
   double window_sum_w_ = 0;
   int window_steps_ = 0;
   double instant_w_ = 0;
+  std::deque<PowerSample> history_;
 
   // Cache of the limiter's target clock, valid while its inputs are unchanged.
   struct TargetKey {

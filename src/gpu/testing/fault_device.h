@@ -25,6 +25,9 @@ class FaultDevice final : public Device {
   core::Result<core::Watts> PowerInstant() override { return Call(&Device::PowerInstant); }
   core::Result<core::Watts> PowerAverage() override { return Call(&Device::PowerAverage); }
   core::Result<core::Joules> EnergyCounter() override { return Call(&Device::EnergyCounter); }
+  core::Result<std::vector<PowerSample>> PowerSamples(std::uint64_t after_us) override {
+    return Call(&Device::PowerSamples, after_us);
+  }
   core::Result<core::Megahertz> SmClock() override { return Call(&Device::SmClock); }
   core::Result<core::Megahertz> MemoryClock() override { return Call(&Device::MemoryClock); }
   core::Result<std::vector<core::Megahertz>> SupportedSmClocks() override {
