@@ -173,6 +173,14 @@ TEST_F(NvmlBackendTest, SelectsByIndexUuidAndCudaVisibleDevices) {
   ASSERT_EQ(visible.size(), 2u);
   EXPECT_EQ(visible[0]->info().index, 2);
 
+  // A MIG device selects its physical GPU (power is per GPU); two of one GPU select it once.
+  const std::string mig3 = "MIG-" + uuid3.substr(4);
+  ::setenv("CUDA_VISIBLE_DEVICES", (mig3 + "," + mig3).c_str(), 1);
+  auto mig = Open();
+  ASSERT_EQ(mig.size(), 1u);
+  EXPECT_EQ(mig[0]->info().uuid, uuid3);
+  EXPECT_TRUE(mig[0]->PowerLimits());
+
   auto missing = OpenNvmlDevices({.selectors = {"GPU-00000000-dead-beef-0000-000000000000"}});
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("GPU-00000000-dead"), std::string::npos);

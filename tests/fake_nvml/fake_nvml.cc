@@ -13,6 +13,7 @@
 // only unversioned init/count/handle names, no energy counter, no field values, and only the old
 // throttle-reasons name (to exercise symbol fallbacks and missing capabilities).
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -216,17 +217,36 @@ FAKE_EXPORT nvmlReturn_t HEADROOM_HANDLE_NAME(unsigned int index, nvmlDevice_t* 
   return nvml::kSuccess;
 }
 
+// Each GPU has one MIG device, "MIG-" + the GPU's UUID without "GPU-". Its handle is the GPU's
+// address with the low bit set: device queries on it fail as on real MIG devices (power is per
+// physical GPU), and nvmlDeviceGetDeviceHandleFromMigDeviceHandle clears the bit.
+constexpr std::uintptr_t kMigTag = 1;
+
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
   std::lock_guard lock(g_mu);
   if (g_state == nullptr) return nvml::kErrorUninitialized;
   if (uuid == nullptr || device == nullptr) return nvml::kErrorInvalidArgument;
   for (auto& d : g_state->devices) {
-    if (d->info().uuid == uuid) {
+    const std::string& gpu_uuid = d->info().uuid;
+    if (gpu_uuid == uuid) {
       *device = reinterpret_cast<nvmlDevice_t>(d.get());
+      return nvml::kSuccess;
+    }
+    if ("MIG-" + gpu_uuid.substr(4) == uuid) {
+      *device = reinterpret_cast<nvmlDevice_t>(reinterpret_cast<std::uintptr_t>(d.get()) | kMigTag);
       return nvml::kSuccess;
     }
   }
   return nvml::kErrorNotFound;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig,
+                                                                      nvmlDevice_t* device) {
+  if (device == nullptr) return nvml::kErrorInvalidArgument;
+  const auto bits = reinterpret_cast<std::uintptr_t>(mig);
+  if ((bits & kMigTag) == 0) return nvml::kErrorInvalidArgument;
+  *device = reinterpret_cast<nvmlDevice_t>(bits & ~kMigTag);
+  return nvml::kSuccess;
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t handle, unsigned int* index) {
