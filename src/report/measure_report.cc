@@ -79,6 +79,7 @@ json MeasureJson(const MeasureSummary& s) {
         {"counter_vs_integration", e.disagreement ? json(*e.disagreement) : json(nullptr)},
         {"counter_update_period_s",
          e.counter_update_period ? json(core::ToSeconds(*e.counter_update_period)) : json(nullptr)},
+        {"counter_update_period_is_upper_bound", e.counter_update_period_is_upper_bound},
         {"counter_resets", e.counter_resets},
         {"power_reading", e.power_reading},
         {"duration_s", core::ToSeconds(e.duration)},

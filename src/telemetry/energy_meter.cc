@@ -78,6 +78,7 @@ void EnergyMeter::Add(const gpu::DeviceSnapshot& s) {
         ++counter_resets_;
       } else {
         counter = delta;
+        if (delta == 0) ++counter_unchanged_;
         if (delta > 0) {
           if (last_counter_change_) counter_change_gaps_.push_back(s.time - *last_counter_change_);
           last_counter_change_ = s.time;
@@ -114,6 +115,7 @@ EnergyReport EnergyMeter::Report() const {
     std::vector<core::Duration> gaps = counter_change_gaps_;
     std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
     r.counter_update_period = gaps[gaps.size() / 2];
+    r.counter_update_period_is_upper_bound = counter_unchanged_ == 0;
   }
   if (r.counter_energy && r.integrated_energy && r.counter_energy->value() > 0) {
     r.disagreement = std::abs(r.counter_energy->value() - r.integrated_energy->value()) /

@@ -28,7 +28,10 @@ struct EnergyReport {
   std::optional<core::Joules> counter_energy;
   std::optional<core::Joules> integrated_energy;
   std::optional<double> disagreement;                   // |counter - integrated| / counter
-  std::optional<core::Duration> counter_update_period;  // median time between counter changes
+  // Median time between observed counter changes. When every sample saw a change, the counter
+  // updates at least as often as we sampled, and this is only an upper bound.
+  std::optional<core::Duration> counter_update_period;
+  bool counter_update_period_is_upper_bound = false;
   int counter_resets = 0;
   std::string power_reading;  // which reading was integrated: "instant" or "1s-average"
   core::Duration duration{0};
@@ -76,6 +79,7 @@ class EnergyMeter {
   int counter_resets_ = 0;
   std::optional<core::TimePoint> last_counter_change_;
   std::vector<core::Duration> counter_change_gaps_;
+  int counter_unchanged_ = 0;  // sample intervals in which the counter did not move
   std::string power_reading_;
   core::Watts peak_{0};
   core::Duration capped_{0};

@@ -32,6 +32,16 @@ TEST(EnergyMeterTest, PrefersTheCounterOverLongWindowsAndReportsAgreement) {
   EXPECT_EQ(r.duration, milliseconds(2000));
   EXPECT_EQ(r.power_reading, "instant");
   EXPECT_EQ(*r.counter_update_period, milliseconds(100));
+  EXPECT_TRUE(r.counter_update_period_is_upper_bound);  // it moved in every sample interval
+}
+
+TEST(EnergyMeterTest, InfersTheCounterPeriodWhenSamplingFasterThanItUpdates) {
+  EnergyMeter meter;
+  // Sampled every 25 ms; the counter steps every 100 ms.
+  for (long ms = 0; ms <= 2000; ms += 25) meter.Add(Snap(ms, 0.25 * (ms / 100 * 100), 250));
+  const EnergyReport r = meter.Report();
+  EXPECT_EQ(*r.counter_update_period, milliseconds(100));
+  EXPECT_FALSE(r.counter_update_period_is_upper_bound);
 }
 
 TEST(EnergyMeterTest, ShortWindowIsIntegratedAndSaysWhyNotZero) {
