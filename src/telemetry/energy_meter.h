@@ -27,7 +27,7 @@ struct EnergyReport {
   std::string source_note;
   std::optional<core::Joules> counter_energy;
   std::optional<core::Joules> integrated_energy;
-  std::optional<double> disagreement;                   // |counter - integrated| / counter
+  std::optional<double> disagreement;  // |counter - integrated| / counter
   // Median time between observed counter changes. When every sample saw a change, the counter
   // updates at least as often as we sampled, and this is only an upper bound.
   std::optional<core::Duration> counter_update_period;
