@@ -1,5 +1,5 @@
 # Script mode: writes OUT, a C++ file defining
-#   std::span<const headroom::core::EmbeddedFile> NAMESPACE::EmbeddedFiles()
+#   std::span<const headroom::core::EmbeddedFile> NAMESPACE::FUNCTION()
 # with the bytes of FILES (paths stored relative to BASE). Bytes are written as hex so no file
 # content can break the generated source.
 set(body "")
@@ -26,7 +26,7 @@ const std::array<headroom::core::EmbeddedFile, ${i}> kFiles = {{
 ${entries}}};
 }  // namespace
 
-std::span<const headroom::core::EmbeddedFile> EmbeddedFiles() { return kFiles; }
+std::span<const headroom::core::EmbeddedFile> ${FUNCTION}() { return kFiles; }
 
 }  // namespace ${NAMESPACE}
 ")

@@ -20,13 +20,14 @@ function(headroom_add_test name)
     DISCOVERY_TIMEOUT 60)
 endfunction()
 
-# headroom_embed_files(OUT_CC VAR_PREFIX FILES...): generates a C++ source that holds the given
-# files' bytes, so the binary carries its data (the hardware catalog) and runs from anywhere.
-function(headroom_embed_files out_cc namespace)
+# headroom_embed_files(OUT_CC NAMESPACE FUNCTION FILES...): generates a C++ source defining
+# NAMESPACE::FUNCTION() over the given files' bytes, so the binary carries its data (catalogs)
+# and runs from anywhere.
+function(headroom_embed_files out_cc namespace function)
   set(files ${ARGN})
   add_custom_command(
     OUTPUT ${out_cc}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out_cc} -DNAMESPACE=${namespace}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out_cc} -DNAMESPACE=${namespace} -DFUNCTION=${function}
             -DBASE=${PROJECT_SOURCE_DIR} "-DFILES=${files}"
             -P ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
     DEPENDS ${files} ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake

@@ -9,6 +9,7 @@ packages=(
   clang clang-format            # format check and the thread-safety build
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libnlopt-cxx-dev              # derivative-free fitting of the inference model
 )
 
 missing=()

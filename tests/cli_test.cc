@@ -253,6 +253,60 @@ TEST(CliTest, MeasureBadInput) {
   EXPECT_EQ(Headroom("measure --backend sim --work-regex '(' -- true").exit_code, 2);
 }
 
+TEST(CliTest, ModelPredictEveryModelOnEveryGpu) {
+  for (const char* model :
+       {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "bloom-176b",
+        "gpt-neox-20b", "opt-30b", "flan-t5-xxl", "roberta-large"}) {
+    for (const char* gpu :
+         {"a100-40gb-sxm", "a100-80gb-sxm", "h100-80gb-sxm", "h100-80gb-pcie", "h200-141gb-sxm"}) {
+      const CommandRun run = Headroom(fmt::format(
+          "model predict --model {} --gpu {} --tp 8 --prompt 512 --batch 4 --json", model, gpu));
+      ASSERT_EQ(run.exit_code, 0) << model << " " << gpu << "\n" << run.out;
+      const auto j = nlohmann::json::parse(run.out);
+      EXPECT_GT(j["prefill_ms"].get<double>(), 0);
+      EXPECT_GT(j["prefill_power_w"].get<double>(), 0);
+      EXPECT_GT(j["energy"]["request_j"].get<double>(), 0);
+      if (std::string(model) == "roberta-large") {
+        EXPECT_TRUE(j["decode_step_ms"].is_null());
+      } else {
+        EXPECT_GT(j["decode_step_ms"].get<double>(), 0);
+        EXPECT_LT(j["decode_power_w"].get<double>(), j["prefill_power_w"].get<double>());
+      }
+    }
+  }
+}
+
+TEST(CliTest, ModelPredictUnderClockAndPowerLimit) {
+  auto prefill_ms = [](const std::string& extra) {
+    const CommandRun run = Headroom(
+        "model predict --model llama2-70b --gpu a100-80gb --tp 8 --prompt 2048 --json " + extra);
+    EXPECT_EQ(run.exit_code, 0) << run.out;
+    return nlohmann::json::parse(run.out)["prefill_ms"].get<double>();
+  };
+  const double base = prefill_ms("");
+  EXPECT_GT(prefill_ms("--sm-clock 1110"), base * 1.1);
+  EXPECT_GT(prefill_ms("--power-limit 250"), base * 1.1);
+  EXPECT_EQ(Headroom("model predict --tp 3").exit_code, 2);
+  EXPECT_EQ(Headroom("model predict --sm-clock 5000").exit_code, 2);
+  EXPECT_EQ(Headroom("model predict --power-limit 50").exit_code, 2);
+  EXPECT_EQ(Headroom("model predict --sm-clock 1200 --power-limit 300").exit_code, 2);
+  EXPECT_EQ(Headroom("model predict --model gpt-9").exit_code, 2);
+}
+
+TEST(CliTest, ModelFitReportsHeldOutError) {
+  const CommandRun run = Headroom("model fit --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["fits"].size(), 2u);
+  for (const auto& fit : j["fits"]) {
+    EXPECT_GT(fit["held_out"]["points"].get<int>(), 0);
+    EXPECT_LT(fit["held_out"]["decode_mape"].get<double>(), 0.1);
+  }
+  EXPECT_EQ(j["excluded"].size(), 3u);
+  // The power-capped H100 rows are explained by the H100 model under a cap below TDP.
+  EXPECT_LT(j["capped"][0]["implied_power_limit_w"].get<double>(), 700);
+}
+
 TEST(CliTest, HelpOnEveryLevelAndVersion) {
   for (const char* args :
        {"--help", "gpus --help", "monitor --help", "model --help", "model dvfs --help"}) {

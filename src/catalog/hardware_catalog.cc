@@ -1,13 +1,11 @@
 #include "catalog/hardware_catalog.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "catalog/embedded_hardware.h"
-#include "core/files.h"
+#include "catalog/embedded_data.h"
 #include "core/parse.h"
 
 namespace headroom::catalog {
@@ -105,6 +103,8 @@ Status ParseCapabilities(const YamlReader& doc, model::GpuSpec& gpu) {
   HEADROOM_ASSIGN_OR_RETURN(double bf16, doc.NumberIn("bf16_tflops", 0.001, 1e6));
   HEADROOM_ASSIGN_OR_RETURN(double fp16, doc.NumberIn("fp16_tflops", 0.001, 1e6));
   HEADROOM_ASSIGN_OR_RETURN(double sms, doc.NumberIn("sm_count", 1, 100000));
+  HEADROOM_ASSIGN_OR_RETURN(double link, doc.NumberIn("interconnect_gb_s", 1, 1e5));
+  gpu.interconnect_bytes_per_s = link * 1e9;
   gpu.memory_bytes = static_cast<std::uint64_t>(mib) * 1024ULL * 1024ULL;
   gpu.memory_bandwidth_bytes_per_s = bw * 1e9;
   gpu.bf16_flops_per_s = bf16 * 1e12;
@@ -117,28 +117,6 @@ Status ParseCapabilities(const YamlReader& doc, model::GpuSpec& gpu) {
   HEADROOM_ASSIGN_OR_RETURN(double max_instances, mig.NumberIn("max_instances", 0, 64));
   gpu.mig_max_instances = static_cast<int>(max_instances);
   return core::Ok();
-}
-
-// Lower-cased names under which an entry can be found; the first is canonical.
-std::vector<std::string> LookupKeys(const std::string& name,
-                                    const std::vector<std::string>& aliases) {
-  std::vector<std::string> keys{core::ToLower(name)};
-  for (const auto& a : aliases) keys.push_back(core::ToLower(a));
-  return keys;
-}
-
-template <class Spec>
-Result<const Spec*> Find(const std::vector<Spec>& specs, std::string_view name,
-                         std::string_view what) {
-  const std::string key = core::ToLower(core::Trim(name));
-  std::string known;
-  for (const Spec& spec : specs) {
-    for (const auto& k : LookupKeys(spec.name, spec.aliases)) {
-      if (k == key) return &spec;
-    }
-    known += (known.empty() ? "" : ", ") + spec.name;
-  }
-  return Fail(Error::NotFound(fmt::format("unknown {} '{}' (known: {})", what, name, known)));
 }
 
 }  // namespace
@@ -159,6 +137,7 @@ Result<model::GpuSpec> ParseGpuSpec(const YamlReader& doc) {
                                                "memory_bandwidth_gb_s",
                                                "bf16_tflops",
                                                "fp16_tflops",
+                                               "interconnect_gb_s",
                                                "sm_count",
                                                "mig",
                                                "power_model",
@@ -243,40 +222,20 @@ Result<HardwareCatalog> HardwareCatalog::FromFiles(std::span<const SourceFile> f
 }
 
 Result<HardwareCatalog> HardwareCatalog::LoadDirectory(const std::string& dir) {
-  std::error_code ec;
-  std::vector<std::string> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".yaml") paths.push_back(entry.path().string());
-  }
-  if (ec) {
-    return Fail(Error::NotFound(fmt::format("catalog directory {}: {}", dir, ec.message())));
-  }
-  if (paths.empty()) {
-    return Fail(Error::NotFound(fmt::format("catalog directory {}: no *.yaml files", dir)));
-  }
-  std::sort(paths.begin(), paths.end());
-  std::vector<SourceFile> files;
-  for (const auto& path : paths) {
-    HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path));
-    files.push_back({path, std::move(text)});
-  }
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, ReadYamlDirectory(dir));
   return FromFiles(files);
 }
 
 Result<HardwareCatalog> HardwareCatalog::Embedded() {
-  std::vector<SourceFile> files;
-  for (const core::EmbeddedFile& f : EmbeddedFiles()) {
-    files.push_back({std::string(f.path), std::string(f.content)});
-  }
-  return FromFiles(files);
+  return FromFiles(FromEmbedded(EmbeddedHardwareFiles()));
 }
 
 Result<const model::GpuSpec*> HardwareCatalog::Gpu(std::string_view name) const {
-  return Find(gpus_, name, "GPU type");
+  return FindByName(gpus_, name, "GPU type");
 }
 
 Result<const model::ServerSpec*> HardwareCatalog::Server(std::string_view name) const {
-  return Find(servers_, name, "server type");
+  return FindByName(servers_, name, "server type");
 }
 
 const model::GpuSpec* HardwareCatalog::GpuByNvmlName(std::string_view nvml_name) const {

@@ -9,16 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/source_files.h"
 #include "core/result.h"
 #include "core/yaml_reader.h"
 #include "model/gpu_spec.h"
 
 namespace headroom::catalog {
-
-struct SourceFile {
-  std::string path;  // names the file in errors
-  std::string text;
-};
 
 class HardwareCatalog {
  public:

@@ -18,6 +18,9 @@ void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+// Subcommands of `headroom model`.
+void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);
+void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 
 }  // namespace headroom::cli
 

@@ -222,6 +222,8 @@ void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   dvfs->add_flag("--json", options->json, "Print JSON instead of tables");
   dvfs->callback(
       [run, options, &global] { *run = [options, &global] { return RunDvfs(global, *options); }; });
+  AddModelFit(model, global, run);
+  AddModelPredict(model, global, run);
 }
 
 }  // namespace headroom::cli

@@ -49,6 +49,12 @@ Error YamlReader::ErrorAt(std::string_view key, std::string_view message) const 
 
 bool YamlReader::Has(std::string_view key) const { return node_[Key(key)].IsDefined(); }
 
+std::vector<std::string> YamlReader::Keys() const {
+  std::vector<std::string> keys;
+  for (const auto& entry : node_) keys.push_back(entry.first.Scalar());
+  return keys;
+}
+
 Result<YAML::Node> YamlReader::Required(std::string_view key) const {
   const YAML::Node child = node_[Key(key)];
   if (!child.IsDefined() || child.IsNull()) return Fail(ErrorAt(key, "missing"));

@@ -34,6 +34,8 @@ class YamlReader {
   [[nodiscard]] Result<std::vector<std::string>> StringList(std::string_view key) const;
   [[nodiscard]] Result<YamlReader> Map(std::string_view key) const;
   [[nodiscard]] bool Has(std::string_view key) const;
+  // The keys of this mapping, in document order.
+  std::vector<std::string> Keys() const;
 
   // Fails on the first key of this mapping not in `known`.
   [[nodiscard]] Status CheckKnownKeys(std::initializer_list<std::string_view> known) const;

@@ -72,8 +72,9 @@ struct GpuSpec {
 
   std::uint64_t memory_bytes = 0;
   double memory_bandwidth_bytes_per_s = 0;
-  double bf16_flops_per_s = 0;  // dense
-  double fp16_flops_per_s = 0;  // dense
+  double bf16_flops_per_s = 0;          // dense
+  double fp16_flops_per_s = 0;          // dense
+  double interconnect_bytes_per_s = 0;  // GPU-to-GPU, per direction (tensor-parallel traffic)
   int sm_count = 0;
   bool mig_supported = false;
   int mig_max_instances = 0;

@@ -124,11 +124,12 @@ void Sampler::MarkPhase(const std::string& phase) {
 void Sampler::AddWork(double units) {
   core::MutexLock lock(&mu_);
   work_ += units;
-  if (phase_.empty()) return;
+  const std::string phase = phase_;
+  if (phase.empty()) return;
   auto it = std::find_if(work_by_phase_.begin(), work_by_phase_.end(),
-                         [&](const auto& p) { return p.first == phase_; });
+                         [&phase](const auto& p) { return p.first == phase; });
   if (it == work_by_phase_.end()) {
-    work_by_phase_.emplace_back(phase_, units);
+    work_by_phase_.emplace_back(phase, units);
   } else {
     it->second += units;
   }

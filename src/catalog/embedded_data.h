@@ -1,0 +1,19 @@
+// The data/hardware/*.yaml and data/models/*.yaml files compiled into the binary (generated
+// sources). Thread-safe.
+#ifndef HEADROOM_CATALOG_EMBEDDED_DATA_H_
+#define HEADROOM_CATALOG_EMBEDDED_DATA_H_
+
+#include <span>
+
+#include "core/embedded_file.h"
+
+namespace headroom::catalog {
+
+std::span<const core::EmbeddedFile> EmbeddedHardwareFiles();
+std::span<const core::EmbeddedFile> EmbeddedModelFiles();
+std::span<const core::EmbeddedFile> EmbeddedFitFiles();
+std::span<const core::EmbeddedFile> EmbeddedProfileFiles();
+
+}  // namespace headroom::catalog
+
+#endif  // HEADROOM_CATALOG_EMBEDDED_DATA_H_

@@ -1,0 +1,180 @@
+#include "model/inference_fit.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlopt.hpp>
+
+namespace headroom::model {
+namespace {
+
+constexpr int kHeldOutOneIn = 5;
+constexpr unsigned kParameters = 8;
+constexpr size_t kMinTrainingPoints = 2 * kParameters;
+
+// FNV-1a over the configuration: stable across compilers, unlike std::hash.
+std::uint64_t StableHash(const ProfilePoint& p) {
+  const std::string key =
+      fmt::format("{}/{}/{}/{}/{}", p.hardware, p.tp, p.prompt, p.batch, p.output);
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// Parameter vector <-> efficiency. Times are fitted in milliseconds to keep the scales alike.
+InferenceEfficiency FromVector(const std::vector<double>& x) {
+  return {.compute_efficiency = x[0],
+          .half_efficiency_width = x[1],
+          .memory_efficiency = x[2],
+          .prefill_overhead_s = x[3] / 1e3,
+          .prefill_per_sequence_s = x[7] / 1e3,
+          .decode_overhead_s = x[4] / 1e3,
+          .per_sequence_s = x[5] / 1e3,
+          .allreduce_step_s = x[6] / 1e3};
+}
+
+struct Objective {
+  const ModelSpec* model;
+  const GpuPowerModel* gpu;
+  const std::vector<ProfilePoint>* points;
+};
+
+double SquaredLogError(const std::vector<double>& x, std::vector<double>& /*grad*/, void* data) {
+  const auto* o = static_cast<const Objective*>(data);
+  const InferenceModel m(*o->model, *o->gpu, FromVector(x));
+  const core::Megahertz f = o->gpu->spec().sm_clock_max;
+  double sum = 0;
+  for (const ProfilePoint& p : *o->points) {
+    const double prefill = m.AtClock(m.PrefillPhase(PrefillShapeOf(p)), p.tp, f).time_s;
+    const double decode = m.AtClock(*m.DecodePhase(DecodeShapeOf(p)), p.tp, f).time_s;
+    sum += std::pow(std::log(prefill / p.prefill_s), 2) +
+           std::pow(std::log(decode / p.decode_step_s), 2);
+  }
+  return sum / static_cast<double>(o->points->size());
+}
+
+}  // namespace
+
+bool IsHeldOut(const ProfilePoint& point) { return StableHash(point) % kHeldOutOneIn == 0; }
+
+InferenceShape PrefillShapeOf(const ProfilePoint& p) {
+  return {.tp = p.tp, .batch = p.batch, .prompt = p.prompt, .context = 0};
+}
+
+InferenceShape DecodeShapeOf(const ProfilePoint& p) {
+  return {.tp = p.tp, .batch = p.batch, .prompt = p.prompt, .context = p.prompt + p.output / 2};
+}
+
+std::vector<ProfilePoint> ExcludeAnomalies(const std::vector<ProfilePoint>& points,
+                                           std::vector<std::string>* reasons) {
+  std::vector<ProfilePoint> kept;
+  for (const ProfilePoint& p : points) {
+    const ProfilePoint* half = nullptr;
+    for (const ProfilePoint& q : points) {
+      if (q.hardware == p.hardware && q.tp == p.tp && q.prompt == p.prompt &&
+          q.output == p.output && 2 * q.batch == p.batch) {
+        half = &q;
+      }
+    }
+    if (half != nullptr && p.prefill_s < 0.5 * half->prefill_s) {
+      if (reasons != nullptr) {
+        reasons->push_back(fmt::format(
+            "{}: {} tp{} prompt {} batch {}: prefill {:.1f} ms, but {:.1f} ms at batch {}",
+            p.source, p.hardware, p.tp, p.prompt, p.batch, p.prefill_s * 1e3, half->prefill_s * 1e3,
+            half->batch));
+      }
+      continue;
+    }
+    kept.push_back(p);
+  }
+  return kept;
+}
+
+Mape Evaluate(const InferenceModel& m, const std::vector<ProfilePoint>& points) {
+  Mape out;
+  const core::Megahertz f = m.gpu().spec().sm_clock_max;
+  for (const ProfilePoint& p : points) {
+    const double prefill = m.AtClock(m.PrefillPhase(PrefillShapeOf(p)), p.tp, f).time_s;
+    const double decode = m.AtClock(*m.DecodePhase(DecodeShapeOf(p)), p.tp, f).time_s;
+    out.prefill += std::abs(prefill / p.prefill_s - 1.0);
+    out.decode += std::abs(decode / p.decode_step_s - 1.0);
+    ++out.points;
+  }
+  if (out.points > 0) {
+    out.prefill /= out.points;
+    out.decode /= out.points;
+  }
+  return out;
+}
+
+core::Result<FitResult> FitEfficiency(const ModelSpec& model, const GpuPowerModel& gpu,
+                                      const std::vector<ProfilePoint>& points) {
+  std::vector<ProfilePoint> train, held_out;
+  for (const ProfilePoint& p : points) (IsHeldOut(p) ? held_out : train).push_back(p);
+  if (train.size() < kMinTrainingPoints) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} training points for {} are too few to fit {} parameters", train.size(),
+                    gpu.spec().name, kParameters)));
+  }
+  Objective objective{&model, &gpu, &train};
+  // Bounds: efficiencies in (0, 1]; half-efficiency width up to 100k columns; overheads up to
+  // 500 ms; per-sequence decode cost up to 10 ms; an all-reduce step up to 1 ms; per-sequence
+  // prefill cost up to 500 ms.
+  nlopt::opt opt(nlopt::LN_SBPLX, kParameters);
+  opt.set_lower_bounds({0.05, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0});
+  opt.set_upper_bounds({1.0, 1e5, 1.0, 500.0, 500.0, 10.0, 1.0, 500.0});
+  opt.set_min_objective(SquaredLogError, &objective);
+  opt.set_xtol_rel(1e-10);
+  opt.set_maxeval(50000);
+  std::vector<double> x = {0.7, 2000.0, 0.8, 20.0, 10.0, 0.2, 0.01, 5.0};
+  double best = 0;
+  try {
+    opt.optimize(x, best);
+  } catch (const nlopt::roundoff_limited&) {
+    // Converged as far as floating point allows: x holds the best point found.
+  } catch (const std::exception& e) {
+    return core::Fail(
+        core::Error::Internal(fmt::format("fit of {} failed: {}", gpu.spec().name, e.what())));
+  }
+  FitResult result;
+  result.efficiency = FromVector(x);
+  const InferenceModel fitted(model, gpu, result.efficiency);
+  result.train = Evaluate(fitted, train);
+  result.held_out = Evaluate(fitted, held_out);
+  return result;
+}
+
+ImpliedCap FitPowerCap(const InferenceModel& m, const std::vector<ProfilePoint>& points) {
+  const GpuSpec& spec = m.gpu().spec();
+  ImpliedCap best;
+  double best_error = std::numeric_limits<double>::infinity();
+  for (double w = spec.power_limit_min.value(); w <= spec.power_limit_max.value(); w += 5) {
+    double error = 0;
+    Mape mape;
+    for (const ProfilePoint& p : points) {
+      const double prefill =
+          m.UnderPowerLimit(m.PrefillPhase(PrefillShapeOf(p)), p.tp, core::Watts(w)).time_s;
+      const double decode =
+          m.UnderPowerLimit(*m.DecodePhase(DecodeShapeOf(p)), p.tp, core::Watts(w)).time_s;
+      error += std::pow(std::log(prefill / p.prefill_s), 2) +
+               std::pow(std::log(decode / p.decode_step_s), 2);
+      mape.prefill += std::abs(prefill / p.prefill_s - 1.0);
+      mape.decode += std::abs(decode / p.decode_step_s - 1.0);
+      ++mape.points;
+    }
+    if (error < best_error && mape.points > 0) {
+      best_error = error;
+      mape.prefill /= mape.points;
+      mape.decode /= mape.points;
+      best = {core::Watts(w), mape};
+    }
+  }
+  return best;
+}
+
+}  // namespace headroom::model

@@ -1,0 +1,71 @@
+// Fitting InferenceModel's efficiency parameters to a measured latency profile (SplitwiseSim's
+// llama2-70b table), with a held-out split and MAPE, and screening of physically impossible
+// rows. Pure computation (NLopt's derivative-free optimizer); thread-compatible.
+#ifndef HEADROOM_MODEL_INFERENCE_FIT_H_
+#define HEADROOM_MODEL_INFERENCE_FIT_H_
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "model/inference_model.h"
+
+namespace headroom::model {
+
+// One measured configuration, averaged over its repeats.
+struct ProfilePoint {
+  std::string hardware;  // as the profile names it, e.g. "a100-80gb"
+  int tp = 0;
+  int prompt = 0;
+  int batch = 0;
+  int output = 0;        // generated tokens
+  double prefill_s = 0;  // prefill of the whole batch
+  double decode_step_s = 0;
+  int repeats = 0;
+  std::string source;  // file:line of its first row, for reports
+};
+
+// Whether a point belongs to the held-out 20% (a fixed hash of its configuration, so the split
+// is the same on every run and machine).
+bool IsHeldOut(const ProfilePoint& point);
+
+// Drops points whose prefill took less than half as long as the same configuration at half the
+// batch: more work in far less time is not physics but a failed run. Each drop is explained in
+// `reasons`.
+std::vector<ProfilePoint> ExcludeAnomalies(const std::vector<ProfilePoint>& points,
+                                           std::vector<std::string>* reasons);
+
+// The decode shape of a profile point: each step sees, on average, the prompt plus half the output.
+InferenceShape DecodeShapeOf(const ProfilePoint& p);
+InferenceShape PrefillShapeOf(const ProfilePoint& p);
+
+struct Mape {
+  double prefill = 0;  // mean absolute percentage error, as a fraction
+  double decode = 0;
+  int points = 0;
+};
+Mape Evaluate(const InferenceModel& model, const std::vector<ProfilePoint>& points);
+
+struct FitResult {
+  InferenceEfficiency efficiency;
+  Mape train;
+  Mape held_out;
+};
+
+// Fits the efficiency parameters of `gpu` on the training points (IsHeldOut false) and reports
+// MAPE on both splits. kInvalidArgument when there are too few points.
+[[nodiscard]] core::Result<FitResult> FitEfficiency(const ModelSpec& model,
+                                                    const GpuPowerModel& gpu,
+                                                    const std::vector<ProfilePoint>& points);
+
+// For a profile measured under an unknown power cap (SplitwiseSim's "h100-80gb-pcap"): the
+// settable limit, in 5 W steps, under which `model` best reproduces the points, and the MAPE there.
+struct ImpliedCap {
+  core::Watts limit{0};
+  Mape mape;
+};
+ImpliedCap FitPowerCap(const InferenceModel& model, const std::vector<ProfilePoint>& points);
+
+}  // namespace headroom::model
+
+#endif  // HEADROOM_MODEL_INFERENCE_FIT_H_

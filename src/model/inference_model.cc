@@ -1,0 +1,95 @@
+#include "model/inference_model.h"
+
+#include "core/check.h"
+
+namespace headroom::model {
+namespace {
+
+// Two all-reduces per transformer layer (after attention and after the FFN), Megatron-style.
+constexpr double kAllReducesPerLayer = 2.0;
+
+}  // namespace
+
+InferenceModel::InferenceModel(ModelSpec model, GpuPowerModel gpu, InferenceEfficiency efficiency)
+    : model_(std::move(model)), gpu_(std::move(gpu)), efficiency_(efficiency) {}
+
+double InferenceModel::WeightBytesPerGpu(int tp) const {
+  return model_.TotalParams() * model_.bytes_per_param / tp;
+}
+
+double InferenceModel::KvBytesPerGpu(int tp, int tokens) const {
+  return model_.KvBytesPerToken() * tokens / tp;
+}
+
+double InferenceModel::CommunicationSeconds(int tp, double tokens, int layers) const {
+  if (tp <= 1) return 0;
+  const double link = gpu_.spec().interconnect_bytes_per_s;
+  const double message = tokens * model_.hidden * model_.bytes_per_param;
+  // A ring all-reduce takes 2 (tp - 1) steps, each moving 1/tp of the message over a link.
+  const double per_reduce = 2.0 * (tp - 1) * (efficiency_.allreduce_step_s + message / tp / link);
+  return layers * kAllReducesPerLayer * per_reduce;
+}
+
+double InferenceModel::ComputeEfficiency(int tp) const {
+  const double width = static_cast<double>(model_.ffn) / tp;
+  return efficiency_.compute_efficiency * width / (width + efficiency_.half_efficiency_width);
+}
+
+Phase InferenceModel::PrefillPhase(const InferenceShape& s) const {
+  HEADROOM_CHECK(s.tp >= 1 && s.batch >= 1 && s.prompt >= 1) << "bad inference shape";
+  const double tokens = static_cast<double>(s.batch) * s.prompt;
+  const bool encoder_decoder = model_.architecture == ModelArchitecture::kEncoderDecoder;
+  const bool bidirectional = model_.architecture != ModelArchitecture::kDecoder;
+  const int layers = encoder_decoder ? model_.encoder_layers : model_.layers;
+  const bool cross = false;
+  // Dense layers on every token; the LM head only on each sequence's last token.
+  const double lm_head = static_cast<double>(model_.vocab) * model_.hidden;
+  const double dense = 2.0 * layers * model_.LayerParams(cross) * tokens + 2.0 * lm_head * s.batch;
+  // QK^T and AV: 2 matmuls x 2 FLOPs x prompt^2 x attention width per layer, halved when causal.
+  const double attention = 4.0 * static_cast<double>(s.prompt) * s.prompt * model_.attention_dim() *
+                           layers * s.batch * (bidirectional ? 1.0 : 0.5);
+  const double weights = (layers * model_.LayerParams(cross) + lm_head) * model_.bytes_per_param;
+  const double kv_written = model_.KvBytesPerToken() * tokens;
+  Phase phase;
+  phase.flops = (dense + attention) / s.tp;
+  phase.bytes = (weights + kv_written) / s.tp;
+  phase.overhead_s = efficiency_.prefill_overhead_s + efficiency_.prefill_per_sequence_s * s.batch +
+                     CommunicationSeconds(s.tp, tokens, layers);
+  phase.compute_efficiency = ComputeEfficiency(s.tp);
+  phase.memory_efficiency = efficiency_.memory_efficiency;
+  return phase;
+}
+
+std::optional<Phase> InferenceModel::DecodePhase(const InferenceShape& s) const {
+  if (model_.architecture == ModelArchitecture::kEncoder) return std::nullopt;
+  HEADROOM_CHECK(s.tp >= 1 && s.batch >= 1 && s.context >= 0) << "bad inference shape";
+  const double weights = model_.DecoderWeightParams();
+  // Each new token attends over the cache: 2 matmuls x 2 FLOPs x context x attention width.
+  const double attention =
+      4.0 * static_cast<double>(s.context) * model_.attention_dim() * model_.layers * s.batch;
+  const double kv_read = model_.KvBytesPerToken() * s.context * s.batch;
+  Phase phase;
+  phase.flops = (2.0 * weights * s.batch + attention) / s.tp;
+  phase.bytes = (weights * model_.bytes_per_param + kv_read) / s.tp;
+  phase.overhead_s = efficiency_.decode_overhead_s + efficiency_.per_sequence_s * s.batch +
+                     CommunicationSeconds(s.tp, s.batch, model_.layers);
+  phase.compute_efficiency = ComputeEfficiency(s.tp);
+  phase.memory_efficiency = efficiency_.memory_efficiency;
+  return phase;
+}
+
+PhaseEstimate InferenceModel::AtClock(const Phase& phase, int tp, core::Megahertz clock) const {
+  PhaseEstimate e;
+  e.clock = clock;
+  e.time_s = gpu_.Time(phase, clock).time_s;
+  e.power = gpu_.PhasePower(phase, clock);
+  e.energy = core::EnergyOver(e.power, e.time_s) * tp;
+  return e;
+}
+
+PhaseEstimate InferenceModel::UnderPowerLimit(const Phase& phase, int tp, core::Watts limit) const {
+  const core::Megahertz f = gpu_.MaxClockUnder(limit, phase, 1.0, gpu_.spec().sm_clock_max);
+  return AtClock(phase, tp, f);
+}
+
+}  // namespace headroom::model

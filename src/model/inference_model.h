@@ -1,0 +1,80 @@
+// InferenceModel: time and power of LLM inference phases on one GPU type, from the model's
+// architecture (FLOPs and bytes of weights, KV cache and attention), the GPU's roofline and
+// power model, tensor-parallel communication, and a few efficiency parameters fitted per GPU type
+// (inference_fit.h). Nothing in it is specific to one model: other models are predicted from their
+// architecture alone. Pure; immutable after construction, so thread-safe.
+#ifndef HEADROOM_MODEL_INFERENCE_MODEL_H_
+#define HEADROOM_MODEL_INFERENCE_MODEL_H_
+
+#include <optional>
+
+#include "core/units.h"
+#include "model/gpu_power_model.h"
+#include "model/model_spec.h"
+
+namespace headroom::model {
+
+// The fitted parameters of one GPU type (data/fits/inference-efficiency.yaml).
+struct InferenceEfficiency {
+  // Achieved fraction of peak FLOP/s in dense layers wide enough to fill the GPU. Narrower
+  // per-GPU matrices (a small model, or a large one split over many GPUs) reach less:
+  // efficiency x width / (width + half_efficiency_width), width = the FFN's columns per GPU.
+  double compute_efficiency = 0.6;
+  double half_efficiency_width = 0.0;
+  double memory_efficiency = 0.8;       // achieved fraction of peak bandwidth streaming weights/KV
+  double prefill_overhead_s = 0.0;      // fixed cost of a prefill pass (scheduling, launches)
+  double prefill_per_sequence_s = 0.0;  // per sequence of a prefill batch
+  double decode_overhead_s = 0.0;       // fixed cost of a decode step
+  double per_sequence_s = 0.0;          // per sequence and decode step (sampling, bookkeeping)
+  double allreduce_step_s = 0.0;        // latency of one step of a ring all-reduce (tp > 1)
+};
+
+struct InferenceShape {
+  int tp = 1;       // tensor parallelism: GPUs sharing each layer
+  int batch = 1;    // sequences processed together
+  int prompt = 0;   // prompt tokens per sequence (prefill)
+  int context = 0;  // tokens in each sequence's KV cache at a decode step
+};
+
+struct PhaseEstimate {
+  double time_s = 0;
+  core::Megahertz clock{0};
+  core::Watts power{0};    // per GPU
+  core::Joules energy{0};  // all tp GPUs
+};
+
+class InferenceModel {
+ public:
+  InferenceModel(ModelSpec model, GpuPowerModel gpu, InferenceEfficiency efficiency);
+
+  const ModelSpec& model() const { return model_; }
+  const GpuPowerModel& gpu() const { return gpu_; }
+  const InferenceEfficiency& efficiency() const { return efficiency_; }
+
+  // One GPU's share of the work. REQUIRES: shape.tp >= 1, batch >= 1, prompt >= 1.
+  Phase PrefillPhase(const InferenceShape& shape) const;
+  // nullopt for encoder-only models, which have no decode phase.
+  std::optional<Phase> DecodePhase(const InferenceShape& shape) const;
+
+  // At a clock (the GPU's maximum unless locked lower), or under a power limit (the steady
+  // clock the firmware settles at, model/power_limiter.h).
+  PhaseEstimate AtClock(const Phase& phase, int tp, core::Megahertz clock) const;
+  PhaseEstimate UnderPowerLimit(const Phase& phase, int tp, core::Watts limit) const;
+
+  // Bytes of weights one GPU holds, and of KV cache one sequence of `tokens` needs per GPU.
+  double WeightBytesPerGpu(int tp) const;
+  double KvBytesPerGpu(int tp, int tokens) const;
+
+ private:
+  // Time of the tensor-parallel all-reduces of one pass of `tokens` tokens through `layers`.
+  double CommunicationSeconds(int tp, double tokens, int layers) const;
+  double ComputeEfficiency(int tp) const;
+
+  ModelSpec model_;
+  GpuPowerModel gpu_;
+  InferenceEfficiency efficiency_;
+};
+
+}  // namespace headroom::model
+
+#endif  // HEADROOM_MODEL_INFERENCE_MODEL_H_
