@@ -18,15 +18,15 @@ core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const st
     HEADROOM_ASSIGN_OR_RETURN(e.compute_efficiency, f.NumberIn("compute_efficiency", 0.01, 1));
     HEADROOM_ASSIGN_OR_RETURN(e.half_efficiency_width, f.NumberIn("half_efficiency_width", 0, 1e6));
     HEADROOM_ASSIGN_OR_RETURN(e.memory_efficiency, f.NumberIn("memory_efficiency", 0.01, 1));
-    HEADROOM_ASSIGN_OR_RETURN(double prefill_ms, f.NumberIn("prefill_overhead_ms", 0, 10000));
+    HEADROOM_ASSIGN_OR_RETURN(double prefill_ms, f.NumberIn("prefill_layer_overhead_ms", 0, 10000));
     HEADROOM_ASSIGN_OR_RETURN(double prefill_seq_ms,
-                              f.NumberIn("prefill_per_sequence_ms", 0, 10000));
-    HEADROOM_ASSIGN_OR_RETURN(double decode_ms, f.NumberIn("decode_overhead_ms", 0, 10000));
+                              f.NumberIn("prefill_layer_per_sequence_ms", 0, 10000));
+    HEADROOM_ASSIGN_OR_RETURN(double decode_ms, f.NumberIn("decode_layer_overhead_ms", 0, 10000));
     HEADROOM_ASSIGN_OR_RETURN(double sequence_ms, f.NumberIn("per_sequence_ms", 0, 1000));
     HEADROOM_ASSIGN_OR_RETURN(double step_ms, f.NumberIn("allreduce_step_ms", 0, 1000));
-    e.prefill_overhead_s = prefill_ms / 1e3;
-    e.prefill_per_sequence_s = prefill_seq_ms / 1e3;
-    e.decode_overhead_s = decode_ms / 1e3;
+    e.prefill_layer_overhead_s = prefill_ms / 1e3;
+    e.prefill_layer_per_sequence_s = prefill_seq_ms / 1e3;
+    e.decode_layer_overhead_s = decode_ms / 1e3;
     e.per_sequence_s = sequence_ms / 1e3;
     e.allreduce_step_s = step_ms / 1e3;
     out.fitted_[gpu] = e;

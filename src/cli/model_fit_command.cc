@@ -56,12 +56,12 @@ std::string Yaml(const std::vector<GpuFitReport>& fits, const std::string& profi
     const model::InferenceEfficiency& e = r.fit.efficiency;
     out += fmt::format(
         "  {}:\n    compute_efficiency: {:.6f}\n    half_efficiency_width: {:.3f}\n"
-        "    memory_efficiency: {:.6f}\n    prefill_overhead_ms: {:.6f}\n"
-        "    prefill_per_sequence_ms: {:.6f}\n    decode_overhead_ms: {:.6f}\n"
+        "    memory_efficiency: {:.6f}\n    prefill_layer_overhead_ms: {:.6f}\n"
+        "    prefill_layer_per_sequence_ms: {:.6f}\n    decode_layer_overhead_ms: {:.6f}\n"
         "    per_sequence_ms: {:.6f}\n    allreduce_step_ms: {:.6f}\n",
         r.gpu, e.compute_efficiency, e.half_efficiency_width, e.memory_efficiency,
-        e.prefill_overhead_s * 1e3, e.prefill_per_sequence_s * 1e3, e.decode_overhead_s * 1e3,
-        e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3);
+        e.prefill_layer_overhead_s * 1e3, e.prefill_layer_per_sequence_s * 1e3,
+        e.decode_layer_overhead_s * 1e3, e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3);
   }
   out += "borrowed:  # GPU types with no profile of their own\n";
   for (const auto& [gpu, from] : kBorrowed) out += fmt::format("  {}: {}\n", gpu, from);
@@ -131,10 +131,10 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
                            {"COMPUTE EFF"},
                            {"HALF WIDTH"},
                            {"MEMORY EFF"},
-                           {"PREFILL OVH ms"},
-                           {"PREFILL/SEQ ms"},
-                           {"DECODE OVH ms"},
-                           {"PER SEQ ms"},
+                           {"PREFILL/LAYER ms"},
+                           {"PREFILL/LAYER/SEQ ms"},
+                           {"DECODE/LAYER ms"},
+                           {"DECODE/SEQ ms"},
                            {"AR STEP us"},
                            {"TRAIN pts"},
                            {"PREFILL MAPE"},
@@ -148,9 +148,9 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
     table.AddRow(
         {r.gpu, fmt::format("{:.3f}", e.compute_efficiency),
          fmt::format("{:.0f}", e.half_efficiency_width), fmt::format("{:.3f}", e.memory_efficiency),
-         fmt::format("{:.2f}", e.prefill_overhead_s * 1e3),
-         fmt::format("{:.2f}", e.prefill_per_sequence_s * 1e3),
-         fmt::format("{:.2f}", e.decode_overhead_s * 1e3),
+         fmt::format("{:.2f}", e.prefill_layer_overhead_s * 1e3),
+         fmt::format("{:.2f}", e.prefill_layer_per_sequence_s * 1e3),
+         fmt::format("{:.2f}", e.decode_layer_overhead_s * 1e3),
          fmt::format("{:.3f}", e.per_sequence_s * 1e3),
          fmt::format("{:.1f}", e.allreduce_step_s * 1e6), std::to_string(r.fit.train.points),
          pct(r.fit.train.prefill), pct(r.fit.train.decode), std::to_string(r.fit.held_out.points),
@@ -160,9 +160,9 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
                            {"compute_efficiency", e.compute_efficiency},
                            {"half_efficiency_width", e.half_efficiency_width},
                            {"memory_efficiency", e.memory_efficiency},
-                           {"prefill_overhead_ms", e.prefill_overhead_s * 1e3},
-                           {"prefill_per_sequence_ms", e.prefill_per_sequence_s * 1e3},
-                           {"decode_overhead_ms", e.decode_overhead_s * 1e3},
+                           {"prefill_layer_overhead_ms", e.prefill_layer_overhead_s * 1e3},
+                           {"prefill_layer_per_sequence_ms", e.prefill_layer_per_sequence_s * 1e3},
+                           {"decode_layer_overhead_ms", e.decode_layer_overhead_s * 1e3},
                            {"per_sequence_ms", e.per_sequence_s * 1e3},
                            {"allreduce_step_ms", e.allreduce_step_s * 1e3},
                            {"train",

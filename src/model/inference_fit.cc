@@ -26,14 +26,15 @@ std::uint64_t StableHash(const ProfilePoint& p) {
   return h;
 }
 
-// Parameter vector <-> efficiency. Times are fitted in milliseconds to keep the scales alike.
+// Parameter vector <-> efficiency. Per-layer times are fitted in microseconds, the others in
+// milliseconds, to keep the scales alike.
 InferenceEfficiency FromVector(const std::vector<double>& x) {
   return {.compute_efficiency = x[0],
           .half_efficiency_width = x[1],
           .memory_efficiency = x[2],
-          .prefill_overhead_s = x[3] / 1e3,
-          .prefill_per_sequence_s = x[7] / 1e3,
-          .decode_overhead_s = x[4] / 1e3,
+          .prefill_layer_overhead_s = x[3] / 1e6,
+          .prefill_layer_per_sequence_s = x[7] / 1e6,
+          .decode_layer_overhead_s = x[4] / 1e6,
           .per_sequence_s = x[5] / 1e3,
           .allreduce_step_s = x[6] / 1e3};
 }
@@ -122,16 +123,15 @@ core::Result<FitResult> FitEfficiency(const ModelSpec& model, const GpuPowerMode
                     gpu.spec().name, kParameters)));
   }
   Objective objective{&model, &gpu, &train};
-  // Bounds: efficiencies in (0, 1]; half-efficiency width up to 100k columns; overheads up to
-  // 500 ms; per-sequence decode cost up to 10 ms; an all-reduce step up to 1 ms; per-sequence
-  // prefill cost up to 500 ms.
+  // Bounds: efficiencies in (0, 1]; half-efficiency width up to 100k columns; per-layer overheads
+  // up to 5 ms; per-sequence decode cost up to 10 ms; an all-reduce step up to 1 ms.
   nlopt::opt opt(nlopt::LN_SBPLX, kParameters);
   opt.set_lower_bounds({0.05, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0});
-  opt.set_upper_bounds({1.0, 1e5, 1.0, 500.0, 500.0, 10.0, 1.0, 500.0});
+  opt.set_upper_bounds({1.0, 1e5, 1.0, 5000.0, 5000.0, 10.0, 1.0, 5000.0});
   opt.set_min_objective(SquaredLogError, &objective);
   opt.set_xtol_rel(1e-10);
   opt.set_maxeval(50000);
-  std::vector<double> x = {0.7, 2000.0, 0.8, 20.0, 10.0, 0.2, 0.01, 5.0};
+  std::vector<double> x = {0.7, 2000.0, 0.8, 250.0, 125.0, 0.2, 0.01, 60.0};
   double best = 0;
   try {
     opt.optimize(x, best);

@@ -53,7 +53,8 @@ Phase InferenceModel::PrefillPhase(const InferenceShape& s) const {
   Phase phase;
   phase.flops = (dense + attention) / s.tp;
   phase.bytes = (weights + kv_written) / s.tp;
-  phase.overhead_s = efficiency_.prefill_overhead_s + efficiency_.prefill_per_sequence_s * s.batch +
+  phase.overhead_s = layers * (efficiency_.prefill_layer_overhead_s +
+                               efficiency_.prefill_layer_per_sequence_s * s.batch) +
                      CommunicationSeconds(s.tp, tokens, layers);
   phase.compute_efficiency = ComputeEfficiency(s.tp);
   phase.memory_efficiency = efficiency_.memory_efficiency;
@@ -71,7 +72,8 @@ std::optional<Phase> InferenceModel::DecodePhase(const InferenceShape& s) const 
   Phase phase;
   phase.flops = (2.0 * weights * s.batch + attention) / s.tp;
   phase.bytes = (weights * model_.bytes_per_param + kv_read) / s.tp;
-  phase.overhead_s = efficiency_.decode_overhead_s + efficiency_.per_sequence_s * s.batch +
+  phase.overhead_s = model_.layers * efficiency_.decode_layer_overhead_s +
+                     efficiency_.per_sequence_s * s.batch +
                      CommunicationSeconds(s.tp, s.batch, model_.layers);
   phase.compute_efficiency = ComputeEfficiency(s.tp);
   phase.memory_efficiency = efficiency_.memory_efficiency;

@@ -21,12 +21,12 @@ struct InferenceEfficiency {
   // efficiency x width / (width + half_efficiency_width), width = the FFN's columns per GPU.
   double compute_efficiency = 0.6;
   double half_efficiency_width = 0.0;
-  double memory_efficiency = 0.8;       // achieved fraction of peak bandwidth streaming weights/KV
-  double prefill_overhead_s = 0.0;      // fixed cost of a prefill pass (scheduling, launches)
-  double prefill_per_sequence_s = 0.0;  // per sequence of a prefill batch
-  double decode_overhead_s = 0.0;       // fixed cost of a decode step
-  double per_sequence_s = 0.0;          // per sequence and decode step (sampling, bookkeeping)
-  double allreduce_step_s = 0.0;        // latency of one step of a ring all-reduce (tp > 1)
+  double memory_efficiency = 0.8;  // achieved fraction of peak bandwidth streaming weights/KV
+  double prefill_layer_overhead_s = 0.0;      // fixed cost of a prefill pass (scheduling, launches)
+  double prefill_layer_per_sequence_s = 0.0;  // per sequence of a prefill batch
+  double decode_layer_overhead_s = 0.0;       // fixed cost of a decode step
+  double per_sequence_s = 0.0;    // per sequence and decode step (sampling, bookkeeping)
+  double allreduce_step_s = 0.0;  // latency of one step of a ring all-reduce (tp > 1)
 };
 
 struct InferenceShape {
