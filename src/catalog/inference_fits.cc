@@ -9,7 +9,8 @@ namespace headroom::catalog {
 
 core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const std::string& source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"profile", "fits", "borrowed"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"profile", "fits", "overhead_activity_from", "borrowed"}));
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader fits, doc.Map("fits"));
   InferenceFits out;
   for (const std::string& gpu : fits.Keys()) {
@@ -29,7 +30,19 @@ core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const st
     e.decode_layer_overhead_s = decode_ms / 1e3;
     e.per_sequence_s = sequence_ms / 1e3;
     e.allreduce_step_s = step_ms / 1e3;
+    HEADROOM_ASSIGN_OR_RETURN(e.overhead_activity, f.NumberIn("overhead_activity", 0, 1));
     out.fitted_[gpu] = e;
+  }
+  if (doc.Has("overhead_activity_from")) {
+    // GPU types whose profile has no power borrow the activity of one that has.
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader from, doc.Map("overhead_activity_from"));
+    for (const std::string& gpu : from.Keys()) {
+      HEADROOM_ASSIGN_OR_RETURN(std::string source_gpu, from.String(gpu));
+      if (!out.fitted_.contains(gpu) || !out.fitted_.contains(source_gpu)) {
+        return core::Fail(from.ErrorAt(gpu, "both GPU types need a fit"));
+      }
+      out.fitted_[gpu].overhead_activity = out.fitted_[source_gpu].overhead_activity;
+    }
   }
   if (doc.Has("borrowed")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader borrowed, doc.Map("borrowed"));

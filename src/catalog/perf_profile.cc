@@ -64,6 +64,8 @@ core::Result<std::vector<model::ProfilePoint>> ParsePerfProfile(std::string_view
       HEADROOM_ASSIGN_OR_RETURN(p.prefill_s, PositiveMs(f[7], "prompt_time"));
       HEADROOM_ASSIGN_OR_RETURN(p.decode_step_s, PositiveMs(f[8], "token_time"));
       HEADROOM_ASSIGN_OR_RETURN(p.tp, PositiveField(f[10], "tensor_parallel"));
+      HEADROOM_ASSIGN_OR_RETURN(p.peak_power_frac, core::ParseDouble(f[5]));
+      HEADROOM_ASSIGN_OR_RETURN(p.average_power_frac, core::ParseDouble(f[6]));
       return core::Ok();
     }();
     if (!fill) return core::Fail(fill.error().WithContext(where));

@@ -42,7 +42,7 @@ struct GpuFitReport {
   std::string gpu;
   std::string profile_hardware;
   model::FitResult fit;
-  size_t excluded = 0;
+  std::string activity_from;  // the GPU whose measured power gave overhead_activity, if not this
 };
 
 std::string Yaml(const std::vector<GpuFitReport>& fits, const std::string& profile,
@@ -58,10 +58,21 @@ std::string Yaml(const std::vector<GpuFitReport>& fits, const std::string& profi
         "  {}:\n    compute_efficiency: {:.6f}\n    half_efficiency_width: {:.3f}\n"
         "    memory_efficiency: {:.6f}\n    prefill_layer_overhead_ms: {:.6f}\n"
         "    prefill_layer_per_sequence_ms: {:.6f}\n    decode_layer_overhead_ms: {:.6f}\n"
-        "    per_sequence_ms: {:.6f}\n    allreduce_step_ms: {:.6f}\n",
+        "    per_sequence_ms: {:.6f}\n    allreduce_step_ms: {:.6f}\n"
+        "    overhead_activity: {:.3f}\n",
         r.gpu, e.compute_efficiency, e.half_efficiency_width, e.memory_efficiency,
         e.prefill_layer_overhead_s * 1e3, e.prefill_layer_per_sequence_s * 1e3,
-        e.decode_layer_overhead_s * 1e3, e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3);
+        e.decode_layer_overhead_s * 1e3, e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3,
+        e.overhead_activity);
+  }
+  std::string activity_from;
+  for (const GpuFitReport& r : fits) {
+    if (!r.activity_from.empty()) {
+      activity_from += fmt::format("  {}: {}\n", r.gpu, r.activity_from);
+    }
+  }
+  if (!activity_from.empty()) {
+    out += "overhead_activity_from:  # profiles without power measurements\n" + activity_from;
   }
   out += "borrowed:  # GPU types with no profile of their own\n";
   for (const auto& [gpu, from] : kBorrowed) out += fmt::format("  {}: {}\n", gpu, from);
@@ -105,7 +116,17 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
     }
     auto fit = model::FitEfficiency(**spec, model::GpuPowerModel(**gpu), mine);
     if (!fit) return ReportError(fit.error());
-    fits.push_back({(*gpu)->name, hw, *fit, 0});
+    fits.push_back({(*gpu)->name, hw, *fit, ""});
+  }
+  // A profile without power measurements takes its overhead activity from one with them.
+  const auto with_power = std::find_if(
+      fits.begin(), fits.end(), [](const GpuFitReport& r) { return r.fit.power_points > 0; });
+  if (with_power != fits.end()) {
+    for (GpuFitReport& r : fits) {
+      if (r.fit.power_points > 0) continue;
+      r.fit.efficiency.overhead_activity = with_power->fit.efficiency.overhead_activity;
+      r.activity_from = with_power->gpu;
+    }
   }
   for (const std::string& hw : hardware_names) {
     if (!hw.ends_with(kCappedSuffix)) continue;
@@ -141,7 +162,10 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
                            {"DECODE MAPE"},
                            {"HELD-OUT pts"},
                            {"PREFILL MAPE"},
-                           {"DECODE MAPE"}});
+                           {"DECODE MAPE"},
+                           {"ACTIVITY"},
+                           {"POWER pts"},
+                           {"POWER MAPE"}});
   for (const GpuFitReport& r : fits) {
     const auto& e = r.fit.efficiency;
     auto pct = [](double x) { return fmt::format("{:.1f}%", x * 100); };
@@ -154,25 +178,34 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
          fmt::format("{:.3f}", e.per_sequence_s * 1e3),
          fmt::format("{:.1f}", e.allreduce_step_s * 1e6), std::to_string(r.fit.train.points),
          pct(r.fit.train.prefill), pct(r.fit.train.decode), std::to_string(r.fit.held_out.points),
-         pct(r.fit.held_out.prefill), pct(r.fit.held_out.decode)});
-    out["fits"].push_back({{"gpu", r.gpu},
-                           {"profile_hardware", r.profile_hardware},
-                           {"compute_efficiency", e.compute_efficiency},
-                           {"half_efficiency_width", e.half_efficiency_width},
-                           {"memory_efficiency", e.memory_efficiency},
-                           {"prefill_layer_overhead_ms", e.prefill_layer_overhead_s * 1e3},
-                           {"prefill_layer_per_sequence_ms", e.prefill_layer_per_sequence_s * 1e3},
-                           {"decode_layer_overhead_ms", e.decode_layer_overhead_s * 1e3},
-                           {"per_sequence_ms", e.per_sequence_s * 1e3},
-                           {"allreduce_step_ms", e.allreduce_step_s * 1e3},
-                           {"train",
-                            {{"points", r.fit.train.points},
-                             {"prefill_mape", r.fit.train.prefill},
-                             {"decode_mape", r.fit.train.decode}}},
-                           {"held_out",
-                            {{"points", r.fit.held_out.points},
-                             {"prefill_mape", r.fit.held_out.prefill},
-                             {"decode_mape", r.fit.held_out.decode}}}});
+         pct(r.fit.held_out.prefill), pct(r.fit.held_out.decode),
+         fmt::format("{:.3f}{}", e.overhead_activity, r.activity_from.empty() ? "" : "*"),
+         std::to_string(r.fit.power_points), r.fit.power_points > 0 ? pct(r.fit.power_mape) : "-"});
+    out["fits"].push_back(
+        {{"gpu", r.gpu},
+         {"profile_hardware", r.profile_hardware},
+         {"compute_efficiency", e.compute_efficiency},
+         {"half_efficiency_width", e.half_efficiency_width},
+         {"memory_efficiency", e.memory_efficiency},
+         {"prefill_layer_overhead_ms", e.prefill_layer_overhead_s * 1e3},
+         {"prefill_layer_per_sequence_ms", e.prefill_layer_per_sequence_s * 1e3},
+         {"decode_layer_overhead_ms", e.decode_layer_overhead_s * 1e3},
+         {"per_sequence_ms", e.per_sequence_s * 1e3},
+         {"allreduce_step_ms", e.allreduce_step_s * 1e3},
+         {"overhead_activity", e.overhead_activity},
+         {"overhead_activity_from", r.activity_from.empty() ? r.gpu : r.activity_from},
+         {"power",
+          {{"points", r.fit.power_points},
+           {"excluded", r.fit.power_excluded},
+           {"average_power_mape", r.fit.power_mape}}},
+         {"train",
+          {{"points", r.fit.train.points},
+           {"prefill_mape", r.fit.train.prefill},
+           {"decode_mape", r.fit.train.decode}}},
+         {"held_out",
+          {{"points", r.fit.held_out.points},
+           {"prefill_mape", r.fit.held_out.prefill},
+           {"decode_mape", r.fit.held_out.decode}}}});
   }
   if (options.points && !options.json) {
     for (const GpuFitReport& r : fits) {
@@ -219,6 +252,18 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
                    "decode-step time:\n",
                    profile_name, options.model)
             << table.Render();
+  for (const GpuFitReport& r : fits) {
+    if (!r.activity_from.empty()) {
+      std::cout << fmt::format("* {}: no power in its profile; overhead activity taken from {}.\n",
+                               r.gpu, r.activity_from);
+    }
+    if (r.fit.power_excluded > 0) {
+      std::cout << fmt::format(
+          "{}: {} point(s) with request-average power under 30% of TDP left out of the power "
+          "fit (sensor artefacts: their prefill alone runs seconds near TDP).\n",
+          r.gpu, r.fit.power_excluded);
+    }
+  }
   for (const auto& c : out["capped"]) {
     std::cout << fmt::format(
         "{}: reproduced as {} under a {:.0f} W power limit (prefill MAPE {:.1f}%, decode {:.1f}%, "

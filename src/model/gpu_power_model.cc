@@ -53,8 +53,9 @@ PhaseTiming GpuPowerModel::Time(const Phase& phase, core::Megahertz f) const {
   timing.time_s = phase.overhead_s + t_roof;
   if (timing.time_s <= 0) return timing;
   timing.activity.busy = 1.0;
-  timing.activity.sm = t_compute / timing.time_s;
-  timing.activity.mem = t_memory / timing.time_s;
+  const double overhead_work = phase.overhead_activity * phase.overhead_s;
+  timing.activity.sm = std::min(1.0, (t_compute + overhead_work) / timing.time_s);
+  timing.activity.mem = std::min(1.0, (t_memory + overhead_work) / timing.time_s);
   return timing;
 }
 

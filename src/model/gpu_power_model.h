@@ -13,7 +13,10 @@ namespace headroom::model {
 struct Phase {
   double flops = 0;
   double bytes = 0;
-  double overhead_s = 0;            // time that scales with neither clock nor bandwidth
+  double overhead_s = 0;  // time that scales with neither clock nor bandwidth
+  // How busy the SMs and memory are during the overhead (small kernels, launches, collectives),
+  // as a fraction of their full-rate activity.
+  double overhead_activity = 0;
   double compute_efficiency = 1.0;  // achieved fraction of peak FLOP/s when compute-bound
   double memory_efficiency = 1.0;   // achieved fraction of peak bandwidth when memory-bound
 };

@@ -59,7 +59,20 @@ double SquaredLogError(const std::vector<double>& x, std::vector<double>& /*grad
   return sum / static_cast<double>(o->points->size());
 }
 
+// Measured request-average power below this share of TDP, while prefill alone peaks near TDP
+// and lasts seconds, is a sensor artefact (the profile's 8192-token rows read ~0.17), not physics.
+constexpr double kMinPlausibleAveragePowerFrac = 0.3;
+
 }  // namespace
+
+core::Watts RequestAveragePower(const InferenceModel& m, const ProfilePoint& p) {
+  const core::Megahertz f = m.gpu().spec().sm_clock_max;
+  const PhaseEstimate prefill = m.AtClock(m.PrefillPhase(PrefillShapeOf(p)), p.tp, f);
+  const PhaseEstimate decode = m.AtClock(*m.DecodePhase(DecodeShapeOf(p)), p.tp, f);
+  const double time = prefill.time_s + p.output * decode.time_s;
+  const double energy = prefill.energy.value() + p.output * decode.energy.value();
+  return core::Watts(energy / p.tp / time);
+}
 
 bool IsHeldOut(const ProfilePoint& point) { return StableHash(point) % kHeldOutOneIn == 0; }
 
@@ -143,6 +156,35 @@ core::Result<FitResult> FitEfficiency(const ModelSpec& model, const GpuPowerMode
   }
   FitResult result;
   result.efficiency = FromVector(x);
+  // Overhead activity changes power, not time: fit it alone on the measured average power.
+  std::vector<const ProfilePoint*> powered;
+  for (const ProfilePoint& p : points) {
+    if (p.average_power_frac <= 0) continue;
+    if (p.average_power_frac < kMinPlausibleAveragePowerFrac) {
+      ++result.power_excluded;
+      continue;
+    }
+    powered.push_back(&p);
+  }
+  if (!powered.empty()) {
+    double best_error = std::numeric_limits<double>::infinity();
+    for (double a = 0; a <= 1.0 + 1e-9; a += 0.005) {
+      InferenceEfficiency e = result.efficiency;
+      e.overhead_activity = a;
+      const InferenceModel m(model, gpu, e);
+      double error = 0;
+      for (const ProfilePoint* p : powered) {
+        const double measured = p->average_power_frac * gpu.spec().tdp.value();
+        error += std::abs(RequestAveragePower(m, *p).value() / measured - 1.0);
+      }
+      if (error < best_error) {
+        best_error = error;
+        result.efficiency.overhead_activity = a;
+      }
+    }
+    result.power_points = static_cast<int>(powered.size());
+    result.power_mape = best_error / static_cast<double>(powered.size());
+  }
   const InferenceModel fitted(model, gpu, result.efficiency);
   result.train = Evaluate(fitted, train);
   result.held_out = Evaluate(fitted, held_out);

@@ -23,6 +23,9 @@ struct ProfilePoint {
   double decode_step_s = 0;
   int repeats = 0;
   std::string source;  // file:line of its first row, for reports
+  // Per-GPU power over the whole request as a fraction of TDP; 0 where not measured.
+  double average_power_frac = 0;
+  double peak_power_frac = 0;
 };
 
 // Whether a point belongs to the held-out 20% (a fixed hash of its configuration, so the split
@@ -50,7 +53,14 @@ struct FitResult {
   InferenceEfficiency efficiency;
   Mape train;
   Mape held_out;
+  // The fit of overhead_activity on measured average power, where the profile has power.
+  int power_points = 0;
+  double power_mape = 0;   // of the request's average power per GPU
+  int power_excluded = 0;  // points whose average power is implausibly low (see the .cc)
 };
+
+// Average power per GPU over a request of the point's shape (prefill, then `output` decode steps).
+core::Watts RequestAveragePower(const InferenceModel& model, const ProfilePoint& point);
 
 // Fits the efficiency parameters of `gpu` on the training points (IsHeldOut false) and reports
 // MAPE on both splits. kInvalidArgument when there are too few points.

@@ -57,6 +57,7 @@ Phase InferenceModel::PrefillPhase(const InferenceShape& s) const {
                                efficiency_.prefill_layer_per_sequence_s * s.batch) +
                      CommunicationSeconds(s.tp, tokens, layers);
   phase.compute_efficiency = ComputeEfficiency(s.tp);
+  phase.overhead_activity = efficiency_.overhead_activity;
   phase.memory_efficiency = efficiency_.memory_efficiency;
   return phase;
 }
@@ -76,6 +77,7 @@ std::optional<Phase> InferenceModel::DecodePhase(const InferenceShape& s) const 
                      efficiency_.per_sequence_s * s.batch +
                      CommunicationSeconds(s.tp, s.batch, model_.layers);
   phase.compute_efficiency = ComputeEfficiency(s.tp);
+  phase.overhead_activity = efficiency_.overhead_activity;
   phase.memory_efficiency = efficiency_.memory_efficiency;
   return phase;
 }

@@ -27,6 +27,8 @@ struct InferenceEfficiency {
   double decode_layer_overhead_s = 0.0;       // fixed cost of a decode step
   double per_sequence_s = 0.0;    // per sequence and decode step (sampling, bookkeeping)
   double allreduce_step_s = 0.0;  // latency of one step of a ring all-reduce (tp > 1)
+  // SM and memory activity during the fixed costs above, fitted on measured average power.
+  double overhead_activity = 0.0;
 };
 
 struct InferenceShape {
