@@ -11,8 +11,9 @@ declare -A allowed=(
   [catalog]="core model"
   [gpu]="core model"
   [telemetry]="core model gpu"
-  [report]="core model gpu telemetry"
-  [cli]="core model catalog gpu telemetry report"
+  [sim]="core model gpu telemetry"
+  [report]="core model gpu telemetry sim"
+  [cli]="core model catalog gpu telemetry sim report"
 )
 # Tests may also use the catalog (calibration against the shipped data) and testing doubles.
 test_extra="catalog"

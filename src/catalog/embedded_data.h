@@ -13,6 +13,7 @@ std::span<const core::EmbeddedFile> EmbeddedHardwareFiles();
 std::span<const core::EmbeddedFile> EmbeddedModelFiles();
 std::span<const core::EmbeddedFile> EmbeddedFitFiles();
 std::span<const core::EmbeddedFile> EmbeddedProfileFiles();
+std::span<const core::EmbeddedFile> EmbeddedWorkloadFiles();
 
 }  // namespace headroom::catalog
 

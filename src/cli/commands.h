@@ -16,6 +16,7 @@ using RunFunction = std::function<int()>;
 
 void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 // Subcommands of `headroom model`.

@@ -28,6 +28,7 @@ int Main(int argc, char** argv) {
   RegisterGpus(app, global, &run);
   RegisterMonitor(app, global, &run);
   RegisterMeasure(app, global, &run);
+  RegisterCharacterize(app, global, &run);
   RegisterModel(app, global, &run);
 
   try {

@@ -52,7 +52,7 @@ PhaseTiming GpuPowerModel::Time(const Phase& phase, core::Megahertz f) const {
   PhaseTiming timing;
   timing.time_s = phase.overhead_s + t_roof;
   if (timing.time_s <= 0) return timing;
-  timing.activity.busy = 1.0;
+  timing.activity.busy = (t_roof + phase.overhead_busy * phase.overhead_s) / timing.time_s;
   const double overhead_work = phase.overhead_activity * phase.overhead_s;
   timing.activity.sm = std::min(1.0, (t_compute + overhead_work) / timing.time_s);
   timing.activity.mem = std::min(1.0, (t_memory + overhead_work) / timing.time_s);

@@ -17,6 +17,9 @@ struct Phase {
   // How busy the SMs and memory are during the overhead (small kernels, launches, collectives),
   // as a fraction of their full-rate activity.
   double overhead_activity = 0;
+  // Share of the overhead during which kernels are resident (the clock tree and leakage of an
+  // active GPU); 0 for a GPU that truly idles while it waits (e.g. on a slow data-parallel peer).
+  double overhead_busy = 1.0;
   double compute_efficiency = 1.0;  // achieved fraction of peak FLOP/s when compute-bound
   double memory_efficiency = 1.0;   // achieved fraction of peak bandwidth when memory-bound
 };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/check.h"
 #include "core/parse.h"
 
 namespace headroom::gpu::sim {
@@ -81,6 +82,19 @@ core::Result<LoadScript> LoadScript::Parse(std::string_view text) {
 }
 
 LoadScript LoadScript::Idle() { return *Parse("idle"); }
+
+LoadScript LoadScript::FromSegments(std::vector<LoadSegment> segments) {
+  HEADROOM_CHECK(!segments.empty()) << "a load script needs a segment";
+  LoadScript script;
+  for (const LoadSegment& seg : segments) {
+    HEADROOM_CHECK(seg.duration.count() > 0) << "segment " << seg.kind << " has no duration";
+    script.period_ += seg.duration;
+    if (!script.text_.empty()) script.text_ += ",";
+    script.text_ += seg.kind;
+  }
+  script.segments_ = std::move(segments);
+  return script;
+}
 
 size_t LoadScript::SegmentIndexAt(core::Duration elapsed) const {
   core::Duration t = elapsed % period_;

@@ -27,6 +27,9 @@ class LoadScript {
  public:
   [[nodiscard]] static core::Result<LoadScript> Parse(std::string_view text);
   static LoadScript Idle();
+  // A script of arbitrary phases (e.g. a model's prefill and decode), looping.
+  // REQUIRES: segments non-empty, each with a positive duration.
+  static LoadScript FromSegments(std::vector<LoadSegment> segments);
 
   // The segment running `elapsed` after the start (the script loops).
   // Returns its index into segments().

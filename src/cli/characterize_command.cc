@@ -1,0 +1,278 @@
+// `headroom characterize`: sweeps SM clock locks and power limits over workload shapes on the
+// simulated GPU, writes results.csv and a summary, and names the best setting under a latency SLO.
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
+#include "catalog/training_catalog.h"
+#include "cli/commands.h"
+#include "core/files.h"
+#include "core/parse.h"
+#include "report/table.h"
+#include "sim/characterize.h"
+
+namespace headroom::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct CharacterizeOptions {
+  std::string workload = "inference";
+  std::string model = "llama2-70b";
+  std::string gpu = "a100-80gb-sxm";
+  int tp = 8;
+  std::string sm_clocks;
+  std::string power_limits;
+  std::string prompts = "256,1024,8192";
+  std::string batches = "1,8";
+  int output = 128;
+  int iterations = 5;
+  std::string out;
+  std::string slo = "5%";
+  std::string interval = "10ms";
+  bool json = false;
+};
+
+core::Result<std::vector<int>> Ints(const std::string& text, const char* flag) {
+  auto values = core::ParseValueList(text);
+  if (!values) return core::Fail(values.error().WithContext(flag));
+  std::vector<int> out;
+  for (double v : *values) {
+    if (v < 1 || v != static_cast<int>(v)) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("{}: {} is not a positive whole number", flag, v)));
+    }
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
+core::Result<std::vector<sim::Setting>> Settings(const model::GpuSpec& gpu,
+                                                 const CharacterizeOptions& o) {
+  std::vector<sim::Setting> settings{sim::Setting{}};
+  if (!o.sm_clocks.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(auto clocks, core::ParseValueList(o.sm_clocks));
+    for (double f : clocks) {
+      if (f < gpu.sm_clock_min.value() || f > gpu.sm_clock_max.value()) {
+        return core::Fail(core::Error::OutOfRange(
+            fmt::format("--sm-clocks: {} MHz is outside {}'s range {}-{} MHz", f, gpu.name,
+                        gpu.sm_clock_min.value(), gpu.sm_clock_max.value())));
+      }
+      settings.push_back(
+          {sim::Setting::Kind::kClockLock, gpu.SnapClock(core::Megahertz(f)).value()});
+    }
+  }
+  if (!o.power_limits.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(auto limits, core::ParseValueList(o.power_limits));
+    for (double w : limits) {
+      if (w < gpu.power_limit_min.value() || w > gpu.power_limit_max.value()) {
+        return core::Fail(core::Error::OutOfRange(
+            fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", w, gpu.name,
+                        gpu.power_limit_min.value(), gpu.power_limit_max.value())));
+      }
+      settings.push_back({sim::Setting::Kind::kPowerLimit, w});
+    }
+  }
+  return settings;
+}
+
+std::string Csv(const std::vector<sim::Row>& rows, bool inference) {
+  std::string out = inference ? "setting,tp,batch,prompt,output," : "setting,";
+  out += "peak_power_w,mean_power_w,p99_power_w,";
+  out += inference ? "prefill_s,decode_step_s,latency_s,energy_per_token_j,"
+                   : "iteration_s,energy_per_token_j,";
+  out += "time_capped_s,duration_s,energy_source\n";
+  for (const sim::Row& r : rows) {
+    out += r.setting.Label() + ",";
+    if (inference) {
+      out += fmt::format("{},{},{},{},", r.shape.tp, r.shape.batch, r.shape.prompt, r.shape.output);
+    }
+    out += fmt::format("{:.2f},{:.2f},{:.2f},", r.peak_power_w, r.mean_power_w, r.p99_power_w);
+    if (inference) out += fmt::format("{:.5f},{:.6f},", r.prefill_s, r.decode_step_s);
+    out += fmt::format("{:.5f},{:.5f},{:.3f},{:.3f},{}\n", r.latency_s, r.energy_per_unit_j,
+                       r.time_capped_s, r.duration_s, r.energy_source);
+  }
+  return out;
+}
+
+// Per setting over all shapes: the worst latency increase and peak-power change against the
+// default, and the mean energy change.
+struct SettingSummary {
+  std::string label;
+  double worst_slowdown = 0;
+  double peak_change = 0;  // the largest peak over shapes, relative to the default's
+  double energy_change = 0;
+};
+
+std::vector<SettingSummary> Summarize(const std::vector<sim::Row>& rows, size_t shapes) {
+  std::vector<SettingSummary> out;
+  for (size_t i = 0; i < rows.size(); i += shapes) {
+    SettingSummary s{rows[i].setting.Label()};
+    double peak = 0, base_peak = 0, energy = 0, base_energy = 0;
+    for (size_t k = 0; k < shapes; ++k) {
+      const sim::Row& r = rows[i + k];
+      const sim::Row& base = rows[k];
+      s.worst_slowdown = std::max(s.worst_slowdown, r.latency_s / base.latency_s - 1.0);
+      peak = std::max(peak, r.peak_power_w);
+      base_peak = std::max(base_peak, base.peak_power_w);
+      energy += r.energy_per_unit_j;
+      base_energy += base.energy_per_unit_j;
+    }
+    s.peak_change = peak / base_peak - 1.0;
+    s.energy_change = energy / base_energy - 1.0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
+  const bool inference = o.workload == "inference";
+  auto hardware = LoadCatalog(global);
+  if (!hardware) return ReportError(hardware.error());
+  auto gpu = hardware->Gpu(o.gpu);
+  if (!gpu) return ReportError(gpu.error().WithContext("--gpu"));
+  auto fits = catalog::InferenceFits::Embedded();
+  if (!fits) return ReportError(fits.error());
+  auto fit = fits->For((*gpu)->name);
+  if (!fit) return ReportError(fit.error());
+  auto settings = Settings(**gpu, o);
+  if (!settings) return ReportError(settings.error());
+  auto interval = core::ParseDuration(o.interval);
+  if (!interval) return ReportError(interval.error().WithContext("--interval"));
+  std::string slo_text = o.slo;
+  if (slo_text.ends_with('%')) slo_text.pop_back();
+  auto slo = core::ParseDouble(slo_text);
+  if (!slo || *slo < 0) {
+    return ReportError(core::Error::InvalidArgument(
+        fmt::format("--slo '{}' is not a latency increase such as 5%", o.slo)));
+  }
+  const model::GpuPowerModel gpu_model(**gpu);
+  core::Result<std::vector<sim::Row>> rows = core::Fail(core::Error::Internal("not run"));
+  size_t shapes = 1;
+  if (inference) {
+    auto models = catalog::ModelCatalog::Embedded();
+    auto spec = models->Model(o.model);
+    if (!spec) return ReportError(spec.error().WithContext("--model"));
+    auto prompts = Ints(o.prompts, "--prompts");
+    if (!prompts) return ReportError(prompts.error());
+    auto batches = Ints(o.batches, "--batches");
+    if (!batches) return ReportError(batches.error());
+    std::vector<sim::InferenceCase> cases;
+    for (int b : *batches) {
+      for (int p : *prompts)
+        cases.push_back({.tp = o.tp, .batch = b, .prompt = p, .output = o.output});
+    }
+    shapes = cases.size();
+    const model::InferenceModel m(**spec, gpu_model, fit->efficiency);
+    rows = sim::CharacterizeInference(m, *settings, cases, *interval);
+  } else {
+    auto workloads = catalog::TrainingCatalog::Embedded();
+    if (!workloads) return ReportError(workloads.error());
+    auto w = workloads->Workload(o.model);
+    if (!w) return ReportError(w.error().WithContext("--model"));
+    const model::TrainingModel m(*w, gpu_model, fit->efficiency);
+    rows = sim::CharacterizeTraining(m, *settings, o.iterations, *interval);
+  }
+  if (!rows) return ReportError(rows.error());
+
+  const auto summary = Summarize(*rows, shapes);
+  const SettingSummary* best = nullptr;
+  for (const SettingSummary& s : summary) {
+    if (s.worst_slowdown > *slo / 100.0 + 1e-9) continue;
+    if (best == nullptr || s.peak_change < best->peak_change) best = &s;
+  }
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec)
+      return ReportError(
+          core::Error::Unavailable(fmt::format("--out {}: {}", o.out, ec.message())));
+    if (auto st = core::WriteFileAtomically(o.out + "/results.csv", Csv(*rows, inference)); !st) {
+      return ReportError(st.error());
+    }
+  }
+  json out;
+  out["workload"] = o.workload;
+  out["model"] = o.model;
+  out["gpu"] = (*gpu)->name;
+  out["slo_latency_increase"] = *slo / 100.0;
+  for (const SettingSummary& s : summary) {
+    out["settings"].push_back({{"setting", s.label},
+                               {"worst_latency_increase", s.worst_slowdown},
+                               {"peak_power_change", s.peak_change},
+                               {"energy_per_token_change", s.energy_change}});
+  }
+  out["best_under_slo"] = best != nullptr ? json(best->label) : json(nullptr);
+  if (!o.out.empty()) {
+    if (auto st = core::WriteFileAtomically(o.out + "/summary.json", out.dump(2) + "\n"); !st) {
+      return ReportError(st.error());
+    }
+  }
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  report::TextTable table({{"SETTING", report::TextTable::Align::kLeft},
+                           {"WORST LATENCY"},
+                           {"PEAK POWER"},
+                           {"ENERGY/TOKEN"}});
+  for (const SettingSummary& s : summary) {
+    table.AddRow({s.label, fmt::format("{:+.1f}%", s.worst_slowdown * 100),
+                  fmt::format("{:+.1f}%", s.peak_change * 100),
+                  fmt::format("{:+.1f}%", s.energy_change * 100)});
+  }
+  std::cout << fmt::format("{} {} on simulated {} ({} runs, changes vs the default setting):\n",
+                           o.model, o.workload, (*gpu)->name, rows->size())
+            << table.Render();
+  if (best != nullptr) {
+    std::cout << fmt::format(
+        "Best under a {}% latency SLO: {} (peak power {:+.1f}%, energy per token {:+.1f}%).\n",
+        *slo, best->label, best->peak_change * 100, best->energy_change * 100);
+  }
+  if (!o.out.empty()) std::cout << "Wrote " << o.out << "/results.csv and summary.json\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto o = std::make_shared<CharacterizeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "characterize", "Sweep SM clocks and power limits over workload shapes on a simulated GPU");
+  cmd->add_option("--workload", o->workload, "inference or training")
+      ->check(CLI::IsMember({"inference", "training"}))
+      ->capture_default_str();
+  cmd->add_option("--model", o->model, "Model (inference) or training workload")
+      ->capture_default_str();
+  cmd->add_option("--gpu", o->gpu, "GPU type")->capture_default_str();
+  cmd->add_option("--tp", o->tp, "Tensor parallelism (inference)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--sm-clocks", o->sm_clocks,
+                  "Clock locks to try, MHz: START:STOP:STEP or a list");
+  cmd->add_option("--power-limits", o->power_limits,
+                  "Power limits to try, W: START:STOP:STEP or a list");
+  cmd->add_option("--prompts", o->prompts, "Prompt lengths (inference)")->capture_default_str();
+  cmd->add_option("--batches", o->batches, "Batch sizes (inference)")->capture_default_str();
+  cmd->add_option("--output", o->output, "Output tokens per request (inference)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--iterations", o->iterations, "Iterations per run (training)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--interval", o->interval, "Telemetry sampling interval (virtual time)")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Write results.csv and summary.json into this directory");
+  cmd->add_option("--slo", o->slo, "Largest acceptable latency increase, e.g. 5%")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  cmd->callback([run, o, &global] { *run = [o, &global] { return RunCharacterize(global, *o); }; });
+}
+
+}  // namespace headroom::cli

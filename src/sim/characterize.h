@@ -1,0 +1,68 @@
+// Characterization on simulated GPUs: runs LLM inference requests and training iterations under
+// each setting (the default, SM clock locks, power limits) through a SimDevice and the telemetry
+// Sampler, the same path as real GPUs, and reduces each run to a row of peak / mean / p99 power,
+// latency or throughput, energy per token or per sample, and time power-capped.
+// Thread-compatible (each call builds its own devices and virtual clock).
+#ifndef HEADROOM_SIM_CHARACTERIZE_H_
+#define HEADROOM_SIM_CHARACTERIZE_H_
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "model/inference_model.h"
+#include "model/training_model.h"
+#include "telemetry/sampler.h"
+
+namespace headroom::sim {
+
+struct Setting {
+  enum class Kind { kDefault, kClockLock, kPowerLimit };
+  Kind kind = Kind::kDefault;
+  double value = 0;  // MHz or W
+  std::string Label() const;
+};
+
+struct InferenceCase {
+  int tp = 8;
+  int batch = 1;
+  int prompt = 1024;
+  int output = 128;
+};
+
+struct Row {
+  Setting setting;
+  InferenceCase shape;      // inference only
+  double peak_power_w = 0;  // per GPU, highest sensor reading
+  double mean_power_w = 0;
+  double p99_power_w = 0;
+  double prefill_s = 0;          // inference
+  double decode_step_s = 0;      // inference
+  double latency_s = 0;          // inference: prefill + output decode steps; training: an iteration
+  double energy_per_unit_j = 0;  // per output token (inference) or per training token, all GPUs
+  double time_capped_s = 0;
+  double duration_s = 0;
+  std::string energy_source;
+};
+
+// A settled row per (setting, shape). Sampled every `interval` of virtual time.
+[[nodiscard]] core::Result<std::vector<Row>> CharacterizeInference(
+    const model::InferenceModel& model, const std::vector<Setting>& settings,
+    const std::vector<InferenceCase>& shapes, core::Duration interval);
+
+[[nodiscard]] core::Result<std::vector<Row>> CharacterizeTraining(
+    const model::TrainingModel& model, const std::vector<Setting>& settings, int iterations,
+    core::Duration interval);
+
+// Power samples of one run over time, for plots: (seconds, watts) per sensor reading.
+struct Trace {
+  std::string label;
+  std::vector<std::pair<double, double>> power;
+};
+[[nodiscard]] core::Result<Trace> TraceInference(const model::InferenceModel& model,
+                                                 const Setting& setting, const InferenceCase& shape,
+                                                 core::Duration interval);
+
+}  // namespace headroom::sim
+
+#endif  // HEADROOM_SIM_CHARACTERIZE_H_
