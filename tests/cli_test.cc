@@ -307,6 +307,69 @@ TEST(CliTest, ModelFitReportsHeldOutError) {
   EXPECT_LT(j["capped"][0]["implied_power_limit_w"].get<double>(), 700);
 }
 
+TEST(CliTest, CharacterizeSimulatedSweepWritesResultsAndPicksASetting) {
+  const std::string dir = ::testing::TempDir() + "headroom_characterize";
+  const CommandRun run = Headroom(
+      "characterize --model llama2-70b --gpu a100-80gb --sm-clocks 1110,1260 --power-limits 300 "
+      "--prompts 256,2048 --batches 1 --slo 10% --json --out " +
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["settings"].size(), 4u);
+  // The best setting meets the SLO and has the lowest peak of those that do.
+  double best_peak = 1e9;
+  std::string best;
+  for (const auto& setting : j["settings"]) {
+    if (setting["worst_latency_increase"].get<double>() > 0.10) continue;
+    if (setting["peak_power_change"].get<double>() < best_peak) {
+      best_peak = setting["peak_power_change"].get<double>();
+      best = setting["setting"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(j["best_under_slo"], best);
+  EXPECT_NE(best, "default");
+  // Clock locks cut the peak, the reactive power cap hardly does.
+  EXPECT_LT(j["settings"][1]["peak_power_change"].get<double>(), -0.15);
+  EXPECT_GT(j["settings"][3]["peak_power_change"].get<double>(), -0.05);
+  FILE* f = std::fopen((dir + "/results.csv").c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  int lines = 0;
+  for (int c; (c = std::fgetc(f)) != EOF;) lines += c == '\n';
+  std::fclose(f);
+  EXPECT_EQ(lines, 1 + 4 * 2);
+
+  const CommandRun training = Headroom(
+      "characterize --workload training --model gpt-neox-20b --gpu a100-40gb --sm-clocks 1260 "
+      "--json");
+  ASSERT_EQ(training.exit_code, 0) << training.out;
+  EXPECT_EQ(nlohmann::json::parse(training.out)["settings"].size(), 2u);
+}
+
+TEST(CliTest, CharacterizeACommandOnRealGpusRestoresTheirSettings) {
+  const CommandRun run = Headroom(
+      "characterize --backend nvml --sm-clocks 1110 --power-limits 300 --interval 50ms --json "
+      "-- sleep 0.5",
+      FakeNvmlEnv("HEADROOM_FAKE_NVML_LOAD=prefill HEADROOM_FAKE_NVML_COUNT=1"));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("restored GPU 0: power limit 400 W, SM clocks unlocked"),
+            std::string::npos)
+      << run.out;
+  const size_t json_start = run.out.find("{\n");
+  ASSERT_NE(json_start, std::string::npos);
+  const auto j = nlohmann::json::parse(run.out.substr(json_start));
+  ASSERT_EQ(j["runs"].size(), 3u);
+  const double base = j["runs"][0]["peak_power_w"].get<double>();
+  EXPECT_LT(j["runs"][1]["peak_power_w"].get<double>(), base * 0.85);  // the clock lock
+  EXPECT_LT(j["runs"][2]["energy_j"].get<double>(), j["runs"][0]["energy_j"].get<double>());
+
+  const CommandRun denied = Headroom("characterize --backend nvml --power-limits 300 -- true",
+                                     FakeNvmlEnv("HEADROOM_FAKE_NVML_NOT_ROOT=1"));
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_NE(denied.out.find("Insufficient Permissions"), std::string::npos) << denied.out;
+  EXPECT_EQ(Headroom("characterize --sm-clocks 5000").exit_code, 2);
+  EXPECT_EQ(Headroom("characterize --slo fast").exit_code, 2);
+}
+
 TEST(CliTest, HelpOnEveryLevelAndVersion) {
   for (const char* args :
        {"--help", "gpus --help", "monitor --help", "model --help", "model dvfs --help"}) {

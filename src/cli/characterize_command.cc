@@ -1,5 +1,7 @@
 // `headroom characterize`: sweeps SM clock locks and power limits over workload shapes on the
 // simulated GPU, writes results.csv and a summary, and names the best setting under a latency SLO.
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -7,13 +9,16 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
 #include "catalog/training_catalog.h"
 #include "cli/commands.h"
+#include "cli/measured_run.h"
 #include "core/files.h"
 #include "core/parse.h"
+#include "gpu/control_restorer.h"
 #include "report/table.h"
 #include "sim/characterize.h"
 
@@ -21,6 +26,8 @@ namespace headroom::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+constexpr core::Duration kSettle = std::chrono::milliseconds(500);
 
 struct CharacterizeOptions {
   std::string workload = "inference";
@@ -37,6 +44,8 @@ struct CharacterizeOptions {
   std::string slo = "5%";
   std::string interval = "10ms";
   bool json = false;
+  BackendOptions backend;            // command mode only
+  std::vector<std::string> command;  // after --: run it under each setting
 };
 
 core::Result<std::vector<int>> Ints(const std::string& text, const char* flag) {
@@ -131,6 +140,174 @@ std::vector<SettingSummary> Summarize(const std::vector<sim::Row>& rows, size_t 
   return out;
 }
 
+// Applies `setting` to every device. The default setting is what the restorer saved.
+core::Status Apply(const sim::Setting& setting, const std::vector<gpu::Device*>& devices,
+                   gpu::ControlRestorer& restorer) {
+  HEADROOM_RETURN_IF_ERROR(restorer.Restore());
+  for (gpu::Device* d : devices) {
+    switch (setting.kind) {
+      case sim::Setting::Kind::kDefault:
+        break;
+      case sim::Setting::Kind::kClockLock: {
+        HEADROOM_ASSIGN_OR_RETURN(auto clocks, d->SupportedSmClocks());
+        HEADROOM_RETURN_IF_ERROR(d->LockSmClocks(clocks.back(), core::Megahertz(setting.value)));
+        break;
+      }
+      case sim::Setting::Kind::kPowerLimit:
+        HEADROOM_RETURN_IF_ERROR(d->SetPowerLimit(core::Watts(setting.value)));
+        break;
+    }
+  }
+  return core::Ok();
+}
+
+struct CommandRow {
+  sim::Setting setting;
+  int exit_code = 0;
+  double duration_s = 0, energy_j = 0, peak_w = 0, mean_w = 0, p99_w = 0, capped_s = 0, work = 0;
+};
+
+CommandRow Reduce(const sim::Setting& setting, const MeasuredRunResult& run) {
+  CommandRow row{setting, run.exit_code, run.duration_s};
+  std::vector<double> instant;
+  for (const telemetry::Sample& s : run.sampler->Recent()) {
+    if (s.snapshot.power_instant) instant.push_back(s.snapshot.power_instant->value());
+  }
+  std::sort(instant.begin(), instant.end());
+  if (!instant.empty()) row.p99_w = instant[static_cast<size_t>(0.99 * (instant.size() - 1))];
+  const auto reports = run.sampler->Reports();
+  for (const telemetry::EnergyReport& r : reports) {
+    row.energy_j += r.energy.value();
+    row.peak_w = std::max(row.peak_w, r.peak_power.value());
+    row.capped_s = std::max(row.capped_s, core::ToSeconds(r.time_power_capped));
+  }
+  if (row.duration_s > 0 && !reports.empty()) {
+    row.mean_w = row.energy_j / row.duration_s / static_cast<double>(reports.size());
+  }
+  row.work = run.sampler->work();
+  return row;
+}
+
+int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, double slo) {
+  if (o.backend.backend == "nvml" && geteuid() != 0) {
+    return ReportError(core::Error::PermissionDenied(
+        "characterize -- CMD changes GPU power limits and clocks: run it as root (it restores "
+        "every GPU's settings afterwards)"));
+  }
+  auto interval = core::ParseDuration(o.interval);
+  if (!interval) return ReportError(interval.error().WithContext("--interval"));
+  core::SystemClock clock;
+  auto set = OpenDevices(global, o.backend, &clock);
+  if (!set) return ReportError(set.error());
+  std::vector<gpu::Device*> devices;
+  for (auto& d : set->devices) devices.push_back(d.get());
+  auto limits = devices.front()->PowerLimits();
+  auto clocks = devices.front()->SupportedSmClocks();
+  if (!limits || !clocks || clocks->empty()) {
+    return ReportError(core::Error::Unimplemented(
+        "these GPUs do not report their power-limit range and clocks, so nothing can be swept"));
+  }
+  // The sweep's bounds come from the device itself, not the catalog.
+  model::GpuSpec bounds;
+  bounds.name = devices.front()->info().name;
+  bounds.power_limit_min = limits->min;
+  bounds.power_limit_max = limits->max;
+  bounds.sm_clock_min = clocks->back();
+  bounds.sm_clock_max = clocks->front();
+  bounds.sm_clock_step = clocks->size() > 1 ? (*clocks)[0] - (*clocks)[1] : core::Megahertz(1);
+  auto settings = Settings(bounds, o);
+  if (!settings) return ReportError(settings.error());
+
+  auto restorer = gpu::ControlRestorer::Save(devices);
+  if (!restorer) return ReportError(restorer.error());
+  std::vector<CommandRow> rows;
+  for (const sim::Setting& setting : *settings) {
+    if (auto st = Apply(setting, devices, *restorer); !st) {
+      return ReportError(st.error().WithContext(setting.Label()));
+    }
+    // Let the clocks and the sensor's 25-100 ms windows settle, so the first readings are not
+    // of the previous setting.
+    clock.SleepUntil(clock.Now() + kSettle, &StopRequested());
+    std::fprintf(stderr, "headroom: running under %s\n", setting.Label().c_str());
+    auto run = RunMeasured(devices, &clock, {.command = o.command, .interval = *interval});
+    if (!run) return ReportError(run.error());
+    if (auto error = run->sampler->error()) return ReportError(error->WithContext(setting.Label()));
+    rows.push_back(Reduce(setting, *run));
+    const int code = run->exit_code;
+    if (code == 128 + SIGINT || code == 128 + SIGTERM) {
+      std::fprintf(stderr, "headroom: interrupted; restoring GPU settings\n");
+      break;
+    }
+    if (code != 0) {
+      return ReportError(core::Error::Internal(fmt::format(
+          "the command exited with {} under {}; stopping the sweep", code, setting.Label())));
+    }
+  }
+  if (auto st = restorer->Restore(); !st) return ReportError(st.error());
+  for (const std::string& line : restorer->Describe()) {
+    std::fprintf(stderr, "headroom: restored %s\n", line.c_str());
+  }
+
+  std::string csv =
+      "setting,exit_code,duration_s,energy_j,peak_power_w,mean_power_w,p99_power_w,"
+      "time_capped_s,work,energy_per_unit_j\n";
+  json out;
+  out["command"] = o.command;
+  out["backend"] = set->backend;
+  const CommandRow& base = rows.front();
+  const CommandRow* best = nullptr;
+  report::TextTable table({{"SETTING", report::TextTable::Align::kLeft},
+                           {"TIME s"},
+                           {"LATENCY"},
+                           {"PEAK W"},
+                           {"PEAK"},
+                           {"ENERGY J"},
+                           {"ENERGY"}});
+  for (const CommandRow& r : rows) {
+    const double per_unit = r.work > 0 ? r.energy_j / r.work : 0;
+    csv += fmt::format("{},{},{:.3f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:g},{:.6g}\n",
+                       r.setting.Label(), r.exit_code, r.duration_s, r.energy_j, r.peak_w, r.mean_w,
+                       r.p99_w, r.capped_s, r.work, per_unit);
+    const double slow = r.duration_s / base.duration_s - 1;
+    if (slow <= slo / 100.0 + 1e-9 && (best == nullptr || r.peak_w < best->peak_w)) best = &r;
+    table.AddRow(
+        {r.setting.Label(), fmt::format("{:.2f}", r.duration_s), report::FormatChange(slow),
+         fmt::format("{:.0f}", r.peak_w), report::FormatChange(r.peak_w / base.peak_w - 1),
+         fmt::format("{:.0f}", r.energy_j), report::FormatChange(r.energy_j / base.energy_j - 1)});
+    out["runs"].push_back({{"setting", r.setting.Label()},
+                           {"exit_code", r.exit_code},
+                           {"duration_s", r.duration_s},
+                           {"energy_j", r.energy_j},
+                           {"peak_power_w", r.peak_w},
+                           {"mean_power_w", r.mean_w},
+                           {"p99_power_w", r.p99_w},
+                           {"time_capped_s", r.capped_s},
+                           {"work", r.work}});
+  }
+  out["best_under_slo"] = best != nullptr ? json(best->setting.Label()) : json(nullptr);
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec)
+      return ReportError(
+          core::Error::Unavailable(fmt::format("--out {}: {}", o.out, ec.message())));
+    if (auto st = core::WriteFileAtomically(o.out + "/results.csv", csv); !st)
+      return ReportError(st.error());
+    if (auto st = core::WriteFileAtomically(o.out + "/summary.json", out.dump(2) + "\n"); !st) {
+      return ReportError(st.error());
+    }
+  }
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << table.Render();
+    if (best != nullptr) {
+      std::cout << fmt::format("Best under a {}% latency SLO: {}\n", slo, best->setting.Label());
+    }
+  }
+  return kExitOk;
+}
+
 int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   const bool inference = o.workload == "inference";
   auto hardware = LoadCatalog(global);
@@ -152,6 +329,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     return ReportError(core::Error::InvalidArgument(
         fmt::format("--slo '{}' is not a latency increase such as 5%", o.slo)));
   }
+  if (!o.command.empty()) return RunCommandSweep(global, o, *slo);
   const model::GpuPowerModel gpu_model(**gpu);
   core::Result<std::vector<sim::Row>> rows = core::Fail(core::Error::Internal("not run"));
   size_t shapes = 1;
@@ -223,9 +401,8 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
                            {"PEAK POWER"},
                            {"ENERGY/TOKEN"}});
   for (const SettingSummary& s : summary) {
-    table.AddRow({s.label, fmt::format("{:+.1f}%", s.worst_slowdown * 100),
-                  fmt::format("{:+.1f}%", s.peak_change * 100),
-                  fmt::format("{:+.1f}%", s.energy_change * 100)});
+    table.AddRow({s.label, report::FormatChange(s.worst_slowdown),
+                  report::FormatChange(s.peak_change), report::FormatChange(s.energy_change)});
   }
   std::cout << fmt::format("{} {} on simulated {} ({} runs, changes vs the default setting):\n",
                            o.model, o.workload, (*gpu)->name, rows->size())
@@ -272,6 +449,11 @@ void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunctio
   cmd->add_option("--slo", o->slo, "Largest acceptable latency increase, e.g. 5%")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  AddBackendOptions(cmd, &o->backend);
+  cmd->add_option("command", o->command,
+                  "With a command after --: run it under each setting on the --backend GPUs "
+                  "(nvml needs root; every GPU's settings are restored afterwards)")
+      ->expected(-1);
   cmd->callback([run, o, &global] { *run = [o, &global] { return RunCharacterize(global, *o); }; });
 }
 

@@ -8,9 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/child_process.h"
 #include "cli/commands.h"
-#include "cli/markers.h"
+#include "cli/measured_run.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "report/device_report.h"
@@ -19,8 +18,6 @@
 
 namespace headroom::cli {
 namespace {
-
-constexpr core::Duration kPollInterval = std::chrono::milliseconds(20);
 
 struct MeasureOptions {
   BackendOptions backend;
@@ -72,15 +69,6 @@ class SeriesFile {
   std::map<int, core::Joules> first_energy_;
 };
 
-core::Result<double> WorkFromLine(const std::regex& pattern, const std::string& line) {
-  std::smatch m;
-  if (!std::regex_search(line, m, pattern)) return 0.0;
-  const std::string number = m.size() > 1 ? m[1].str() : m[0].str();
-  auto value = core::ParseDouble(number);
-  if (!value) return core::Fail(value.error().WithContext("--work-regex match"));
-  return *value;
-}
-
 int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   auto interval = core::ParseDuration(options.interval);
   if (!interval) return ReportError(interval.error().WithContext("--interval"));
@@ -106,56 +94,22 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   for (auto& d : set->devices) devices.push_back(d.get());
 
   const core::TimePoint start = clock.Now();
-  telemetry::SamplerOptions sampler_options{.interval = *interval};
+  MeasuredRunOptions run_options{.command = options.command, .interval = *interval};
+  run_options.work_pattern = std::move(pattern);
   if (series) {
-    sampler_options.sink = [&series, start](const telemetry::Sample& s) {
-      series->Write(s, start);
-    };
+    run_options.sink = [&series, start](const telemetry::Sample& s) { series->Write(s, start); };
   }
-  auto created = telemetry::Sampler::Create(devices, &clock, sampler_options);
-  if (!created) return ReportError(created.error().WithContext("--interval"));
-  telemetry::Sampler& sampler = **created;
-
-  auto markers =
-      MarkerChannel::Create({.phase = [&sampler](const std::string& p) { sampler.MarkPhase(p); },
-                             .work = [&sampler](double units) { sampler.AddWork(units); }});
-  if (!markers) return ReportError(markers.error());
-
-  sampler.Start();
-  std::function<void(const std::string&)> on_line;
-  if (pattern) {
-    on_line = [&](const std::string& line) {
-      auto units = WorkFromLine(*pattern, line);
-      if (units && *units > 0) sampler.AddWork(*units);
-    };
-  }
-  auto child =
-      ChildProcess::Start(options.command, {{"HEADROOM_MARKERS", (*markers)->path()}}, on_line);
-  if (!child) {
-    sampler.Stop();
-    return ReportError(child.error());
-  }
-  std::optional<int> exit_code;
-  bool warned = false;
-  while (!(exit_code = (*child)->Poll())) {
-    if (!warned && sampler.error()) {
-      std::fprintf(stderr,
-                   "headroom: %s; the measurement stopped (data so far kept), waiting for the "
-                   "command to finish\n",
-                   sampler.error()->message().c_str());
-      warned = true;
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
-  (*markers)->Close();
-  sampler.Stop();
+  auto run = RunMeasured(devices, &clock, run_options);
+  if (!run) return ReportError(run.error());
+  telemetry::Sampler& sampler = *run->sampler;
   if (options.work > 0) sampler.AddWork(options.work);
+  const std::optional<int> exit_code = run->exit_code;
 
   report::MeasureSummary summary;
   summary.command = options.command;
   summary.exit_code = *exit_code;
   summary.backend = set->backend;
-  summary.duration_s = core::ToSeconds(clock.Now() - start);
+  summary.duration_s = run->duration_s;
   const auto reports = sampler.Reports();
   const auto phases = sampler.Phases();
   for (size_t i = 0; i < devices.size(); ++i) {

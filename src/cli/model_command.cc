@@ -83,10 +83,7 @@ core::Result<std::vector<core::Watts>> Limits(const model::GpuSpec& spec, const 
   return limits;
 }
 
-std::string Pct(double fraction) {
-  const double pct = fraction * 100.0;
-  return fmt::format("{:+.1f}%", std::abs(pct) < 0.05 ? 0.0 : pct);  // no "-0.0%"
-}
+std::string Pct(double fraction) { return report::FormatChange(fraction); }
 
 // Power with a '!' where even the lowest clock cannot bring it under the limit.
 std::string PowerUnder(const model::PhaseOutcome& o, core::Watts limit) {

@@ -1,6 +1,9 @@
 #include "report/table.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
 
 #include "core/check.h"
 
@@ -48,6 +51,11 @@ std::string TextTable::Render() const {
   std::string out = RenderHeader(widths);
   for (const auto& row : rows_) out += RenderRow(row, widths);
   return out;
+}
+
+std::string FormatChange(double fraction) {
+  const double pct = fraction * 100.0;
+  return fmt::format("{:+.1f}%", std::abs(pct) < 0.05 ? 0.0 : pct);
 }
 
 }  // namespace headroom::report

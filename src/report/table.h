@@ -34,6 +34,9 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// A relative change as "+12.3%" / "-4.0%", never "-0.0%".
+std::string FormatChange(double fraction);
+
 }  // namespace headroom::report
 
 #endif  // HEADROOM_REPORT_TABLE_H_

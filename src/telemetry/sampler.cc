@@ -30,6 +30,7 @@ Sampler::Sampler(std::vector<gpu::Device*> devices, core::Clock* clock, SamplerO
       options_(std::move(options)),
       driver_last_us_(devices_.size(), 0),
       driver_samples_supported_(devices_.size(), true),
+      driver_primed_(devices_.size(), false),
       meters_(devices_.size()) {}
 
 Sampler::~Sampler() {
@@ -101,9 +102,12 @@ bool Sampler::SampleOnce() {
       ring_.push_back(taken[i]);
       while (ring_.size() > options_.ring_capacity) ring_.pop_front();
       driver_samples_supported_[i] = drain[i];
+      const bool primed = driver_primed_[i];
+      driver_primed_[i] = true;
       for (const gpu::PowerSample& p : drained[i]) {
-        meters_[i].AddDriverSample(p.power);
         driver_last_us_[i] = std::max(driver_last_us_[i], p.timestamp_us);
+        if (!primed) continue;
+        meters_[i].AddDriverSample(p.power);
         driver_ring_.push_back({taken[i].gpu, p});
         while (driver_ring_.size() > options_.ring_capacity) driver_ring_.pop_front();
       }

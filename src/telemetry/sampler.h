@@ -90,6 +90,8 @@ class Sampler {
   // Per device: the newest driver sample seen, and whether the device offers them at all.
   std::vector<std::uint64_t> driver_last_us_ GUARDED_BY(mu_);
   std::vector<bool> driver_samples_supported_ GUARDED_BY(mu_);
+  // The first drain only finds where the driver's ring stands: older samples predate us.
+  std::vector<bool> driver_primed_ GUARDED_BY(mu_);
   std::vector<EnergyMeter> meters_ GUARDED_BY(mu_);
   std::optional<core::Error> error_ GUARDED_BY(mu_);
   double work_ GUARDED_BY(mu_) = 0;
