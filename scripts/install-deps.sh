@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libnlopt-cxx-dev              # derivative-free fitting of the inference model
+  gnuplot-nox                   # plots (SVG) of characterizations
 )
 
 missing=()

@@ -337,6 +337,19 @@ TEST(CliTest, CharacterizeSimulatedSweepWritesResultsAndPicksASetting) {
   for (int c; (c = std::fgetc(f)) != EOF;) lines += c == '\n';
   std::fclose(f);
   EXPECT_EQ(lines, 1 + 4 * 2);
+  // The plots, drawn by gnuplot, each with drawn content.
+  for (const char* plot : {"power_over_time", "power_vs_clock", "power_vs_limit",
+                           "latency_vs_clock", "latency_vs_limit", "pareto"}) {
+    const std::string path = dir + "/" + plot + ".svg";
+    std::FILE* svg = std::fopen(path.c_str(), "r");
+    ASSERT_NE(svg, nullptr) << path;
+    std::string text;
+    for (int c; (c = std::fgetc(svg)) != EOF;) text += static_cast<char>(c);
+    std::fclose(svg);
+    EXPECT_NE(text.find("<svg"), std::string::npos) << path;
+    EXPECT_GT(text.find("<path"), 0u) << path;
+    EXPECT_NE(text.find("<path"), std::string::npos) << path;
+  }
 
   const CommandRun training = Headroom(
       "characterize --workload training --model gpt-neox-20b --gpu a100-40gb --sm-clocks 1260 "

@@ -4,8 +4,10 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "gpu/control_restorer.h"
+#include "report/plot.h"
 #include "report/table.h"
 #include "sim/characterize.h"
 
@@ -308,6 +311,69 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   return kExitOk;
 }
 
+// The plots of a simulated sweep, for the last (largest) shape: power and latency against the
+// clock lock and against the power limit, energy per token against latency with its Pareto front,
+// and (inference) power over one request under the default and the extreme settings.
+std::vector<report::Plot> SweepPlots(const std::vector<sim::Row>& rows, size_t shapes,
+                                     const std::vector<sim::Trace>& traces) {
+  std::vector<report::Plot> plots;
+  const size_t k = shapes - 1;
+  for (const auto& [kind, unit, name] :
+       {std::tuple{sim::Setting::Kind::kClockLock, "SM clock lock (MHz)", "clock"},
+        std::tuple{sim::Setting::Kind::kPowerLimit, "power limit (W)", "limit"}}) {
+    report::Series peak{"peak power"}, mean{"mean power"}, latency{"latency"};
+    for (size_t i = k; i < rows.size(); i += shapes) {
+      const sim::Row& r = rows[i];
+      if (r.setting.kind != kind) continue;
+      peak.points.emplace_back(r.setting.value, r.peak_power_w);
+      mean.points.emplace_back(r.setting.value, r.mean_power_w);
+      latency.points.emplace_back(r.setting.value, r.latency_s);
+    }
+    if (peak.points.empty()) continue;
+    for (report::Series* s : {&peak, &mean, &latency}) {
+      std::sort(s->points.begin(), s->points.end());
+    }
+    plots.push_back({fmt::format("power_vs_{}", name),
+                     fmt::format("Power per GPU vs {}", unit),
+                     unit,
+                     "power per GPU (W)",
+                     {peak, mean}});
+    plots.push_back({fmt::format("latency_vs_{}", name),
+                     fmt::format("Latency vs {}", unit),
+                     unit,
+                     "latency (s)",
+                     {latency}});
+  }
+  report::Series all{"settings", {}, false}, front{"Pareto front"};
+  for (size_t i = k; i < rows.size(); i += shapes) {
+    all.points.emplace_back(rows[i].latency_s, rows[i].energy_per_unit_j);
+  }
+  std::vector<std::pair<double, double>> sorted = all.points;
+  std::sort(sorted.begin(), sorted.end());
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& p : sorted) {
+    if (p.second < best) {
+      front.points.push_back(p);
+      best = p.second;
+    }
+  }
+  plots.push_back({"pareto",
+                   "Energy per token vs latency",
+                   "latency (s)",
+                   "energy per token, all GPUs (J)",
+                   {all, front}});
+  if (!traces.empty()) {
+    report::Plot timeline{"power_over_time",
+                          "Power over one request: prefill spike, then decode",
+                          "time (s)",
+                          "power per GPU (W)",
+                          {}};
+    for (const sim::Trace& t : traces) timeline.series.push_back({t.label, t.power});
+    plots.push_back(timeline);
+  }
+  return plots;
+}
+
 int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   const bool inference = o.workload == "inference";
   auto hardware = LoadCatalog(global);
@@ -332,6 +398,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   if (!o.command.empty()) return RunCommandSweep(global, o, *slo);
   const model::GpuPowerModel gpu_model(**gpu);
   core::Result<std::vector<sim::Row>> rows = core::Fail(core::Error::Internal("not run"));
+  std::vector<sim::Trace> traces;
   size_t shapes = 1;
   if (inference) {
     auto models = catalog::ModelCatalog::Embedded();
@@ -349,6 +416,22 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     shapes = cases.size();
     const model::InferenceModel m(**spec, gpu_model, fit->efficiency);
     rows = sim::CharacterizeInference(m, *settings, cases, *interval);
+    if (rows && !o.out.empty()) {
+      // The default, and the lowest clock and power limit swept, over the largest shape.
+      std::vector<sim::Setting> shown{settings->front()};
+      for (auto kind : {sim::Setting::Kind::kClockLock, sim::Setting::Kind::kPowerLimit}) {
+        const sim::Setting* lowest = nullptr;
+        for (const sim::Setting& st : *settings) {
+          if (st.kind == kind && (lowest == nullptr || st.value < lowest->value)) lowest = &st;
+        }
+        if (lowest != nullptr) shown.push_back(*lowest);
+      }
+      for (const sim::Setting& st : shown) {
+        auto trace = sim::TraceInference(m, st, cases.back(), *interval);
+        if (!trace) return ReportError(trace.error());
+        traces.push_back(std::move(*trace));
+      }
+    }
   } else {
     auto workloads = catalog::TrainingCatalog::Embedded();
     if (!workloads) return ReportError(workloads.error());
@@ -391,6 +474,12 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     if (auto st = core::WriteFileAtomically(o.out + "/summary.json", out.dump(2) + "\n"); !st) {
       return ReportError(st.error());
     }
+    for (const report::Plot& plot : SweepPlots(*rows, shapes, traces)) {
+      if (auto st = report::RenderPlot(o.out, plot); !st) {
+        std::fprintf(stderr, "headroom: %s\n", st.error().message().c_str());
+        break;
+      }
+    }
   }
   if (o.json) {
     std::cout << out.dump(2) << "\n";
@@ -412,7 +501,9 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
         "Best under a {}% latency SLO: {} (peak power {:+.1f}%, energy per token {:+.1f}%).\n",
         *slo, best->label, best->peak_change * 100, best->energy_change * 100);
   }
-  if (!o.out.empty()) std::cout << "Wrote " << o.out << "/results.csv and summary.json\n";
+  if (!o.out.empty()) {
+    std::cout << "Wrote " << o.out << "/results.csv, summary.json and the plots (*.svg)\n";
+  }
   return kExitOk;
 }
 
