@@ -3,9 +3,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/files.h"
 
@@ -46,8 +48,18 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
 
   const std::string gp_path = stem + ".gp";
   char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(gp_path.c_str()), nullptr};
+  // gnuplot's own messages (e.g. "empty x range" for a one-point plot) go to <stem>.log, not
+  // into the command's output.
+  const std::string log_path = stem + ".log";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
-  if (const int rc = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv, environ); rc != 0) {
+  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (const int rc = spawned; rc != 0) {
     return core::Fail(core::Error::Unavailable(
         fmt::format("{}.svg not drawn: cannot run gnuplot ({}); install Debian's gnuplot-nox", stem,
                     std::strerror(rc))));
@@ -56,7 +68,8 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return core::Fail(core::Error::Internal(fmt::format("gnuplot failed on {}", gp_path)));
+    return core::Fail(
+        core::Error::Internal(fmt::format("gnuplot failed on {} (see {})", gp_path, log_path)));
   }
   return core::Ok();
 }
