@@ -69,27 +69,13 @@ core::Result<std::vector<sim::Setting>> Settings(const model::GpuSpec& gpu,
                                                  const CharacterizeOptions& o) {
   std::vector<sim::Setting> settings{sim::Setting{}};
   if (!o.sm_clocks.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(auto clocks, core::ParseValueList(o.sm_clocks));
-    for (double f : clocks) {
-      if (f < gpu.sm_clock_min.value() || f > gpu.sm_clock_max.value()) {
-        return core::Fail(core::Error::OutOfRange(
-            fmt::format("--sm-clocks: {} MHz is outside {}'s range {}-{} MHz", f, gpu.name,
-                        gpu.sm_clock_min.value(), gpu.sm_clock_max.value())));
-      }
-      settings.push_back(
-          {sim::Setting::Kind::kClockLock, gpu.SnapClock(core::Megahertz(f)).value()});
-    }
+    HEADROOM_ASSIGN_OR_RETURN(auto clocks, ParseClockList(o.sm_clocks, gpu));
+    for (core::Megahertz f : clocks)
+      settings.push_back({sim::Setting::Kind::kClockLock, f.value()});
   }
   if (!o.power_limits.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(auto limits, core::ParseValueList(o.power_limits));
-    for (double w : limits) {
-      if (w < gpu.power_limit_min.value() || w > gpu.power_limit_max.value()) {
-        return core::Fail(core::Error::OutOfRange(
-            fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", w, gpu.name,
-                        gpu.power_limit_min.value(), gpu.power_limit_max.value())));
-      }
-      settings.push_back({sim::Setting::Kind::kPowerLimit, w});
-    }
+    HEADROOM_ASSIGN_OR_RETURN(auto limits, ParsePowerLimitList(o.power_limits, gpu));
+    for (core::Watts w : limits) settings.push_back({sim::Setting::Kind::kPowerLimit, w.value()});
   }
   return settings;
 }

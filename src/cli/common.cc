@@ -95,6 +95,38 @@ core::Result<DeviceSet> OpenDevices(const GlobalOptions& global, const BackendOp
   return DeviceSet{std::move(devices), "sim"};
 }
 
+core::Result<std::vector<core::Megahertz>> ParseClockList(const std::string& text,
+                                                          const model::GpuSpec& spec) {
+  auto values = core::ParseValueList(text);
+  if (!values) return core::Fail(values.error().WithContext("--sm-clocks"));
+  std::vector<core::Megahertz> clocks;
+  for (double v : *values) {
+    if (v < spec.sm_clock_min.value() || v > spec.sm_clock_max.value()) {
+      return core::Fail(core::Error::OutOfRange(
+          fmt::format("--sm-clocks: {} MHz is outside {}'s range {}-{} MHz", v, spec.name,
+                      spec.sm_clock_min.value(), spec.sm_clock_max.value())));
+    }
+    clocks.push_back(spec.SnapClock(core::Megahertz(v)));
+  }
+  return clocks;
+}
+
+core::Result<std::vector<core::Watts>> ParsePowerLimitList(const std::string& text,
+                                                           const model::GpuSpec& spec) {
+  auto values = core::ParseValueList(text);
+  if (!values) return core::Fail(values.error().WithContext("--power-limits"));
+  std::vector<core::Watts> limits;
+  for (double v : *values) {
+    if (v < spec.power_limit_min.value() || v > spec.power_limit_max.value()) {
+      return core::Fail(core::Error::OutOfRange(
+          fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", v, spec.name,
+                      spec.power_limit_min.value(), spec.power_limit_max.value())));
+    }
+    limits.emplace_back(v);
+  }
+  return limits;
+}
+
 int ReportError(const core::Error& error) {
   std::fprintf(stderr, "headroom: %s\n", error.message().c_str());
   switch (error.code()) {

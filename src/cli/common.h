@@ -50,6 +50,13 @@ struct DeviceSet {
                                                   const BackendOptions& options,
                                                   core::Clock* clock);
 
+// `--sm-clocks` and `--power-limits` values ("1110:1410:75" or "250,300"), each checked against
+// the GPU's range (kOutOfRange naming the flag, value and range); clocks snapped to the grid.
+[[nodiscard]] core::Result<std::vector<core::Megahertz>> ParseClockList(const std::string& text,
+                                                                        const model::GpuSpec& spec);
+[[nodiscard]] core::Result<std::vector<core::Watts>> ParsePowerLimitList(
+    const std::string& text, const model::GpuSpec& spec);
+
 // Prints "headroom: <message>" on stderr and returns the exit code for the error.
 int ReportError(const core::Error& error);
 

@@ -41,43 +41,19 @@ std::vector<double> Spread(double lo, double hi, int count, double grain) {
 
 core::Result<std::vector<core::Megahertz>> Clocks(const model::GpuSpec& spec,
                                                   const std::string& text) {
-  std::vector<double> values;
-  if (text.empty()) {
-    values = Spread(spec.sm_clock_max.value() * 0.6, spec.sm_clock_max.value(), 8,
-                    spec.sm_clock_step.value() * 5);
-  } else {
-    auto parsed = core::ParseValueList(text);
-    if (!parsed) return core::Fail(parsed.error().WithContext("--sm-clocks"));
-    values = *parsed;
-  }
+  if (!text.empty()) return ParseClockList(text, spec);
   std::vector<core::Megahertz> clocks;
-  for (double v : values) {
-    if (v < spec.sm_clock_min.value() || v > spec.sm_clock_max.value()) {
-      return core::Fail(core::Error::OutOfRange(
-          fmt::format("--sm-clocks: {} MHz is outside {}'s range {}-{} MHz", v, spec.name,
-                      spec.sm_clock_min.value(), spec.sm_clock_max.value())));
-    }
+  for (double v : Spread(spec.sm_clock_max.value() * 0.6, spec.sm_clock_max.value(), 8,
+                         spec.sm_clock_step.value() * 5)) {
     clocks.push_back(spec.SnapClock(core::Megahertz(v)));
   }
   return clocks;
 }
 
 core::Result<std::vector<core::Watts>> Limits(const model::GpuSpec& spec, const std::string& text) {
-  std::vector<double> values;
-  if (text.empty()) {
-    values = Spread(spec.power_limit_min.value(), spec.power_limit_max.value(), 6, 25);
-  } else {
-    auto parsed = core::ParseValueList(text);
-    if (!parsed) return core::Fail(parsed.error().WithContext("--power-limits"));
-    values = *parsed;
-  }
+  if (!text.empty()) return ParsePowerLimitList(text, spec);
   std::vector<core::Watts> limits;
-  for (double v : values) {
-    if (v < spec.power_limit_min.value() || v > spec.power_limit_max.value()) {
-      return core::Fail(core::Error::OutOfRange(
-          fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", v, spec.name,
-                      spec.power_limit_min.value(), spec.power_limit_max.value())));
-    }
+  for (double v : Spread(spec.power_limit_min.value(), spec.power_limit_max.value(), 6, 25)) {
     limits.emplace_back(v);
   }
   return limits;
