@@ -297,11 +297,24 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   return kExitOk;
 }
 
+// The settings drawn over time: the default, and the lowest clock and power limit swept.
+std::vector<sim::Setting> ShownSettings(const std::vector<sim::Setting>& settings) {
+  std::vector<sim::Setting> shown{settings.front()};
+  for (auto kind : {sim::Setting::Kind::kClockLock, sim::Setting::Kind::kPowerLimit}) {
+    const sim::Setting* lowest = nullptr;
+    for (const sim::Setting& st : settings) {
+      if (st.kind == kind && (lowest == nullptr || st.value < lowest->value)) lowest = &st;
+    }
+    if (lowest != nullptr) shown.push_back(*lowest);
+  }
+  return shown;
+}
+
 // The plots of a simulated sweep, for the last (largest) shape: power and latency against the
 // clock lock and against the power limit, energy per token against latency with its Pareto front,
 // and (inference) power over one request under the default and the extreme settings.
 std::vector<report::Plot> SweepPlots(const std::vector<sim::Row>& rows, size_t shapes,
-                                     const std::vector<sim::Trace>& traces) {
+                                     const std::vector<sim::Trace>& traces, bool training) {
   std::vector<report::Plot> plots;
   const size_t k = shapes - 1;
   for (const auto& [kind, unit, name] :
@@ -350,7 +363,8 @@ std::vector<report::Plot> SweepPlots(const std::vector<sim::Row>& rows, size_t s
                    {all, front}});
   if (!traces.empty()) {
     report::Plot timeline{"power_over_time",
-                          "Power over one request: prefill spike, then decode",
+                          training ? "Power over training iterations: compute, then the sync dip"
+                                   : "Power over one request: prefill spike, then decode",
                           "time (s)",
                           "power per GPU (W)",
                           {}};
@@ -403,16 +417,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     const model::InferenceModel m(**spec, gpu_model, fit->efficiency);
     rows = sim::CharacterizeInference(m, *settings, cases, *interval);
     if (rows && !o.out.empty()) {
-      // The default, and the lowest clock and power limit swept, over the largest shape.
-      std::vector<sim::Setting> shown{settings->front()};
-      for (auto kind : {sim::Setting::Kind::kClockLock, sim::Setting::Kind::kPowerLimit}) {
-        const sim::Setting* lowest = nullptr;
-        for (const sim::Setting& st : *settings) {
-          if (st.kind == kind && (lowest == nullptr || st.value < lowest->value)) lowest = &st;
-        }
-        if (lowest != nullptr) shown.push_back(*lowest);
-      }
-      for (const sim::Setting& st : shown) {
+      for (const sim::Setting& st : ShownSettings(*settings)) {
         auto trace = sim::TraceInference(m, st, cases.back(), *interval);
         if (!trace) return ReportError(trace.error());
         traces.push_back(std::move(*trace));
@@ -425,6 +430,13 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     if (!w) return ReportError(w.error().WithContext("--model"));
     const model::TrainingModel m(*w, gpu_model, fit->efficiency);
     rows = sim::CharacterizeTraining(m, *settings, o.iterations, *interval);
+    if (rows && !o.out.empty()) {
+      for (const sim::Setting& st : ShownSettings(*settings)) {
+        auto trace = sim::TraceTraining(m, st, o.iterations, *interval);
+        if (!trace) return ReportError(trace.error());
+        traces.push_back(std::move(*trace));
+      }
+    }
   }
   if (!rows) return ReportError(rows.error());
 
@@ -460,7 +472,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     if (auto st = core::WriteFileAtomically(o.out + "/summary.json", out.dump(2) + "\n"); !st) {
       return ReportError(st.error());
     }
-    for (const report::Plot& plot : SweepPlots(*rows, shapes, traces)) {
+    for (const report::Plot& plot : SweepPlots(*rows, shapes, traces, !inference)) {
       if (auto st = report::RenderPlot(o.out, plot); !st) {
         std::fprintf(stderr, "headroom: %s\n", st.error().message().c_str());
         break;

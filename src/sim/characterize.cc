@@ -114,6 +114,17 @@ gpu::sim::LoadScript RequestScript(const InferencePlan& plan, const InferenceCas
        Segment("decode", plan.decode, plan.decode_step_s * c.output)});
 }
 
+// `iterations` of compute then synchronization, timed for the setting's clock.
+gpu::sim::LoadScript TrainingScript(const model::TrainingModel& m,
+                                    const model::IterationEstimate& it, int iterations) {
+  std::vector<gpu::sim::LoadSegment> segments;
+  for (int i = 0; i < iterations; ++i) {
+    segments.push_back(Segment("compute", m.ComputePhase(), it.compute_s));
+    segments.push_back(Segment("sync", m.SyncPhase(), it.sync_s));
+  }
+  return gpu::sim::LoadScript::FromSegments(std::move(segments));
+}
+
 }  // namespace
 
 std::string Setting::Label() const {
@@ -189,6 +200,14 @@ core::Result<Trace> TraceInference(const model::InferenceModel& m, const Setting
   const InferencePlan plan = Plan(m, setting, shape);
   HEADROOM_ASSIGN_OR_RETURN(
       Run run, RunScript(m.gpu().spec(), RequestScript(plan, shape), setting, interval));
+  return Trace{setting.Label(), std::move(run.power)};
+}
+
+core::Result<Trace> TraceTraining(const model::TrainingModel& m, const Setting& setting,
+                                  int iterations, core::Duration interval) {
+  const model::IterationEstimate it = m.AtClock(ClockFor(m.gpu(), setting, m.ComputePhase()));
+  HEADROOM_ASSIGN_OR_RETURN(
+      Run run, RunScript(m.gpu().spec(), TrainingScript(m, it, iterations), setting, interval));
   return Trace{setting.Label(), std::move(run.power)};
 }
 

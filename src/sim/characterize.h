@@ -63,6 +63,10 @@ struct Trace {
                                                  const Setting& setting, const InferenceCase& shape,
                                                  core::Duration interval);
 
+[[nodiscard]] core::Result<Trace> TraceTraining(const model::TrainingModel& model,
+                                                const Setting& setting, int iterations,
+                                                core::Duration interval);
+
 }  // namespace headroom::sim
 
 #endif  // HEADROOM_SIM_CHARACTERIZE_H_
