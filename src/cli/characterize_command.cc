@@ -129,6 +129,16 @@ std::vector<SettingSummary> Summarize(const std::vector<sim::Row>& rows, size_t 
   return out;
 }
 
+// results.csv and summary.json in `dir`, created if need be.
+core::Status WriteResults(const std::string& dir, const std::string& csv, const json& summary) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return core::Fail(core::Error::Unavailable(fmt::format("--out {}: {}", dir, ec.message())));
+  HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(dir + "/results.csv", csv));
+  return core::WriteFileAtomically(dir + "/summary.json", summary.dump(2) + "\n");
+}
+
 // Applies `setting` to every device. The default setting is what the restorer saved.
 core::Status Apply(const sim::Setting& setting, const std::vector<gpu::Device*>& devices,
                    gpu::ControlRestorer& restorer) {
@@ -275,16 +285,7 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   }
   out["best_under_slo"] = best != nullptr ? json(best->setting.Label()) : json(nullptr);
   if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec)
-      return ReportError(
-          core::Error::Unavailable(fmt::format("--out {}: {}", o.out, ec.message())));
-    if (auto st = core::WriteFileAtomically(o.out + "/results.csv", csv); !st)
-      return ReportError(st.error());
-    if (auto st = core::WriteFileAtomically(o.out + "/summary.json", out.dump(2) + "\n"); !st) {
-      return ReportError(st.error());
-    }
+    if (auto st = WriteResults(o.out, csv, out); !st) return ReportError(st.error());
   }
   if (o.json) {
     std::cout << out.dump(2) << "\n";
@@ -446,16 +447,6 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     if (s.worst_slowdown > *slo / 100.0 + 1e-9) continue;
     if (best == nullptr || s.peak_change < best->peak_change) best = &s;
   }
-  if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec)
-      return ReportError(
-          core::Error::Unavailable(fmt::format("--out {}: {}", o.out, ec.message())));
-    if (auto st = core::WriteFileAtomically(o.out + "/results.csv", Csv(*rows, inference)); !st) {
-      return ReportError(st.error());
-    }
-  }
   json out;
   out["workload"] = o.workload;
   out["model"] = o.model;
@@ -469,7 +460,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   }
   out["best_under_slo"] = best != nullptr ? json(best->label) : json(nullptr);
   if (!o.out.empty()) {
-    if (auto st = core::WriteFileAtomically(o.out + "/summary.json", out.dump(2) + "\n"); !st) {
+    if (auto st = WriteResults(o.out, Csv(*rows, inference), out); !st) {
       return ReportError(st.error());
     }
     for (const report::Plot& plot : SweepPlots(*rows, shapes, traces, !inference)) {
