@@ -1,0 +1,164 @@
+#include "sim/trace_reader.h"
+
+#include <chrono>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/parse.h"
+
+namespace headroom::sim {
+namespace {
+
+constexpr std::string_view kAzureHeader = "TIMESTAMP,ContextTokens,GeneratedTokens";
+constexpr std::string_view kGenericHeader = "arrival_s,prompt_tokens,output_tokens";
+
+core::Result<int> Digits(std::string_view text, size_t pos, size_t count) {
+  if (pos + count > text.size()) return core::Fail(core::Error::InvalidArgument("too short"));
+  int value = 0;
+  for (size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') {
+      return core::Fail(core::Error::InvalidArgument("expected a digit"));
+    }
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+core::Result<int> Tokens(std::string_view text, std::string_view name) {
+  auto v = core::ParseInteger(text);
+  if (!v || *v < 0 || *v > 100'000'000) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} '{}' is not a token count", name, core::Trim(text))));
+  }
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
+  const std::string_view t = core::Trim(text);
+  auto bad = [&] {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("'{}' is not a timestamp like 2023-11-16 18:17:03.9799600", t)));
+  };
+  if (t.size() < 19 || t[4] != '-' || t[7] != '-' || (t[10] != ' ' && t[10] != 'T') ||
+      t[13] != ':' || t[16] != ':') {
+    return bad();
+  }
+  auto y = Digits(t, 0, 4), mo = Digits(t, 5, 2), d = Digits(t, 8, 2);
+  auto h = Digits(t, 11, 2), mi = Digits(t, 14, 2), s = Digits(t, 17, 2);
+  if (!y || !mo || !d || !h || !mi || !s || *h > 23 || *mi > 59 || *s > 60) return bad();
+  const std::chrono::year_month_day date{std::chrono::year(*y),
+                                         std::chrono::month(static_cast<unsigned>(*mo)),
+                                         std::chrono::day(static_cast<unsigned>(*d))};
+  if (!date.ok()) return bad();
+  long long fraction_ns = 0;
+  size_t pos = 19;
+  if (pos < t.size() && t[pos] == '.') {
+    long long scale = 100'000'000;  // the first fractional digit is tenths of a second
+    ++pos;
+    const size_t start = pos;
+    while (pos < t.size() && t[pos] >= '0' && t[pos] <= '9') {
+      fraction_ns += (t[pos] - '0') * scale;
+      scale /= 10;
+      ++pos;
+    }
+    if (pos == start) return bad();
+  }
+  // Both years' traces are UTC; 2024 says so with "+00:00" (or "Z" in later datasets).
+  const std::string_view zone = t.substr(pos);
+  if (!zone.empty() && zone != "+00:00" && zone != "Z") return bad();
+  const std::chrono::seconds whole = std::chrono::sys_days(date).time_since_epoch() +
+                                     std::chrono::hours(*h) + std::chrono::minutes(*mi) +
+                                     std::chrono::seconds(*s);
+  return std::chrono::duration_cast<core::Duration>(whole) + core::Duration(fraction_ns);
+}
+
+core::Result<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::Fail(core::Error::NotFound(fmt::format("{}: cannot open", path)));
+  std::string header;
+  std::getline(in, header);
+  const std::string_view h = core::Trim(header);
+  Format format;
+  if (h == kAzureHeader) {
+    format = Format::kAzure;
+  } else if (h.starts_with(kGenericHeader) &&
+             (h == kGenericHeader || h == std::string(kGenericHeader) + ",priority")) {
+    format = Format::kGeneric;
+  } else {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}:1: unknown trace header '{}' (expected '{}' or '{}[,priority]')", path, h,
+                    kAzureHeader, kGenericHeader)));
+  }
+  return std::unique_ptr<TraceReader>(new TraceReader(path, std::move(in), format));
+}
+
+core::Result<TraceRequest> TraceReader::ParseAzure(std::string_view line) {
+  const auto f = core::Split(line, ',');
+  if (f.size() != 3) {
+    return core::Fail(
+        core::Error::InvalidArgument(fmt::format("expected 3 fields, found {}", f.size())));
+  }
+  TraceRequest r;
+  HEADROOM_ASSIGN_OR_RETURN(const core::Duration stamp, ParseAzureTimestamp(f[0]));
+  // Relative to the trace's first request, in exact nanoseconds before converting.
+  if (!first_epoch_) first_epoch_ = stamp;
+  r.arrival_s = core::ToSeconds(stamp - *first_epoch_);
+  HEADROOM_ASSIGN_OR_RETURN(r.prompt_tokens, Tokens(f[1], "ContextTokens"));
+  HEADROOM_ASSIGN_OR_RETURN(r.output_tokens, Tokens(f[2], "GeneratedTokens"));
+  return r;
+}
+
+core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) const {
+  const auto f = core::Split(line, ',');
+  if (f.size() != 3 && f.size() != 4) {
+    return core::Fail(
+        core::Error::InvalidArgument(fmt::format("expected 3 or 4 fields, found {}", f.size())));
+  }
+  TraceRequest r;
+  auto arrival = core::ParseDouble(f[0]);
+  if (!arrival || *arrival < 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("arrival_s '{}' is not a time in seconds", core::Trim(f[0]))));
+  }
+  r.arrival_s = *arrival;
+  HEADROOM_ASSIGN_OR_RETURN(r.prompt_tokens, Tokens(f[1], "prompt_tokens"));
+  HEADROOM_ASSIGN_OR_RETURN(r.output_tokens, Tokens(f[2], "output_tokens"));
+  if (f.size() == 4) {
+    const std::string p = core::ToLower(core::Trim(f[3]));
+    if (p == "hp" || p == "high") {
+      r.priority = Priority::kHigh;
+    } else if (p == "lp" || p == "low") {
+      r.priority = Priority::kLow;
+    } else if (!p.empty()) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("priority '{}' is not hp or lp", core::Trim(f[3]))));
+    }
+  }
+  return r;
+}
+
+core::Result<std::optional<TraceRequest>> TraceReader::Next() {
+  std::string raw;
+  while (std::getline(in_, raw)) {
+    ++line_;
+    const std::string_view line = core::Trim(raw);  // drops the CR of CRLF endings
+    if (line.empty()) continue;
+    auto parsed = format_ == Format::kAzure ? ParseAzure(line) : ParseGeneric(line);
+    if (!parsed) return core::Fail(parsed.error().WithContext(fmt::format("{}:{}", path_, line_)));
+    const TraceRequest r = *parsed;
+    if (r.arrival_s < last_arrival_s_) {
+      return core::Fail(core::Error::InvalidArgument(fmt::format(
+          "{}:{}: arrival goes back in time ({:.6f} s after {:.6f} s): the trace must be sorted",
+          path_, line_, r.arrival_s, last_arrival_s_)));
+    }
+    last_arrival_s_ = r.arrival_s;
+    return std::optional<TraceRequest>(r);
+  }
+  if (in_.bad()) return core::Fail(core::Error::DataLoss(fmt::format("{}: read failed", path_)));
+  return std::optional<TraceRequest>();
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,57 @@
+// TraceReader: streams LLM inference requests from a trace file, one at a time, so memory stays
+// flat in the trace's length. Formats: the Azure LLM inference trace (2023:
+// "2023-11-16 18:17:03.9799600,4808,10" with CRLF endings; 2024: "+00:00" and any number of
+// fractional digits), and a generic CSV "arrival_s,prompt_tokens,output_tokens[,priority]".
+// Every bad row is an error naming the file and line. Not thread-safe.
+#ifndef HEADROOM_SIM_TRACE_READER_H_
+#define HEADROOM_SIM_TRACE_READER_H_
+
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "core/time.h"
+
+namespace headroom::sim {
+
+enum class Priority { kHigh, kLow, kUnspecified };
+
+struct TraceRequest {
+  double arrival_s = 0;  // since the trace's first request
+  int prompt_tokens = 0;
+  int output_tokens = 0;
+  Priority priority = Priority::kUnspecified;
+};
+
+class TraceReader {
+ public:
+  // Recognizes the format from the header line.
+  [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> Open(const std::string& path);
+
+  // The next request; nullopt at the end. Errors name file:line. Arrivals never go backwards.
+  [[nodiscard]] core::Result<std::optional<TraceRequest>> Next();
+
+ private:
+  enum class Format { kAzure, kGeneric };
+  TraceReader(std::string path, std::ifstream in, Format format)
+      : path_(std::move(path)), in_(std::move(in)), format_(format) {}
+  core::Result<TraceRequest> ParseAzure(std::string_view line);
+  core::Result<TraceRequest> ParseGeneric(std::string_view line) const;
+
+  std::string path_;
+  std::ifstream in_;
+  Format format_;
+  long line_ = 1;  // the header
+  std::optional<core::Duration> first_epoch_;
+  double last_arrival_s_ = 0;
+};
+
+// Time since 1970 of an Azure timestamp "YYYY-MM-DD HH:MM:SS[.f...][+00:00]" (UTC), exact to the
+// nanosecond (a double of epoch seconds would lose the traces' 100 ns ticks).
+[[nodiscard]] core::Result<core::Duration> ParseAzureTimestamp(std::string_view text);
+
+}  // namespace headroom::sim
+
+#endif  // HEADROOM_SIM_TRACE_READER_H_

@@ -1,0 +1,98 @@
+#include "sim/trace_reader.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace headroom::sim {
+namespace {
+
+std::string Write(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(ParseAzureTimestampTest, Both2023And2024Forms) {
+  using std::chrono::nanoseconds;
+  const auto a = *ParseAzureTimestamp("2023-11-16 18:17:03.9799600");
+  const auto b = *ParseAzureTimestamp("2023-11-16 18:17:04.0319600");
+  EXPECT_EQ(b - a, nanoseconds(52'000'000));
+  EXPECT_EQ(*ParseAzureTimestamp("1970-01-02 00:00:00"), std::chrono::hours(24));
+  EXPECT_EQ(*ParseAzureTimestamp("2024-05-12 00:00:00.001163+00:00") -
+                *ParseAzureTimestamp("2024-05-12 00:00:00"),
+            nanoseconds(1'163'000));
+  for (const char* bad : {"2023-13-01 00:00:00", "2023-11-16", "yesterday", "2023-11-16 25:00:00",
+                          "2023-11-16 18:17:03.", "2023-11-16 18:17:03+05:00"}) {
+    EXPECT_FALSE(ParseAzureTimestamp(bad)) << bad;
+  }
+}
+
+TEST(TraceReaderTest, ReadsTheShippedAzureTracesWithCrlfAndNoFinalNewline) {
+  const std::string dir = std::string(std::getenv("HEADROOM_SOURCE_DIR")) + "/data/traces/";
+  for (const auto& [file, rows] : {std::pair{"AzureLLMInferenceTrace_code.csv", 8819},
+                                   std::pair{"AzureLLMInferenceTrace_conv.csv", 19366}}) {
+    auto reader = TraceReader::Open(dir + file);
+    ASSERT_TRUE(reader) << reader.error().message();
+    int n = 0;
+    double last = 0;
+    while (true) {
+      auto next = (*reader)->Next();
+      ASSERT_TRUE(next) << next.error().message();
+      if (!*next) break;
+      ++n;
+      last = (*next)->arrival_s;
+      EXPECT_GT((*next)->prompt_tokens, 0);
+    }
+    EXPECT_EQ(n, rows) << file;
+    EXPECT_GT(last, 3400);  // about an hour (traces/README.md: 3,435.9 s and 3,501.7 s)
+    EXPECT_LT(last, 3600);
+  }
+}
+
+TEST(TraceReaderTest, GenericCsvWithPriority) {
+  auto reader =
+      TraceReader::Open(Write("generic.csv",
+                              "arrival_s,prompt_tokens,output_tokens,priority\n0.5,100,10,hp\n"
+                              "1.0,200,20,LP\n2.0,300,30,\n"));
+  ASSERT_TRUE(reader);
+  auto a = *(*reader)->Next();
+  EXPECT_EQ(a->priority, Priority::kHigh);
+  EXPECT_DOUBLE_EQ(a->arrival_s, 0.5);
+  EXPECT_EQ((*(*reader)->Next())->priority, Priority::kLow);
+  EXPECT_EQ((*(*reader)->Next())->priority, Priority::kUnspecified);
+  EXPECT_FALSE((*reader)->Next()->has_value());
+}
+
+TEST(TraceReaderTest, ErrorsNameFileAndLine) {
+  auto unsorted = TraceReader::Open(
+      Write("unsorted.csv", "arrival_s,prompt_tokens,output_tokens\n2,1,1\n1,1,1\n"));
+  ASSERT_TRUE(unsorted);
+  ASSERT_TRUE((*unsorted)->Next());
+  auto back = (*unsorted)->Next();
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message().find("unsorted.csv:3: arrival goes back in time"),
+            std::string::npos);
+
+  auto azure = TraceReader::Open(
+      Write("bad_azure.csv",
+            "TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:17:03.9799600,4808,10\r\n"
+            "2023-11-16 18:17:04.0319600,many,8"));
+  ASSERT_TRUE(azure);
+  ASSERT_TRUE((*azure)->Next());
+  auto bad = (*azure)->Next();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(
+      bad.error().message().find("bad_azure.csv:3: ContextTokens 'many' is not a token count"),
+      std::string::npos)
+      << bad.error().message();
+
+  auto header = TraceReader::Open(Write("header.csv", "time,in,out\n"));
+  ASSERT_FALSE(header);
+  EXPECT_NE(header.error().message().find("header.csv:1: unknown trace header"), std::string::npos);
+  EXPECT_EQ(TraceReader::Open("/nonexistent/trace.csv").error().code(), core::Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace headroom::sim
