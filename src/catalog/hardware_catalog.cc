@@ -179,27 +179,17 @@ Result<model::ServerSpec> ParseServerSpec(const YamlReader& doc) {
 
 Result<HardwareCatalog> HardwareCatalog::FromFiles(std::span<const SourceFile> files) {
   HardwareCatalog catalog;
-  std::map<std::string, std::string> owner;  // lookup key -> file that claimed it
-  auto claim = [&owner](const std::vector<std::string>& keys, const std::string& path) -> Status {
-    for (const auto& key : keys) {
-      auto [it, inserted] = owner.emplace(key, path);
-      if (!inserted) {
-        return Fail(Error::InvalidArgument(
-            fmt::format("{}: name or alias '{}' is already used by {}", path, key, it->second)));
-      }
-    }
-    return core::Ok();
-  };
+  NameRegistry names;
   for (const SourceFile& file : files) {
     HEADROOM_ASSIGN_OR_RETURN(YamlReader doc, YamlReader::Parse(file.text, file.path));
     HEADROOM_ASSIGN_OR_RETURN(std::string kind, doc.String("kind"));
     if (kind == "gpu") {
       HEADROOM_ASSIGN_OR_RETURN(model::GpuSpec gpu, ParseGpuSpec(doc));
-      HEADROOM_RETURN_IF_ERROR(claim(LookupKeys(gpu.name, gpu.aliases), file.path));
+      HEADROOM_RETURN_IF_ERROR(names.Claim(gpu.name, gpu.aliases, file.path));
       catalog.gpus_.push_back(std::move(gpu));
     } else if (kind == "server") {
       HEADROOM_ASSIGN_OR_RETURN(model::ServerSpec server, ParseServerSpec(doc));
-      HEADROOM_RETURN_IF_ERROR(claim(LookupKeys(server.name, server.aliases), file.path));
+      HEADROOM_RETURN_IF_ERROR(names.Claim(server.name, server.aliases, file.path));
       catalog.servers_.push_back(std::move(server));
     } else {
       return Fail(doc.ErrorAt("kind", fmt::format("'{}' is neither gpu nor server", kind)));

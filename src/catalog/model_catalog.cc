@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -95,16 +94,11 @@ Result<model::ModelSpec> ParseModelSpec(const YamlReader& doc) {
 
 Result<ModelCatalog> ModelCatalog::FromFiles(std::span<const SourceFile> files) {
   ModelCatalog catalog;
-  std::set<std::string> names;
+  NameRegistry names;
   for (const SourceFile& file : files) {
     HEADROOM_ASSIGN_OR_RETURN(YamlReader doc, YamlReader::Parse(file.text, file.path));
     HEADROOM_ASSIGN_OR_RETURN(model::ModelSpec spec, ParseModelSpec(doc));
-    for (const auto& key : LookupKeys(spec.name, spec.aliases)) {
-      if (!names.insert(key).second) {
-        return Fail(core::Error::InvalidArgument(
-            fmt::format("{}: name or alias '{}' is used by another model", file.path, key)));
-      }
-    }
+    HEADROOM_RETURN_IF_ERROR(names.Claim(spec.name, spec.aliases, file.path));
     catalog.models_.push_back(std::move(spec));
   }
   std::sort(catalog.models_.begin(), catalog.models_.end(),

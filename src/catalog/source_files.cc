@@ -43,4 +43,16 @@ std::vector<std::string> LookupKeys(const std::string& name,
   return keys;
 }
 
+core::Status NameRegistry::Claim(const std::string& name, const std::vector<std::string>& aliases,
+                                 const std::string& path) {
+  for (const auto& key : LookupKeys(name, aliases)) {
+    auto [it, inserted] = owner_.emplace(key, path);
+    if (!inserted) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("{}: name or alias '{}' is already used by {}", path, key, it->second)));
+    }
+  }
+  return core::Ok();
+}
+
 }  // namespace headroom::catalog

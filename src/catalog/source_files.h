@@ -3,6 +3,7 @@
 #ifndef HEADROOM_CATALOG_SOURCE_FILES_H_
 #define HEADROOM_CATALOG_SOURCE_FILES_H_
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +29,17 @@ std::vector<SourceFile> FromEmbedded(std::span<const core::EmbeddedFile> files);
 // Lower-cased names under which an entry can be found; the first is canonical.
 std::vector<std::string> LookupKeys(const std::string& name,
                                     const std::vector<std::string>& aliases);
+
+// Names and aliases already taken across a set of files, so that each can be claimed once.
+class NameRegistry {
+ public:
+  // kInvalidArgument "<path>: name or alias '<key>' is already used by <other path>".
+  [[nodiscard]] core::Status Claim(const std::string& name, const std::vector<std::string>& aliases,
+                                   const std::string& path);
+
+ private:
+  std::map<std::string, std::string> owner_;  // lookup key -> file that claimed it
+};
 
 // The spec whose name or alias matches `name`; kNotFound listing the known names otherwise.
 template <class Spec>

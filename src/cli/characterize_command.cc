@@ -172,8 +172,7 @@ CommandRow Reduce(const sim::Setting& setting, const MeasuredRunResult& run) {
   for (const telemetry::Sample& s : run.sampler->Recent()) {
     if (s.snapshot.power_instant) instant.push_back(s.snapshot.power_instant->value());
   }
-  std::sort(instant.begin(), instant.end());
-  if (!instant.empty()) row.p99_w = instant[static_cast<size_t>(0.99 * (instant.size() - 1))];
+  row.p99_w = sim::Percentile(std::move(instant), 0.99);
   const auto reports = run.sampler->Reports();
   for (const telemetry::EnergyReport& r : reports) {
     row.energy_j += r.energy.value();

@@ -52,13 +52,6 @@ core::Result<Run> RunScript(const model::GpuSpec& spec, gpu::sim::LoadScript scr
   return run;
 }
 
-double Percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t i = std::min(values.size() - 1, static_cast<size_t>(q * (values.size() - 1) + 0.5));
-  return values[i];
-}
-
 void FillPower(const Run& run, Row& row) {
   std::vector<double> watts;
   for (const auto& [t, w] : run.power) watts.push_back(w);
@@ -126,6 +119,13 @@ gpu::sim::LoadScript TrainingScript(const model::TrainingModel& m,
 }
 
 }  // namespace
+
+double Percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t i = std::min(values.size() - 1, static_cast<size_t>(q * (values.size() - 1) + 0.5));
+  return values[i];
+}
 
 std::string Setting::Label() const {
   switch (kind) {

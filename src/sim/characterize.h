@@ -45,6 +45,9 @@ struct Row {
   std::string energy_source;
 };
 
+// The q-quantile (0..1) of `values`, nearest rank; 0 for none.
+double Percentile(std::vector<double> values, double q);
+
 // A settled row per (setting, shape). Sampled every `interval` of virtual time.
 [[nodiscard]] core::Result<std::vector<Row>> CharacterizeInference(
     const model::InferenceModel& model, const std::vector<Setting>& settings,

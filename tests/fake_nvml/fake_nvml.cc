@@ -136,6 +136,14 @@ nvmlReturn_t Get(nvmlDevice_t handle, Out* out, Fn&& fn, Convert&& convert) {
   return nvml::kSuccess;
 }
 
+// Both names of the clock-event reasons call (12.x's and the deprecated one) answer the same.
+nvmlReturn_t ClockEventReasons(nvmlDevice_t handle, unsigned long long* reasons) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, reasons, [](SimDevice& d) { return d.ThrottleReasons(); },
+      [](std::uint64_t r) { return r; });
+}
+
 unsigned int Milli(double x) { return static_cast<unsigned int>(x * 1000.0 + 0.5); }
 
 nvmlReturn_t CopyString(const std::string& s, char* out, unsigned int length) {
@@ -321,10 +329,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t handle, int count
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t handle,
                                                                 unsigned long long* reasons) {
-  std::lock_guard lock(g_mu);
-  return Get(
-      handle, reasons, [](SimDevice& d) { return d.ThrottleReasons(); },
-      [](std::uint64_t r) { return r; });
+  return ClockEventReasons(handle, reasons);
 }
 #endif
 
@@ -355,10 +360,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t handle, int type,
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t handle,
                                                                    unsigned long long* reasons) {
-  std::lock_guard lock(g_mu);
-  return Get(
-      handle, reasons, [](SimDevice& d) { return d.ThrottleReasons(); },
-      [](std::uint64_t r) { return r; });
+  return ClockEventReasons(handle, reasons);
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t handle, unsigned int* mw) {
