@@ -9,11 +9,12 @@ declare -A allowed=(
   [core]=""
   [model]="core"
   [catalog]="core model"
+  [policy]="core model"
   [gpu]="core model"
   [telemetry]="core model gpu"
-  [sim]="core model gpu telemetry"
-  [report]="core model gpu telemetry sim"
-  [cli]="core model catalog gpu telemetry sim report"
+  [sim]="core model catalog policy gpu telemetry"
+  [report]="core model policy gpu telemetry sim"
+  [cli]="core model catalog policy gpu telemetry sim report"
 )
 # Tests may also use the catalog (calibration against the shipped data) and testing doubles.
 test_extra="catalog"

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -411,6 +413,68 @@ TEST(CliTest, CatalogDirectoryOverrideAndItsErrors) {
   const CommandRun missing = Headroom("--catalog /nonexistent gpus");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.out.find("/nonexistent"), std::string::npos);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(CliTest, TraceSynthThenStatsRoundTrip) {
+  const std::string path = ::testing::TempDir() + "headroom_synth_code.csv";
+  const std::string args = "trace synth --from azure-code --duration 2d --seed 5 --out " + path;
+  const CommandRun synth = Headroom(args);
+  ASSERT_EQ(synth.exit_code, 0) << synth.out;
+  ASSERT_EQ(synth.out.rfind("Wrote ", 0), 0u) << synth.out;
+  const long long wrote = std::stoll(synth.out.substr(6));
+  const std::string text = ReadAll(path);
+  EXPECT_EQ(text.rfind("TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-13 00:00:", 0), 0u);
+
+  const CommandRun stats = Headroom("trace stats --json " + path);
+  ASSERT_EQ(stats.exit_code, 0) << stats.out;
+  const auto j = nlohmann::json::parse(stats.out);
+  EXPECT_EQ(j["count"].get<long long>(), wrote);
+  // The code trace's mean rate is 8,819 requests over 3,435.9 s (traces/README.md); weekdays run
+  // at 7 / (5 + 2 x 0.7) of the week's mean (the default weekend factor is 0.7).
+  EXPECT_NEAR(static_cast<double>(wrote) / (2 * 86'400), 8'819 / 3'435.9 * 7 / 6.4, 0.05);
+  EXPECT_EQ(j["start"].get<std::string>().substr(0, 13), "2023-11-13 00");
+  ASSERT_EQ(j["per_day"].size(), 2u);
+  EXPECT_EQ(j["per_day"][0]["weekday"], "Mon");
+  EXPECT_EQ(j["per_day"][1]["date"], "2023-11-14");
+  EXPECT_LE(j["prompt_tokens"]["max"].get<int>(), 7437);
+  EXPECT_GT(j["per_hour_of_day"][14].get<int>(), 2 * j["per_hour_of_day"][2].get<int>());
+
+  // The same seed writes the same bytes; the named traces work from any directory.
+  const std::string again = ::testing::TempDir() + "headroom_synth_code_again.csv";
+  ASSERT_EQ(
+      Headroom("trace synth --from azure-code --duration 2d --seed 5 --out " + again, "cd / &&")
+          .exit_code,
+      0);
+  EXPECT_TRUE(ReadAll(again) == text);
+  const CommandRun conv = Headroom("trace stats azure-conv", "cd / &&");
+  ASSERT_EQ(conv.exit_code, 0) << conv.out;
+  EXPECT_NE(conv.out.find("azure-conv: 19366 requests"), std::string::npos) << conv.out;
+}
+
+TEST(CliTest, TraceBadInput) {
+  struct Case {
+    std::string args;
+    const char* says;
+  };
+  const std::string out = " --out " + ::testing::TempDir() + "headroom_bad.csv";
+  for (const Case& c : {Case{"trace synth --from azure-chat" + out, "neither a named trace"},
+                        Case{"trace synth --duration 5" + out, "'5' is not a duration"},
+                        Case{"trace synth --peak-to-trough 0.5" + out, "peak-to-trough"},
+                        Case{"trace synth --rate-scale -2" + out, "rate scale"},
+                        Case{"trace synth --start yesterday" + out, "--start"},
+                        Case{"trace synth --out /no/such/dir/x.csv", "does not exist"},
+                        Case{"trace synth", "--out is required"},
+                        Case{"trace stats no-such-trace.csv", "neither a named trace"}}) {
+    const CommandRun run = Headroom(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
+    EXPECT_EQ(run.out.rfind("headroom: ", 0), 0u) << run.out;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The data/hardware/*.yaml and data/models/*.yaml files compiled into the binary (generated
-// sources). Thread-safe.
+// The data/hardware/*.yaml and data/models/*.yaml files (and the other catalog data, and the
+// data/traces/*.csv request traces) compiled into the binary (generated sources). Thread-safe.
 #ifndef HEADROOM_CATALOG_EMBEDDED_DATA_H_
 #define HEADROOM_CATALOG_EMBEDDED_DATA_H_
 
@@ -14,6 +14,8 @@ std::span<const core::EmbeddedFile> EmbeddedModelFiles();
 std::span<const core::EmbeddedFile> EmbeddedFitFiles();
 std::span<const core::EmbeddedFile> EmbeddedProfileFiles();
 std::span<const core::EmbeddedFile> EmbeddedWorkloadFiles();
+std::span<const core::EmbeddedFile> EmbeddedTraceFiles();
+std::span<const core::EmbeddedFile> EmbeddedScenarioFiles();
 
 }  // namespace headroom::catalog
 

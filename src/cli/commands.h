@@ -19,6 +19,9 @@ void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* ru
 void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterTrace(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 // Subcommands of `headroom model`.
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run);

@@ -30,6 +30,9 @@ int Main(int argc, char** argv) {
   RegisterMeasure(app, global, &run);
   RegisterCharacterize(app, global, &run);
   RegisterModel(app, global, &run);
+  RegisterSimulate(app, global, &run);
+  RegisterPlan(app, global, &run);
+  RegisterTrace(app, global, &run);
 
   try {
     app.parse(argc, argv);

@@ -24,6 +24,8 @@ std::string_view CodeName(Code code) {
       return "data loss";
     case Code::kDeadlineExceeded:
       return "deadline exceeded";
+    case Code::kCancelled:
+      return "cancelled";
     case Code::kInternal:
       return "internal error";
   }

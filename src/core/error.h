@@ -18,6 +18,7 @@ enum class Code {
   kUnavailable,         // library, driver or service missing or unreachable
   kDataLoss,            // a device or data source vanished mid-operation
   kDeadlineExceeded,
+  kCancelled,  // stopped on request (Ctrl-C)
   kInternal,
 };
 
@@ -46,6 +47,7 @@ class [[nodiscard]] Error {
   static Error DeadlineExceeded(std::string message) {
     return {Code::kDeadlineExceeded, std::move(message)};
   }
+  static Error Cancelled(std::string message) { return {Code::kCancelled, std::move(message)}; }
   static Error Internal(std::string message) { return {Code::kInternal, std::move(message)}; }
 
   Code code() const { return code_; }

@@ -38,25 +38,32 @@ double InferenceModel::ComputeEfficiency(int tp) const {
 Phase InferenceModel::PrefillPhase(const InferenceShape& s) const {
   HEADROOM_CHECK(s.tp >= 1 && s.batch >= 1 && s.prompt >= 1) << "bad inference shape";
   const double tokens = static_cast<double>(s.batch) * s.prompt;
+  return PrefillPhaseForBatch(s.tp, s.batch, tokens, tokens * s.prompt);
+}
+
+Phase InferenceModel::PrefillPhaseForBatch(int tp, int sequences, double tokens,
+                                           double tokens_squared) const {
+  HEADROOM_CHECK(tp >= 1 && sequences >= 1 && tokens >= sequences) << "bad prefill batch";
   const bool encoder_decoder = model_.architecture == ModelArchitecture::kEncoderDecoder;
   const bool bidirectional = model_.architecture != ModelArchitecture::kDecoder;
   const int layers = encoder_decoder ? model_.encoder_layers : model_.layers;
   const bool cross = false;
   // Dense layers on every token; the LM head only on each sequence's last token.
   const double lm_head = static_cast<double>(model_.vocab) * model_.hidden;
-  const double dense = 2.0 * layers * model_.LayerParams(cross) * tokens + 2.0 * lm_head * s.batch;
+  const double dense =
+      2.0 * layers * model_.LayerParams(cross) * tokens + 2.0 * lm_head * sequences;
   // QK^T and AV: 2 matmuls x 2 FLOPs x prompt^2 x attention width per layer, halved when causal.
-  const double attention = 4.0 * static_cast<double>(s.prompt) * s.prompt * model_.attention_dim() *
-                           layers * s.batch * (bidirectional ? 1.0 : 0.5);
+  const double attention =
+      4.0 * tokens_squared * model_.attention_dim() * layers * (bidirectional ? 1.0 : 0.5);
   const double weights = (layers * model_.LayerParams(cross) + lm_head) * model_.bytes_per_param;
   const double kv_written = model_.KvBytesPerToken() * tokens;
   Phase phase;
-  phase.flops = (dense + attention) / s.tp;
-  phase.bytes = (weights + kv_written) / s.tp;
+  phase.flops = (dense + attention) / tp;
+  phase.bytes = (weights + kv_written) / tp;
   phase.overhead_s = layers * (efficiency_.prefill_layer_overhead_s +
-                               efficiency_.prefill_layer_per_sequence_s * s.batch) +
-                     CommunicationSeconds(s.tp, tokens, layers);
-  phase.compute_efficiency = ComputeEfficiency(s.tp);
+                               efficiency_.prefill_layer_per_sequence_s * sequences) +
+                     CommunicationSeconds(tp, tokens, layers);
+  phase.compute_efficiency = ComputeEfficiency(tp);
   phase.overhead_activity = efficiency_.overhead_activity;
   phase.memory_efficiency = efficiency_.memory_efficiency;
   return phase;
@@ -65,21 +72,37 @@ Phase InferenceModel::PrefillPhase(const InferenceShape& s) const {
 std::optional<Phase> InferenceModel::DecodePhase(const InferenceShape& s) const {
   if (model_.architecture == ModelArchitecture::kEncoder) return std::nullopt;
   HEADROOM_CHECK(s.tp >= 1 && s.batch >= 1 && s.context >= 0) << "bad inference shape";
+  return DecodePhaseForBatch(s.tp, s.batch, static_cast<double>(s.context) * s.batch);
+}
+
+Phase InferenceModel::DecodePhaseForBatch(int tp, int batch, double total_context) const {
+  HEADROOM_CHECK(model_.architecture != ModelArchitecture::kEncoder)
+      << model_.name << " has no decode phase";
+  HEADROOM_CHECK(tp >= 1 && batch >= 1 && total_context >= 0) << "bad decode batch";
   const double weights = model_.DecoderWeightParams();
-  // Each new token attends over the cache: 2 matmuls x 2 FLOPs x context x attention width.
-  const double attention =
-      4.0 * static_cast<double>(s.context) * model_.attention_dim() * model_.layers * s.batch;
-  const double kv_read = model_.KvBytesPerToken() * s.context * s.batch;
+  // Each new token attends over its cache: 2 matmuls x 2 FLOPs x context x attention width.
+  const double attention = 4.0 * total_context * model_.attention_dim() * model_.layers;
+  const double kv_read = model_.KvBytesPerToken() * total_context;
   Phase phase;
-  phase.flops = (2.0 * weights * s.batch + attention) / s.tp;
-  phase.bytes = (weights * model_.bytes_per_param + kv_read) / s.tp;
+  phase.flops = (2.0 * weights * batch + attention) / tp;
+  phase.bytes = (weights * model_.bytes_per_param + kv_read) / tp;
   phase.overhead_s = model_.layers * efficiency_.decode_layer_overhead_s +
-                     efficiency_.per_sequence_s * s.batch +
-                     CommunicationSeconds(s.tp, s.batch, model_.layers);
-  phase.compute_efficiency = ComputeEfficiency(s.tp);
+                     efficiency_.per_sequence_s * batch +
+                     CommunicationSeconds(tp, batch, model_.layers);
+  phase.compute_efficiency = ComputeEfficiency(tp);
   phase.overhead_activity = efficiency_.overhead_activity;
   phase.memory_efficiency = efficiency_.memory_efficiency;
   return phase;
+}
+
+Phase InferenceModel::MixedPhase(const Phase& prefill, const Phase& decode, int tp) const {
+  const double decode_weights = model_.DecoderWeightParams() * model_.bytes_per_param / tp;
+  Phase mixed = prefill;
+  mixed.flops += decode.flops;
+  mixed.bytes += decode.bytes - decode_weights;
+  // The fixed per-layer launch cost is paid once; per-sequence and communication costs add.
+  mixed.overhead_s += decode.overhead_s - model_.layers * efficiency_.decode_layer_overhead_s;
+  return mixed;
 }
 
 PhaseEstimate InferenceModel::AtClock(const Phase& phase, int tp, core::Megahertz clock) const {

@@ -58,6 +58,17 @@ class InferenceModel {
   // nullopt for encoder-only models, which have no decode phase.
   std::optional<Phase> DecodePhase(const InferenceShape& shape) const;
 
+  // The same phases for a batch of sequences of different lengths, as a serving engine runs them:
+  // prefill of `sequences` prompts holding `tokens` tokens in all, of which the sum of squared
+  // prompt lengths is `tokens_squared` (attention cost); a decode step of `batch` sequences whose
+  // KV caches hold `total_context` tokens in all. REQUIRES: sequences >= 1, tokens >= sequences.
+  Phase PrefillPhaseForBatch(int tp, int sequences, double tokens, double tokens_squared) const;
+  // REQUIRES: batch >= 1, total_context >= 0, a model with a decoder.
+  Phase DecodePhaseForBatch(int tp, int batch, double total_context) const;
+  // One iteration of continuous batching: a prefill joined to a decode step of the running
+  // sequences. The weights stream once for both, and both pay their per-sequence costs.
+  Phase MixedPhase(const Phase& prefill, const Phase& decode, int tp) const;
+
   // At a clock (the GPU's maximum unless locked lower), or under a power limit (the steady
   // clock the firmware settles at, model/power_limiter.h).
   PhaseEstimate AtClock(const Phase& phase, int tp, core::Megahertz clock) const;

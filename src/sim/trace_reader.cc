@@ -1,6 +1,8 @@
 #include "sim/trace_reader.h"
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -76,10 +78,20 @@ core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
 }
 
 core::Result<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Fail(core::Error::NotFound(fmt::format("{}: cannot open", path)));
+  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*in) return core::Fail(core::Error::NotFound(fmt::format("{}: cannot open", path)));
+  return FromStream(path, std::move(in));
+}
+
+core::Result<std::unique_ptr<TraceReader>> TraceReader::FromText(std::string name,
+                                                                 std::string text) {
+  return FromStream(std::move(name), std::make_unique<std::istringstream>(std::move(text)));
+}
+
+core::Result<std::unique_ptr<TraceReader>> TraceReader::FromStream(
+    std::string path, std::unique_ptr<std::istream> in) {
   std::string header;
-  std::getline(in, header);
+  std::getline(*in, header);
   const std::string_view h = core::Trim(header);
   Format format;
   if (h == kAzureHeader) {
@@ -92,7 +104,7 @@ core::Result<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& 
         fmt::format("{}:1: unknown trace header '{}' (expected '{}' or '{}[,priority]')", path, h,
                     kAzureHeader, kGenericHeader)));
   }
-  return std::unique_ptr<TraceReader>(new TraceReader(path, std::move(in), format));
+  return std::unique_ptr<TraceReader>(new TraceReader(std::move(path), std::move(in), format));
 }
 
 core::Result<TraceRequest> TraceReader::ParseAzure(std::string_view line) {
@@ -142,7 +154,7 @@ core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) cons
 
 core::Result<std::optional<TraceRequest>> TraceReader::Next() {
   std::string raw;
-  while (std::getline(in_, raw)) {
+  while (std::getline(*in_, raw)) {
     ++line_;
     const std::string_view line = core::Trim(raw);  // drops the CR of CRLF endings
     if (line.empty()) continue;
@@ -157,7 +169,7 @@ core::Result<std::optional<TraceRequest>> TraceReader::Next() {
     last_arrival_s_ = r.arrival_s;
     return std::optional<TraceRequest>(r);
   }
-  if (in_.bad()) return core::Fail(core::Error::DataLoss(fmt::format("{}: read failed", path_)));
+  if (in_->bad()) return core::Fail(core::Error::DataLoss(fmt::format("{}: read failed", path_)));
   return std::optional<TraceRequest>();
 }
 

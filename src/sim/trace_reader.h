@@ -2,46 +2,46 @@
 // flat in the trace's length. Formats: the Azure LLM inference trace (2023:
 // "2023-11-16 18:17:03.9799600,4808,10" with CRLF endings; 2024: "+00:00" and any number of
 // fractional digits), and a generic CSV "arrival_s,prompt_tokens,output_tokens[,priority]".
-// Every bad row is an error naming the file and line. Not thread-safe.
+// Every bad row is an error naming the file and line. Reads a file, or text already in memory
+// (the traces compiled into the binary, see named_traces.h). Not thread-safe.
 #ifndef HEADROOM_SIM_TRACE_READER_H_
 #define HEADROOM_SIM_TRACE_READER_H_
 
-#include <fstream>
+#include <istream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "core/result.h"
 #include "core/time.h"
+#include "sim/request_source.h"
 
 namespace headroom::sim {
 
-enum class Priority { kHigh, kLow, kUnspecified };
-
-struct TraceRequest {
-  double arrival_s = 0;  // since the trace's first request
-  int prompt_tokens = 0;
-  int output_tokens = 0;
-  Priority priority = Priority::kUnspecified;
-};
-
-class TraceReader {
+class TraceReader final : public RequestSource {
  public:
   // Recognizes the format from the header line.
   [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> Open(const std::string& path);
+  // The same over a trace's text; `name` stands for the file in errors.
+  [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> FromText(std::string name,
+                                                                           std::string text);
 
   // The next request; nullopt at the end. Errors name file:line. Arrivals never go backwards.
-  [[nodiscard]] core::Result<std::optional<TraceRequest>> Next();
+  [[nodiscard]] core::Result<std::optional<TraceRequest>> Next() override;
+  // An Azure trace's first timestamp, once the first request has been read.
+  std::optional<core::Duration> start_time() const override { return first_epoch_; }
 
  private:
   enum class Format { kAzure, kGeneric };
-  TraceReader(std::string path, std::ifstream in, Format format)
+  TraceReader(std::string path, std::unique_ptr<std::istream> in, Format format)
       : path_(std::move(path)), in_(std::move(in)), format_(format) {}
+  [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> FromStream(
+      std::string path, std::unique_ptr<std::istream> in);
   core::Result<TraceRequest> ParseAzure(std::string_view line);
   core::Result<TraceRequest> ParseGeneric(std::string_view line) const;
 
   std::string path_;
-  std::ifstream in_;
+  std::unique_ptr<std::istream> in_;
   Format format_;
   long line_ = 1;  // the header
   std::optional<core::Duration> first_epoch_;

@@ -1,0 +1,38 @@
+// ProgressBar: a one-line progress bar with ETA on stderr, shown only on a terminal and never
+// under CI (the CI environment variable) or when stderr is piped. Thread-compatible; Update is
+// cheap and rate-limited, so it may be called often.
+#ifndef HEADROOM_CLI_PROGRESS_H_
+#define HEADROOM_CLI_PROGRESS_H_
+
+#include <chrono>
+#include <string>
+
+namespace headroom::cli {
+
+// True when stderr is a terminal and CI is unset.
+bool ProgressWanted();
+
+class ProgressBar {
+ public:
+  // `enabled` false: every call is a no-op.
+  ProgressBar(std::string label, bool enabled);
+  ~ProgressBar();
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  // fraction in [0, 1]; `detail` is shown after the bar.
+  void Update(double fraction, const std::string& detail = "");
+  // Clears the line.
+  void Finish();
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_draw_;
+};
+
+}  // namespace headroom::cli
+
+#endif  // HEADROOM_CLI_PROGRESS_H_

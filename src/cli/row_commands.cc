@@ -1,0 +1,267 @@
+// `headroom simulate` (one row simulation) and `headroom plan` (capacity planning): both read a
+// scenario (built-in by name, or a YAML file), bind it to the catalog and run the row simulator.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "core/files.h"
+#include "core/parse.h"
+#include "policy/policy_factory.h"
+#include "report/simulation_report.h"
+#include "sim/capacity_planner.h"
+#include "sim/scenario.h"
+
+namespace headroom::cli {
+namespace {
+
+struct RowOptions {
+  std::string scenario = std::string(sim::kDefaultScenario);
+  std::string trace;
+  std::vector<std::string> set;  // policy constant overrides "key=value"
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  bool json = false;
+  std::string out;
+};
+
+void AddRowOptions(CLI::App* cmd, RowOptions* o) {
+  cmd->add_option("--config,--scenario", o->scenario,
+                  fmt::format("Scenario: a built-in name ({}) or a YAML file",
+                              fmt::join(sim::ScenarioNames(), ", ")))
+      ->capture_default_str();
+  cmd->add_option("--trace", o->trace,
+                  "Workload: synth-week, azure (both real 1-hour traces), azure-conv, azure-code "
+                  "or a trace file (default: the scenario's)");
+  cmd->add_option("--set", o->set,
+                  "Override a policy constant, e.g. --set t1=0.82 (keys: docs/policies.md)");
+  cmd->add_option("--seed", o->seed, "Random seed (default: the scenario's)")
+      ->each([o](const std::string&) { o->seed_given = true; });
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+}
+
+struct Bound {
+  sim::ResolvedScenario resolved;
+  catalog::HardwareCatalog hardware;
+};
+
+core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowOptions& o) {
+  HEADROOM_ASSIGN_OR_RETURN(sim::Scenario scenario, sim::LoadScenario(o.scenario));
+  if (o.seed_given) scenario.seed = o.seed;
+  for (const std::string& kv : o.set) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--set {}: expected key=value, e.g. --set t1=0.82", kv)));
+    }
+    auto v = core::ParseDouble(kv.substr(eq + 1));
+    if (!v) return core::Fail(v.error().WithContext("--set " + kv));
+    scenario.policy_overrides.emplace_back(kv.substr(0, eq), *v);
+  }
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::ModelCatalog models, catalog::ModelCatalog::Embedded());
+  HEADROOM_ASSIGN_OR_RETURN(catalog::InferenceFits fits, catalog::InferenceFits::Embedded());
+  return sim::Resolve(scenario, {&hardware, &models, &fits});
+}
+
+core::Result<int> ParseOversubscription(const std::string& text, int servers) {
+  std::string t(core::Trim(text));
+  if (!t.empty() && t.back() == '%') t.pop_back();
+  auto pct = core::ParseDouble(t);
+  if (!pct || *pct < 0 || *pct > 1000) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--oversubscription '{}': expected a percentage such as 30%", text)));
+  }
+  return static_cast<int>(std::lround(servers * (1 + *pct / 100)));
+}
+
+int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::string& policy,
+                int servers, const std::string& oversubscription, bool per_iteration) {
+  auto resolved = Bind(global, o);
+  if (!resolved) return ReportError(resolved.error());
+  int n = servers > 0 ? servers : resolved->scenario.servers;
+  if (!oversubscription.empty()) {
+    auto m = ParseOversubscription(oversubscription, resolved->scenario.servers);
+    if (!m) return ReportError(m.error());
+    n = *m;
+  }
+  resolved->row.macro_steps = !per_iteration;
+  std::ofstream requests;
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    requests.open(o.out + "/requests.csv");
+    if (ec || !requests) {
+      return ReportError(core::Error::InvalidArgument(
+          fmt::format("--out {}: cannot write there{}", o.out, ec ? ": " + ec.message() : "")));
+    }
+    report::WriteRequestCsvHeader(requests);
+  }
+  InstallStopHandlers();
+  ProgressBar bar("simulating", ProgressWanted());
+  sim::RunOptions run;
+  run.stop = &StopRequested();
+  run.progress = [&bar](double f) { bar.Update(f); };
+  if (requests.is_open()) {
+    run.on_request = [&requests](const sim::RequestResult& r) {
+      report::WriteRequestCsvRow(r, requests);
+    };
+  }
+  auto result = sim::RunScenario(*resolved, policy, n, o.trace, run);
+  bar.Finish();
+  if (!result) return ReportError(result.error());
+  const nlohmann::ordered_json summary = report::SimulationJson(*result);
+  if (!o.out.empty()) {
+    requests.close();
+    std::ostringstream power;
+    report::WritePowerCsv(*result, power);
+    for (const auto& [name, text] :
+         {std::pair{std::string("power.csv"), power.str()},
+          std::pair{std::string("summary.json"), summary.dump(2) + "\n"}}) {
+      if (auto st = core::WriteFileAtomically(o.out + "/" + name, text); !st) {
+        return ReportError(st.error());
+      }
+    }
+  }
+  if (o.json) {
+    std::cout << summary.dump(2) << "\n";
+  } else {
+    std::cout << report::SimulationText(*result);
+    if (!o.out.empty())
+      std::cout << "\nwrote " << o.out << "/{summary.json,power.csv,requests.csv}\n";
+  }
+  return kExitOk;
+}
+
+int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string& policies,
+            int threads, bool calibrate) {
+  auto resolved = Bind(global, o);
+  if (!resolved) return ReportError(resolved.error());
+  sim::PlanOptions options;
+  options.trace = o.trace;
+  options.threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  for (std::string_view p : core::Split(policies, ',')) {
+    if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
+  }
+  InstallStopHandlers();
+  options.stop = &StopRequested();
+  ProgressBar bar(calibrate ? "calibrating" : "planning", ProgressWanted());
+  options.progress = [&bar](int done, int total) {
+    bar.Update(static_cast<double>(done) / std::max(done + 1, total),
+               fmt::format("{} simulations", done));
+  };
+  const sim::Scenario& s = resolved->scenario;
+  if (calibrate) {
+    const double target =
+        s.workload.target_baseline_peak > 0 ? s.workload.target_baseline_peak : 0.79;
+    auto c = sim::CalibrateLoad(*resolved, target, 0.002, options);
+    bar.Finish();
+    if (!c) return ReportError(c.error());
+    if (o.json) {
+      nlohmann::ordered_json j{{"scenario", s.name},
+                               {"target_peak_frac", target},
+                               {"peak_frac", c->peak_frac},
+                               {"factor", c->factor},
+                               {"hp_rate_per_server", c->hp_rate_per_server},
+                               {"lp_rate_per_server", c->lp_rate_per_server},
+                               {"simulations", c->simulations}};
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format(
+          "{}: the uncapped row of {} servers peaks at {:.2f}% of its budget with\n"
+          "  hp_rate_per_server: {:.4f}\n  lp_rate_per_server: {:.4f}\n"
+          "(x{:.4f} the scenario's rates; {} simulations)\n",
+          s.name, s.servers, c->peak_frac * 100, c->hp_rate_per_server, c->lp_rate_per_server,
+          c->factor, c->simulations);
+    }
+    return kExitOk;
+  }
+  auto plan = sim::PlanCapacity(*resolved, options);
+  bar.Finish();
+  if (!plan) return ReportError(plan.error());
+  const nlohmann::ordered_json j = report::PlanJson(*plan, s.name);
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (auto st = core::WriteFileAtomically(o.out + "/plan.json", j.dump(2) + "\n"); !st) {
+      return ReportError(st.error());
+    }
+  }
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  const sim::RunSummary& b = plan->baseline;
+  std::cout << fmt::format(
+      "{}: {}\nbudget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
+      "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"
+      "SLO: 0 brakes, HP P50 within +{}% and P99 within +{}%, LP P50 within +{}% of the "
+      "uncapped row at the same per-server load\n\n",
+      s.name, s.description, b.budget_w / 1e3, plan->baseline_servers, b.peak_frac * 100,
+      b.mean_frac * 100, b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s,
+      s.slo.hp_p50_e2e_pct, s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct);
+  std::cout << report::PlanTable(*plan);
+  std::cout << fmt::format("\n{} simulations on {} threads\n", plan->simulations, options.threads);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto* cmd = app.add_subcommand(
+      "simulate", "Simulate a row of inference servers under a power budget and a policy");
+  auto o = std::make_shared<RowOptions>();
+  auto policy = std::make_shared<std::string>("polca");
+  auto servers = std::make_shared<int>(0);
+  auto over = std::make_shared<std::string>();
+  auto per_iteration = std::make_shared<bool>(false);
+  AddRowOptions(cmd, o.get());
+  cmd->add_option("--policy", *policy,
+                  fmt::format("Row policy: {}", fmt::join(policy::PolicyNames(), ", ")))
+      ->capture_default_str();
+  auto* s = cmd->add_option("--servers", *servers, "Servers in the row (default: the scenario's)")
+                ->check(CLI::Range(1, 100000));
+  cmd->add_option("--oversubscription", *over,
+                  "Servers beyond the provisioned row, e.g. 30% (exclusive with --servers)")
+      ->excludes(s);
+  cmd->add_option("--out", o->out, "Write summary.json, power.csv and requests.csv here");
+  cmd->add_flag("--per-iteration", *per_iteration,
+                "One event per decode iteration (slow; the reference for the macro steps)");
+  cmd->callback([&global, run, o, policy, servers, over, per_iteration] {
+    *run = [&global, o, policy, servers, over, per_iteration] {
+      return RunSimulate(global, *o, *policy, *servers, *over, *per_iteration);
+    };
+  });
+}
+
+void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto* cmd = app.add_subcommand(
+      "plan", "How many servers fit in a row's power budget, per policy, keeping the SLO");
+  auto o = std::make_shared<RowOptions>();
+  auto policies = std::make_shared<std::string>();
+  auto threads = std::make_shared<int>(0);
+  auto calibrate = std::make_shared<bool>(false);
+  AddRowOptions(cmd, o.get());
+  cmd->add_option("--policies", *policies,
+                  "Comma-separated policies to plan for (default: the scenario's)");
+  cmd->add_option("--threads", *threads, "Simulations in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--out", o->out, "Write plan.json here");
+  cmd->add_flag("--calibrate", *calibrate,
+                "Find the per-server load at which the uncapped row peaks at the scenario's "
+                "target_baseline_peak, and print it");
+  cmd->callback([&global, run, o, policies, threads, calibrate] {
+    *run = [&global, o, policies, threads, calibrate] {
+      return RunPlan(global, *o, *policies, *threads, *calibrate);
+    };
+  });
+}
+
+}  // namespace headroom::cli

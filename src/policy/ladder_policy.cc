@@ -1,0 +1,80 @@
+#include "policy/ladder_policy.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/check.h"
+
+namespace headroom::policy {
+namespace {
+
+const std::string kBrake = "brake";
+
+bool AnyPredictive(const std::vector<Rung>& rungs) {
+  return std::any_of(rungs.begin(), rungs.end(), [](const Rung& r) { return r.predictive; });
+}
+
+}  // namespace
+
+LadderPolicy::LadderPolicy(LadderPolicyConfig config)
+    : config_(std::move(config)), ladder_(config_.rungs) {
+  if (config_.brake) brake_.emplace(*config_.brake);
+  if (AnyPredictive(config_.rungs) && config_.predict_horizon > core::Duration::zero()) {
+    predictor_.emplace(config_.trend_window, config_.predict_horizon);
+  }
+}
+
+std::vector<std::string> LadderPolicy::states() const {
+  std::vector<std::string> names = ladder_.states();
+  if (brake_) names.push_back(kBrake);
+  return names;
+}
+
+std::string LadderPolicy::State() const {
+  return brake_ && brake_->on() ? kBrake : ladder_.state();
+}
+
+bool LadderPolicy::Settling(core::Duration now) const {
+  if (!brake_ || !brake_->released_at()) return false;
+  return now - *brake_->released_at() < config_.brake_settle;
+}
+
+Decision LadderPolicy::Step(const Observation& obs) {
+  HEADROOM_CHECK(obs.budget > core::Watts(0)) << config_.name << ": row budget must be > 0";
+  HEADROOM_CHECK(!last_now_ || obs.now >= *last_now_) << config_.name << ": time ran backwards";
+  last_now_ = obs.now;
+
+  const double p = obs.Fraction();
+  const bool fresh = obs.telemetry_age <= config_.stale_after;
+  const double predicted = predictor_ ? predictor_->Update(p, obs.now) : p;
+  const std::string before = State();
+
+  std::vector<std::string> reasons;
+  if (brake_) {
+    if (auto reason = brake_->Step(p, obs.now, fresh)) reasons.push_back(std::move(*reason));
+  }
+  const bool braked = brake_ && brake_->on();
+  const bool may_lift = fresh && !braked && !Settling(obs.now);
+  if (auto move = ladder_.Step(p, predicted, obs.now, may_lift)) {
+    reasons.push_back(std::move(move->reason));
+  }
+
+  Decision decision;
+  decision.fraction = p;
+  decision.state = State();
+  decision.targets.reserve(obs.servers.size());
+  for (const ServerObservation& server : obs.servers) {
+    ServerTargets targets = ladder_.Targets(server.priority);
+    targets.brake = braked;
+    decision.targets.push_back(targets);
+  }
+  if (decision.state != before) {
+    std::string reason;
+    for (const std::string& r : reasons) reason += (reason.empty() ? "" : "; ") + r;
+    decision.events.push_back(
+        Event{.at = obs.now, .from = before, .to = decision.state, .reason = std::move(reason)});
+  }
+  return decision;
+}
+
+}  // namespace headroom::policy

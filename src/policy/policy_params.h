@@ -1,0 +1,121 @@
+// PolicyParams: every tunable constant of the row policies (policies.h), with A100 defaults from
+// the brief, a derivation of equivalent defaults for any GPU type, validation, and access by a
+// stable snake_case key so that scenario files and the CLI can override any of them.
+// Plain value type and pure functions; thread-compatible.
+#ifndef HEADROOM_POLICY_POLICY_PARAMS_H_
+#define HEADROOM_POLICY_POLICY_PARAMS_H_
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "core/units.h"
+#include "model/gpu_spec.h"
+
+namespace headroom::policy {
+
+// Fractions are of the provisioned row budget (p = row power / budget). Each member's key for
+// SetParam()/ParamValue() is its name plus a unit suffix: "_s" for durations (seconds), "_mhz"
+// for clocks, "_w" for per-GPU watts, none for fractions; it is given after "key:" below.
+// Defaults are for A100 SXM (brief §1-§3); DefaultParamsFor() derives other GPU types.
+struct PolicyParams {
+  // --- Thresholds shared by polca, uniform, power-cap (and the brake of every policy but none).
+  // key: t1. Brief §3 (POLCA): just above the 79% production peak of an inference row.
+  double t1 = 0.80;
+  // key: t2. Brief §3: leaves room for the largest rise seen within one 40 s actuation delay.
+  double t2 = 0.89;
+  // key: hysteresis. A cap set at threshold T lifts when p < T - hysteresis (brief §3, inferred).
+  double hysteresis = 0.05;
+
+  // --- Power brake (failsafe): all GPUs of the row to the brake clock within ~5 s (brief §2).
+  // key: brake_threshold. Brief §3: brake when the row exceeds its budget.
+  double brake_threshold = 1.00;
+  // key: brake_release. Inferred: brake_threshold - hysteresis.
+  double brake_release = 0.95;
+  // key: brake_hold_s. Inferred: at least the ~10 s UPS ride-through the brake protects (§2).
+  core::Duration brake_hold = std::chrono::seconds(10);
+  // key: brake_settle_s. Inferred: for this long after a release no cap lifts, because row
+  // power still shows the brake (which acts within ~5 s, §2), not the demand.
+  core::Duration brake_settle = std::chrono::seconds(10);
+
+  // key: stale_after_s. Telemetry older than this never lifts a cap or releases the brake
+  // (only tightening is allowed). Inferred: several missed readings of a ~1 s PDU feed.
+  core::Duration stale_after = std::chrono::seconds(10);
+
+  // --- polca and uniform clock caps (brief §3, A100 values).
+  // key: lp_t1_clock_mhz. About the A100-80GB base clock: T1 stops LP boosting.
+  core::Megahertz lp_t1_clock{1275};
+  // key: lp_t2_clock_mhz.
+  core::Megahertz lp_t2_clock{1110};
+  // key: hp_t2_clock_mhz. HP cap once the LP caps were not enough (also polca-ladder's HP cap).
+  core::Megahertz hp_t2_clock{1305};
+  // key: hp_escalation_delay_s. Out-of-band caps take up to 40 s to act (brief §2), so HP is
+  // capped only if p is still above T2 after the LP caps had that long.
+  core::Duration hp_escalation_delay = std::chrono::seconds(40);
+
+  // --- power-cap: per-GPU power limits (reactive), applied to every GPU.
+  // key: power_cap_t1_w. About an A100's compute-bound power at 1275 MHz by the calibrated
+  // power model (data/hardware/a100-80gb-sxm.yaml), i.e. the same nominal peak as uniform's T1.
+  core::Watts power_cap_t1{360};
+  // key: power_cap_t2_w. Likewise at 1110 MHz.
+  core::Watts power_cap_t2{310};
+
+  // --- polca-ladder (policies.h): a deeper LP-only ladder before HP is touched.
+  // keys: ladder_t1 .. ladder_t4. Ours: POLCA's T1, a rung between T1 and T2, POLCA's T2, and
+  // one beyond it, so LP absorbs a rise in four smaller cuts.
+  double ladder_t1 = 0.80;
+  double ladder_t2 = 0.85;
+  double ladder_t3 = 0.89;
+  double ladder_t4 = 0.92;
+  // keys: ladder_lp1_clock_mhz .. ladder_lp4_clock_mhz. POLCA's two LP clocks, then ~150 MHz
+  // steps; 810 MHz roughly halves compute-bound dynamic power on A100 by the power model.
+  core::Megahertz ladder_lp1_clock{1275};
+  core::Megahertz ladder_lp2_clock{1110};
+  core::Megahertz ladder_lp3_clock{960};
+  core::Megahertz ladder_lp4_clock{810};
+  // key: ladder_hp_threshold. HP is capped (to hp_t2_clock) only above this, and only after the
+  // last LP rung has been held for hp_escalation_delay. Ours: midway from ladder_t3 to the brake.
+  double ladder_hp_threshold = 0.95;
+  // key: ladder_predict_horizon_s. LP rungs are climbed on p projected this far ahead along its
+  // recent rise; 0 disables prediction. The out-of-band actuation delay (brief §2).
+  core::Duration ladder_predict_horizon = std::chrono::seconds(40);
+  // key: ladder_trend_window_s. Time constant of the slow smoother of the rise estimate (the
+  // fast one is a quarter of it). Ours: filters row-level prefill noise, still sees a rise of
+  // 11.8% in 40 s (brief §1) within about half of that.
+  core::Duration ladder_trend_window = std::chrono::seconds(20);
+
+  bool operator==(const PolicyParams&) const = default;
+};
+
+// Equivalent defaults for `gpu`: the A100 clocks scaled by gpu.sm_clock_max / 1410 MHz and
+// snapped to its clock grid (within [sm_clock_min, sm_clock_max]); the power caps scaled by
+// gpu.tdp / 400 W, rounded to whole watts and clamped to [power_limit_min, power_limit_max].
+// Fractions and durations do not depend on the GPU. For an A100 this returns PolicyParams{}.
+// REQUIRES: gpu.sm_clock_max > 0, gpu.tdp > 0.
+PolicyParams DefaultParamsFor(const model::GpuSpec& gpu);
+
+// Checks the relations between fields: 0 < t1 < t2 < brake_threshold, 0 <= hysteresis < t1,
+// 0 < brake_release < brake_threshold, non-negative durations (stale_after and
+// ladder_trend_window > 0), positive clocks and watts with lp_t2_clock <= lp_t1_clock and
+// power_cap_t2 <= power_cap_t1, ladder thresholds rising to ladder_hp_threshold <
+// brake_threshold, ladder clocks not rising. The error (InvalidArgument) names the field by key.
+[[nodiscard]] core::Status ValidateParams(const PolicyParams& params);
+// The above, plus every clock within [gpu.sm_clock_min, gpu.sm_clock_max] and every power cap
+// within [gpu.power_limit_min, gpu.power_limit_max] (OutOfRange, naming key and GPU).
+[[nodiscard]] core::Status ValidateParams(const PolicyParams& params, const model::GpuSpec& gpu);
+
+// Every key, in declaration order.
+std::vector<std::string> ParamNames();
+// Sets the field named `key` from `value` in the key's unit (seconds, MHz, W or a fraction).
+// Unknown key: NotFound listing the keys; non-finite value: InvalidArgument. Does not validate
+// relations between fields: call ValidateParams() after the last override.
+[[nodiscard]] core::Status SetParam(PolicyParams& params, std::string_view key, double value);
+// The field named `key` in the key's unit.
+[[nodiscard]] core::Result<double> ParamValue(const PolicyParams& params, std::string_view key);
+
+}  // namespace headroom::policy
+
+#endif  // HEADROOM_POLICY_POLICY_PARAMS_H_

@@ -1,0 +1,79 @@
+// RowPolicy: the row-level power controller's decision function, shared by the row simulator
+// (sim/) and the controller daemon. Pure: no I/O, no clock reads, no threads. Time arrives in the
+// Observation; decisions leave as a returned Decision (per-server targets plus explanation
+// events). A policy may keep state between steps (hysteresis, brake hold); it is
+// thread-compatible (one controller drives one instance).
+#ifndef HEADROOM_POLICY_ROW_POLICY_H_
+#define HEADROOM_POLICY_ROW_POLICY_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "core/units.h"
+
+namespace headroom::policy {
+
+enum class ServerPriority { kHigh, kLow };
+
+// "hp" / "lp", the names scenario files and reports use.
+std::string_view PriorityName(ServerPriority priority);
+// Accepts "hp", "high", "lp", "low" (any case); anything else is InvalidArgument.
+[[nodiscard]] core::Result<ServerPriority> ParsePriority(std::string_view text);
+
+// What the controller asks of every GPU of one server. Absent = no cap of that kind.
+struct ServerTargets {
+  std::optional<core::Megahertz> sm_clock_cap = {};
+  std::optional<core::Watts> power_limit = {};
+  bool brake = false;
+  bool operator==(const ServerTargets&) const = default;
+};
+
+struct ServerObservation {
+  ServerPriority priority = ServerPriority::kLow;
+  ServerTargets current = {};  // what the controller last asked for (may not have taken yet)
+  core::Watts power{0};        // last reported server power (GPUs + rest); 0 when unknown
+  core::Watts rated_power{0};  // the server's maximum system power
+};
+
+struct Observation {
+  core::Duration now{0};  // time since the controller started (monotonic)
+  core::Watts row_power{0};
+  core::Watts budget{0};            // provisioned row power
+  core::Duration telemetry_age{0};  // how old row_power is
+  std::vector<ServerObservation> servers;
+  double Fraction() const { return row_power / budget; }
+};
+
+// One line of explanation: why the policy changed state, for the audit log and tests.
+struct Event {
+  core::Duration at{0};
+  std::string from;
+  std::string to;
+  std::string reason;
+};
+
+struct Decision {
+  std::vector<ServerTargets> targets;  // one per observed server, same order
+  std::string state;                   // the policy's state after this step, e.g. "t1"
+  std::vector<Event> events;           // state changes in this step
+  double fraction = 0.0;               // p = row_power / budget as the policy read it
+};
+
+class RowPolicy {
+ public:
+  virtual ~RowPolicy() = default;
+  virtual std::string name() const = 0;
+  // Every state name this policy can report, for "time in state" tables.
+  virtual std::vector<std::string> states() const = 0;
+  // REQUIRES: obs.budget > 0; obs.now never decreases between calls.
+  virtual Decision Step(const Observation& obs) = 0;
+};
+
+}  // namespace headroom::policy
+
+#endif  // HEADROOM_POLICY_ROW_POLICY_H_

@@ -1,0 +1,190 @@
+#include "report/simulation_report.h"
+
+#include <fmt/format.h>
+
+#include "report/table.h"
+
+namespace headroom::report {
+namespace {
+
+nlohmann::ordered_json ClassJson(const sim::RunSummary::Class& c) {
+  nlohmann::ordered_json j;
+  j["requests"] = c.requests;
+  j["ttft_p50_s"] = c.ttft_p50_s;
+  j["ttft_p99_s"] = c.ttft_p99_s;
+  j["tbt_p50_s"] = c.tbt_p50_s;
+  j["tbt_p99_s"] = c.tbt_p99_s;
+  j["e2e_p50_s"] = c.e2e_p50_s;
+  j["e2e_p90_s"] = c.e2e_p90_s;
+  j["e2e_p99_s"] = c.e2e_p99_s;
+  j["throughput_tok_s"] = c.throughput_tok_s;
+  return j;
+}
+
+std::string Seconds(double s) {
+  return s < 1 ? fmt::format("{:.0f} ms", s * 1e3) : fmt::format("{:.2f} s", s);
+}
+
+std::string Pct(double pct) { return FormatChange(pct / 100); }
+
+}  // namespace
+
+nlohmann::ordered_json RunJson(const sim::RunSummary& run) {
+  nlohmann::ordered_json j;
+  j["servers"] = run.servers;
+  j["hp_servers"] = run.hp_servers;
+  j["policy"] = run.policy;
+  j["budget_w"] = run.budget_w;
+  j["brake_events"] = run.brake_events;
+  j["over_budget_episodes"] = run.over_budget_episodes;
+  j["over_budget_s"] = run.over_budget_s;
+  j["row_power"] = {{"peak_frac", run.peak_frac}, {"mean_frac", run.mean_frac}};
+  j["capped_server_fraction"] = run.capped_server_fraction;
+  j["energy_j"] = run.energy_j;
+  j["hp"] = ClassJson(run.hp);
+  j["lp"] = ClassJson(run.lp);
+  return j;
+}
+
+nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
+  nlohmann::ordered_json j = RunJson(sim::Summarize(r));
+  j["duration_s"] = r.duration_s;
+  j["simulated_s"] = r.simulated_s;
+  j["hp"]["rejected"] = r.hp.rejected;
+  j["lp"]["rejected"] = r.lp.rejected;
+  nlohmann::ordered_json states = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < r.states.size(); ++i) states[r.states[i]] = r.state_seconds[i];
+  j["state_seconds"] = states;
+  j["cap_actions"] = r.cap_actions;
+  j["uncap_actions"] = r.uncap_actions;
+  j["brake_server_seconds"] = r.brake_seconds;
+  // Distribution of metered row power as a fraction of the budget, in 5% bins.
+  if (!r.power.empty()) {
+    std::vector<std::uint64_t> bins(21, 0);
+    for (const sim::PowerSample& s : r.power) {
+      const auto b = static_cast<std::size_t>(std::clamp(s.row_w / r.budget_w * 20, 0.0, 20.0));
+      ++bins[b];
+    }
+    nlohmann::ordered_json dist = nlohmann::ordered_json::object();
+    for (std::size_t b = 0; b < bins.size(); ++b) {
+      if (bins[b] == 0) continue;
+      dist[fmt::format("{:.2f}", b / 20.0)] =
+          static_cast<double>(bins[b]) / static_cast<double>(r.power.size());
+    }
+    j["row_power"]["distribution"] = dist;
+  }
+  j["events_processed"] = r.events_processed;
+  j["iterations"] = r.iterations;
+  return j;
+}
+
+std::string SimulationText(const sim::RowResult& r) {
+  const sim::RunSummary s = sim::Summarize(r);
+  std::string out = fmt::format(
+      "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals\n"
+      "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%; brake events {}; over budget {:.0f} s; "
+      "capped {:.1f}% of server time\n\n",
+      s.servers, s.hp_servers, s.servers - s.hp_servers, s.policy, r.duration_s / 3600,
+      s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.brake_events, s.over_budget_s,
+      s.capped_server_fraction * 100);
+  TextTable table({{"class", TextTable::Align::kLeft},
+                   {"requests"},
+                   {"TTFT P50"},
+                   {"TTFT P99"},
+                   {"TBT P50"},
+                   {"TBT P99"},
+                   {"E2E P50"},
+                   {"E2E P99"},
+                   {"tokens/s"}});
+  for (const auto& [name, c] : {std::pair{"HP", s.hp}, std::pair{"LP", s.lp}}) {
+    table.AddRow({name, std::to_string(c.requests), Seconds(c.ttft_p50_s), Seconds(c.ttft_p99_s),
+                  Seconds(c.tbt_p50_s), Seconds(c.tbt_p99_s), Seconds(c.e2e_p50_s),
+                  Seconds(c.e2e_p99_s), fmt::format("{:.0f}", c.throughput_tok_s)});
+  }
+  out += table.Render();
+  if (!r.states.empty()) {
+    out += "\ntime in state:";
+    const double total = r.simulated_s > 0 ? r.simulated_s : 1;
+    for (std::size_t i = 0; i < r.states.size(); ++i) {
+      out += fmt::format(" {} {:.2f}%", r.states[i], r.state_seconds[i] / total * 100);
+    }
+    out += fmt::format("; cap actions {}, uncap actions {}\n", r.cap_actions, r.uncap_actions);
+  }
+  return out;
+}
+
+nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string& scenario) {
+  nlohmann::ordered_json j;
+  j["scenario"] = scenario;
+  j["baseline_servers"] = plan.baseline_servers;
+  j["baseline"] = RunJson(plan.baseline);
+  j["simulations"] = plan.simulations;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const sim::PolicyPlan& p : plan.policies) {
+    nlohmann::ordered_json e;
+    e["policy"] = p.policy;
+    e["max_servers"] = p.max_servers;
+    e["extra_pct"] = p.extra_pct;
+    e["brake_events"] = p.at_max.brake_events;
+    e["hp_p50_impact_pct"] = p.impact.hp_p50_e2e_pct;
+    e["hp_p99_impact_pct"] = p.impact.hp_p99_e2e_pct;
+    e["lp_p50_impact_pct"] = p.impact.lp_p50_e2e_pct;
+    e["lp_p99_impact_pct"] = p.impact.lp_p99_e2e_pct;
+    e["hp_throughput_change_pct"] = p.impact.hp_throughput_pct;
+    e["lp_throughput_change_pct"] = p.impact.lp_throughput_pct;
+    e["peak_frac"] = p.at_max.peak_frac;
+    e["capped_server_fraction"] = p.at_max.capped_server_fraction;
+    e["limit"] = p.limit;
+    e["run"] = p.max_servers > 0 ? RunJson(p.at_max) : nlohmann::ordered_json(nullptr);
+    list.push_back(std::move(e));
+  }
+  j["policies"] = std::move(list);
+  return j;
+}
+
+std::string PlanTable(const sim::CapacityPlan& plan) {
+  TextTable table({{"policy", TextTable::Align::kLeft},
+                   {"servers"},
+                   {"extra"},
+                   {"HP P50"},
+                   {"HP P99"},
+                   {"LP P50"},
+                   {"LP tok/s"},
+                   {"peak"},
+                   {"brakes"},
+                   {"capped"},
+                   {"next server fails on", TextTable::Align::kLeft}});
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (p.max_servers == 0) {
+      table.AddRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
+      continue;
+    }
+    table.AddRow({p.policy, std::to_string(p.max_servers), fmt::format("{:+.0f}%", p.extra_pct),
+                  Pct(p.impact.hp_p50_e2e_pct), Pct(p.impact.hp_p99_e2e_pct),
+                  Pct(p.impact.lp_p50_e2e_pct), Pct(p.impact.lp_throughput_pct),
+                  fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
+                  std::to_string(p.at_max.brake_events),
+                  fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), p.limit});
+  }
+  return table.Render();
+}
+
+void WritePowerCsv(const sim::RowResult& r, std::ostream& out) {
+  out << "time_s,row_w,row_frac,state\n";
+  for (const sim::PowerSample& s : r.power) {
+    out << fmt::format("{:.3f},{:.1f},{:.5f},{}\n", s.time_s, s.row_w, s.row_w / r.budget_w,
+                       r.states.at(static_cast<std::size_t>(s.state)));
+  }
+}
+
+void WriteRequestCsvHeader(std::ostream& out) {
+  out << "arrival_s,priority,server,prompt_tokens,output_tokens,ttft_s,tbt_s,e2e_s\n";
+}
+
+void WriteRequestCsvRow(const sim::RequestResult& r, std::ostream& out) {
+  out << fmt::format("{:.6f},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", r.arrival_s,
+                     r.priority == sim::Priority::kHigh ? "hp" : "lp", r.server, r.prompt_tokens,
+                     r.output_tokens, r.ttft_s, r.tbt_s, r.e2e_s);
+}
+
+}  // namespace headroom::report

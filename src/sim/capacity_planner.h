@@ -1,0 +1,100 @@
+// Capacity planning: for each policy, the largest number of servers that fits in a row's
+// provisioned budget while the SLO holds (scenario.h: brake events, HP/LP latency change against
+// the uncapped baseline at the same per-server load). A binary search over server counts per
+// policy, each round's simulations run in parallel. Also the load calibration that makes the
+// uncapped row peak at a target fraction of its budget. Thread-safe calls (each builds its own
+// simulations); the callbacks run on the calling thread.
+#ifndef HEADROOM_SIM_CAPACITY_PLANNER_H_
+#define HEADROOM_SIM_CAPACITY_PLANNER_H_
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "sim/row_simulator.h"
+#include "sim/scenario.h"
+
+namespace headroom::sim {
+
+// One simulation reduced to what plans and summaries report (no series).
+struct RunSummary {
+  std::string policy;
+  int servers = 0;
+  int hp_servers = 0;
+  double budget_w = 0;
+  double peak_frac = 0;
+  double mean_frac = 0;
+  std::uint64_t brake_events = 0;
+  std::uint64_t over_budget_episodes = 0;
+  double over_budget_s = 0;
+  double capped_server_fraction = 0;  // share of server-time under a cap
+  double energy_j = 0;
+  struct Class {
+    double ttft_p50_s = 0, ttft_p99_s = 0, tbt_p50_s = 0, tbt_p99_s = 0, e2e_p50_s = 0,
+           e2e_p90_s = 0, e2e_p99_s = 0, throughput_tok_s = 0;
+    std::uint64_t requests = 0;
+  };
+  Class hp;
+  Class lp;
+};
+RunSummary Summarize(const RowResult& result);
+
+// A run against the uncapped baseline at the same servers: changes in percent.
+struct Impact {
+  double hp_p50_e2e_pct = 0, hp_p99_e2e_pct = 0, lp_p50_e2e_pct = 0, lp_p99_e2e_pct = 0,
+         hp_throughput_pct = 0, lp_throughput_pct = 0;
+};
+Impact Compare(const RunSummary& run, const RunSummary& baseline);
+// Empty when the run keeps the SLO, else the first reason it does not.
+std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo& slo);
+
+struct PolicyPlan {
+  std::string policy;
+  int max_servers = 0;  // 0: not even the provisioned row keeps the SLO
+  double extra_pct = 0;
+  RunSummary at_max;
+  Impact impact;
+  std::string limit;  // why one more server fails (the first SLO it breaks), or "search bound"
+};
+
+struct CapacityPlan {
+  int baseline_servers = 0;
+  RunSummary baseline;  // none, at the provisioned servers
+  std::vector<PolicyPlan> policies;
+  int simulations = 0;
+};
+
+struct PlanOptions {
+  std::vector<std::string> policies;  // empty: the scenario's plan.policies
+  std::string trace;                  // as MakeWorkload
+  int threads = 1;
+  std::function<void(int done, int total_estimate)> progress;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+[[nodiscard]] core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
+                                                      const PlanOptions& options);
+
+// Runs one simulation of the scenario at `servers` with `policy`.
+[[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,
+                                                  const std::string& policy, int servers,
+                                                  const std::string& trace, RunOptions options);
+
+// The factor on both per-server rates that makes the uncapped row at its provisioned servers
+// peak at `target` of its budget (within `tolerance`), by bisection on the factor.
+struct Calibration {
+  double factor = 1;
+  double peak_frac = 0;
+  double hp_rate_per_server = 0;
+  double lp_rate_per_server = 0;
+  int simulations = 0;
+};
+[[nodiscard]] core::Result<Calibration> CalibrateLoad(const ResolvedScenario& scenario,
+                                                      double target, double tolerance,
+                                                      const PlanOptions& options);
+
+}  // namespace headroom::sim
+
+#endif  // HEADROOM_SIM_CAPACITY_PLANNER_H_

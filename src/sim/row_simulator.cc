@@ -1,0 +1,728 @@
+#include "sim/row_simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace headroom::sim {
+namespace {
+
+using policy::ServerTargets;
+
+enum class EventKind : std::uint8_t {
+  kArrival,
+  kIterationEnd,
+  kTelemetry,
+  kControl,
+  kApplyCaps,
+  kApplyBrake
+};
+
+struct Payload {
+  EventKind kind;
+  int index = 0;     // instance or server
+  double value = 0;  // kControl: the metered row power
+};
+
+struct Request {
+  SimTime arrival{0};
+  double arrival_s = 0;
+  int prompt = 0;
+  int output = 0;
+  int generated = 0;
+  SimTime first_token{0};
+  Priority priority = Priority::kHigh;
+  int server = 0;
+};
+
+// One model instance and its continuous-batching scheduler.
+struct Instance {
+  int server = 0;
+  bool hp = false;
+  std::deque<int> waiting;  // request slots, FIFO
+  std::vector<int> running;
+  std::vector<int> admitted;  // prefilled in the iteration under way
+  double kv_reserved = 0;     // tokens reserved by running and admitted sequences
+  double context = 0;         // tokens in the KV caches of the running sequences
+  double outstanding = 0;     // tokens still to prefill or generate (router's "work")
+
+  // The iteration (or run of decode steps) under way.
+  bool busy = false;
+  bool mixed = false;
+  SimTime start{0};
+  int steps = 0;
+  double first_step_s = 0;   // time of the first decode step of a run
+  double step_growth_s = 0;  // increase of step time per step (the KV cache grows)
+  double first_energy_j = 0;
+  double energy_growth_j = 0;
+  double power_w = 0;  // average over the iteration (all tp GPUs)
+  EventId pending = 0;
+};
+
+struct Server {
+  bool hp = false;
+  ServerTargets requested;  // what the controller last asked for
+  ServerTargets effective;  // what the GPUs run under now
+  std::deque<ServerTargets> pending_caps;
+  std::deque<bool> pending_brake;
+  std::vector<int> instances;
+};
+
+// Sum of the first `n` terms of an arithmetic sequence.
+double ArithmeticSum(double first, double growth, double n) {
+  return n * first + growth * n * (n - 1) / 2;
+}
+
+class Simulation {
+ public:
+  Simulation(const RowConfig& config, RequestSource& source, policy::RowPolicy& policy,
+             const RunOptions& options)
+      : config_(config),
+        model_(*config.model),
+        gpu_(config.model->gpu()),
+        spec_(config.model->gpu().spec()),
+        source_(source),
+        policy_(policy),
+        options_(options) {}
+
+  core::Result<RowResult> Run();
+
+ private:
+  // Set-up and the request stream.
+  core::Status Setup();
+  core::Result<bool> ScheduleNextArrival();
+  core::Status OnArrival();
+
+  // Instances.
+  int Route(bool hp);
+  bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
+  void Plan(int i);
+  void OnIterationEnd(int i);
+  void Interrupt(int i);
+  // Decode steps of the run under way completed by now (0 for a prefill or an idle instance).
+  int StepsDone(const Instance& inst) const;
+  void Complete(Instance& inst, int slot);
+  core::Megahertz ClockFor(const Server& server, const model::Phase& phase) const;
+  struct Step {
+    double seconds;
+    double joules;  // all the instance's GPUs
+  };
+  Step Evaluate(const model::Phase& phase, core::Megahertz f) const;
+  void SetInstancePower(Instance& inst, double watts);
+
+  // Power delivery and control.
+  void Integrate();
+  double ServerPower(const Server& server) const;
+  void OnTelemetry();
+  void OnControl(double row_w);
+  void OnApplyCaps(int s);
+  void OnApplyBrake(int s);
+  void Reschedule(Server& server);
+
+  int StateIndex(const std::string& state);
+
+  const RowConfig& config_;
+  const model::InferenceModel& model_;
+  const model::GpuPowerModel& gpu_;
+  const model::GpuSpec& spec_;
+  RequestSource& source_;
+  policy::RowPolicy& policy_;
+  const RunOptions& options_;
+
+  EventQueue<Payload> queue_;
+  std::vector<Server> servers_;
+  std::vector<Instance> instances_;
+  std::vector<Request> requests_;
+  std::vector<int> free_slots_;
+  std::size_t active_requests_ = 0;
+  std::optional<TraceRequest> next_request_;
+  bool source_done_ = false;
+  std::vector<int> hp_instances_;
+  std::vector<int> lp_instances_;
+  int hp_cursor_ = 0;
+  int lp_cursor_ = 0;
+
+  double kv_capacity_ = 0;
+  double idle_gpu_w_ = 0;       // GPUs outside any instance, per server
+  double instance_idle_w_ = 0;  // an instance with nothing to do
+
+  double row_power_w_ = 0;
+  double row_energy_j_ = 0;
+  SimTime integrated_until_{0};
+  double energy_at_last_sample_ = 0;
+  bool over_budget_ = false;
+  int brake_requested_servers_ = 0;
+  SimTime last_control_{0};
+  int state_ = 0;
+  double last_arrival_s_ = 0;
+
+  RowResult result_;
+};
+
+double KvCapacity(const model::InferenceModel& model, const model::GpuSpec& spec,
+                  const InstanceConfig& instance) {
+  const double usable = static_cast<double>(spec.memory_bytes) * instance.memory_fraction -
+                        model.WeightBytesPerGpu(instance.tp);
+  const double per_token = model.KvBytesPerGpu(instance.tp, 1);
+  return usable <= 0 || per_token <= 0 ? 0.0 : std::floor(usable / per_token);
+}
+
+core::Status Simulation::Setup() {
+  const int gpus = config_.server.gpus_per_server;
+  const int tp = config_.instance.tp;
+  if (config_.servers < 1)
+    return core::Fail(core::Error::InvalidArgument("a row needs at least one server"));
+  if (tp < 1 || gpus % tp != 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("tensor parallelism {} does not divide the {} GPUs of a {}", tp, gpus,
+                    config_.server.name)));
+  }
+  if (model_.model().architecture == model::ModelArchitecture::kEncoder) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} is encoder-only: it generates no tokens to serve", model_.model().name)));
+  }
+  if (config_.power.budget.value() <= 0) {
+    return core::Fail(core::Error::InvalidArgument("the row power budget must be positive"));
+  }
+  kv_capacity_ = KvCapacity(model_, spec_, config_.instance);
+  if (kv_capacity_ < 1) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} at tensor parallelism {} does not fit in {:.0f} GB per GPU",
+                    model_.model().name, tp, static_cast<double>(spec_.memory_bytes) / 1e9)));
+  }
+  const int per_server = gpus / tp;
+  instance_idle_w_ = spec_.idle_power.value() * tp;
+  idle_gpu_w_ = 0;
+  servers_.resize(static_cast<std::size_t>(config_.servers));
+  const double f = std::clamp(config_.hp_server_fraction, 0.0, 1.0);
+  for (int s = 0; s < config_.servers; ++s) {
+    Server& server = servers_[static_cast<std::size_t>(s)];
+    // Spread the HP servers evenly: server s is HP when the running HP count steps up.
+    server.hp = std::floor((s + 1) * f + 1e-9) > std::floor(s * f + 1e-9);
+    result_.hp_servers += server.hp ? 1 : 0;
+    for (int k = 0; k < per_server; ++k) {
+      server.instances.push_back(static_cast<int>(instances_.size()));
+      (server.hp ? hp_instances_ : lp_instances_).push_back(static_cast<int>(instances_.size()));
+      Instance inst;
+      inst.server = s;
+      inst.hp = server.hp;
+      inst.power_w = instance_idle_w_;
+      instances_.push_back(std::move(inst));
+    }
+  }
+  result_.servers = config_.servers;
+  result_.budget_w = config_.power.budget.value();
+  result_.policy = policy_.name();
+  result_.states = policy_.states();
+  result_.state_seconds.assign(result_.states.size(), 0.0);
+  state_ = StateIndex(result_.states.empty() ? std::string("normal") : result_.states.front());
+  for (const Server& server : servers_) row_power_w_ += ServerPower(server);
+  return core::Ok();
+}
+
+int Simulation::StateIndex(const std::string& state) {
+  for (std::size_t i = 0; i < result_.states.size(); ++i) {
+    if (result_.states[i] == state) return static_cast<int>(i);
+  }
+  result_.states.push_back(state);
+  result_.state_seconds.push_back(0.0);
+  return static_cast<int>(result_.states.size() - 1);
+}
+
+core::Result<bool> Simulation::ScheduleNextArrival() {
+  HEADROOM_ASSIGN_OR_RETURN(next_request_, source_.Next());
+  if (!next_request_) {
+    source_done_ = true;
+    return false;
+  }
+  const TraceRequest& r = *next_request_;
+  if (r.priority == Priority::kUnspecified) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("request at {:.3f} s has no priority; assign one by trace, service or fraction",
+                    r.arrival_s)));
+  }
+  if ((r.priority == Priority::kHigh ? result_.hp_servers : config_.servers - result_.hp_servers) ==
+      0) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "the trace has {} requests but the row has no {} servers (hp_server_fraction {})",
+        r.priority == Priority::kHigh ? "high-priority" : "low-priority",
+        r.priority == Priority::kHigh ? "HP" : "LP", config_.hp_server_fraction)));
+  }
+  const SimTime at = std::max(queue_.now(), core::FromSeconds(r.arrival_s));
+  queue_.Schedule(at, {EventKind::kArrival});
+  return true;
+}
+
+core::Status Simulation::OnArrival() {
+  const TraceRequest r = *next_request_;
+  last_arrival_s_ = r.arrival_s;
+  const bool hp = r.priority == Priority::kHigh;
+  ClassMetrics& metrics = hp ? result_.hp : result_.lp;
+  if (r.prompt_tokens + r.output_tokens > kv_capacity_ || r.prompt_tokens < 1 ||
+      r.output_tokens < 1) {
+    ++metrics.rejected;
+  } else {
+    int slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<int>(requests_.size());
+      requests_.emplace_back();
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    const int i = Route(hp);
+    Instance& inst = instances_[static_cast<std::size_t>(i)];
+    Request& req = requests_[static_cast<std::size_t>(slot)];
+    req = Request{.arrival = queue_.now(),
+                  .arrival_s = r.arrival_s,
+                  .prompt = r.prompt_tokens,
+                  .output = r.output_tokens,
+                  .priority = r.priority,
+                  .server = inst.server};
+    ++active_requests_;
+    inst.waiting.push_back(slot);
+    inst.outstanding += req.prompt + req.output;
+    if (!inst.busy) {
+      Plan(i);
+    } else if (inst.waiting.size() == 1 && CanAdmit(inst, req, 0, 0)) {
+      Interrupt(i);  // join the batch at the next step boundary
+    }
+  }
+  HEADROOM_RETURN_IF_ERROR(ScheduleNextArrival());
+  return core::Ok();
+}
+
+int Simulation::Route(bool hp) {
+  const std::vector<int>& candidates = hp ? hp_instances_ : lp_instances_;
+  int& cursor = hp ? hp_cursor_ : lp_cursor_;
+  const int n = static_cast<int>(candidates.size());
+  HEADROOM_CHECK(n > 0) << "no instance of the request's class";
+  int best = -1;
+  double best_work = std::numeric_limits<double>::infinity();
+  // Scan from the cursor so that ties rotate instead of piling on the first instance.
+  int k = cursor;
+  for (int seen = 0; seen < n; ++seen, k = k + 1 == n ? 0 : k + 1) {
+    const int i = candidates[static_cast<std::size_t>(k)];
+    const Instance& inst = instances_[static_cast<std::size_t>(i)];
+    double work = 0;
+    switch (config_.router) {
+      case RouterKind::kLeastWork:
+        // As of now, inside a run of decode steps too, so routing does not depend on how the
+        // simulator groups steps into events.
+        work = inst.outstanding -
+               (inst.steps > 1 ? static_cast<double>(inst.running.size()) * StepsDone(inst) : 0);
+        break;
+      case RouterKind::kLeastRequests:
+        work = static_cast<double>(inst.waiting.size() + inst.running.size());
+        break;
+      case RouterKind::kRoundRobin:
+        work = 0;
+        break;
+    }
+    if (work < best_work) {
+      best_work = work;
+      best = k;
+      if (config_.router == RouterKind::kRoundRobin) break;
+    }
+  }
+  cursor = best + 1 == n ? 0 : best + 1;
+  return candidates[static_cast<std::size_t>(best)];
+}
+
+bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
+                          double tokens) const {
+  const auto sequences = inst.running.size() + static_cast<std::size_t>(admitted);
+  if (sequences >= static_cast<std::size_t>(config_.instance.max_batch_sequences)) return false;
+  if (inst.kv_reserved + r.prompt + r.output > kv_capacity_) return false;
+  // A prompt longer than the prefill budget runs alone rather than never.
+  return admitted == 0 || tokens + r.prompt <= config_.instance.max_prefill_tokens;
+}
+
+core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase) const {
+  const ServerTargets& t = server.effective;
+  if (t.brake) return spec_.brake_clock;
+  core::Megahertz f = spec_.sm_clock_max;
+  if (t.sm_clock_cap) f = std::min(f, *t.sm_clock_cap);
+  if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
+    f = gpu_.MaxClockUnder(*t.power_limit, phase, 1.0, f);
+  }
+  return f;
+}
+
+Simulation::Step Simulation::Evaluate(const model::Phase& phase, core::Megahertz f) const {
+  const model::PhaseTiming timing = gpu_.Time(phase, f);
+  const double watts = gpu_.Power(timing.activity, f).value() * config_.instance.tp;
+  return {timing.time_s, watts * timing.time_s};
+}
+
+void Simulation::SetInstancePower(Instance& inst, double watts) {
+  Integrate();
+  row_power_w_ += watts - inst.power_w;
+  inst.power_w = watts;
+}
+
+void Simulation::Plan(int i) {
+  Instance& inst = instances_[static_cast<std::size_t>(i)];
+  const Server& server = servers_[static_cast<std::size_t>(inst.server)];
+  const int tp = config_.instance.tp;
+  inst.admitted.clear();
+  double tokens = 0;
+  double tokens_squared = 0;
+  while (!inst.waiting.empty()) {
+    const Request& r = requests_[static_cast<std::size_t>(inst.waiting.front())];
+    if (!CanAdmit(inst, r, static_cast<int>(inst.admitted.size()), tokens)) break;
+    inst.admitted.push_back(inst.waiting.front());
+    inst.waiting.pop_front();
+    inst.kv_reserved += r.prompt + r.output;
+    tokens += r.prompt;
+    tokens_squared += static_cast<double>(r.prompt) * r.prompt;
+  }
+  const int batch = static_cast<int>(inst.running.size());
+  inst.start = queue_.now();
+  if (!inst.admitted.empty()) {
+    const model::Phase prefill = model_.PrefillPhaseForBatch(
+        tp, static_cast<int>(inst.admitted.size()), tokens, tokens_squared);
+    const model::Phase phase =
+        batch == 0
+            ? prefill
+            : model_.MixedPhase(prefill, model_.DecodePhaseForBatch(tp, batch, inst.context), tp);
+    const core::Megahertz f = ClockFor(server, phase);
+    inst.mixed = true;
+    inst.steps = 1;
+    const Step step = Evaluate(phase, f);
+    inst.first_step_s = step.seconds;
+    inst.step_growth_s = 0;
+    inst.first_energy_j = step.joules;
+    inst.energy_growth_j = 0;
+  } else if (batch > 0) {
+    int steps = 1;
+    if (config_.macro_steps) {
+      steps = std::numeric_limits<int>::max();
+      for (int slot : inst.running) {
+        const Request& r = requests_[static_cast<std::size_t>(slot)];
+        steps = std::min(steps, r.output - r.generated);
+      }
+    }
+    const model::Phase first = model_.DecodePhaseForBatch(tp, batch, inst.context);
+    const core::Megahertz f = ClockFor(server, first);
+    inst.mixed = false;
+    inst.steps = steps;
+    const Step step = Evaluate(first, f);
+    inst.first_step_s = step.seconds;
+    inst.first_energy_j = step.joules;
+    inst.step_growth_s = 0;
+    inst.energy_growth_j = 0;
+    if (steps > 1) {
+      // Step time and energy are affine in the KV cache's size as long as the phase stays on one
+      // side of the roofline, which a run between two events does: time them from both ends.
+      const model::Phase last = model_.DecodePhaseForBatch(
+          tp, batch, inst.context + static_cast<double>(steps - 1) * batch);
+      const Step end = Evaluate(last, f);
+      inst.step_growth_s = (end.seconds - inst.first_step_s) / (steps - 1);
+      inst.energy_growth_j = (end.joules - inst.first_energy_j) / (steps - 1);
+    }
+  } else {
+    inst.busy = false;
+    SetInstancePower(inst, instance_idle_w_);
+    return;
+  }
+  inst.busy = true;
+  const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
+  const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, inst.steps);
+  SetInstancePower(inst, seconds > 0 ? joules / seconds : instance_idle_w_);
+  inst.pending =
+      queue_.Schedule(inst.start + core::FromSeconds(seconds), {EventKind::kIterationEnd, i});
+}
+
+int Simulation::StepsDone(const Instance& inst) const {
+  if (!inst.busy || inst.mixed) return 0;
+  const double elapsed = core::ToSeconds(queue_.now() - inst.start);
+  // The largest n with ArithmeticSum(n) <= elapsed: a quadratic's root, then exact by checking.
+  const double a = inst.step_growth_s / 2;
+  const double b = inst.first_step_s - a;
+  const double n = a > 1e-18 ? (-b + std::sqrt(b * b + 4 * a * elapsed)) / (2 * a) : elapsed / b;
+  int done = std::clamp(static_cast<int>(std::floor(n)), 0, inst.steps);
+  while (done > 0 && ArithmeticSum(inst.first_step_s, inst.step_growth_s, done) > elapsed) --done;
+  while (done < inst.steps &&
+         ArithmeticSum(inst.first_step_s, inst.step_growth_s, done + 1) <= elapsed) {
+    ++done;
+  }
+  return done;
+}
+
+void Simulation::Interrupt(int i) {
+  Instance& inst = instances_[static_cast<std::size_t>(i)];
+  if (!inst.busy || inst.mixed || inst.steps <= 1) return;
+  const int keep = StepsDone(inst) + 1;  // the step under way finishes
+  if (keep >= inst.steps) return;
+  inst.steps = keep;
+  const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, keep);
+  const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, keep);
+  SetInstancePower(inst, joules / seconds);
+  inst.pending = queue_.Schedule(std::max(queue_.now(), inst.start + core::FromSeconds(seconds)),
+                                 {EventKind::kIterationEnd, i});
+}
+
+void Simulation::Complete(Instance& inst, int slot) {
+  Request& r = requests_[static_cast<std::size_t>(slot)];
+  const SimTime now = queue_.now();
+  RequestResult out{
+      .arrival_s = r.arrival_s,
+      .prompt_tokens = r.prompt,
+      .output_tokens = r.output,
+      .priority = r.priority,
+      .server = r.server,
+      .ttft_s = core::ToSeconds(r.first_token - r.arrival),
+      .tbt_s = r.output > 1 ? core::ToSeconds(now - r.first_token) / (r.output - 1) : 0,
+      .e2e_s = core::ToSeconds(now - r.arrival)};
+  ClassMetrics& metrics = r.priority == Priority::kHigh ? result_.hp : result_.lp;
+  metrics.ttft.Add(out.ttft_s);
+  if (r.output > 1) metrics.tbt.Add(out.tbt_s);
+  metrics.e2e.Add(out.e2e_s);
+  ++metrics.requests;
+  metrics.output_tokens += r.output;
+  if (options_.on_request) options_.on_request(out);
+  inst.kv_reserved -= r.prompt + r.output;
+  inst.context -= r.prompt + r.generated;
+  free_slots_.push_back(slot);
+  --active_requests_;
+}
+
+void Simulation::OnIterationEnd(int i) {
+  Instance& inst = instances_[static_cast<std::size_t>(i)];
+  const SimTime now = queue_.now();
+  result_.iterations += static_cast<std::uint64_t>(inst.steps);
+  const int steps = inst.steps;
+  const auto batch = static_cast<double>(inst.running.size());
+  for (int slot : inst.running) requests_[static_cast<std::size_t>(slot)].generated += steps;
+  inst.context += batch * steps;
+  inst.outstanding -= batch * steps;
+  for (int slot : inst.admitted) {
+    Request& r = requests_[static_cast<std::size_t>(slot)];
+    r.generated = 1;
+    r.first_token = now;
+    inst.context += r.prompt + 1;
+    inst.outstanding -= r.prompt + 1;
+    inst.running.push_back(slot);
+  }
+  inst.admitted.clear();
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < inst.running.size(); ++k) {
+    const int slot = inst.running[k];
+    const Request& r = requests_[static_cast<std::size_t>(slot)];
+    if (r.generated >= r.output) {
+      Complete(inst, slot);
+    } else {
+      inst.running[kept++] = slot;
+    }
+  }
+  inst.running.resize(kept);
+  inst.busy = false;
+  Plan(i);
+}
+
+double Simulation::ServerPower(const Server& server) const {
+  double w = config_.server.non_gpu_power.value() + idle_gpu_w_;
+  for (int i : server.instances) w += instances_[static_cast<std::size_t>(i)].power_w;
+  return w;
+}
+
+void Simulation::Integrate() {
+  const SimTime now = queue_.now();
+  row_energy_j_ += row_power_w_ * core::ToSeconds(now - integrated_until_);
+  integrated_until_ = now;
+}
+
+void Simulation::OnTelemetry() {
+  Integrate();
+  // Re-add the row from its parts so rounding never accumulates over a long run.
+  row_power_w_ = 0;
+  for (const Server& server : servers_) row_power_w_ += ServerPower(server);
+  const double period_s = core::ToSeconds(config_.power.telemetry_period);
+  const double row_w = (row_energy_j_ - energy_at_last_sample_) / period_s;
+  energy_at_last_sample_ = row_energy_j_;
+  const double now_s = core::ToSeconds(queue_.now());
+  if (options_.keep_power_series) result_.power.push_back({now_s, row_w, state_});
+  result_.peak_w = std::max(result_.peak_w, row_w);
+  const bool over = row_w > result_.budget_w;
+  if (over) result_.over_budget_s += period_s;
+  if (over && !over_budget_) ++result_.over_budget_episodes;
+  over_budget_ = over;
+  for (const Server& server : servers_) {
+    const ServerTargets& t = server.effective;
+    if (t.brake) result_.brake_seconds += period_s;
+    if (t.sm_clock_cap || t.power_limit) result_.capped_server_seconds += period_s;
+  }
+  if (source_done_ && active_requests_ == 0) return;  // the run is over
+  if (config_.power.telemetry_delay.count() == 0) {
+    OnControl(row_w);
+  } else {
+    queue_.Schedule(queue_.now() + config_.power.telemetry_delay, {EventKind::kControl, 0, row_w});
+  }
+  queue_.Schedule(queue_.now() + config_.power.telemetry_period, {EventKind::kTelemetry});
+}
+
+bool Tighter(const ServerTargets& from, const ServerTargets& to) {
+  const auto lower = [](auto before, auto after) { return after && (!before || *after < *before); };
+  return lower(from.sm_clock_cap, to.sm_clock_cap) || lower(from.power_limit, to.power_limit);
+}
+
+void Simulation::OnControl(double row_w) {
+  const SimTime now = queue_.now();
+  result_.state_seconds[static_cast<std::size_t>(state_)] += core::ToSeconds(now - last_control_);
+  last_control_ = now;
+  policy::Observation obs;
+  obs.now = now;
+  obs.row_power = core::Watts(row_w);
+  obs.budget = config_.power.budget;
+  obs.telemetry_age = config_.power.telemetry_delay;
+  obs.servers.reserve(servers_.size());
+  const core::Watts rated = config_.server.max_system_power;
+  for (const Server& server : servers_) {
+    obs.servers.push_back(
+        {.priority = server.hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
+         .current = server.requested,
+         .power = core::Watts(ServerPower(server)),
+         .rated_power = rated});
+  }
+  policy::Decision decision = policy_.Step(obs);
+  HEADROOM_CHECK(decision.targets.size() == servers_.size())
+      << "policy " << policy_.name() << " returned " << decision.targets.size() << " targets for "
+      << servers_.size() << " servers";
+  state_ = StateIndex(decision.state);
+  for (auto& event : decision.events) result_.events.push_back(std::move(event));
+  const SimTime cap_delay =
+      config_.power.in_band ? config_.power.in_band_delay : config_.power.cap_delay;
+  int braking = 0;
+  for (std::size_t s = 0; s < servers_.size(); ++s) {
+    Server& server = servers_[s];
+    const ServerTargets& want = decision.targets[s];
+    braking += want.brake ? 1 : 0;
+    if (want.sm_clock_cap != server.requested.sm_clock_cap ||
+        want.power_limit != server.requested.power_limit) {
+      if (Tighter(server.requested, want)) {
+        ++result_.cap_actions;
+      } else {
+        ++result_.uncap_actions;
+      }
+      server.pending_caps.push_back(want);
+      queue_.Schedule(now + cap_delay, {EventKind::kApplyCaps, static_cast<int>(s)});
+    }
+    if (want.brake != server.requested.brake) {
+      server.pending_brake.push_back(want.brake);
+      queue_.Schedule(now + config_.power.brake_delay,
+                      {EventKind::kApplyBrake, static_cast<int>(s)});
+    }
+    server.requested = want;
+  }
+  if (braking > 0 && brake_requested_servers_ == 0) ++result_.brake_events;
+  brake_requested_servers_ = braking;
+}
+
+void Simulation::Reschedule(Server& server) {
+  for (int i : server.instances) Interrupt(i);
+}
+
+void Simulation::OnApplyCaps(int s) {
+  Server& server = servers_[static_cast<std::size_t>(s)];
+  const ServerTargets next = server.pending_caps.front();
+  server.pending_caps.pop_front();
+  if (next.sm_clock_cap == server.effective.sm_clock_cap &&
+      next.power_limit == server.effective.power_limit) {
+    return;
+  }
+  server.effective.sm_clock_cap = next.sm_clock_cap;
+  server.effective.power_limit = next.power_limit;
+  Reschedule(server);
+}
+
+void Simulation::OnApplyBrake(int s) {
+  Server& server = servers_[static_cast<std::size_t>(s)];
+  const bool brake = server.pending_brake.front();
+  server.pending_brake.pop_front();
+  if (brake == server.effective.brake) return;
+  server.effective.brake = brake;
+  Reschedule(server);
+}
+
+core::Result<RowResult> Simulation::Run() {
+  HEADROOM_RETURN_IF_ERROR(Setup());
+  HEADROOM_ASSIGN_OR_RETURN(bool any, ScheduleNextArrival());
+  if (!any) return core::Fail(core::Error::InvalidArgument("the trace has no requests"));
+  queue_.Schedule(config_.power.telemetry_period, {EventKind::kTelemetry});
+  std::uint64_t processed = 0;
+  while (auto event = queue_.Pop()) {
+    ++processed;
+    if ((processed & 0xfff) == 0) {
+      if (options_.stop && options_.stop->load()) {
+        return core::Fail(core::Error::Cancelled("simulation stopped"));
+      }
+      if ((processed & 0xffff) == 0 && options_.progress && options_.expected_duration_s > 0) {
+        options_.progress(
+            std::min(1.0, core::ToSeconds(queue_.now()) / options_.expected_duration_s));
+      }
+    }
+    const Payload& p = event->payload;
+    switch (p.kind) {
+      case EventKind::kArrival:
+        HEADROOM_RETURN_IF_ERROR(OnArrival());
+        break;
+      case EventKind::kIterationEnd:
+        // A run cut short leaves its first end event behind: only the latest one counts
+        // (cheaper than EventQueue::Cancel on this, the hottest path).
+        if (event->id == instances_[static_cast<std::size_t>(p.index)].pending) {
+          OnIterationEnd(p.index);
+        }
+        break;
+      case EventKind::kTelemetry:
+        OnTelemetry();
+        break;
+      case EventKind::kControl:
+        OnControl(p.value);
+        break;
+      case EventKind::kApplyCaps:
+        OnApplyCaps(p.index);
+        break;
+      case EventKind::kApplyBrake:
+        OnApplyBrake(p.index);
+        break;
+    }
+    if (source_done_ && active_requests_ == 0 && p.kind == EventKind::kTelemetry) break;
+  }
+  Integrate();
+  result_.events_processed = processed;
+  result_.simulated_s = core::ToSeconds(queue_.now());
+  result_.duration_s = last_arrival_s_;
+  result_.energy_j = row_energy_j_;
+  result_.state_seconds[static_cast<std::size_t>(state_)] +=
+      core::ToSeconds(queue_.now() - last_control_);
+  double sum = 0;
+  for (const PowerSample& s : result_.power) sum += s.row_w;
+  result_.mean_w = result_.power.empty() ? 0 : sum / static_cast<double>(result_.power.size());
+  if (!options_.keep_power_series) {
+    result_.mean_w = result_.simulated_s > 0 ? result_.energy_j / result_.simulated_s : 0;
+  }
+  for (ClassMetrics* m : {&result_.hp, &result_.lp}) {
+    m->throughput_tok_s = result_.duration_s > 0 ? m->output_tokens / result_.duration_s : 0;
+  }
+  if (options_.progress) options_.progress(1.0);
+  return std::move(result_);
+}
+
+}  // namespace
+
+double KvCapacityTokens(const RowConfig& config) {
+  return KvCapacity(*config.model, config.model->gpu().spec(), config.instance);
+}
+
+core::Result<RowResult> SimulateRow(const RowConfig& config, RequestSource& source,
+                                    policy::RowPolicy& policy, const RunOptions& options) {
+  Simulation simulation(config, source, policy, options);
+  return simulation.Run();
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,139 @@
+// RowSimulator: a discrete-event simulation of one datacenter row of LLM inference servers under
+// a power budget and a row controller (policy/). Servers host model instances; a router spreads
+// requests over the instances of the request's priority class; each instance batches
+// continuously (iteration-level batching, new prompts prefilled together with the running
+// sequences' next decode step, limits on batch sequences, prefill tokens and KV-cache memory).
+// Iteration time and GPU power come from the InferenceModel at the GPU's effective clock (clock
+// cap, power brake, or the clock a power limit settles at). Row power is metered like a PDU
+// (averaged over a period, seen by the controller after a delay) and the controller's targets take
+// effect after the latency of their actuation path.
+//
+// Speed: between events nothing changes for an instance, so a run of decode steps up to the next
+// completion is one event ("macro step", timed in closed form; see docs/row-simulator.md), cut
+// short at the next step boundary when an arrival or a control change reaches the instance.
+// Deterministic: the same config, source and policy give identical results.
+// Thread-compatible: one simulator per thread; it reads the shared InferenceModel (immutable).
+#ifndef HEADROOM_SIM_ROW_SIMULATOR_H_
+#define HEADROOM_SIM_ROW_SIMULATOR_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "model/gpu_spec.h"
+#include "model/inference_model.h"
+#include "policy/row_policy.h"
+#include "sim/event_queue.h"
+#include "sim/latency_histogram.h"
+#include "sim/request_source.h"
+
+namespace headroom::sim {
+
+enum class RouterKind { kLeastWork, kLeastRequests, kRoundRobin };
+
+struct InstanceConfig {
+  int tp = 8;                     // GPUs per instance (tensor parallelism)
+  int max_batch_sequences = 128;  // running sequences per instance (vLLM's max_num_seqs scale)
+  int max_prefill_tokens = 8192;  // prompt tokens one iteration may prefill
+  double memory_fraction = 0.9;   // of GPU memory for weights + KV cache (vLLM's default)
+};
+
+struct PowerDeliveryConfig {
+  core::Watts budget{0};                               // provisioned row power
+  SimTime telemetry_period = std::chrono::seconds(1);  // PDU averaging period
+  SimTime telemetry_delay = std::chrono::seconds(0);   // until the controller sees a sample
+  SimTime cap_delay = std::chrono::seconds(40);        // out-of-band clock/power caps
+  SimTime brake_delay = std::chrono::seconds(5);       // power brake on or off
+  bool in_band = false;                                // host-owned GPUs: caps via NVML
+  SimTime in_band_delay = std::chrono::milliseconds(10);
+};
+
+struct RowConfig {
+  model::ServerSpec server;
+  std::shared_ptr<const model::InferenceModel> model;
+  int servers = 1;
+  double hp_server_fraction = 0.5;  // share of servers serving high-priority requests
+  InstanceConfig instance;
+  RouterKind router = RouterKind::kLeastWork;
+  PowerDeliveryConfig power;
+  bool macro_steps = true;  // false: one event per decode iteration (the reference for tests)
+};
+
+// One request's outcome (per-request CSV).
+struct RequestResult {
+  double arrival_s = 0;
+  int prompt_tokens = 0;
+  int output_tokens = 0;
+  Priority priority = Priority::kHigh;
+  int server = 0;
+  double ttft_s = 0;
+  double tbt_s = 0;  // mean time between output tokens after the first; 0 with one token
+  double e2e_s = 0;
+};
+
+struct ClassMetrics {
+  LatencyHistogram ttft;
+  LatencyHistogram tbt;
+  LatencyHistogram e2e;
+  std::uint64_t requests = 0;
+  std::uint64_t rejected = 0;  // larger than an instance's KV-cache memory
+  double output_tokens = 0;
+  double throughput_tok_s = 0;  // output tokens / arrival span
+};
+
+struct PowerSample {
+  double time_s = 0;  // end of the metering period
+  double row_w = 0;   // average over the period
+  int state = 0;      // index into RowResult::states at the time of the sample
+};
+
+struct RowResult {
+  int servers = 0;
+  int hp_servers = 0;
+  std::string policy;
+  double duration_s = 0;   // arrival span of the trace
+  double simulated_s = 0;  // including the drain after the last arrival
+  double budget_w = 0;
+  ClassMetrics hp;
+  ClassMetrics lp;
+  double energy_j = 0;  // row energy over the simulated span
+  double peak_w = 0;    // highest metered sample
+  double mean_w = 0;
+  std::vector<PowerSample> power;     // every metered sample
+  std::vector<std::string> states;    // the policy's states
+  std::vector<double> state_seconds;  // time in each state
+  std::vector<policy::Event> events;  // policy state changes
+  std::uint64_t brake_events = 0;     // the brake engaged with row power over budget
+  double brake_seconds = 0;           // server-seconds with the brake on
+  double over_budget_s = 0;           // metered time above the budget
+  std::uint64_t over_budget_episodes = 0;
+  std::uint64_t cap_actions = 0;     // commands that tighten a server's caps
+  std::uint64_t uncap_actions = 0;   // commands that loosen them
+  double capped_server_seconds = 0;  // server-seconds under a clock cap or power limit
+  std::uint64_t events_processed = 0;
+  std::uint64_t iterations = 0;  // decode/prefill iterations simulated
+};
+
+struct RunOptions {
+  std::function<void(double fraction)> progress;         // called now and then; may be empty
+  std::function<void(const RequestResult&)> on_request;  // every completed request; may be empty
+  const std::atomic<bool>* stop = nullptr;               // set to abandon the run (kCancelled)
+  double expected_duration_s = 0;                        // for progress; 0 when unknown
+  bool keep_power_series = true;
+};
+
+// Runs the whole source through the row. Requests of priority kUnspecified are an error; a
+// class with requests but no servers is an error.
+[[nodiscard]] core::Result<RowResult> SimulateRow(const RowConfig& config, RequestSource& source,
+                                                  policy::RowPolicy& policy,
+                                                  const RunOptions& options = {});
+
+// KV-cache capacity of one instance, in tokens (0 when the weights alone do not fit).
+double KvCapacityTokens(const RowConfig& config);
+
+}  // namespace headroom::sim
+
+#endif  // HEADROOM_SIM_ROW_SIMULATOR_H_

@@ -1,0 +1,227 @@
+#include "sim/row_simulator.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "policy/policy_factory.h"
+#include "sim/capacity_planner.h"
+#include "sim/scenario.h"
+
+namespace headroom::sim {
+namespace {
+
+// The shipped default scenario bound to the shipped catalog.
+ResolvedScenario Default() {
+  static const auto* hardware = new catalog::HardwareCatalog(*catalog::HardwareCatalog::Embedded());
+  static const auto* models = new catalog::ModelCatalog(*catalog::ModelCatalog::Embedded());
+  static const auto* fits = new catalog::InferenceFits(*catalog::InferenceFits::Embedded());
+  auto scenario = LoadScenario(kDefaultScenario);
+  EXPECT_TRUE(scenario) << scenario.error().message();
+  auto resolved = Resolve(*scenario, {hardware, models, fits});
+  EXPECT_TRUE(resolved) << resolved.error().message();
+  return *resolved;
+}
+
+RowResult RunRequests(const RowConfig& row, std::vector<TraceRequest> requests,
+                      const std::string& policy_name = "none",
+                      const policy::PolicyParams& params = {}) {
+  VectorSource source(std::move(requests));
+  auto policy = policy::MakePolicy(policy_name, params);
+  EXPECT_TRUE(policy);
+  auto result = SimulateRow(row, source, **policy);
+  EXPECT_TRUE(result) << result.error().message();
+  return *result;
+}
+
+TEST(RowSimulatorTest, OneRequestTakesAPrefillThenDecodeStepsOverAGrowingCache) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  const int prompt = 1000, output = 50;
+  const RowResult r = RunRequests(row, {{0.0, prompt, output, Priority::kHigh}});
+  const model::InferenceModel& m = *row.model;
+  const core::Megahertz f = m.gpu().spec().sm_clock_max;
+  const double prefill =
+      m.gpu().Time(m.PrefillPhaseForBatch(8, 1, prompt, double(prompt) * prompt), f).time_s;
+  double decode = 0;
+  for (int k = 1; k < output; ++k) {
+    decode += m.gpu().Time(m.DecodePhaseForBatch(8, 1, prompt + k), f).time_s;
+  }
+  EXPECT_NEAR(r.hp.ttft.Quantile(0.5), prefill, prefill * 0.001);
+  // Macro steps time a run of decode steps from its two ends: exact for an affine step time.
+  EXPECT_NEAR(r.hp.e2e.Quantile(0.5), prefill + decode, (prefill + decode) * 0.001);
+  EXPECT_NEAR(r.hp.tbt.Quantile(0.5), decode / (output - 1), decode / (output - 1) * 0.001);
+  EXPECT_EQ(r.iterations, static_cast<std::uint64_t>(output));
+  EXPECT_EQ(r.hp.requests, 1u);
+}
+
+TEST(RowSimulatorTest, BatchLimitQueuesAndKvLimitRejects) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  row.instance.max_batch_sequences = 1;
+  const double kv = KvCapacityTokens(row);
+  ASSERT_GT(kv, 10000);
+  const RowResult r = RunRequests(row, {{0.0, 500, 100, Priority::kHigh},
+                                        {0.001, 500, 100, Priority::kHigh},
+                                        {0.002, static_cast<int>(kv), 10, Priority::kHigh}});
+  EXPECT_EQ(r.hp.requests, 2u);
+  EXPECT_EQ(r.hp.rejected, 1u);
+  // The second waited for the first to finish: its TTFT exceeds the first's whole latency.
+  EXPECT_GT(r.hp.ttft.max(), r.hp.e2e.Quantile(0.0) * 0.99);
+}
+
+TEST(RowSimulatorTest, ContinuousBatchingJoinsNewPromptsToRunningDecodes) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  // The second request arrives while the first decodes: it joins the batch at the next step
+  // instead of waiting for the first to finish.
+  const RowResult r =
+      RunRequests(row, {{0.0, 500, 400, Priority::kHigh}, {1.0, 500, 400, Priority::kHigh}});
+  EXPECT_LT(r.hp.ttft.max(), 1.0);
+  EXPECT_EQ(r.hp.requests, 2u);
+}
+
+TEST(RowSimulatorTest, RouterSpreadsLoadOverInstancesOfTheRightClass) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 4;
+  row.hp_server_fraction = 0.5;
+  std::vector<TraceRequest> reqs;
+  for (int i = 0; i < 40; ++i) {
+    reqs.push_back({i * 0.01, 800, 200, i % 2 ? Priority::kLow : Priority::kHigh});
+  }
+  std::vector<int> per_server(4, 0);
+  VectorSource source(reqs);
+  auto policy = policy::MakePolicy("none", {});
+  RunOptions options;
+  std::vector<std::pair<int, Priority>> seen;
+  options.on_request = [&](const RequestResult& r) { seen.emplace_back(r.server, r.priority); };
+  ASSERT_TRUE(SimulateRow(row, source, **policy, options));
+  ASSERT_EQ(seen.size(), 40u);
+  for (const auto& [server, priority] : seen) ++per_server[static_cast<std::size_t>(server)];
+  // Servers 1 and 3 are HP (every other one), 0 and 2 LP; each gets half its class.
+  for (const auto& [server, priority] : seen) {
+    EXPECT_EQ(server % 2 == 1, priority == Priority::kHigh) << server;
+  }
+  for (int n : per_server) EXPECT_EQ(n, 10);
+}
+
+TEST(RowSimulatorTest, RejectsRequestsWithoutAClassOrAServerForIt) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 2;
+  row.hp_server_fraction = 1;
+  auto policy = policy::MakePolicy("none", {});
+  VectorSource unspecified({{0.0, 10, 10, Priority::kUnspecified}});
+  auto a = SimulateRow(row, unspecified, **policy);
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message().find("no priority"), std::string::npos);
+  VectorSource lp({{0.0, 10, 10, Priority::kLow}});
+  auto b = SimulateRow(row, lp, **policy);
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().message().find("no LP servers"), std::string::npos);
+}
+
+// The macro steps (a run of decode steps as one event) against one event per decode iteration,
+// on the real Azure traces, with and without a controller changing clocks mid-run.
+TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
+  ResolvedScenario s = Default();
+  for (const std::string policy : {"none", "polca"}) {
+    RowResult results[2];
+    for (bool macro : {true, false}) {
+      s.row.macro_steps = macro;
+      RunOptions options;
+      // 12 servers over budget for 10: the controller caps, so clocks change mid-run.
+      s.row.power.budget = core::Watts(10 * s.row.server.max_system_power.value());
+      auto r = RunScenario(s, policy, 12, "azure", options);
+      ASSERT_TRUE(r) << r.error().message();
+      results[macro ? 0 : 1] = std::move(*r);
+    }
+    const RowResult& fast = results[0];
+    const RowResult& slow = results[1];
+    EXPECT_LT(fast.events_processed * 3, slow.events_processed) << "macro steps save events";
+    const auto near = [](double a, double b, const char* what) {
+      EXPECT_NEAR(a, b, std::abs(b) * 0.005) << what;
+    };
+    for (const auto& [f, r] : {std::pair{&fast.hp, &slow.hp}, std::pair{&fast.lp, &slow.lp}}) {
+      EXPECT_EQ(f->requests, r->requests);
+      near(f->ttft.Quantile(0.5), r->ttft.Quantile(0.5), "TTFT P50");
+      near(f->ttft.Quantile(0.99), r->ttft.Quantile(0.99), "TTFT P99");
+      near(f->tbt.Quantile(0.5), r->tbt.Quantile(0.5), "TBT P50");
+      near(f->e2e.Quantile(0.5), r->e2e.Quantile(0.5), "E2E P50");
+      near(f->e2e.Quantile(0.99), r->e2e.Quantile(0.99), "E2E P99");
+    }
+    near(fast.energy_j, slow.energy_j, "energy");
+    near(fast.peak_w, slow.peak_w, "peak power");
+    near(fast.mean_w, slow.mean_w, "mean power");
+    if (policy == "polca") {
+      EXPECT_GT(fast.cap_actions, 0u) << "the controller acted";
+    }
+  }
+}
+
+TEST(RowSimulatorTest, SameInputsGiveIdenticalResults) {
+  const ResolvedScenario s = Default();
+  RowResult r[2];
+  for (int i = 0; i < 2; ++i) {
+    auto run = RunScenario(s, "polca", 6, "azure", {});
+    ASSERT_TRUE(run);
+    r[i] = std::move(*run);
+  }
+  EXPECT_EQ(r[0].energy_j, r[1].energy_j);
+  EXPECT_EQ(r[0].events_processed, r[1].events_processed);
+  ASSERT_EQ(r[0].power.size(), r[1].power.size());
+  for (std::size_t k = 0; k < r[0].power.size(); ++k) {
+    ASSERT_EQ(r[0].power[k].row_w, r[1].power[k].row_w) << k;
+  }
+  EXPECT_EQ(r[0].hp.e2e.Quantile(0.99), r[1].hp.e2e.Quantile(0.99));
+}
+
+TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
+  ResolvedScenario s = Default();
+  const double server_max = s.row.server.max_system_power.value();
+  // 12 servers in a budget for 10: POLCA caps LP, HP latency barely moves.
+  s.row.power.budget = core::Watts(10 * server_max);
+  auto polca = RunScenario(s, "polca", 12, "azure", {});
+  auto none = RunScenario(s, "none", 12, "azure", {});
+  ASSERT_TRUE(polca && none);
+  EXPECT_GT(polca->cap_actions, 0u);
+  EXPECT_GT(polca->capped_server_seconds, 0);
+  const double hp_change = polca->hp.e2e.Quantile(0.5) / none->hp.e2e.Quantile(0.5) - 1;
+  const double lp_change = polca->lp.e2e.Quantile(0.5) / none->lp.e2e.Quantile(0.5) - 1;
+  EXPECT_LT(hp_change, lp_change + 1e-9);
+  // A budget below the idle row: every policy with a brake brakes; none overshoots.
+  s.row.power.budget = core::Watts(12 * s.row.server.non_gpu_power.value());
+  auto brake = RunScenario(s, "brake-only", 12, "azure", {});
+  auto unguarded = RunScenario(s, "none", 12, "azure", {});
+  ASSERT_TRUE(brake && unguarded);
+  EXPECT_GE(brake->brake_events, 1u);
+  EXPECT_GT(brake->brake_seconds, 0);
+  EXPECT_EQ(unguarded->brake_events, 0u);
+  EXPECT_GT(unguarded->over_budget_s, 0);
+  EXPECT_GT(brake->hp.e2e.Quantile(0.5), unguarded->hp.e2e.Quantile(0.5) * 1.5)
+      << "the brake (288 MHz) slows everything";
+}
+
+TEST(RowSimulatorTest, CapsTakeEffectOnlyAfterTheirActuationDelay) {
+  ResolvedScenario s = Default();
+  s.row.power.budget = core::Watts(10 * s.row.server.max_system_power.value());
+  // Out-of-band caps slower than the hour-long trace: ordered, never in force.
+  s.row.power.cap_delay = std::chrono::hours(10);
+  auto never = RunScenario(s, "polca", 12, "azure", {});
+  s.row.power.in_band = true;  // NVML: milliseconds
+  auto fast = RunScenario(s, "polca", 12, "azure", {});
+  ASSERT_TRUE(never && fast);
+  EXPECT_GT(never->cap_actions, 0u);
+  EXPECT_EQ(never->capped_server_seconds, 0);
+  EXPECT_GT(fast->capped_server_seconds, 0);
+}
+
+}  // namespace
+}  // namespace headroom::sim

@@ -1,0 +1,400 @@
+#include "sim/scenario.h"
+
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "catalog/embedded_data.h"
+#include "core/files.h"
+#include "core/parse.h"
+#include "core/yaml_reader.h"
+#include "sim/named_traces.h"
+
+namespace headroom::sim {
+namespace {
+
+core::Result<core::Duration> DurationField(const core::YamlReader& doc, std::string_view key,
+                                           core::Duration fallback) {
+  HEADROOM_ASSIGN_OR_RETURN(auto text, doc.OptionalString(key));
+  if (!text) return fallback;
+  auto d = core::ParseDuration(*text);
+  if (!d) return core::Fail(doc.ErrorAt(key, d.error().message()));
+  if (d->count() < 0) return core::Fail(doc.ErrorAt(key, "must not be negative"));
+  return *d;
+}
+
+template <class T>
+core::Status OptionalNumberInto(const core::YamlReader& doc, std::string_view key, double min,
+                                double max, T* out) {
+  if (!doc.Has(key)) return core::Ok();
+  HEADROOM_ASSIGN_OR_RETURN(double v, doc.NumberIn(key, min, max));
+  *out = static_cast<T>(v);
+  return core::Ok();
+}
+
+core::Status ParseRow(const core::YamlReader& row, Scenario& s) {
+  HEADROOM_RETURN_IF_ERROR(row.CheckKnownKeys(
+      {"server", "servers", "budget_w", "budget_servers", "hp_server_fraction"}));
+  HEADROOM_ASSIGN_OR_RETURN(s.server, row.String("server"));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(row, "servers", 1, 100000, &s.servers));
+  if (row.Has("budget_w")) {
+    HEADROOM_ASSIGN_OR_RETURN(double w, row.NumberIn("budget_w", 1, 1e9));
+    s.budget_w = w;
+  }
+  if (row.Has("budget_servers")) {
+    HEADROOM_ASSIGN_OR_RETURN(double n, row.NumberIn("budget_servers", 1, 100000));
+    s.budget_servers = static_cast<int>(n);
+  }
+  if (s.budget_w && s.budget_servers) {
+    return core::Fail(row.ErrorAt("budget_w", "give budget_w or budget_servers, not both"));
+  }
+  return OptionalNumberInto(row, "hp_server_fraction", 0, 1, &s.hp_server_fraction);
+}
+
+core::Result<RouterKind> ParseRouter(const core::YamlReader& doc, std::string_view key,
+                                     std::string_view text) {
+  if (text == "least-work") return RouterKind::kLeastWork;
+  if (text == "least-requests") return RouterKind::kLeastRequests;
+  if (text == "round-robin") return RouterKind::kRoundRobin;
+  return core::Fail(doc.ErrorAt(
+      key,
+      fmt::format("unknown router '{}' (known: least-work, least-requests, round-robin)", text)));
+}
+
+core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
+      {"model", "tp", "max_batch_sequences", "max_prefill_tokens", "memory_fraction", "router"}));
+  HEADROOM_ASSIGN_OR_RETURN(s.model, doc.String("model"));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "tp", 1, 64, &s.instance.tp));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "max_batch_sequences", 1, 65536, &s.instance.max_batch_sequences));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "max_prefill_tokens", 1, 1 << 24, &s.instance.max_prefill_tokens));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "memory_fraction", 0.05, 1, &s.instance.memory_fraction));
+  HEADROOM_ASSIGN_OR_RETURN(auto router, doc.OptionalString("router"));
+  if (router) {
+    HEADROOM_ASSIGN_OR_RETURN(s.router, ParseRouter(doc, "router", *router));
+  }
+  return core::Ok();
+}
+
+core::Status ParseSynth(const core::YamlReader& doc, SynthParams& p) {
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"duration", "peak_to_trough", "peak_hour", "weekend_factor",
+                          "bursts_per_day", "burst_size", "burst_length"}));
+  HEADROOM_ASSIGN_OR_RETURN(p.duration, DurationField(doc, "duration", p.duration));
+  if (p.duration.count() <= 0) return core::Fail(doc.ErrorAt("duration", "must be positive"));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "peak_to_trough", 1, 100, &p.peak_to_trough));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "peak_hour", 0, 24, &p.peak_hour));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "weekend_factor", 0.01, 10, &p.weekend_factor));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "bursts_per_day", 0, 10000, &p.bursts_per_day));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "burst_size", 1, 100, &p.burst_size));
+  HEADROOM_ASSIGN_OR_RETURN(p.burst_length, DurationField(doc, "burst_length", p.burst_length));
+  return core::Ok();
+}
+
+core::Status ParseWorkload(const core::YamlReader& doc, WorkloadConfig& w) {
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
+      {"priority", "hp_trace", "lp_trace", "trace", "hp_request_fraction", "hp_rate_per_server",
+       "lp_rate_per_server", "synth", "target_baseline_peak"}));
+  HEADROOM_ASSIGN_OR_RETURN(auto priority, doc.OptionalString("priority"));
+  if (priority) {
+    if (*priority == "by-service") {
+      w.priority = PriorityAssignment::kByService;
+    } else if (*priority == "by-trace") {
+      w.priority = PriorityAssignment::kByTrace;
+    } else if (*priority == "by-fraction") {
+      w.priority = PriorityAssignment::kByFraction;
+    } else {
+      return core::Fail(doc.ErrorAt(
+          "priority", fmt::format("unknown assignment '{}' (known: by-service, by-trace, "
+                                  "by-fraction)",
+                                  *priority)));
+    }
+  }
+  HEADROOM_ASSIGN_OR_RETURN(auto hp, doc.OptionalString("hp_trace"));
+  if (hp) w.hp_trace = *hp;
+  HEADROOM_ASSIGN_OR_RETURN(auto lp, doc.OptionalString("lp_trace"));
+  if (lp) w.lp_trace = *lp;
+  HEADROOM_ASSIGN_OR_RETURN(auto one, doc.OptionalString("trace"));
+  if (one) w.trace = *one;
+  if (w.priority != PriorityAssignment::kByService && w.trace.empty()) {
+    return core::Fail(doc.ErrorAt("trace", "required unless priority is by-service"));
+  }
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "hp_request_fraction", 0, 1, &w.hp_request_fraction));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "hp_rate_per_server", 0, 1e6, &w.hp_rate_per_server));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "lp_rate_per_server", 0, 1e6, &w.lp_rate_per_server));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "target_baseline_peak", 0, 1, &w.target_baseline_peak));
+  if (doc.Has("synth")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader synth, doc.Map("synth"));
+    SynthParams p;
+    HEADROOM_RETURN_IF_ERROR(ParseSynth(synth, p));
+    w.synth = p;
+  }
+  return core::Ok();
+}
+
+core::Status ParsePower(const core::YamlReader& doc, PowerDeliveryConfig& p) {
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"telemetry_period", "telemetry_delay", "cap_delay",
+                                               "brake_delay", "in_band", "in_band_delay"}));
+  HEADROOM_ASSIGN_OR_RETURN(p.telemetry_period,
+                            DurationField(doc, "telemetry_period", p.telemetry_period));
+  if (p.telemetry_period.count() <= 0) {
+    return core::Fail(doc.ErrorAt("telemetry_period", "must be positive"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(p.telemetry_delay,
+                            DurationField(doc, "telemetry_delay", p.telemetry_delay));
+  HEADROOM_ASSIGN_OR_RETURN(p.cap_delay, DurationField(doc, "cap_delay", p.cap_delay));
+  HEADROOM_ASSIGN_OR_RETURN(p.brake_delay, DurationField(doc, "brake_delay", p.brake_delay));
+  HEADROOM_ASSIGN_OR_RETURN(p.in_band_delay, DurationField(doc, "in_band_delay", p.in_band_delay));
+  if (doc.Has("in_band")) {
+    HEADROOM_ASSIGN_OR_RETURN(p.in_band, doc.Bool("in_band"));
+  }
+  return core::Ok();
+}
+
+core::Status ParseSlo(const core::YamlReader& doc, Slo& slo) {
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
+      {"hp_p50_e2e_pct", "hp_p99_e2e_pct", "lp_p50_e2e_pct", "max_brake_events"}));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "hp_p50_e2e_pct", 0, 1e6, &slo.hp_p50_e2e_pct));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "hp_p99_e2e_pct", 0, 1e6, &slo.hp_p99_e2e_pct));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "lp_p50_e2e_pct", 0, 1e6, &slo.lp_p50_e2e_pct));
+  return OptionalNumberInto(doc, "max_brake_events", 0, 1e12, &slo.max_brake_events);
+}
+
+}  // namespace
+
+core::Result<Scenario> ParseScenario(std::string_view text, std::string source) {
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"name", "description", "row", "serving", "workload",
+                                               "power", "policy", "slo", "plan", "seed"}));
+  Scenario s;
+  s.source = std::move(source);
+  HEADROOM_ASSIGN_OR_RETURN(s.name, doc.String("name"));
+  HEADROOM_ASSIGN_OR_RETURN(auto description, doc.OptionalString("description"));
+  s.description = description.value_or("");
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader row, doc.Map("row"));
+  HEADROOM_RETURN_IF_ERROR(ParseRow(row, s));
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader serving, doc.Map("serving"));
+  HEADROOM_RETURN_IF_ERROR(ParseServing(serving, s));
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader workload, doc.Map("workload"));
+  HEADROOM_RETURN_IF_ERROR(ParseWorkload(workload, s.workload));
+  if (doc.Has("power")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader power, doc.Map("power"));
+    HEADROOM_RETURN_IF_ERROR(ParsePower(power, s.power));
+  }
+  if (doc.Has("policy")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader policy, doc.Map("policy"));
+    const std::vector<std::string> known = policy::ParamNames();
+    for (const std::string& key : policy.Keys()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        return core::Fail(policy.ErrorAt(
+            key, fmt::format("unknown policy constant (known: {})", fmt::join(known, ", "))));
+      }
+      HEADROOM_ASSIGN_OR_RETURN(double v, policy.Number(key));
+      s.policy_overrides.emplace_back(key, v);
+    }
+  }
+  if (doc.Has("slo")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader slo, doc.Map("slo"));
+    HEADROOM_RETURN_IF_ERROR(ParseSlo(slo, s.slo));
+  }
+  if (doc.Has("plan")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
+    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys({"policies", "max_extra_pct"}));
+    if (plan.Has("policies")) {
+      HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
+    }
+    HEADROOM_RETURN_IF_ERROR(
+        OptionalNumberInto(plan, "max_extra_pct", 0, 1000, &s.plan_max_extra_pct));
+  }
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "seed", 0, 9e15, &s.seed));
+  return s;
+}
+
+std::vector<std::string> ScenarioNames() {
+  std::vector<std::string> names;
+  for (const core::EmbeddedFile& f : catalog::EmbeddedScenarioFiles()) {
+    std::string_view path = f.path;
+    path = path.substr(path.find_last_of('/') + 1);
+    names.emplace_back(path.substr(0, path.rfind(".yaml")));
+  }
+  return names;
+}
+
+core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
+  for (const core::EmbeddedFile& f : catalog::EmbeddedScenarioFiles()) {
+    std::string_view path = f.path;
+    std::string_view base = path.substr(path.find_last_of('/') + 1);
+    if (base == std::string(name_or_path) + ".yaml") {
+      return ParseScenario(f.content, std::string(path));
+    }
+  }
+  auto text = core::ReadFile(std::string(name_or_path));
+  if (!text) {
+    return core::Fail(core::Error::NotFound(
+        fmt::format("no scenario '{}': not a built-in one ({}) and not a readable file ({})",
+                    name_or_path, fmt::join(ScenarioNames(), ", "), text.error().message())));
+  }
+  return ParseScenario(*text, std::string(name_or_path));
+}
+
+int HpServers(int servers, double hp_fraction) {
+  return static_cast<int>(std::floor(servers * std::clamp(hp_fraction, 0.0, 1.0) + 1e-9));
+}
+
+core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs& catalogs) {
+  const std::string where = scenario.source;
+  HEADROOM_ASSIGN_OR_RETURN(const model::ServerSpec* server,
+                            catalogs.hardware->Server(scenario.server));
+  HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* gpu, catalogs.hardware->Gpu(server->gpu));
+  HEADROOM_ASSIGN_OR_RETURN(const model::ModelSpec* spec, catalogs.models->Model(scenario.model));
+  auto fit = catalogs.fits->For(gpu->name);
+  if (!fit) return core::Fail(fit.error().WithContext(where));
+  ResolvedScenario out;
+  out.scenario = scenario;
+  RowConfig& row = out.row;
+  row.server = *server;
+  row.model = std::make_shared<const model::InferenceModel>(*spec, model::GpuPowerModel(*gpu),
+                                                            fit->efficiency);
+  row.servers = scenario.servers;
+  row.hp_server_fraction = scenario.hp_server_fraction;
+  row.instance = scenario.instance;
+  row.router = scenario.router;
+  row.power = scenario.power;
+  const double budget = scenario.budget_w ? *scenario.budget_w
+                                          : scenario.budget_servers.value_or(scenario.servers) *
+                                                server->max_system_power.value();
+  row.power.budget = core::Watts(budget);
+  if (row.instance.tp > server->gpus_per_server || server->gpus_per_server % row.instance.tp != 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: serving.tp {} does not divide the {} GPUs of a {}", where, row.instance.tp,
+                    server->gpus_per_server, server->name)));
+  }
+  if (KvCapacityTokens(row) < 1) {
+    return core::Fail(
+        core::Error::InvalidArgument(fmt::format("{}: {} does not fit on {} {} GPUs (serving.tp)",
+                                                 where, spec->name, row.instance.tp, gpu->name)));
+  }
+  out.params = policy::DefaultParamsFor(*gpu);
+  for (const auto& [key, value] : scenario.policy_overrides) {
+    if (auto st = policy::SetParam(out.params, key, value); !st) {
+      return core::Fail(st.error().WithContext(where + ": policy"));
+    }
+  }
+  if (auto st = policy::ValidateParams(out.params, *gpu); !st) {
+    return core::Fail(st.error().WithContext(where + ": policy"));
+  }
+  return out;
+}
+
+namespace {
+
+// Tags each request HP with a fixed probability (seeded), for one-trace workloads.
+class FractionPriority final : public RequestSource {
+ public:
+  FractionPriority(std::unique_ptr<RequestSource> source, double hp_fraction, std::uint64_t seed)
+      : source_(std::move(source)), hp_fraction_(hp_fraction), rng_(seed) {}
+  core::Result<std::optional<TraceRequest>> Next() override {
+    HEADROOM_ASSIGN_OR_RETURN(std::optional<TraceRequest> r, source_->Next());
+    if (r) {
+      // 53 random bits as a uniform double in [0, 1): the same on every platform.
+      const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+      r->priority = u < hp_fraction_ ? Priority::kHigh : Priority::kLow;
+    }
+    return r;
+  }
+
+ private:
+  std::unique_ptr<RequestSource> source_;
+  double hp_fraction_;
+  std::mt19937_64 rng_;
+};
+
+// One class's stream at `rate` requests/s: synthesized from the trace, or the trace scaled.
+core::Result<std::unique_ptr<RequestSource>> ClassStream(std::string_view trace, double rate,
+                                                         const std::optional<SynthParams>& synth,
+                                                         std::optional<Priority> priority,
+                                                         std::uint64_t seed) {
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<RequestSource> source, OpenTrace(trace));
+  if (synth) {
+    HEADROOM_ASSIGN_OR_RETURN(TraceSample sample, SampleTrace(*source));
+    SynthParams p = *synth;
+    p.mean_rate_per_s = rate;
+    p.rate_scale = 1;
+    p.seed = seed;
+    p.priority = priority.value_or(Priority::kUnspecified);
+    HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<TraceSynth> s, TraceSynth::Create(sample, p));
+    return std::unique_ptr<RequestSource>(std::move(s));
+  }
+  // Scale the real trace to the rate: its own mean rate comes from a first pass.
+  HEADROOM_ASSIGN_OR_RETURN(TraceSample sample, SampleTrace(*source));
+  HEADROOM_ASSIGN_OR_RETURN(source, OpenTrace(trace));
+  HEADROOM_ASSIGN_OR_RETURN(
+      std::unique_ptr<ScaledSource> scaled,
+      ScaledSource::Create(std::move(source), rate / sample.mean_rate_per_s, seed));
+  std::vector<MergedSource::Input> inputs;
+  inputs.push_back({std::move(scaled), priority});
+  return std::unique_ptr<RequestSource>(std::make_unique<MergedSource>(std::move(inputs)));
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
+                                                          std::string_view trace, int servers,
+                                                          int hp_servers, std::uint64_t seed) {
+  const WorkloadConfig& w = scenario.workload;
+  const int lp_servers = servers - hp_servers;
+  const double hp_rate = w.hp_rate_per_server * hp_servers;
+  const double lp_rate = w.lp_rate_per_server * lp_servers;
+  std::optional<SynthParams> synth = w.synth;
+  if (trace == "synth-week") {
+    synth = synth.value_or(SynthParams{});
+    synth->duration = std::chrono::days(7);
+  } else if (!trace.empty() && trace != "scenario") {
+    synth.reset();  // a named real trace replays as it is, scaled to the load
+  }
+  const bool by_service =
+      trace == "azure" || trace == "synth-week" ||
+      ((trace.empty() || trace == "scenario") && w.priority == PriorityAssignment::kByService);
+  if (by_service) {
+    std::vector<MergedSource::Input> inputs;
+    if (hp_rate > 0) {
+      HEADROOM_ASSIGN_OR_RETURN(
+          auto hp, ClassStream(w.hp_trace, hp_rate, synth, Priority::kHigh, seed * 2 + 1));
+      inputs.push_back({std::move(hp), Priority::kHigh});
+    }
+    if (lp_rate > 0) {
+      HEADROOM_ASSIGN_OR_RETURN(
+          auto lp, ClassStream(w.lp_trace, lp_rate, synth, Priority::kLow, seed * 2 + 2));
+      inputs.push_back({std::move(lp), Priority::kLow});
+    }
+    if (inputs.empty()) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("{}: the workload has no load (rates per server are 0)", scenario.source)));
+    }
+    return std::unique_ptr<RequestSource>(std::make_unique<MergedSource>(std::move(inputs)));
+  }
+  const std::string one = trace.empty() || trace == "scenario" ? w.trace : std::string(trace);
+  HEADROOM_ASSIGN_OR_RETURN(auto stream,
+                            ClassStream(one, hp_rate + lp_rate, synth, std::nullopt, seed * 2 + 1));
+  if (w.priority == PriorityAssignment::kByTrace) return stream;
+  return std::unique_ptr<RequestSource>(
+      std::make_unique<FractionPriority>(std::move(stream), w.hp_request_fraction, seed * 2 + 3));
+}
+
+double ExpectedDuration(const Scenario& scenario, std::string_view trace) {
+  if (trace == "synth-week") return 7 * 86400.0;
+  if (scenario.workload.synth && (trace.empty() || trace == "scenario")) {
+    return core::ToSeconds(scenario.workload.synth->duration);
+  }
+  return 3600.0;  // the real traces span about an hour
+}
+
+}  // namespace headroom::sim

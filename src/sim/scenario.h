@@ -1,0 +1,115 @@
+// Scenario: everything a row simulation or a capacity plan needs, as one YAML file
+// (data/scenarios/*.yaml, compiled into the binary; see docs/row-simulator.md for every key):
+// the row (server type, count, power budget), how a model is served on it, the workload (traces,
+// per-server load, priorities), power delivery and control latencies, policy constants and the
+// SLO that a plan must keep. Parsing is strict (unknown keys and bad values are errors naming
+// file:line:field). Thread-compatible value types.
+#ifndef HEADROOM_SIM_SCENARIO_H_
+#define HEADROOM_SIM_SCENARIO_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/hardware_catalog.h"
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
+#include "core/result.h"
+#include "policy/policy_params.h"
+#include "sim/request_source.h"
+#include "sim/row_simulator.h"
+#include "sim/trace_synth.h"
+
+namespace headroom::sim {
+
+// What a plan must keep, relative to the uncapped baseline at the same per-server load.
+struct Slo {
+  double hp_p50_e2e_pct = 1.0;  // POLCA: HP P50 impact < 1%
+  double hp_p99_e2e_pct = 5.0;
+  double lp_p50_e2e_pct = 5.0;
+  std::uint64_t max_brake_events = 0;  // POLCA: zero brakes
+};
+
+enum class PriorityAssignment { kByService, kByTrace, kByFraction };
+
+struct WorkloadConfig {
+  PriorityAssignment priority = PriorityAssignment::kByService;
+  std::string hp_trace = "azure-conv";  // by-service: the HP and LP traces
+  std::string lp_trace = "azure-code";
+  std::string trace;                 // by-trace / by-fraction: one trace
+  double hp_request_fraction = 0.5;  // by-fraction
+  // Load: requests/s per server of each class (long-run mean). The row's load grows with its
+  // servers: each added server brings the same load.
+  double hp_rate_per_server = 1.0;
+  double lp_rate_per_server = 1.0;
+  // Synthesize long traces from the real ones (absent: replay the real traces, scaled).
+  std::optional<SynthParams> synth;
+  double target_baseline_peak = 0;  // documentation of the calibration (plan --calibrate)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;  // file it came from
+
+  std::string server = "dgx-a100";
+  int servers = 40;
+  std::optional<double> budget_w;     // provisioned row power
+  std::optional<int> budget_servers;  // or: this many servers' max system power
+  double hp_server_fraction = 0.5;
+
+  std::string model = "llama2-70b";
+  InstanceConfig instance;
+  RouterKind router = RouterKind::kLeastWork;
+
+  WorkloadConfig workload;
+  PowerDeliveryConfig power;                                     // budget filled in by Resolve
+  std::vector<std::pair<std::string, double>> policy_overrides;  // policy_params.h keys
+  Slo slo;
+  std::vector<std::string> plan_policies;
+  int plan_max_extra_pct = 60;  // search up to servers x (1 + this/100)
+  std::uint64_t seed = 1;
+};
+
+[[nodiscard]] core::Result<Scenario> ParseScenario(std::string_view text, std::string source);
+// A scenario compiled into the binary by name (e.g. "polca-a100-row"), else a file.
+[[nodiscard]] core::Result<Scenario> LoadScenario(std::string_view name_or_path);
+std::vector<std::string> ScenarioNames();
+inline constexpr std::string_view kDefaultScenario = "polca-a100-row";
+
+struct Catalogs {
+  const catalog::HardwareCatalog* hardware = nullptr;
+  const catalog::ModelCatalog* models = nullptr;
+  const catalog::InferenceFits* fits = nullptr;
+};
+
+// A scenario bound to the catalog: the row to simulate and the policy constants for its GPU
+// type (DefaultParamsFor, then the scenario's overrides, validated).
+struct ResolvedScenario {
+  Scenario scenario;
+  RowConfig row;
+  policy::PolicyParams params;
+};
+[[nodiscard]] core::Result<ResolvedScenario> Resolve(const Scenario& scenario,
+                                                     const Catalogs& catalogs);
+
+// The request stream for `servers` servers of which `hp_servers` are HP. `trace`: empty or
+// "scenario" for the scenario's own workload; "synth-week" for a synthesized week of its traces;
+// "azure" for the two real one-hour traces by service; another name or a path for that one trace
+// with priorities by the scenario's rule (by-trace keeps the file's own, otherwise by fraction).
+// The sum of the class rates x servers sets the load in every case.
+[[nodiscard]] core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
+                                                                        std::string_view trace,
+                                                                        int servers, int hp_servers,
+                                                                        std::uint64_t seed);
+// Seconds of arrivals the workload spans, for progress; 0 when unknown.
+double ExpectedDuration(const Scenario& scenario, std::string_view trace);
+
+int HpServers(int servers, double hp_fraction);
+
+}  // namespace headroom::sim
+
+#endif  // HEADROOM_SIM_SCENARIO_H_

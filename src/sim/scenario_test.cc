@@ -1,0 +1,121 @@
+#include "sim/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/capacity_planner.h"
+
+namespace headroom::sim {
+namespace {
+
+std::string Minimal(const std::string& extra = "") {
+  return "name: t\nrow:\n  server: dgx-a100\n  servers: 4\nserving:\n  model: llama2-70b\n"
+         "workload:\n  hp_rate_per_server: 0.5\n  lp_rate_per_server: 0.5\n" +
+         extra;
+}
+
+TEST(ScenarioTest, TheDefaultScenarioParsesAndResolves) {
+  auto s = LoadScenario(kDefaultScenario);
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(s->servers, 40);
+  EXPECT_EQ(s->budget_servers, 40);
+  ASSERT_TRUE(s->workload.synth);
+  EXPECT_EQ(s->workload.synth->duration, std::chrono::days(7));
+  EXPECT_DOUBLE_EQ(s->workload.target_baseline_peak, 0.79);
+  auto hardware = catalog::HardwareCatalog::Embedded();
+  auto models = catalog::ModelCatalog::Embedded();
+  auto fits = catalog::InferenceFits::Embedded();
+  auto r = Resolve(*s, {&*hardware, &*models, &*fits});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_DOUBLE_EQ(r->row.power.budget.value(), 40 * 6500.0);
+  EXPECT_EQ(r->row.power.cap_delay, std::chrono::seconds(40));
+}
+
+TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
+  struct Case {
+    std::string text;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {Minimal("  colour: red\n"), "colour"},
+      {Minimal("power:\n  cap_delay: 40\n"), "cap_delay"},
+      {Minimal("policy:\n  t9: 0.5\n"), "t9"},
+      {Minimal("serving2: {}\n"), "serving2"},
+      {Minimal("workload2: {}\n"), "workload2"},
+      {"name: t\nrow:\n  server: dgx-a100\n  servers: -3\nserving:\n  model: x\nworkload: {}\n",
+       "servers"},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseScenario(c.text, "row.yaml");
+    ASSERT_FALSE(s) << c.text;
+    EXPECT_NE(s.error().message().find("row.yaml"), std::string::npos) << s.error().message();
+    EXPECT_NE(s.error().message().find(c.want), std::string::npos) << s.error().message();
+  }
+}
+
+TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
+  auto hardware = catalog::HardwareCatalog::Embedded();
+  auto models = catalog::ModelCatalog::Embedded();
+  auto fits = catalog::InferenceFits::Embedded();
+  const Catalogs c{&*hardware, &*models, &*fits};
+  auto bad_model = ParseScenario(
+      "name: t\nrow: {server: dgx-a100}\nserving: {model: gpt-9}\nworkload: {}\n", "a.yaml");
+  ASSERT_TRUE(bad_model);
+  EXPECT_FALSE(Resolve(*bad_model, c));
+  auto bad_t2 = ParseScenario(Minimal("policy:\n  t2: 0.7\n"), "b.yaml");
+  ASSERT_TRUE(bad_t2);
+  auto r = Resolve(*bad_t2, c);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("t2"), std::string::npos) << r.error().message();
+  auto bad_tp = ParseScenario(
+      "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, tp: 3}\nworkload: {}\n",
+      "c.yaml");
+  ASSERT_TRUE(bad_tp);
+  auto tp = Resolve(*bad_tp, c);
+  ASSERT_FALSE(tp);
+  EXPECT_NE(tp.error().message().find("tp 3"), std::string::npos) << tp.error().message();
+}
+
+TEST(ScenarioTest, WorkloadLoadGrowsWithServers) {
+  auto s = ParseScenario(Minimal(), "m.yaml");
+  ASSERT_TRUE(s);
+  auto count = [&](int servers) {
+    auto src = MakeWorkload(*s, "azure", servers, HpServers(servers, 0.5), 1);
+    EXPECT_TRUE(src) << src.error().message();
+    int n = 0, hp = 0;
+    while (auto r = (*src)->Next()) {
+      if (!*r) break;
+      ++n;
+      hp += (*r)->priority == Priority::kHigh;
+    }
+    return std::pair{n, hp};
+  };
+  const auto [n4, hp4] = count(4);
+  const auto [n8, hp8] = count(8);
+  // 0.5 requests/s per server over the hour of the real traces.
+  EXPECT_NEAR(n4, 4 * 0.5 * 3500, 4 * 0.5 * 3500 * 0.1);
+  EXPECT_NEAR(static_cast<double>(n8) / n4, 2.0, 0.1);
+  EXPECT_NEAR(static_cast<double>(hp4) / n4, 0.5, 0.05);
+}
+
+TEST(ScenarioTest, SloViolationsAreReportedInOrder) {
+  RunSummary run, base;
+  base.hp.e2e_p50_s = 1.0;
+  base.hp.e2e_p99_s = 10.0;
+  base.lp.e2e_p50_s = 2.0;
+  run = base;
+  Slo slo;
+  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "");
+  run.hp.e2e_p50_s = 1.02;
+  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "HP P50 +2.0%");
+  run.brake_events = 1;
+  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "1 brake events");
+  run = base;
+  run.over_budget_episodes = 2;
+  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "over budget 2 times");
+  run = base;
+  run.lp.e2e_p50_s = 2.2;
+  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "LP P50 +10.0%");
+}
+
+}  // namespace
+}  // namespace headroom::sim

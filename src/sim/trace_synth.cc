@@ -1,0 +1,170 @@
+#include "sim/trace_synth.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "sim/random_draws.h"
+
+namespace headroom::sim {
+namespace {
+
+constexpr double kDaySeconds = 86'400;
+constexpr double kWeekSeconds = 7 * kDaySeconds;
+// The daily curve's shape, cos(x) + kSecondHarmonic cos(2x) with x = 0 at the peak: the second
+// harmonic widens and flattens the night trough and sharpens the afternoon peak. Its maximum is
+// at x = 0 (1 + k) and its minimum at x = pi (-1 + k) for 0 <= k <= 1/4.
+constexpr double kSecondHarmonic = 0.25;
+constexpr double kShapeMax = 1 + kSecondHarmonic;
+constexpr double kShapeMin = -1 + kSecondHarmonic;
+// Streams drawn from one seed (DeriveSeed).
+constexpr std::uint64_t kArrivalStream = 0;
+constexpr std::uint64_t kBurstStream = 1;
+constexpr std::uint64_t kTokenStream = 2;
+
+core::Status CheckParams(const SynthParams& p) {
+  auto bad = [](std::string_view what, double value, std::string_view rule) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("synthesized trace: {} {} must be {}", what, value, rule)));
+  };
+  auto finite = [](double v) { return std::isfinite(v); };
+  if (!finite(p.mean_rate_per_s) || p.mean_rate_per_s < 0) {
+    return bad("mean rate", p.mean_rate_per_s, "at least 0 requests/s (0: the source's)");
+  }
+  if (!finite(p.rate_scale) || p.rate_scale <= 0) return bad("rate scale", p.rate_scale, "above 0");
+  if (p.duration <= core::Duration::zero()) {
+    return bad("duration (s)", core::ToSeconds(p.duration), "above 0");
+  }
+  if (!finite(p.peak_to_trough) || p.peak_to_trough < 1) {
+    return bad("peak-to-trough ratio", p.peak_to_trough, "at least 1");
+  }
+  if (!finite(p.peak_hour) || p.peak_hour < 0 || p.peak_hour >= 24) {
+    return bad("peak hour", p.peak_hour, "in [0, 24)");
+  }
+  if (!finite(p.weekend_factor) || p.weekend_factor <= 0) {
+    return bad("weekend factor", p.weekend_factor, "above 0");
+  }
+  if (!finite(p.bursts_per_day) || p.bursts_per_day < 0) {
+    return bad("bursts per day", p.bursts_per_day, "at least 0");
+  }
+  if (!finite(p.burst_size) || p.burst_size < 1)
+    return bad("burst size", p.burst_size, "at least 1");
+  if (p.bursts_per_day > 0 && p.burst_length <= core::Duration::zero()) {
+    return bad("burst length (s)", core::ToSeconds(p.burst_length), "above 0");
+  }
+  return core::Ok();
+}
+
+}  // namespace
+
+core::Result<TraceSample> SampleTrace(RequestSource& source) {
+  TraceSample sample;
+  double first_s = 0, last_s = 0;
+  while (true) {
+    HEADROOM_ASSIGN_OR_RETURN(const std::optional<TraceRequest> r, source.Next());
+    if (!r) break;
+    if (sample.pairs.empty()) first_s = r->arrival_s;
+    last_s = r->arrival_s;
+    sample.pairs.push_back({r->prompt_tokens, r->output_tokens});
+  }
+  if (sample.pairs.size() < 2 || last_s <= first_s) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("a trace to synthesize from needs at least 2 requests over some time "
+                    "(found {} over {} s)",
+                    sample.pairs.size(), last_s - first_s)));
+  }
+  sample.mean_rate_per_s = static_cast<double>(sample.pairs.size()) / (last_s - first_s);
+  return sample;
+}
+
+core::Result<std::unique_ptr<TraceSynth>> TraceSynth::Create(TraceSample sample,
+                                                             const SynthParams& params) {
+  HEADROOM_RETURN_IF_ERROR(CheckParams(params));
+  if (sample.pairs.empty()) {
+    return core::Fail(
+        core::Error::InvalidArgument("synthesized trace: the source has no requests"));
+  }
+  if (params.mean_rate_per_s == 0 &&
+      !(std::isfinite(sample.mean_rate_per_s) && sample.mean_rate_per_s > 0)) {
+    return core::Fail(
+        core::Error::InvalidArgument("synthesized trace: the source has no mean rate; give one"));
+  }
+  return std::unique_ptr<TraceSynth>(new TraceSynth(std::move(sample), params));
+}
+
+TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
+    : sample_(std::move(sample)),
+      params_(params),
+      arrivals_(DeriveSeed(params.seed, kArrivalStream)),
+      bursts_(DeriveSeed(params.seed, kBurstStream)),
+      tokens_(DeriveSeed(params.seed, kTokenStream)),
+      burst_end_s_(-std::numeric_limits<double>::infinity()) {
+  const double mean = params.mean_rate_per_s > 0 ? params.mean_rate_per_s : sample_.mean_rate_per_s;
+  target_rate_ = mean * params.rate_scale;
+  duration_s_ = core::ToSeconds(params.duration);
+  const std::chrono::sys_time<core::Duration> start(params.start);
+  const auto start_day = std::chrono::floor<std::chrono::days>(start);
+  const unsigned weekday = std::chrono::weekday(start_day).iso_encoding() - 1;  // Monday: 0
+  start_of_week_s_ = weekday * kDaySeconds + core::ToSeconds(start - start_day);
+  // peak / trough = (1 + a kShapeMax) / (1 + a kShapeMin).
+  const double r = params.peak_to_trough;
+  daily_amplitude_ = (r - 1) / (kShapeMax - r * kShapeMin);
+  weekly_norm_ = 7 / (5 + 2 * params.weekend_factor);
+  // A time is in a burst when one started within burst_length before it: probability
+  // 1 - exp(-bursts per second x length) for Poisson starts.
+  const double burst_rate = params.bursts_per_day / kDaySeconds;
+  const double in_burst = -std::expm1(-burst_rate * core::ToSeconds(params.burst_length));
+  burst_mean_ = 1 + (params.burst_size - 1) * in_burst;
+  const double burst_peak = burst_rate > 0 ? params.burst_size : 1.0;
+  max_rate_ = target_rate_ * (1 + daily_amplitude_ * kShapeMax) *
+              (std::max(1.0, params.weekend_factor) * weekly_norm_) * burst_peak / burst_mean_;
+  next_burst_s_ = burst_rate > 0 ? ExponentialDraw(bursts_, burst_rate)
+                                 : std::numeric_limits<double>::infinity();
+}
+
+double TraceSynth::Shape(double t_s) const {
+  const double week_s = std::fmod(start_of_week_s_ + t_s, kWeekSeconds);
+  const int day = static_cast<int>(week_s / kDaySeconds);  // Monday: 0
+  const double hour = (week_s - day * kDaySeconds) / 3600;
+  const double x = 2 * std::numbers::pi * (hour - params_.peak_hour) / 24;
+  const double daily = 1 + daily_amplitude_ * (std::cos(x) + kSecondHarmonic * std::cos(2 * x));
+  const double weekly = (day >= 5 ? params_.weekend_factor : 1.0) * weekly_norm_;
+  return daily * weekly;
+}
+
+double TraceSynth::ExpectedRate(double t_s) const { return target_rate_ * Shape(t_s); }
+
+bool TraceSynth::InBurst(double t_s) {
+  const double burst_rate = params_.bursts_per_day / kDaySeconds;
+  while (next_burst_s_ <= t_s) {
+    burst_end_s_ = next_burst_s_ + core::ToSeconds(params_.burst_length);
+    next_burst_s_ += ExponentialDraw(bursts_, burst_rate);
+  }
+  return t_s < burst_end_s_;
+}
+
+core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
+  // Thinning (Lewis and Shedler 1979): candidates at the constant bound max_rate_, each kept with
+  // probability rate(t) / max_rate_.
+  while (!done_) {
+    t_s_ += ExponentialDraw(arrivals_, max_rate_);
+    if (t_s_ >= duration_s_) {
+      done_ = true;
+      break;
+    }
+    const double burst = InBurst(t_s_) ? params_.burst_size : 1.0;
+    const double rate = target_rate_ * Shape(t_s_) * burst / burst_mean_;
+    if (UniformDouble(arrivals_) * max_rate_ >= rate) continue;
+    const TokenPair& pair = sample_.pairs[UniformIndex(tokens_, sample_.pairs.size())];
+    return std::optional<TraceRequest>(TraceRequest{.arrival_s = t_s_,
+                                                    .prompt_tokens = pair.prompt_tokens,
+                                                    .output_tokens = pair.output_tokens,
+                                                    .priority = params_.priority});
+  }
+  return std::optional<TraceRequest>();
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,198 @@
+#include "sim/trace_synth.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "sim/named_traces.h"
+#include "sim/trace_reader.h"
+#include "sim/trace_stats.h"
+
+namespace headroom::sim {
+namespace {
+
+TraceSample Sample(std::string_view name) {
+  auto source = OpenTrace(name);
+  EXPECT_TRUE(source) << source.error().message();
+  auto sample = SampleTrace(**source);
+  EXPECT_TRUE(sample) << sample.error().message();
+  return *sample;
+}
+
+std::unique_ptr<TraceSynth> Synth(const TraceSample& sample, const SynthParams& params) {
+  auto synth = TraceSynth::Create(sample, params);
+  EXPECT_TRUE(synth) << synth.error().message();
+  return std::move(*synth);
+}
+
+std::vector<TraceRequest> Take(RequestSource& source, size_t n) {
+  std::vector<TraceRequest> out;
+  while (out.size() < n) {
+    auto next = source.Next();
+    EXPECT_TRUE(next);
+    if (!next || !*next) break;
+    out.push_back(**next);
+  }
+  return out;
+}
+
+TraceStats Stats(RequestSource& source) {
+  auto stats = ComputeTraceStats(source);
+  EXPECT_TRUE(stats) << stats.error().message();
+  return *stats;
+}
+
+TEST(SampleTraceTest, ConvPairsAndRate) {
+  const TraceSample conv = Sample("azure-conv");
+  ASSERT_EQ(conv.pairs.size(), 19'366u);
+  EXPECT_NEAR(conv.mean_rate_per_s, 5.53, 0.005);  // traces/README.md
+  VectorSource one(std::vector<TraceRequest>{{.arrival_s = 0}});
+  EXPECT_FALSE(SampleTrace(one));
+}
+
+TEST(TraceSynthTest, SameSeedSameStreamOtherSeedOther) {
+  const TraceSample conv = Sample("azure-conv");
+  SynthParams params;
+  params.seed = 42;
+  const auto a = Take(*Synth(conv, params), 20'000);
+  const auto b = Take(*Synth(conv, params), 20'000);
+  ASSERT_EQ(a.size(), 20'000u);
+  ASSERT_EQ(b.size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].arrival_s, b[i].arrival_s) << i;
+    ASSERT_EQ(a[i].prompt_tokens, b[i].prompt_tokens) << i;
+    ASSERT_EQ(a[i].output_tokens, b[i].output_tokens) << i;
+  }
+  params.seed = 43;
+  const auto c = Take(*Synth(conv, params), 20'000);
+  size_t same = 0;
+  for (size_t i = 0; i < c.size(); ++i) same += c[i].arrival_s == a[i].arrival_s;
+  EXPECT_LT(same, 10u);
+}
+
+TEST(TraceSynthTest, AWeekHasTheTargetMeanRateWithBursts) {
+  const TraceSample conv = Sample("azure-conv");
+  SynthParams params;  // defaults: a week from Monday, bursts on
+  params.rate_scale = 0.5;
+  params.bursts_per_day = 24;
+  params.burst_size = 3;
+  auto synth = Synth(conv, params);
+  EXPECT_NEAR(synth->target_rate(), 0.5 * conv.mean_rate_per_s, 1e-9);
+  const TraceStats stats = Stats(*synth);
+  const double mean = static_cast<double>(stats.count) / (7 * 86'400);
+  EXPECT_NEAR(mean / synth->target_rate(), 1.0, 0.02);
+  EXPECT_LT(stats.last_arrival_s, 7 * 86'400);
+  EXPECT_EQ(stats.per_day.size(), 7u);
+}
+
+TEST(TraceSynthTest, DailyCurveAndWeekendShowInTheCounts) {
+  const TraceSample code = Sample("azure-code");
+  SynthParams params;
+  params.bursts_per_day = 0;
+  params.peak_to_trough = 3;
+  params.peak_hour = 14.5;  // centres the peak in hour 14 and the trough in hour 2
+  params.weekend_factor = 0.6;
+  // Weekdays: hour 14 over hour 2 is the ratio, less 0.4% for the curve's bend within an hour.
+  SynthParams weekdays = params;
+  weekdays.duration = std::chrono::days(5);
+  const auto hours = Stats(*Synth(code, weekdays)).per_hour_of_day;
+  EXPECT_NEAR(static_cast<double>(hours[14]) / static_cast<double>(hours[2]), 3.0, 0.15);
+  const auto peak = std::max_element(hours.begin(), hours.end()) - hours.begin();
+  const auto trough = std::min_element(hours.begin(), hours.end()) - hours.begin();
+  EXPECT_NEAR(peak, 14, 1);
+  EXPECT_TRUE(trough >= 1 && trough <= 3) << trough;
+  const TraceStats stats = Stats(*Synth(code, params));
+  ASSERT_EQ(stats.per_day.size(), 7u);
+  // Weekend days over weekdays.
+  const double weekday = (stats.per_day[0] + stats.per_day[1] + stats.per_day[2] +
+                          stats.per_day[3] + stats.per_day[4]) /
+                         5.0;
+  const double weekend = (stats.per_day[5] + stats.per_day[6]) / 2.0;
+  EXPECT_NEAR(weekend / weekday, 0.6, 0.02);
+}
+
+TEST(TraceSynthTest, ExpectedRateFollowsTheClock) {
+  const TraceSample conv = Sample("azure-conv");
+  SynthParams params;
+  params.peak_to_trough = 2;
+  auto monday = Synth(conv, params);
+  // 14:00 over 02:00 is exactly the ratio.
+  EXPECT_NEAR(monday->ExpectedRate(14 * 3600) / monday->ExpectedRate(2 * 3600), 2.0, 1e-9);
+  params.start = *ParseAzureTimestamp("2023-11-18 00:00:00");  // a Saturday
+  auto saturday = Synth(conv, params);
+  EXPECT_NEAR(saturday->ExpectedRate(3600) / monday->ExpectedRate(3600), 0.7, 1e-9);
+  EXPECT_EQ(saturday->start_time(), params.start);
+  // The week's average is the target.
+  double sum = 0;
+  const int steps = 7 * 24 * 60;
+  for (int i = 0; i < steps; ++i) sum += monday->ExpectedRate(i * 60.0 + 30);
+  EXPECT_NEAR(sum / steps / monday->target_rate(), 1.0, 1e-6);
+}
+
+TEST(TraceSynthTest, KeepsTheJointTokenDistribution) {
+  const TraceSample code = Sample("azure-code");
+  std::set<std::pair<int, int>> pairs;
+  double prompt_sum = 0, output_sum = 0;
+  for (const auto& p : code.pairs) {
+    pairs.insert({p.prompt_tokens, p.output_tokens});
+    prompt_sum += p.prompt_tokens;
+    output_sum += p.output_tokens;
+  }
+  SynthParams params;
+  params.duration = std::chrono::hours(24);
+  params.priority = Priority::kLow;
+  auto synth = Synth(code, params);
+  double prompt = 0, output = 0;
+  size_t n = 0;
+  double last = 0;
+  for (const auto& r : Take(*synth, 1'000'000)) {
+    ASSERT_TRUE(pairs.contains({r.prompt_tokens, r.output_tokens}))
+        << r.prompt_tokens << "," << r.output_tokens;
+    ASSERT_GT(r.arrival_s, last);
+    ASSERT_EQ(r.priority, Priority::kLow);
+    last = r.arrival_s;
+    prompt += r.prompt_tokens;
+    output += r.output_tokens;
+    ++n;
+  }
+  ASSERT_GT(n, 100'000u);
+  const double size = static_cast<double>(code.pairs.size());
+  EXPECT_NEAR(prompt / n / (prompt_sum / size), 1.0, 0.02);
+  EXPECT_NEAR(output / n / (output_sum / size), 1.0, 0.03);
+}
+
+TEST(TraceSynthTest, ExplicitMeanRateAndBadParameters) {
+  const TraceSample conv = Sample("azure-conv");
+  SynthParams params;
+  params.mean_rate_per_s = 2;
+  params.rate_scale = 3;
+  params.duration = std::chrono::days(2);
+  auto synth = Synth(conv, params);
+  EXPECT_DOUBLE_EQ(synth->target_rate(), 6);
+
+  struct Case {
+    void (*set)(SynthParams&);
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{[](SynthParams& p) { p.rate_scale = 0; }, "rate scale"},
+           Case{[](SynthParams& p) { p.mean_rate_per_s = -1; }, "mean rate"},
+           Case{[](SynthParams& p) { p.duration = {}; }, "duration"},
+           Case{[](SynthParams& p) { p.peak_to_trough = 0.5; }, "peak-to-trough"},
+           Case{[](SynthParams& p) { p.peak_hour = 24; }, "peak hour"},
+           Case{[](SynthParams& p) { p.weekend_factor = 0; }, "weekend factor"},
+           Case{[](SynthParams& p) { p.bursts_per_day = -1; }, "bursts per day"},
+           Case{[](SynthParams& p) { p.burst_size = 0.5; }, "burst size"},
+           Case{[](SynthParams& p) { p.burst_length = {}; }, "burst length"},
+       }) {
+    SynthParams bad;
+    c.set(bad);
+    auto s = TraceSynth::Create(conv, bad);
+    ASSERT_FALSE(s) << c.says;
+    EXPECT_EQ(s.error().code(), core::Code::kInvalidArgument);
+    EXPECT_NE(s.error().message().find(c.says), std::string::npos) << s.error().message();
+  }
+}
+
+}  // namespace
+}  // namespace headroom::sim

@@ -1,0 +1,90 @@
+#include "sim/trace_writer.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace headroom::sim {
+namespace {
+
+using Ticks = std::chrono::duration<std::int64_t, std::ratio<1, 10'000'000>>;  // 100 ns
+constexpr size_t kFlushBytes = 1 << 20;
+constexpr std::string_view kHeader = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n";
+
+std::string TmpPath(const std::string& path) { return path + ".tmp"; }
+
+}  // namespace
+
+std::string FormatAzureTimestamp(core::Duration since_epoch) {
+  const std::chrono::sys_time<core::Duration> t(since_epoch);
+  const auto day = std::chrono::floor<std::chrono::days>(t);
+  const std::chrono::year_month_day date(day);
+  const std::chrono::hh_mm_ss<Ticks> time(std::chrono::floor<Ticks>(t - day));
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:07}", static_cast<int>(date.year()),
+                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                     time.hours().count(), time.minutes().count(), time.seconds().count(),
+                     time.subseconds().count());
+}
+
+core::Result<std::unique_ptr<AzureTraceWriter>> AzureTraceWriter::Create(std::string path,
+                                                                         core::Duration start) {
+  std::ofstream out(TmpPath(path), std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("{}: cannot write: {}", TmpPath(path), std::strerror(errno))));
+  }
+  auto writer = std::unique_ptr<AzureTraceWriter>(
+      new AzureTraceWriter(std::move(path), std::move(out), start));
+  writer->buffer_.reserve(kFlushBytes + 256);
+  writer->buffer_.append(kHeader);
+  return writer;
+}
+
+AzureTraceWriter::~AzureTraceWriter() {
+  if (committed_) return;
+  out_.close();
+  std::remove(TmpPath(path_).c_str());
+}
+
+core::Status AzureTraceWriter::Write(const TraceRequest& request) {
+  // The published files end their last line without a newline: each row after the first starts
+  // with the previous row's CRLF.
+  if (count_ > 0) buffer_.append("\r\n");
+  const Ticks offset(std::llround(request.arrival_s * 1e7));
+  buffer_.append(FormatAzureTimestamp(start_ + offset));
+  fmt::format_to(std::back_inserter(buffer_), ",{},{}", request.prompt_tokens,
+                 request.output_tokens);
+  ++count_;
+  if (buffer_.size() >= kFlushBytes) return Flush();
+  return core::Ok();
+}
+
+core::Status AzureTraceWriter::Flush() {
+  out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  buffer_.clear();
+  if (!out_) {
+    return core::Fail(core::Error::DataLoss(
+        fmt::format("{}: write failed: {}", TmpPath(path_), std::strerror(errno))));
+  }
+  return core::Ok();
+}
+
+core::Status AzureTraceWriter::Commit() {
+  HEADROOM_RETURN_IF_ERROR(Flush());
+  out_.close();
+  if (!out_) {
+    return core::Fail(core::Error::DataLoss(fmt::format("{}: write failed", TmpPath(path_))));
+  }
+  if (std::rename(TmpPath(path_).c_str(), path_.c_str()) != 0) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("{}: cannot rename into place: {}", path_, std::strerror(errno))));
+  }
+  committed_ = true;
+  return core::Ok();
+}
+
+}  // namespace headroom::sim
