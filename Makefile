@@ -18,13 +18,10 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job on its embedded default. Until the capacity planner lands this is the simulated
-# GPU characterization: an 8-GPU DGX-A100's worth of GPUs, then prefill vs decode power, time
-# and energy across SM clocks and power limits.
+# The main job on its embedded default: how many more servers fit in the POLCA row's power
+# budget, per policy (data/scenarios/polca-a100-row.yaml, docs/row-simulator.md).
 run: build
-	@$(HEADROOM) gpus --backend sim --sim-gpu a100-80gb-sxm --sim-count 8
-	@echo
-	@$(HEADROOM) model dvfs --gpu a100-80gb-sxm
+	@$(HEADROOM) plan
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)

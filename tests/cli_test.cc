@@ -1,4 +1,5 @@
 // Runs the headroom binary and checks what a user sees: output, JSON fields and exit codes.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -475,6 +477,178 @@ TEST(CliTest, TraceBadInput) {
     EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
     EXPECT_EQ(run.out.rfind("headroom: ", 0), 0u) << run.out;
   }
+}
+
+// The default scenario's structure at 4 servers with a 4-server budget and no synth block, so
+// that it replays the real 1-hour traces (fast enough for a test).
+constexpr const char* kSmallScenario = R"(name: small-row
+description: 4 DGX-A100 servers, llama2-70b (TP 8), the real 1-hour Azure traces
+row:
+  server: dgx-a100
+  servers: 4
+  budget_servers: 4
+  hp_server_fraction: 0.5
+serving:
+  model: llama2-70b
+  tp: 8
+  max_batch_sequences: 128
+  max_prefill_tokens: 8192
+  memory_fraction: 0.9
+  router: least-work
+workload:
+  priority: by-service
+  hp_trace: azure-conv
+  lp_trace: azure-code
+  hp_rate_per_server: 0.66
+  lp_rate_per_server: 0.66
+power:
+  telemetry_period: 1s
+  telemetry_delay: 0s
+  cap_delay: 40s
+  brake_delay: 5s
+  in_band: false
+slo:
+  hp_p50_e2e_pct: 1
+  hp_p99_e2e_pct: 5
+  lp_p50_e2e_pct: 5
+  max_brake_events: 0
+plan:
+  policies: [none, polca]
+  max_extra_pct: 50
+seed: 1
+)";
+
+std::string WriteTempFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+int CountLines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+constexpr const char* kSimulateAzure = "simulate --trace azure --servers 4 --policy polca --json";
+
+TEST(CliTest, SimulateJsonHasTheSummary) {
+  const CommandRun run = Headroom(kSimulateAzure);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["servers"], 4);
+  EXPECT_EQ(j["policy"], "polca");
+  EXPECT_TRUE(j["brake_events"].is_number_unsigned()) << j["brake_events"];
+  const double peak = j["row_power"]["peak_frac"].get<double>();
+  const double mean = j["row_power"]["mean_frac"].get<double>();
+  EXPECT_GT(mean, 0);
+  EXPECT_GE(peak, mean);
+  for (const char* cls : {"hp", "lp"}) {
+    for (const char* key : {"ttft_p50_s", "ttft_p99_s", "tbt_p50_s", "tbt_p99_s", "e2e_p50_s",
+                            "e2e_p99_s", "throughput_tok_s"}) {
+      ASSERT_TRUE(j[cls][key].is_number()) << cls << "." << key;
+      EXPECT_GT(j[cls][key].get<double>(), 0) << cls << "." << key;
+    }
+    EXPECT_GE(j[cls]["ttft_p99_s"].get<double>(), j[cls]["ttft_p50_s"].get<double>()) << cls;
+    EXPECT_GE(j[cls]["e2e_p99_s"].get<double>(), j[cls]["e2e_p50_s"].get<double>()) << cls;
+    EXPECT_GT(j[cls]["requests"].get<int>(), 0) << cls;
+  }
+}
+
+TEST(CliTest, SimulateIsDeterministicAndTheSeedMatters) {
+  const CommandRun first = Headroom(kSimulateAzure);
+  const CommandRun second = Headroom(kSimulateAzure);
+  const CommandRun other_seed = Headroom(std::string(kSimulateAzure) + " --seed 2");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  ASSERT_EQ(other_seed.exit_code, 0) << other_seed.out;
+  EXPECT_TRUE(first.out == second.out);
+  EXPECT_NE(first.out, other_seed.out);
+}
+
+TEST(CliTest, SimulateOutWritesSummaryPowerAndRequests) {
+  const std::string dir = ::testing::TempDir() + "headroom_simulate_out";
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+  const CommandRun run = Headroom(std::string(kSimulateAzure) + " --out " + dir);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  // With --json stdout is the summary itself.
+  EXPECT_TRUE(ReadAll(dir + "/summary.json") == run.out);
+  const auto j = nlohmann::json::parse(ReadAll(dir + "/summary.json"));
+
+  const std::string power = ReadAll(dir + "/power.csv");
+  EXPECT_EQ(power.rfind("time_s,row_w,row_frac,state\n", 0), 0u) << power.substr(0, 80);
+  // One sample per 1 s metering period over the simulated span (about an hour).
+  const int samples = CountLines(power) - 1;
+  EXPECT_GT(samples, 3400);
+  EXPECT_NEAR(samples, j["simulated_s"].get<double>(), 1);
+  const auto power_lines = Lines(power);
+  EXPECT_NE(power_lines.back().find(",normal"), std::string::npos) << power_lines.back();
+
+  const std::string requests = ReadAll(dir + "/requests.csv");
+  EXPECT_EQ(requests.rfind("arrival_s,priority,", 0), 0u) << requests.substr(0, 80);
+  EXPECT_EQ(CountLines(requests) - 1,
+            j["hp"]["requests"].get<int>() + j["lp"]["requests"].get<int>());
+}
+
+TEST(CliTest, SimulateOversubscriptionOfAScenarioFile) {
+  const std::string config = WriteTempFile("headroom_small_row.yaml", kSmallScenario);
+  const CommandRun run = Headroom("simulate --config " + config + " --oversubscription 50% --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["servers"], 6);
+  EXPECT_EQ(j["hp_servers"], 3);
+  // budget_servers: 4 of DGX-A100 at 6.5 kW.
+  EXPECT_DOUBLE_EQ(j["budget_w"].get<double>(), 26'000);
+}
+
+TEST(CliTest, SimulateBadInput) {
+  std::string unknown_key = kSmallScenario;
+  unknown_key.replace(unknown_key.find("  servers: 4\n"), 13, "  servers: 4\n  bogus_key: 3\n");
+  const std::string bad_config = WriteTempFile("headroom_bad_key.yaml", unknown_key);
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  const std::string base = "simulate --trace azure --servers 4 ";
+  for (const Case& c :
+       {Case{base + "--policy bogus", "unknown policy 'bogus'"},
+        Case{base + "--set t2=0.5", "t2: 0.5 must be > t1"},
+        Case{base + "--set nokey=1", "unknown policy parameter 'nokey'"},
+        Case{"simulate --config /nonexistent.yaml", "no scenario '/nonexistent.yaml'"},
+        Case{"simulate --config " + bad_config, bad_config + ":6: field 'row.bogus_key'"},
+        Case{"simulate --trace /nonexistent.csv", "trace '/nonexistent.csv' is neither"},
+        Case{"simulate --trace azure --oversubscription abc", "--oversubscription 'abc'"}}) {
+    const CommandRun run = Headroom(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
+    EXPECT_EQ(run.out.rfind("headroom: ", 0), 0u) << run.out;
+    EXPECT_EQ(Lines(run.out).size(), 1u) << c.args << "\n" << run.out;
+  }
+}
+
+TEST(CliTest, PlanASmallScenario) {
+  const std::string config = WriteTempFile("headroom_plan_row.yaml", kSmallScenario);
+  const CommandRun run = Headroom("plan --config " + config + " --json --threads 2");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["baseline_servers"], 4);
+  ASSERT_TRUE(j["policies"].is_array());
+  ASSERT_EQ(j["policies"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& plan = j["policies"][i];
+    EXPECT_EQ(plan["policy"], i == 0 ? "none" : "polca");
+    for (const char* key : {"max_servers", "extra_pct", "brake_events", "hp_p50_impact_pct"}) {
+      EXPECT_TRUE(plan[key].is_number()) << plan["policy"] << " " << key << ": " << plan[key];
+    }
+    const int max_servers = plan["max_servers"].get<int>();
+    EXPECT_GE(max_servers, 0);
+    EXPECT_LE(max_servers, 6);  // 4 servers + max_extra_pct 50
+  }
+  // Uncapped, the provisioned row peaks below its budget (~92%) and a fifth server goes over.
+  EXPECT_EQ(j["policies"][0]["max_servers"], 4);
+
+  const CommandRun table = Headroom("plan --config " + config + " --threads 2");
+  ASSERT_EQ(table.exit_code, 0) << table.out;
+  EXPECT_NE(table.out.find("servers"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\nnone "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\npolca "), std::string::npos) << table.out;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ struct RowOptions {
   std::string scenario = std::string(sim::kDefaultScenario);
   std::string trace;
   std::vector<std::string> set;  // policy constant overrides "key=value"
+  std::vector<std::string> slo;  // SLO overrides "key=value"
   std::uint64_t seed = 0;
   bool seed_given = false;
   bool json = false;
@@ -40,6 +41,9 @@ void AddRowOptions(CLI::App* cmd, RowOptions* o) {
   cmd->add_option("--trace", o->trace,
                   "Workload: synth-week, azure (both real 1-hour traces), azure-conv, azure-code "
                   "or a trace file (default: the scenario's)");
+  cmd->add_option("--slo", o->slo,
+                  "Override an SLO bound, e.g. --slo lp_p50_e2e_pct=10 (keys: hp_p50_e2e_pct, "
+                  "hp_p99_e2e_pct, lp_p50_e2e_pct, max_brake_events)");
   cmd->add_option("--set", o->set,
                   "Override a policy constant, e.g. --set t1=0.82 (keys: docs/policies.md)");
   cmd->add_option("--seed", o->seed, "Random seed (default: the scenario's)")
@@ -55,6 +59,9 @@ struct Bound {
 core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowOptions& o) {
   HEADROOM_ASSIGN_OR_RETURN(sim::Scenario scenario, sim::LoadScenario(o.scenario));
   if (o.seed_given) scenario.seed = o.seed;
+  for (const std::string& kv : o.slo) {
+    HEADROOM_RETURN_IF_ERROR(sim::SetSlo(scenario.slo, kv));
+  }
   for (const std::string& kv : o.set) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos) {
@@ -109,6 +116,7 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
   sim::RunOptions run;
   run.stop = &StopRequested();
   run.progress = [&bar](double f) { bar.Update(f); };
+  run.keep_power_series = !o.out.empty();
   if (requests.is_open()) {
     run.on_request = [&requests](const sim::RequestResult& r) {
       report::WriteRequestCsvRow(r, requests);
@@ -120,14 +128,18 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
   const nlohmann::ordered_json summary = report::SimulationJson(*result);
   if (!o.out.empty()) {
     requests.close();
-    std::ostringstream power;
+    if (!requests) {
+      return ReportError(
+          core::Error::Unavailable(fmt::format("cannot write {}/requests.csv", o.out)));
+    }
+    std::ofstream power(o.out + "/power.csv");
     report::WritePowerCsv(*result, power);
-    for (const auto& [name, text] :
-         {std::pair{std::string("power.csv"), power.str()},
-          std::pair{std::string("summary.json"), summary.dump(2) + "\n"}}) {
-      if (auto st = core::WriteFileAtomically(o.out + "/" + name, text); !st) {
-        return ReportError(st.error());
-      }
+    power.close();
+    if (!power) {
+      return ReportError(core::Error::Unavailable(fmt::format("cannot write {}/power.csv", o.out)));
+    }
+    if (auto st = core::WriteFileAtomically(o.out + "/summary.json", summary.dump(2) + "\n"); !st) {
+      return ReportError(st.error());
     }
   }
   if (o.json) {

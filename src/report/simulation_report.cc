@@ -59,20 +59,13 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
   j["uncap_actions"] = r.uncap_actions;
   j["brake_server_seconds"] = r.brake_seconds;
   // Distribution of metered row power as a fraction of the budget, in 5% bins.
-  if (!r.power.empty()) {
-    std::vector<std::uint64_t> bins(21, 0);
-    for (const sim::PowerSample& s : r.power) {
-      const auto b = static_cast<std::size_t>(std::clamp(s.row_w / r.budget_w * 20, 0.0, 20.0));
-      ++bins[b];
-    }
-    nlohmann::ordered_json dist = nlohmann::ordered_json::object();
-    for (std::size_t b = 0; b < bins.size(); ++b) {
-      if (bins[b] == 0) continue;
-      dist[fmt::format("{:.2f}", b / 20.0)] =
-          static_cast<double>(bins[b]) / static_cast<double>(r.power.size());
-    }
-    j["row_power"]["distribution"] = dist;
+  nlohmann::ordered_json dist = nlohmann::ordered_json::object();
+  for (std::size_t b = 0; b < r.power_bins.size(); ++b) {
+    if (r.power_bins[b] == 0) continue;
+    dist[fmt::format("{:.2f}", static_cast<double>(b) / 20.0)] =
+        static_cast<double>(r.power_bins[b]) / static_cast<double>(r.power_samples);
   }
+  j["row_power"]["distribution"] = dist;
   j["events_processed"] = r.events_processed;
   j["iterations"] = r.iterations;
   return j;

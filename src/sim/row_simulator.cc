@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <queue>
 
 #include <fmt/format.h>
 
@@ -33,7 +34,8 @@ struct Request {
   double arrival_s = 0;
   int prompt = 0;
   int output = 0;
-  int generated = 0;
+  std::int64_t done_at_step = 0;  // the instance's step count at which its last token comes
+  std::uint64_t order = 0;        // admission order, to break ties between completions
   SimTime first_token{0};
   Priority priority = Priority::kHigh;
   int server = 0;
@@ -44,7 +46,18 @@ struct Instance {
   int server = 0;
   bool hp = false;
   std::deque<int> waiting;  // request slots, FIFO
-  std::vector<int> running;
+  // Running sequences by the step at which they finish (earliest on top, ties in admission
+  // order): an iteration's end touches only the sequences that finish, not the whole batch.
+  struct Finish {
+    std::int64_t step;
+    std::uint64_t order;
+    int slot;
+    bool operator>(const Finish& o) const {
+      return step != o.step ? step > o.step : order > o.order;
+    }
+  };
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> running;
+  std::int64_t step = 0;      // decode steps (tokens per running sequence) so far
   std::vector<int> admitted;  // prefilled in the iteration under way
   double kv_reserved = 0;     // tokens reserved by running and admitted sequences
   double context = 0;         // tokens in the KV caches of the running sequences
@@ -139,6 +152,7 @@ class Simulation {
   std::vector<Request> requests_;
   std::vector<int> free_slots_;
   std::size_t active_requests_ = 0;
+  std::uint64_t next_order_ = 0;
   std::optional<TraceRequest> next_request_;
   bool source_done_ = false;
   std::vector<int> hp_instances_;
@@ -152,6 +166,7 @@ class Simulation {
 
   double row_power_w_ = 0;
   double row_energy_j_ = 0;
+  double power_sum_w_ = 0;  // of the metered samples
   SimTime integrated_until_{0};
   double energy_at_last_sample_ = 0;
   bool over_budget_ = false;
@@ -402,10 +417,7 @@ void Simulation::Plan(int i) {
     int steps = 1;
     if (config_.macro_steps) {
       steps = std::numeric_limits<int>::max();
-      for (int slot : inst.running) {
-        const Request& r = requests_[static_cast<std::size_t>(slot)];
-        steps = std::min(steps, r.output - r.generated);
-      }
+      steps = static_cast<int>(inst.running.top().step - inst.step);
     }
     const model::Phase first = model_.DecodePhaseForBatch(tp, batch, inst.context);
     const core::Megahertz f = ClockFor(server, first);
@@ -441,11 +453,11 @@ void Simulation::Plan(int i) {
 int Simulation::StepsDone(const Instance& inst) const {
   if (!inst.busy || inst.mixed) return 0;
   const double elapsed = core::ToSeconds(queue_.now() - inst.start);
-  // The largest n with ArithmeticSum(n) <= elapsed: a quadratic's root, then exact by checking.
-  const double a = inst.step_growth_s / 2;
-  const double b = inst.first_step_s - a;
-  const double n = a > 1e-18 ? (-b + std::sqrt(b * b + 4 * a * elapsed)) / (2 * a) : elapsed / b;
-  int done = std::clamp(static_cast<int>(std::floor(n)), 0, inst.steps);
+  // The largest n with ArithmeticSum(n) <= elapsed. Steps grow by a tiny fraction each (the KV
+  // cache gains one token per sequence), so elapsed / first step is within a step or two of it;
+  // the loops make it exact. (Cheaper than the quadratic's root, on the router's hot path.)
+  int done = static_cast<int>(
+      std::min<double>(inst.steps, std::floor(elapsed / std::max(inst.first_step_s, 1e-12))));
   while (done > 0 && ArithmeticSum(inst.first_step_s, inst.step_growth_s, done) > elapsed) --done;
   while (done < inst.steps &&
          ArithmeticSum(inst.first_step_s, inst.step_growth_s, done + 1) <= elapsed) {
@@ -487,7 +499,7 @@ void Simulation::Complete(Instance& inst, int slot) {
   metrics.output_tokens += r.output;
   if (options_.on_request) options_.on_request(out);
   inst.kv_reserved -= r.prompt + r.output;
-  inst.context -= r.prompt + r.generated;
+  inst.context -= r.prompt + r.output;
   free_slots_.push_back(slot);
   --active_requests_;
 }
@@ -498,29 +510,25 @@ void Simulation::OnIterationEnd(int i) {
   result_.iterations += static_cast<std::uint64_t>(inst.steps);
   const int steps = inst.steps;
   const auto batch = static_cast<double>(inst.running.size());
-  for (int slot : inst.running) requests_[static_cast<std::size_t>(slot)].generated += steps;
+  inst.step += steps;
   inst.context += batch * steps;
   inst.outstanding -= batch * steps;
   for (int slot : inst.admitted) {
     Request& r = requests_[static_cast<std::size_t>(slot)];
-    r.generated = 1;
     r.first_token = now;
+    // The prefill made the first token; each later step makes one more.
+    r.done_at_step = inst.step + r.output - 1;
+    r.order = next_order_++;
     inst.context += r.prompt + 1;
     inst.outstanding -= r.prompt + 1;
-    inst.running.push_back(slot);
+    inst.running.push({r.done_at_step, r.order, slot});
   }
   inst.admitted.clear();
-  std::size_t kept = 0;
-  for (std::size_t k = 0; k < inst.running.size(); ++k) {
-    const int slot = inst.running[k];
-    const Request& r = requests_[static_cast<std::size_t>(slot)];
-    if (r.generated >= r.output) {
-      Complete(inst, slot);
-    } else {
-      inst.running[kept++] = slot;
-    }
+  while (!inst.running.empty() && inst.running.top().step <= inst.step) {
+    const int slot = inst.running.top().slot;
+    inst.running.pop();
+    Complete(inst, slot);
   }
-  inst.running.resize(kept);
   inst.busy = false;
   Plan(i);
 }
@@ -547,6 +555,10 @@ void Simulation::OnTelemetry() {
   energy_at_last_sample_ = row_energy_j_;
   const double now_s = core::ToSeconds(queue_.now());
   if (options_.keep_power_series) result_.power.push_back({now_s, row_w, state_});
+  ++result_.power_samples;
+  const double frac = row_w / result_.budget_w;
+  ++result_.power_bins[static_cast<std::size_t>(std::clamp(frac * 20, 0.0, 20.0))];
+  power_sum_w_ += row_w;
   result_.peak_w = std::max(result_.peak_w, row_w);
   const bool over = row_w > result_.budget_w;
   if (over) result_.over_budget_s += period_s;
@@ -700,12 +712,8 @@ core::Result<RowResult> Simulation::Run() {
   result_.energy_j = row_energy_j_;
   result_.state_seconds[static_cast<std::size_t>(state_)] +=
       core::ToSeconds(queue_.now() - last_control_);
-  double sum = 0;
-  for (const PowerSample& s : result_.power) sum += s.row_w;
-  result_.mean_w = result_.power.empty() ? 0 : sum / static_cast<double>(result_.power.size());
-  if (!options_.keep_power_series) {
-    result_.mean_w = result_.simulated_s > 0 ? result_.energy_j / result_.simulated_s : 0;
-  }
+  result_.mean_w =
+      result_.power_samples == 0 ? 0 : power_sum_w_ / static_cast<double>(result_.power_samples);
   for (ClassMetrics* m : {&result_.hp, &result_.lp}) {
     m->throughput_tok_s = result_.duration_s > 0 ? m->output_tokens / result_.duration_s : 0;
   }

@@ -102,7 +102,11 @@ struct RowResult {
   double energy_j = 0;  // row energy over the simulated span
   double peak_w = 0;    // highest metered sample
   double mean_w = 0;
-  std::vector<PowerSample> power;     // every metered sample
+  std::vector<PowerSample> power;  // every metered sample
+  // Metered samples by row power as a fraction of the budget: bin b holds [b/20, (b+1)/20), the
+  // last everything from 100% up. Kept whether or not the series is.
+  std::vector<std::uint64_t> power_bins = std::vector<std::uint64_t>(21, 0);
+  std::uint64_t power_samples = 0;
   std::vector<std::string> states;    // the policy's states
   std::vector<double> state_seconds;  // time in each state
   std::vector<policy::Event> events;  // policy state changes

@@ -205,8 +205,9 @@ TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
   EXPECT_GT(brake->brake_seconds, 0);
   EXPECT_EQ(unguarded->brake_events, 0u);
   EXPECT_GT(unguarded->over_budget_s, 0);
-  EXPECT_GT(brake->hp.e2e.Quantile(0.5), unguarded->hp.e2e.Quantile(0.5) * 1.5)
-      << "the brake (288 MHz) slows everything";
+  // The brake (288 MHz) slows compute-bound prefill ~5x; memory-bound decode much less.
+  EXPECT_GT(brake->hp.ttft.Quantile(0.5), unguarded->hp.ttft.Quantile(0.5) * 2);
+  EXPECT_GT(brake->hp.e2e.Quantile(0.5), unguarded->hp.e2e.Quantile(0.5) * 1.1);
 }
 
 TEST(RowSimulatorTest, CapsTakeEffectOnlyAfterTheirActuationDelay) {

@@ -170,6 +170,33 @@ core::Status ParseSlo(const core::YamlReader& doc, Slo& slo) {
 
 }  // namespace
 
+core::Status SetSlo(Slo& slo, std::string_view key_value) {
+  const auto eq = key_value.find('=');
+  const std::string_view key = core::Trim(key_value.substr(0, eq));
+  auto value = eq == std::string_view::npos
+                   ? core::Result<double>(core::Fail(core::Error::InvalidArgument("")))
+                   : core::ParseDouble(key_value.substr(eq + 1));
+  if (!value || *value < 0) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "SLO '{}': expected key=value with a value >= 0, e.g. lp_p50_e2e_pct=10", key_value)));
+  }
+  if (key == "hp_p50_e2e_pct") {
+    slo.hp_p50_e2e_pct = *value;
+  } else if (key == "hp_p99_e2e_pct") {
+    slo.hp_p99_e2e_pct = *value;
+  } else if (key == "lp_p50_e2e_pct") {
+    slo.lp_p50_e2e_pct = *value;
+  } else if (key == "max_brake_events") {
+    slo.max_brake_events = static_cast<std::uint64_t>(*value);
+  } else {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("unknown SLO key '{}' (known: hp_p50_e2e_pct, hp_p99_e2e_pct, "
+                    "lp_p50_e2e_pct, max_brake_events)",
+                    key)));
+  }
+  return core::Ok();
+}
+
 core::Result<Scenario> ParseScenario(std::string_view text, std::string source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"name", "description", "row", "serving", "workload",

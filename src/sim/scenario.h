@@ -33,6 +33,10 @@ struct Slo {
   std::uint64_t max_brake_events = 0;  // POLCA: zero brakes
 };
 
+// Sets one bound from "key=value" (the keys of the scenario's `slo` section); a negative or
+// non-numeric value, or an unknown key, is kInvalidArgument naming it.
+[[nodiscard]] core::Status SetSlo(Slo& slo, std::string_view key_value);
+
 enum class PriorityAssignment { kByService, kByTrace, kByFraction };
 
 struct WorkloadConfig {

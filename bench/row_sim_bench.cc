@@ -1,0 +1,68 @@
+// Cost of the row simulator on the shipped default scenario (data/scenarios/polca-a100-row.yaml)
+// under POLCA: the two real 1-hour Azure traces at the scenario's 40 servers, and the scenario's
+// synthesized week at 52 servers (+30%, the oversubscription POLCA targets), run once. Counters:
+// requests and simulated seconds per wall-clock second, and the events the engine popped. The
+// power series is not kept (as in a capacity plan), so memory stays flat in trace length.
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "catalog/hardware_catalog.h"
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
+#include "core/result.h"
+#include "sim/capacity_planner.h"
+#include "sim/row_simulator.h"
+#include "sim/scenario.h"
+
+namespace headroom {
+namespace {
+
+// The default scenario bound to the embedded catalogs; an error message when that fails.
+const core::Result<sim::ResolvedScenario>& DefaultScenario() {
+  static const auto* hardware = new catalog::HardwareCatalog(*catalog::HardwareCatalog::Embedded());
+  static const auto* models = new catalog::ModelCatalog(*catalog::ModelCatalog::Embedded());
+  static const auto* fits = new catalog::InferenceFits(*catalog::InferenceFits::Embedded());
+  static const auto* resolved = new core::Result<sim::ResolvedScenario>(
+      sim::LoadScenario(sim::kDefaultScenario).and_then([](const sim::Scenario& scenario) {
+        return sim::Resolve(scenario, {hardware, models, fits});
+      }));
+  return *resolved;
+}
+
+void RunRowSim(benchmark::State& state, const std::string& trace, int servers) {
+  const auto& scenario = DefaultScenario();
+  if (!scenario) {
+    state.SkipWithError(scenario.error().message().c_str());
+    return;
+  }
+  sim::RunOptions options;
+  options.keep_power_series = false;
+  double requests = 0, events = 0, simulated_s = 0;
+  for (auto _ : state) {
+    auto result = sim::RunScenario(*scenario, "polca", servers, trace, options);
+    if (!result) {
+      state.SkipWithError(result.error().message().c_str());
+      return;
+    }
+    requests += static_cast<double>(result->hp.requests + result->lp.requests);
+    events += static_cast<double>(result->events_processed);
+    simulated_s += result->simulated_s;
+    benchmark::DoNotOptimize(result->peak_w);
+  }
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["requests/s"] = benchmark::Counter(requests, benchmark::Counter::kIsRate);
+  state.counters["events"] = benchmark::Counter(events / iterations);
+  state.counters["sim_s/s"] = benchmark::Counter(simulated_s, benchmark::Counter::kIsRate);
+}
+
+// Both real 1-hour traces (HP conversation, LP code) on the provisioned 40-server row.
+void BM_RowSimRealTraceHour(benchmark::State& state) { RunRowSim(state, "azure", 40); }
+BENCHMARK(BM_RowSimRealTraceHour)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The scenario's synthetic week on 52 servers: one run, seconds of wall time.
+void BM_RowSimWeek52(benchmark::State& state) { RunRowSim(state, "synth-week", 52); }
+BENCHMARK(BM_RowSimWeek52)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+}  // namespace
+}  // namespace headroom
