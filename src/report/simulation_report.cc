@@ -38,9 +38,12 @@ nlohmann::ordered_json RunJson(const sim::RunSummary& run) {
   j["brake_events"] = run.brake_events;
   j["over_budget_episodes"] = run.over_budget_episodes;
   j["over_budget_s"] = run.over_budget_s;
-  j["row_power"] = {{"peak_frac", run.peak_frac}, {"mean_frac", run.mean_frac}};
+  j["row_power"] = {{"peak_frac", run.peak_frac},
+                    {"mean_frac", run.mean_frac},
+                    {"max_rise_frac", run.max_rise_frac}};
   j["capped_server_fraction"] = run.capped_server_fraction;
   j["energy_j"] = run.energy_j;
+  j["stopped_early"] = run.stopped_early;
   j["hp"] = ClassJson(run.hp);
   j["lp"] = ClassJson(run.lp);
   return j;
@@ -75,11 +78,12 @@ std::string SimulationText(const sim::RowResult& r) {
   const sim::RunSummary s = sim::Summarize(r);
   std::string out = fmt::format(
       "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals\n"
-      "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%; brake events {}; over budget {:.0f} s; "
-      "capped {:.1f}% of server time\n\n",
+      "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%, largest rise {:.1f}% within the cap "
+      "delay; brake "
+      "events {}; over budget {:.0f} s; capped {:.1f}% of server time\n\n",
       s.servers, s.hp_servers, s.servers - s.hp_servers, s.policy, r.duration_s / 3600,
-      s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.brake_events, s.over_budget_s,
-      s.capped_server_fraction * 100);
+      s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100, s.brake_events,
+      s.over_budget_s, s.capped_server_fraction * 100);
   TextTable table({{"class", TextTable::Align::kLeft},
                    {"requests"},
                    {"TTFT P50"},

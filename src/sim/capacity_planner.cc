@@ -47,6 +47,11 @@ core::Result<std::vector<RunSummary>> RunAll(const ResolvedScenario& scenario,
       RunOptions run;
       run.stop = options.stop;
       run.keep_power_series = false;
+      // A run that has broken the power SLO is done, except the baseline: the other policies'
+      // latencies are compared with it.
+      if (jobs[i].policy != "none") {
+        run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
+      }
       auto result = RunScenario(scenario, jobs[i].policy, jobs[i].servers, options.trace, run);
       if (result) {
         out[i] = Summarize(*result);
@@ -76,12 +81,14 @@ RunSummary Summarize(const RowResult& r) {
   s.budget_w = r.budget_w;
   s.peak_frac = r.budget_w > 0 ? r.peak_w / r.budget_w : 0;
   s.mean_frac = r.budget_w > 0 ? r.mean_w / r.budget_w : 0;
+  s.max_rise_frac = r.budget_w > 0 ? r.max_rise_w / r.budget_w : 0;
   s.brake_events = r.brake_events;
   s.over_budget_episodes = r.over_budget_episodes;
   s.over_budget_s = r.over_budget_s;
   s.capped_server_fraction =
       r.simulated_s > 0 ? r.capped_server_seconds / (r.simulated_s * r.servers) : 0;
   s.energy_j = r.energy_j;
+  s.stopped_early = r.stopped_early;
   s.hp = SummarizeClass(r.hp, r.simulated_s);
   s.lp = SummarizeClass(r.lp, r.simulated_s);
   return s;
@@ -100,12 +107,13 @@ Impact Compare(const RunSummary& run, const RunSummary& base) {
 
 std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo& slo) {
   if (run.brake_events > slo.max_brake_events) {
-    return fmt::format("{} brake events", run.brake_events);
+    return fmt::format("{} brake event{}", run.brake_events, run.brake_events == 1 ? "" : "s");
   }
   // A row with no brake in its policy must still never exceed its budget: that is what the
   // brake (or the breaker) would have caught.
   if (run.over_budget_episodes > slo.max_brake_events) {
-    return fmt::format("over budget {} times", run.over_budget_episodes);
+    return fmt::format("over budget {} time{}", run.over_budget_episodes,
+                       run.over_budget_episodes == 1 ? "" : "s");
   }
   if (impact.hp_p50_e2e_pct > slo.hp_p50_e2e_pct) {
     return fmt::format("HP P50 +{:.1f}%", impact.hp_p50_e2e_pct);

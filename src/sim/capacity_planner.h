@@ -26,11 +26,13 @@ struct RunSummary {
   double budget_w = 0;
   double peak_frac = 0;
   double mean_frac = 0;
+  double max_rise_frac = 0;  // within one actuation delay
   std::uint64_t brake_events = 0;
   std::uint64_t over_budget_episodes = 0;
   double over_budget_s = 0;
   double capped_server_fraction = 0;  // share of server-time under a cap
   double energy_j = 0;
+  bool stopped_early = false;  // stopped at its first power event: metrics cover part of the trace
   struct Class {
     double ttft_p50_s = 0, ttft_p99_s = 0, tbt_p50_s = 0, tbt_p99_s = 0, e2e_p50_s = 0,
            e2e_p90_s = 0, e2e_p99_s = 0, throughput_tok_s = 0;

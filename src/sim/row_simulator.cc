@@ -166,7 +166,8 @@ class Simulation {
 
   double row_power_w_ = 0;
   double row_energy_j_ = 0;
-  double power_sum_w_ = 0;  // of the metered samples
+  double power_sum_w_ = 0;                              // of the metered samples
+  std::deque<std::pair<SimTime, double>> rise_window_;  // (time, watts), increasing watts
   SimTime integrated_until_{0};
   double energy_at_last_sample_ = 0;
   bool over_budget_ = false;
@@ -559,6 +560,13 @@ void Simulation::OnTelemetry() {
   const double frac = row_w / result_.budget_w;
   ++result_.power_bins[static_cast<std::size_t>(std::clamp(frac * 20, 0.0, 20.0))];
   power_sum_w_ += row_w;
+  // Minimum over the last cap_delay of samples, by a monotonic queue: O(1) per sample.
+  while (!rise_window_.empty() && rise_window_.back().second >= row_w) rise_window_.pop_back();
+  rise_window_.emplace_back(queue_.now(), row_w);
+  while (queue_.now() - rise_window_.front().first > config_.power.cap_delay) {
+    rise_window_.pop_front();
+  }
+  result_.max_rise_w = std::max(result_.max_rise_w, row_w - rise_window_.front().second);
   result_.peak_w = std::max(result_.peak_w, row_w);
   const bool over = row_w > result_.budget_w;
   if (over) result_.over_budget_s += period_s;
@@ -704,6 +712,12 @@ core::Result<RowResult> Simulation::Run() {
         break;
     }
     if (source_done_ && active_requests_ == 0 && p.kind == EventKind::kTelemetry) break;
+    if (options_.stop_after_power_events &&
+        std::max(result_.brake_events, result_.over_budget_episodes) >
+            *options_.stop_after_power_events) {
+      result_.stopped_early = true;
+      break;
+    }
   }
   Integrate();
   result_.events_processed = processed;

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,9 @@ struct RowResult {
   double energy_j = 0;  // row energy over the simulated span
   double peak_w = 0;    // highest metered sample
   double mean_w = 0;
+  // Largest rise of metered row power within one out-of-band actuation delay (40 s by
+  // default): the production row's was 11.8% of its budget (brief §1).
+  double max_rise_w = 0;
   std::vector<PowerSample> power;  // every metered sample
   // Metered samples by row power as a fraction of the budget: bin b holds [b/20, (b+1)/20), the
   // last everything from 100% up. Kept whether or not the series is.
@@ -118,6 +122,7 @@ struct RowResult {
   std::uint64_t uncap_actions = 0;   // commands that loosen them
   double capped_server_seconds = 0;  // server-seconds under a clock cap or power limit
   std::uint64_t events_processed = 0;
+  bool stopped_early = false;    // RunOptions::stop_after_power_events: the metrics are partial
   std::uint64_t iterations = 0;  // decode/prefill iterations simulated
 };
 
@@ -127,6 +132,9 @@ struct RunOptions {
   const std::atomic<bool>* stop = nullptr;               // set to abandon the run (kCancelled)
   double expected_duration_s = 0;                        // for progress; 0 when unknown
   bool keep_power_series = true;
+  // Stop early, with RowResult::stopped_early set, once brake events or over-budget episodes
+  // exceed this: a capacity search needs no more of a run that has already failed its SLO.
+  std::optional<std::uint64_t> stop_after_power_events;
 };
 
 // Runs the whole source through the row. Requests of priority kUnspecified are an error; a

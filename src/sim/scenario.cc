@@ -318,6 +318,15 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   if (auto st = policy::ValidateParams(out.params, *gpu); !st) {
     return core::Fail(st.error().WithContext(where + ": policy"));
   }
+  // The controller sees every sample this late; policies treat older data as stale and never
+  // lift a cap on it, so a delay at or past that bound would leave every cap on for good.
+  if (row.power.telemetry_delay >= out.params.stale_after) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "{}: power.telemetry_delay {} is not below the policy's stale_after_s {}: no cap would "
+        "ever lift",
+        where, core::FormatDuration(row.power.telemetry_delay),
+        core::FormatDuration(out.params.stale_after))));
+  }
   return out;
 }
 

@@ -66,6 +66,11 @@ TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
   auto r = Resolve(*bad_t2, c);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("t2"), std::string::npos) << r.error().message();
+  auto stale = ParseScenario(Minimal("power:\n  telemetry_delay: 15s\n"), "d.yaml");
+  ASSERT_TRUE(stale);
+  auto st = Resolve(*stale, c);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("stale_after_s"), std::string::npos);
   auto bad_tp = ParseScenario(
       "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, tp: 3}\nworkload: {}\n",
       "c.yaml");
@@ -108,7 +113,7 @@ TEST(ScenarioTest, SloViolationsAreReportedInOrder) {
   run.hp.e2e_p50_s = 1.02;
   EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "HP P50 +2.0%");
   run.brake_events = 1;
-  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "1 brake events");
+  EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "1 brake event");
   run = base;
   run.over_budget_episodes = 2;
   EXPECT_EQ(SloViolation(run, Compare(run, base), slo), "over budget 2 times");
