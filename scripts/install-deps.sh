@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libnlopt-cxx-dev              # derivative-free fitting of the inference model
   gnuplot-nox                   # plots (SVG) of characterizations
+  python3-yaml yamllint         # deploy/check.sh: the deployment files parse
+  prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
 )
 
 missing=()

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Checks of the deployment files in deploy/ that need only Python 3 and PyYAML.
+
+Run by deploy/check.sh (which adds systemd-analyze, kubectl kustomize and promtool where they are
+installed). Exit status 0 when every check passes; each failure is printed as 'FAIL: ...'.
+
+Checks:
+  - every *.yaml / *.yml parses (all documents), with no duplicate keys;
+  - every *.json parses;
+  - the ConfigMap's row.yaml in kubernetes/controller-deployment.yaml is controller/row.yaml;
+  - controller/row.yaml has the keys of the issue 6 spec, a known policy and sane agents;
+  - prometheus/prometheus.yml scrapes exactly row.yaml's agents, with row and server labels;
+  - Kubernetes objects: agent DaemonSets privileged, on GPU nodes, hostPath state, token Secret,
+    scrape annotations; controller Deployment one replica, Recreate, scrape annotations;
+    flags as in the spec;
+  - the Grafana dashboard uses ${DS_PROMETHEUS}, has the required panels, and every metric name
+    in it and in prometheus/rules.yml is one of the spec's (or a recording rule);
+  - with --promql-rules FILE: writes the dashboard's queries as a rule file for promtool to parse.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+try:
+    import yaml
+except ImportError:  # pragma: no cover
+    print("SKIP: PyYAML not installed (apt-get install python3-yaml); check.sh falls back to ruby")
+    sys.exit(3)
+
+DEPLOY = Path(__file__).resolve().parent
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print(f"FAIL: {msg}")
+
+
+def ok(msg):
+    print(f"ok: {msg}")
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader, node, deep=False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_all(path):
+    with open(path, encoding="utf-8") as f:
+        return [d for d in yaml.load_all(f, Loader=UniqueKeyLoader) if d is not None]
+
+
+SPEC_METRICS = {
+    # agent
+    "headroom_gpu_power_watts", "headroom_gpu_sm_clock_hertz", "headroom_gpu_power_limit_watts",
+    "headroom_gpu_energy_joules_total", "headroom_gpu_temperature_celsius",
+    "headroom_agent_sm_clock_cap_hertz", "headroom_agent_brake", "headroom_agent_lease_expired",
+    "headroom_agent_failsafe_active", "headroom_agent_server_power_watts",
+    "headroom_agent_commands_total", "headroom_agent_info",
+    # controller
+    "headroom_row_power_watts", "headroom_row_budget_watts", "headroom_row_power_ratio",
+    "headroom_row_threshold_ratio", "headroom_row_state", "headroom_row_brake_events_total",
+    "headroom_row_server_sm_clock_cap_hertz", "headroom_row_server_brake", "headroom_row_agent_up",
+    "headroom_row_decisions_total",
+}
+POLICIES = {"none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder"}
+POLICY_KEYS = {
+    "t1", "t2", "hysteresis", "brake_threshold", "brake_release", "brake_hold_s", "brake_settle_s",
+    "stale_after_s", "lp_t1_clock_mhz", "lp_t2_clock_mhz", "hp_t2_clock_mhz",
+    "hp_escalation_delay_s", "power_cap_t1_w", "power_cap_t2_w", "ladder_hp_threshold",
+    "ladder_predict_horizon_s", "ladder_trend_window_s",
+    *(f"ladder_t{i}" for i in range(1, 5)), *(f"ladder_lp{i}_clock_mhz" for i in range(1, 5)),
+}
+SERVERS = {p.stem for p in (DEPLOY.parent / "data" / "hardware").glob("dgx-*.yaml")} or {"dgx-a100"}
+
+
+def check_parse():
+    docs = {}
+    for path in sorted(DEPLOY.rglob("*")):
+        rel = path.relative_to(DEPLOY)
+        if path.suffix in (".yaml", ".yml"):
+            try:
+                docs[str(rel)] = load_all(path)
+                ok(f"YAML parses: {rel} ({len(docs[str(rel)])} document(s))")
+            except yaml.YAMLError as e:
+                fail(f"YAML {rel}: {e}")
+        elif path.suffix == ".json":
+            try:
+                with open(path, encoding="utf-8") as f:
+                    docs[str(rel)] = [json.load(f)]
+                ok(f"JSON parses: {rel}")
+            except json.JSONDecodeError as e:
+                fail(f"JSON {rel}: {e}")
+    return docs
+
+
+def check_row(row):
+    for key in ("row", "policy", "control", "telemetry", "agents"):
+        if key not in row:
+            fail(f"row.yaml: no {key}")
+            return
+    if not isinstance(row["row"].get("name"), str) or not row["row"].get("budget_w", 0) > 0:
+        fail("row.yaml: row needs name and budget_w > 0")
+    pol = dict(row["policy"])
+    if pol.pop("name", None) not in POLICIES:
+        fail(f"row.yaml: policy.name not one of {sorted(POLICIES)}")
+    for k in pol:
+        if k not in POLICY_KEYS:
+            fail(f"row.yaml: policy key {k} is not in docs/policies.md")
+    if not 0 < pol.get("t1", 0.8) < pol.get("t2", 0.89) <= 1:
+        fail("row.yaml: need 0 < t1 < t2 <= 1")
+    ctl = row["control"]
+    if set(ctl) != {"period", "lease_ttl", "failsafe"}:
+        fail(f"row.yaml: control keys {sorted(ctl)}")
+    dur = lambda s: float(re.fullmatch(r"(\d+(?:\.\d+)?)s", s).group(1))  # noqa: E731
+    if not dur(ctl["lease_ttl"]) >= 5 * dur(ctl["period"]):
+        fail("row.yaml: lease_ttl should be several control periods")
+    if ctl["failsafe"] != "lp-cap":
+        fail("row.yaml: failsafe should be lp-cap")
+    tel = row["telemetry"]
+    if tel.get("source") not in ("agents", "prometheus", "command"):
+        fail("row.yaml: telemetry.source must be agents, prometheus or command")
+    names, urls = set(), set()
+    for a in row["agents"]:
+        if set(a) != {"name", "url", "token_file", "priority", "server"}:
+            fail(f"row.yaml: agent keys {sorted(a)}")
+        if a["priority"] not in ("hp", "lp"):
+            fail(f"row.yaml: agent {a['name']} priority {a['priority']}")
+        if a["server"] not in SERVERS:
+            fail(f"row.yaml: agent {a['name']} server {a['server']} not in data/hardware")
+        if not re.fullmatch(r"http://[^/\s]+:9400", a["url"]):
+            fail(f"row.yaml: agent {a['name']} url {a['url']}")
+        names.add(a["name"])
+        urls.add(a["url"])
+    if len(names) != len(row["agents"]) or len(urls) != len(row["agents"]):
+        fail("row.yaml: duplicate agent name or url")
+    ok(f"row.yaml: {row['row']['name']}, {row['policy']['name']}, {len(row['agents'])} agents")
+
+
+def check_prometheus(prom, row):
+    jobs = {j["job_name"]: j for j in prom["scrape_configs"]}
+    for job in ("headroom-controller", "headroom-agent"):
+        if job not in jobs:
+            fail(f"prometheus.yml: no job {job}")
+            return
+    ctl = jobs["headroom-controller"]
+    if not ctl.get("scrape_interval") in ("1s", "2s", "3s", "4s", "5s"):
+        fail("prometheus.yml: the controller (row power) should be scraped every 1-5 s")
+    if "rules.yml" not in prom.get("rule_files", []):
+        fail("prometheus.yml: rules.yml not loaded")
+    targets = {}
+    for sc in jobs["headroom-agent"]["static_configs"]:
+        labels = sc.get("labels", {})
+        for t in sc["targets"]:
+            targets[t] = labels
+    want = {a["url"].split("://", 1)[1]: a["name"] for a in row["agents"]}
+    if set(targets) != set(want):
+        fail(f"prometheus.yml: agent targets differ from row.yaml: {sorted(set(targets) ^ set(want))}")
+    for t, labels in targets.items():
+        if labels.get("row") != row["row"]["name"] or labels.get("server") != want.get(t):
+            fail(f"prometheus.yml: target {t} labels {labels}")
+    for sc in ctl["static_configs"]:
+        if sc.get("labels", {}).get("row") != row["row"]["name"]:
+            fail("prometheus.yml: controller target without the row label")
+    ok(f"prometheus.yml: controller every {ctl['scrape_interval']}, {len(targets)} agents = row.yaml")
+
+
+def container(obj):
+    return obj["spec"]["template"]["spec"]["containers"][0]
+
+
+def check_kubernetes(docs, row_text):
+    ds = [d for d in docs["kubernetes/agent-daemonset.yaml"] if d["kind"] == "DaemonSet"]
+    if {d["metadata"]["name"] for d in ds} != {"headroom-agent-hp", "headroom-agent-lp"}:
+        fail("agent-daemonset.yaml: want DaemonSets headroom-agent-hp and headroom-agent-lp")
+    for d in ds:
+        name = d["metadata"]["name"]
+        tmpl = d["spec"]["template"]
+        spec = tmpl["spec"]
+        c = container(d)
+        ann = tmpl["metadata"].get("annotations", {})
+        if ann.get("prometheus.io/scrape") != "true" or ann.get("prometheus.io/port") != "9400":
+            fail(f"{name}: scrape annotations")
+        if spec.get("nodeSelector", {}).get("nvidia.com/gpu.present") != "true":
+            fail(f"{name}: not restricted to GPU nodes")
+        if not spec.get("hostNetwork"):
+            fail(f"{name}: hostNetwork (row.yaml names node IPs)")
+        if not c.get("securityContext", {}).get("privileged"):
+            fail(f"{name}: not privileged (NVML setters)")
+        if "resources" in c and "nvidia.com/gpu" in str(c["resources"]):
+            fail(f"{name}: must not request GPUs")
+        vols = {v["name"]: v for v in spec["volumes"]}
+        if vols.get("state", {}).get("hostPath", {}).get("path") != "/var/lib/headroom":
+            fail(f"{name}: state file not on hostPath /var/lib/headroom")
+        if vols.get("token", {}).get("secret", {}).get("secretName") != "headroom-token":
+            fail(f"{name}: token not from Secret headroom-token")
+        pr = name.rsplit("-", 1)[1]
+        want = ["/usr/local/bin/headroom", "agent", "--backend", "nvml", "--listen", "0.0.0.0:9400",
+                "--token-file", "/etc/headroom/token", "--state-file",
+                "/var/lib/headroom/agent-state.json", "--priority", pr]
+        if c["command"] != want:
+            fail(f"{name}: command {c['command']}")
+        if spec.get("terminationGracePeriodSeconds", 30) < 30:
+            fail(f"{name}: grace period under 30 s (GPU restore on SIGTERM)")
+    ok("agent-daemonset.yaml: hp and lp DaemonSets, GPU nodes, privileged, hostPath state, Secret")
+
+    cdocs = docs["kubernetes/controller-deployment.yaml"]
+    cms = [d for d in cdocs if d["kind"] == "ConfigMap"]
+    deps = [d for d in cdocs if d["kind"] == "Deployment"]
+    if len(cms) != 1 or len(deps) != 1:
+        fail("controller-deployment.yaml: want one ConfigMap and one Deployment")
+        return
+    if cms[0]["data"]["row.yaml"] != row_text:
+        fail("controller-deployment.yaml: ConfigMap row.yaml differs from controller/row.yaml")
+    else:
+        ok("controller-deployment.yaml: ConfigMap row.yaml = controller/row.yaml")
+    dep = deps[0]
+    if dep["spec"].get("replicas") != 1 or dep["spec"].get("strategy", {}).get("type") != "Recreate":
+        fail("controller Deployment: need replicas 1 and strategy Recreate")
+    ann = dep["spec"]["template"]["metadata"].get("annotations", {})
+    if ann.get("prometheus.io/scrape") != "true" or ann.get("prometheus.io/port") != "9500":
+        fail("controller Deployment: scrape annotations")
+    want = ["/usr/local/bin/headroom", "controller", "--config", "/etc/headroom/row.yaml", "--listen",
+            "0.0.0.0:9500", "--audit-log", "/var/log/headroom/audit.jsonl"]
+    if container(dep)["command"] != want:
+        fail(f"controller Deployment: command {container(dep)['command']}")
+    srcs = dep["spec"]["template"]["spec"]["volumes"][0]["projected"]["sources"]
+    if not any(s.get("secret", {}).get("name") == "headroom-token" for s in srcs):
+        fail("controller Deployment: token not from Secret headroom-token")
+    ok("controller-deployment.yaml: one replica, Recreate, annotations, token Secret")
+
+    kust = docs["kubernetes/kustomization.yaml"][0]
+    files = {p.name for p in (DEPLOY / "kubernetes").glob("*.yaml")} - {"kustomization.yaml"}
+    if set(kust["resources"]) != files:
+        fail(f"kustomization.yaml: resources {kust['resources']} vs files {sorted(files)}")
+
+
+def metric_names(expr):
+    return set(re.findall(r"\b(row:headroom_[a-z_:]+|headroom_[a-z_]+)\b", expr))
+
+
+def check_metrics(dashboard, rules):
+    recorded = {r["record"] for g in rules["groups"] for r in g["rules"] if "record" in r}
+    known = SPEC_METRICS | recorded
+    exprs = []
+    for g in rules["groups"]:
+        for r in g["rules"]:
+            exprs.append(("rules.yml " + r.get("record", r.get("alert", "?")), r["expr"]))
+    panels = dashboard["panels"]
+    for a in dashboard.get("annotations", {}).get("list", []):
+        if "expr" in a:
+            exprs.append((f"dashboard annotation '{a['name']}'", a["expr"]))
+    for p in panels:
+        for t in p.get("targets", []):
+            exprs.append((f"dashboard panel '{p['title']}'", t["expr"]))
+            if t.get("datasource", {}).get("uid") != "${DS_PROMETHEUS}":
+                fail(f"dashboard panel '{p['title']}': datasource not ${{DS_PROMETHEUS}}")
+        if p["type"] != "row" and p.get("datasource", {}).get("uid") != "${DS_PROMETHEUS}":
+            fail(f"dashboard panel '{p['title']}': panel datasource not ${{DS_PROMETHEUS}}")
+    for where, expr in exprs:
+        for m in metric_names(expr):
+            if m not in known:
+                fail(f"{where}: unknown metric {m}")
+    if dashboard.get("schemaVersion", 0) < 36:
+        fail("dashboard: schemaVersion")
+    var_names = {v["name"] for v in dashboard["templating"]["list"]}
+    if "DS_PROMETHEUS" not in var_names:
+        fail("dashboard: no DS_PROMETHEUS variable")
+    all_exprs = " ".join(e for _, e in exprs)
+    for needed in ("headroom_row_power_watts", "headroom_row_budget_watts",
+                   'threshold="t1"', 'threshold="t2"', "headroom_row_power_ratio",
+                   "headroom_row_state", "headroom_row_server_sm_clock_cap_hertz",
+                   "headroom_row_brake_events_total", "headroom_gpu_power_watts",
+                   "headroom_row_agent_up"):
+        if needed not in all_exprs:
+            fail(f"dashboard/rules: nothing shows {needed}")
+    ids = [p["id"] for p in panels]
+    if len(ids) != len(set(ids)):
+        fail("dashboard: duplicate panel ids")
+    ok(f"dashboard: {len(panels)} panels; {len(exprs)} queries use only spec metrics and recording rules")
+    return [e for w, e in exprs if w.startswith("dashboard")]
+
+
+def write_promql_rules(exprs, out):
+    """The dashboard's queries as recording rules, Grafana's variables replaced, for promtool."""
+    rules = []
+    for i, e in enumerate(exprs):
+        e = (e.replace("$__rate_interval", "1m").replace("$__range", "1h")
+             .replace("$__interval", "15s").replace("$row", "row-a"))
+        rules.append({"record": f"dashboard_query_{i}", "expr": e})
+    with open(out, "w", encoding="utf-8") as f:
+        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, f, sort_keys=False)
+
+
+def main():
+    docs = check_parse()
+    if FAILS:
+        return 1
+    row_text = (DEPLOY / "controller" / "row.yaml").read_text(encoding="utf-8")
+    row = docs["controller/row.yaml"][0]
+    check_row(row)
+    check_prometheus(docs["prometheus/prometheus.yml"][0], row)
+    check_kubernetes(docs, row_text)
+    dash_exprs = check_metrics(docs["grafana/headroom-row.json"][0], docs["prometheus/rules.yml"][0])
+    if len(sys.argv) == 3 and sys.argv[1] == "--promql-rules":
+        write_promql_rules(dash_exprs, sys.argv[2])
+    print(f"check.py: {len(FAILS)} failure(s)")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
