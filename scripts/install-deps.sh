@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libnlopt-cxx-dev              # derivative-free fitting of the inference model
   gnuplot-nox                   # plots (SVG) of characterizations
+  libcpp-httplib-dev            # HTTP server and client of the agent (service/)
 )
 
 missing=()
