@@ -131,7 +131,11 @@ std::vector<gpu::Device*> Agent::Devices() const {
 
 std::optional<gpu::ClockLock> Agent::TargetLock(size_t i) const {
   const model::GpuSpec& spec = gpus_[i].spec;
-  if (caps_[i].brake) return gpu::ClockLock{spec.brake_clock, spec.brake_clock};
+  if (caps_[i].brake) {
+    // Locks land on the clock grid (288 MHz on an A100 reads back as 285 MHz).
+    const core::Megahertz brake = spec.SnapClock(spec.brake_clock);
+    return gpu::ClockLock{brake, brake};
+  }
   std::optional<core::Megahertz> cap = caps_[i].sm_clock;
   if (failsafe_active_)
     cap = cap ? std::min(*cap, gpus_[i].failsafe_clock) : gpus_[i].failsafe_clock;

@@ -169,8 +169,9 @@ TEST_F(AgentTest, BrakeLocksAtTheBrakeClock) {
   auto agent = MakeAgent();
   ASSERT_TRUE(
       agent->PutCaps(R"({"sm_clock_mhz": 1275, "brake": true, "lease_s": 30, "request_id": "a"})"));
-  EXPECT_EQ(Lock(3)->max, A100().brake_clock);
-  EXPECT_EQ(Lock(3)->min, A100().brake_clock);
+  const core::Megahertz brake = A100().SnapClock(A100().brake_clock);
+  EXPECT_EQ(Lock(3)->max, brake);
+  EXPECT_EQ(Lock(3)->min, brake);
   EXPECT_NE(agent->Metrics().find("headroom_agent_brake 1"), std::string::npos);
   ASSERT_TRUE(agent->PutCaps(R"({"brake": false, "lease_s": 30, "request_id": "b"})"));
   EXPECT_EQ(Lock(3)->max, core::Megahertz(1275));

@@ -19,7 +19,6 @@ struct OriginalSettings {
   std::string uuid;
   core::Watts power_limit{0};          // the requested (in-band) limit
   std::optional<gpu::ClockLock> lock;  // nullopt: SM clocks unlocked
-  bool operator==(const OriginalSettings&) const = default;
 };
 
 // Reads each device's power limit and clock lock. Fails (naming the GPU) if a power limit cannot
