@@ -1,6 +1,7 @@
 // `headroom agent`: the node agent daemon. Composes the backend's devices, the catalog ranges,
 // service::Agent (the logic) and service::AgentHttpServer (the API), and runs until SIGINT or
 // SIGTERM, then restores the GPUs.
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -137,18 +138,21 @@ core::Result<std::vector<service::AgentGpu>> AgentGpus(const GlobalOptions& glob
 }
 
 int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& clock) {
-  std::thread serving([&server] { server.Serve(); });
-  while (!server.running() && !StopRequested().load()) {
-    clock.SleepUntil(clock.Now() + std::chrono::milliseconds(5), nullptr);
-  }
-  while (!StopRequested().load()) {
+  std::atomic<bool> serve_returned{false};
+  std::thread serving([&server, &serve_returned] {
+    server.Serve();
+    serve_returned.store(true);
+  });
+  auto sleep = [&clock](core::Duration d) { clock.SleepUntil(clock.Now() + d, &StopRequested()); };
+  // A Stop() before the server runs would be lost, so wait for it to run (or to fail).
+  while (!server.running() && !serve_returned.load()) sleep(std::chrono::milliseconds(5));
+  while (!StopRequested().load() && !serve_returned.load()) {
     agent.Tick();
-    clock.SleepUntil(clock.Now() + kTickPeriod, &StopRequested());
+    sleep(kTickPeriod);
   }
+  const bool failed = serve_returned.load();
+  if (failed) spdlog::error("the HTTP server stopped unexpectedly");
   spdlog::info("stopping: no longer serving");
-  while (!server.running() && serving.joinable()) {
-    clock.SleepUntil(clock.Now() + std::chrono::milliseconds(5), nullptr);
-  }
   server.Stop();
   serving.join();
   auto lines = agent.Shutdown();
@@ -159,7 +163,7 @@ int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& 
   }
   for (const std::string& line : *lines) spdlog::info("restored original {}", line);
   spdlog::info("original GPU settings restored; state file removed");
-  return kExitOk;
+  return failed ? kExitRuntime : kExitOk;
 }
 
 int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
