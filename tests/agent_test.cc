@@ -109,7 +109,7 @@ class AgentProcess {
   std::optional<int> exit_code_;
 };
 
-class AgentTest : public ::testing::Test {
+class AgentDaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -170,7 +170,7 @@ class AgentTest : public ::testing::Test {
   int starts_ = 0;
 };
 
-TEST_F(AgentTest, ServesValidatesAppliesAndRestoresOnSigterm) {
+TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   auto agent = Start(Args());
   ASSERT_TRUE(client_);
   auto health = client_->Get("/healthz");
@@ -249,7 +249,7 @@ TEST_F(AgentTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   EXPECT_FALSE(std::filesystem::exists(state_file_));
 }
 
-TEST_F(AgentTest, ExpiredLeaseAppliesTheFailsafeCap) {
+TEST_F(AgentDaemonTest, ExpiredLeaseAppliesTheFailsafeCap) {
   auto agent = Start(Args());
   ASSERT_TRUE(client_);
   auto ok = Put(R"({"gpus": [0], "sm_clock_mhz": 1410, "lease_s": 1, "request_id": "l-1"})");
@@ -271,7 +271,7 @@ TEST_F(AgentTest, ExpiredLeaseAppliesTheFailsafeCap) {
   EXPECT_EQ(agent->Wait(), 0) << agent->Stderr();
 }
 
-TEST_F(AgentTest, CrashLeavesTheStateFileAndTheNextStartRestoresFromIt) {
+TEST_F(AgentDaemonTest, CrashLeavesTheStateFileAndTheNextStartRestoresFromIt) {
   {
     auto agent = Start(Args());
     ASSERT_TRUE(client_);
@@ -290,7 +290,7 @@ TEST_F(AgentTest, CrashLeavesTheStateFileAndTheNextStartRestoresFromIt) {
   EXPECT_EQ(agent->Wait(), 0);
 }
 
-TEST_F(AgentTest, TokenFileMustExistAndHoldAToken) {
+TEST_F(AgentDaemonTest, TokenFileMustExistAndHoldAToken) {
   std::ofstream(token_file_) << "  \n";
   AgentProcess empty(Args(), (dir_ / "empty.log").string());
   EXPECT_EQ(empty.Wait(), 2);
@@ -301,7 +301,7 @@ TEST_F(AgentTest, TokenFileMustExistAndHoldAToken) {
   EXPECT_NE(missing.Stderr().find("--token-file"), std::string::npos) << missing.Stderr();
 }
 
-TEST_F(AgentTest, NvmlBackendShowsTheCapReadThroughNvml) {
+TEST_F(AgentDaemonTest, NvmlBackendShowsTheCapReadThroughNvml) {
   std::vector<std::string> args = Args();
   args[2] = "nvml";
   auto agent = Start(

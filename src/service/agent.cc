@@ -103,10 +103,7 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
   HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
   auto agent = std::unique_ptr<Agent>(
       new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));
-  {
-    core::MutexLock lock(&agent->mu_);
-    agent->SampleLocked();
-  }
+  agent->Tick();  // the first telemetry sample
   return agent;
 }
 
