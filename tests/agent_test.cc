@@ -301,6 +301,27 @@ TEST_F(AgentDaemonTest, TokenFileMustExistAndHoldAToken) {
   EXPECT_NE(missing.Stderr().find("--token-file"), std::string::npos) << missing.Stderr();
 }
 
+TEST_F(AgentDaemonTest, ConfigFileSetsWhatTheFlagsLeaveOut) {
+  const std::string config = (dir_ / "agent.yaml").string();
+  std::ofstream(config) << "sim_count: 2\npriority: hp\nlisten: 127.0.0.1:9\n"
+                        << "failsafe_sm_clock_mhz: 1275\n";
+  // --listen on the command line wins over the file's port 9.
+  auto agent = Start({"agent", "--config", config, "--listen", "127.0.0.1:0", "--token-file",
+                      token_file_, "--state-file", state_file_});
+  ASSERT_TRUE(client_);
+  const json state = State();
+  EXPECT_EQ(state["priority"], "hp");
+  EXPECT_EQ(state["gpus"].size(), 2u);
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+
+  std::ofstream(config) << "sim_count: 2\ntoken: x\n";
+  AgentProcess bad({"agent", "--config", config, "--token-file", token_file_},
+                   (dir_ / "bad.log").string());
+  EXPECT_EQ(bad.Wait(), 2);
+  EXPECT_NE(bad.Stderr().find("token"), std::string::npos) << bad.Stderr();
+}
+
 TEST_F(AgentDaemonTest, NvmlBackendShowsTheCapReadThroughNvml) {
   std::vector<std::string> args = Args();
   args[2] = "nvml";
