@@ -14,7 +14,8 @@ declare -A allowed=(
   [telemetry]="core model gpu"
   [sim]="core model catalog policy gpu telemetry"
   [report]="core model policy gpu telemetry sim"
-  [cli]="core model catalog policy gpu telemetry sim report"
+  [service]="core model catalog policy gpu telemetry sim report"
+  [cli]="core model catalog policy gpu telemetry sim report service"
 )
 # Tests may also use the catalog (calibration against the shipped data) and testing doubles.
 test_extra="catalog"

@@ -13,6 +13,7 @@ packages=(
   gnuplot-nox                   # plots (SVG) of characterizations
   python3-yaml yamllint         # deploy/check.sh: the deployment files parse
   prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
+  libcpp-httplib-dev            # HTTP server and client of the agent (service/)
 )
 
 missing=()

@@ -1,0 +1,229 @@
+// `headroom agent`: the node agent daemon. Composes the backend's devices, the catalog ranges,
+// service::Agent (the logic) and service::AgentHttpServer (the API), and runs until SIGINT or
+// SIGTERM, then restores the GPUs.
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "core/files.h"
+#include "core/parse.h"
+#include "core/yaml_reader.h"
+#include "policy/policy_params.h"
+#include "service/agent.h"
+#include "service/auth.h"
+#include "service/http_server.h"
+
+namespace headroom::cli {
+namespace {
+
+struct AgentCliOptions {
+  BackendOptions backend;
+  std::string listen = "127.0.0.1:9400";
+  std::string token_file;
+  std::string state_file = "/var/lib/headroom/agent-state.json";
+  std::string priority = "lp";
+  std::string actuation_delay = "0s";
+  std::string sample_interval = "1s";
+  std::optional<double> failsafe_sm_clock_mhz;
+  std::string config;
+};
+
+// Ticker period: how late a lease expiry or a delayed change may be noticed.
+constexpr auto kTickPeriod = std::chrono::milliseconds(100);
+
+// Fills every option not given on the command line from the YAML config file (flags win).
+core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
+  HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(o->config));
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader yaml, core::YamlReader::Parse(text, o->config));
+  HEADROOM_RETURN_IF_ERROR(yaml.CheckKnownKeys(
+      {"backend", "sim_gpu", "sim_count", "sim_load", "gpus", "listen", "token_file", "state_file",
+       "priority", "actuation_delay", "sample_interval", "failsafe_sm_clock_mhz"}));
+  auto string_key = [&](const char* key, const char* flag, std::string* out) -> core::Status {
+    if (!yaml.Has(key) || cmd.count(flag) > 0) return core::Ok();
+    HEADROOM_ASSIGN_OR_RETURN(*out, yaml.String(key));
+    return core::Ok();
+  };
+  HEADROOM_RETURN_IF_ERROR(string_key("backend", "--backend", &o->backend.backend));
+  HEADROOM_RETURN_IF_ERROR(string_key("sim_gpu", "--sim-gpu", &o->backend.sim_gpu));
+  HEADROOM_RETURN_IF_ERROR(string_key("sim_load", "--sim-load", &o->backend.sim_load));
+  HEADROOM_RETURN_IF_ERROR(string_key("gpus", "--gpus", &o->backend.gpus));
+  HEADROOM_RETURN_IF_ERROR(string_key("listen", "--listen", &o->listen));
+  HEADROOM_RETURN_IF_ERROR(string_key("token_file", "--token-file", &o->token_file));
+  HEADROOM_RETURN_IF_ERROR(string_key("state_file", "--state-file", &o->state_file));
+  HEADROOM_RETURN_IF_ERROR(string_key("priority", "--priority", &o->priority));
+  HEADROOM_RETURN_IF_ERROR(string_key("actuation_delay", "--actuation-delay", &o->actuation_delay));
+  HEADROOM_RETURN_IF_ERROR(string_key("sample_interval", "--sample-interval", &o->sample_interval));
+  if (yaml.Has("sim_count") && cmd.count("--sim-count") == 0) {
+    HEADROOM_ASSIGN_OR_RETURN(double n, yaml.NumberIn("sim_count", 1, 1024));
+    o->backend.sim_count = static_cast<int>(n);
+  }
+  if (yaml.Has("failsafe_sm_clock_mhz") && cmd.count("--failsafe-sm-clock") == 0) {
+    HEADROOM_ASSIGN_OR_RETURN(o->failsafe_sm_clock_mhz, yaml.Number("failsafe_sm_clock_mhz"));
+  }
+  if (o->backend.backend != "sim" && o->backend.backend != "nvml") {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: backend '{}' is not sim or nvml", o->config, o->backend.backend)));
+  }
+  return core::Ok();
+}
+
+struct Settings {
+  service::AgentOptions agent;
+  service::ListenAddress listen;
+  std::string token;
+};
+
+core::Result<Settings> Resolve(const AgentCliOptions& o) {
+  Settings s;
+  if (o.token_file.empty()) {
+    return core::Fail(core::Error::InvalidArgument("--token-file is required"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(s.token, service::ReadTokenFile(o.token_file));
+  HEADROOM_ASSIGN_OR_RETURN(s.listen, service::ParseListenAddress(o.listen));
+  if (o.priority != "hp" && o.priority != "lp") {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--priority '{}': expected hp or lp", o.priority)));
+  }
+  auto delay = core::ParseDuration(o.actuation_delay);
+  if (!delay) return core::Fail(delay.error().WithContext("--actuation-delay"));
+  auto interval = core::ParseDuration(o.sample_interval);
+  if (!interval) return core::Fail(interval.error().WithContext("--sample-interval"));
+  if (*delay < core::Duration::zero() || *interval <= core::Duration::zero()) {
+    return core::Fail(
+        core::Error::InvalidArgument("--actuation-delay must be >= 0 and --sample-interval > 0"));
+  }
+  s.agent.state_file = o.state_file;
+  s.agent.priority = o.priority;
+  s.agent.backend = o.backend.backend;
+  s.agent.actuation_delay = *delay;
+  s.agent.sample_interval = *interval;
+  return s;
+}
+
+// Each device with its catalog ranges and failsafe clock.
+core::Result<std::vector<service::AgentGpu>> AgentGpus(const GlobalOptions& global,
+                                                       const AgentCliOptions& o,
+                                                       const DeviceSet& set) {
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog catalog, LoadCatalog(global));
+  std::vector<service::AgentGpu> gpus;
+  for (const auto& device : set.devices) {
+    const gpu::DeviceInfo& info = device->info();
+    if (!info.catalog_type) {
+      return core::Fail(core::Error::NotFound(fmt::format(
+          "GPU {} ({}) is not in the hardware catalog; the agent needs its clock and power "
+          "ranges",
+          info.index, info.name)));
+    }
+    HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* spec, catalog.Gpu(*info.catalog_type));
+    core::Megahertz failsafe = o.failsafe_sm_clock_mhz
+                                   ? core::Megahertz(*o.failsafe_sm_clock_mhz)
+                                   : policy::DefaultParamsFor(*spec).lp_t2_clock;
+    if (failsafe < spec->sm_clock_min || failsafe > spec->sm_clock_max) {
+      return core::Fail(core::Error::OutOfRange(fmt::format(
+          "--failsafe-sm-clock {} MHz is outside GPU {}'s range {}-{} MHz", failsafe.value(),
+          info.index, spec->sm_clock_min.value(), spec->sm_clock_max.value())));
+    }
+    gpus.push_back(service::AgentGpu{
+        .device = device.get(), .spec = *spec, .failsafe_clock = spec->SnapClock(failsafe)});
+  }
+  return gpus;
+}
+
+int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& clock) {
+  std::atomic<bool> serve_returned{false};
+  std::thread serving([&server, &serve_returned] {
+    server.Serve();
+    serve_returned.store(true);
+  });
+  auto sleep = [&clock](core::Duration d) { clock.SleepUntil(clock.Now() + d, &StopRequested()); };
+  // A Stop() before the server runs would be lost, so wait for it to run (or to fail).
+  while (!server.running() && !serve_returned.load()) sleep(std::chrono::milliseconds(5));
+  while (!StopRequested().load() && !serve_returned.load()) {
+    agent.Tick();
+    sleep(kTickPeriod);
+  }
+  const bool failed = serve_returned.load();
+  if (failed) spdlog::error("the HTTP server stopped unexpectedly");
+  spdlog::info("stopping: no longer serving");
+  server.Stop();
+  serving.join();
+  auto lines = agent.Shutdown();
+  if (!lines) {
+    spdlog::error("restoring the original GPU settings failed (state file kept): {}",
+                  lines.error().message());
+    return kExitRuntime;
+  }
+  for (const std::string& line : *lines) spdlog::info("restored original {}", line);
+  spdlog::info("original GPU settings restored; state file removed");
+  return failed ? kExitRuntime : kExitOk;
+}
+
+int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
+  auto logger = spdlog::stderr_color_mt("headroom-agent");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(global.verbose ? spdlog::level::debug : spdlog::level::info);
+  InstallStopHandlers();
+  if (!options.config.empty()) {
+    if (auto st = ApplyConfig(cmd, &options); !st) return ReportError(st.error());
+  }
+  auto settings = Resolve(options);
+  if (!settings) return ReportError(settings.error());
+  core::SystemClock clock;
+  auto set = OpenDevices(global, options.backend, &clock);
+  if (!set) return ReportError(set.error());
+  auto gpus = AgentGpus(global, options, *set);
+  if (!gpus) return ReportError(gpus.error());
+  auto agent = service::Agent::Create(std::move(*gpus), settings->agent, &clock);
+  if (!agent) return ReportError(agent.error());
+  service::AgentHttpServer server(agent->get(), settings->token);
+  auto port = server.Bind(settings->listen);
+  if (!port) {
+    (void)(*agent)->Shutdown();
+    return ReportError(port.error());
+  }
+  std::cout << fmt::format("listening on {}:{}", settings->listen.host, *port) << std::endl;
+  spdlog::info("agent up: {} GPU(s), backend {}, priority {}, state file {}", set->devices.size(),
+               set->backend, settings->agent.priority, settings->agent.state_file);
+  return Serve(**agent, server, clock);
+}
+
+}  // namespace
+
+void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto options = std::make_shared<AgentCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "agent", "Run the node agent: HTTP API to cap this node's GPUs, with lease and failsafe");
+  AddBackendOptions(cmd, &options->backend);
+  cmd->add_option("--listen", options->listen, "HOST:PORT to serve on (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_option("--token-file", options->token_file,
+                  "File holding the bearer token that PUT and DELETE must carry");
+  cmd->add_option("--state-file", options->state_file,
+                  "Where the original GPU settings are saved before the first change")
+      ->capture_default_str();
+  cmd->add_option("--priority", options->priority, "This node's priority class: hp or lp")
+      ->capture_default_str();
+  cmd->add_option("--actuation-delay", options->actuation_delay,
+                  "Apply each change this long after it is accepted (out-of-band emulation)")
+      ->capture_default_str();
+  cmd->add_option("--sample-interval", options->sample_interval, "Telemetry refresh period")
+      ->capture_default_str();
+  cmd->add_option("--failsafe-sm-clock", options->failsafe_sm_clock_mhz,
+                  "SM clock cap (MHz) applied when the lease expires (default: the policy's LP "
+                  "T2 clock for the GPU type)");
+  cmd->add_option("--config", options->config,
+                  "YAML file with the same settings (keys like state_file); flags win");
+  cmd->callback([run, options, &global, cmd] {
+    *run = [options, &global, cmd] { return RunAgent(global, *cmd, *options); };
+  });
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,489 @@
+#include "service/agent.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <utility>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/check.h"
+#include "core/files.h"
+#include "gpu/snapshot.h"
+#include "report/prometheus_text.h"
+
+namespace headroom::service {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Read-back tolerance (MHz, W): drivers round to their grid and to whole milliwatts.
+constexpr double kClockTolerance = 0.5;
+constexpr double kPowerTolerance = 0.5;
+
+bool SameLock(const std::optional<gpu::ClockLock>& a, const std::optional<gpu::ClockLock>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || (std::abs(a->min.value() - b->min.value()) <= kClockTolerance &&
+                std::abs(a->max.value() - b->max.value()) <= kClockTolerance);
+}
+
+std::string LockText(const std::optional<gpu::ClockLock>& lock) {
+  return lock ? fmt::format("{:.0f}-{:.0f} MHz", lock->min.value(), lock->max.value())
+              : std::string("unlocked");
+}
+
+ordered_json LockJson(const std::optional<gpu::ClockLock>& lock) {
+  if (!lock) return nullptr;
+  return {{"min_mhz", lock->min.value()}, {"max_mhz", lock->max.value()}};
+}
+
+template <class T>
+ordered_json OrNull(const std::optional<T>& v) {
+  return v ? ordered_json(v->value()) : ordered_json(nullptr);
+}
+
+std::string UtcNow() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+std::vector<GpuRange> Ranges(const std::vector<AgentGpu>& gpus) {
+  std::vector<GpuRange> out;
+  for (const AgentGpu& g : gpus) out.push_back(RangeOf(g.device->info().index, g.spec));
+  return out;
+}
+
+report::GpuListing Listing(gpu::Device& device, core::TimePoint now,
+                           const report::GpuListing& previous) {
+  report::GpuListing listing;
+  listing.info = device.info();
+  auto snapshot = gpu::TakeSnapshot(device, now);
+  if (!snapshot) {
+    spdlog::warn("reading GPU {}: {}", device.info().index, snapshot.error().message());
+    return previous.info.uuid.empty() ? listing : previous;
+  }
+  listing.snapshot = *snapshot;
+  if (auto lock = device.SmClockLock()) listing.clock_lock = *lock;
+  if (auto clocks = device.SupportedSmClocks(); clocks && !clocks->empty()) {
+    listing.sm_clock_min = clocks->back();
+  }
+  return listing;
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, AgentOptions options,
+                                                   core::Clock* clock) {
+  std::vector<gpu::Device*> devices;
+  for (const AgentGpu& g : gpus) devices.push_back(g.device);
+  std::error_code ec;
+  if (std::filesystem::exists(options.state_file, ec)) {
+    HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(options.state_file));
+    auto saved = OriginalsFromJson(text);
+    if (!saved) return core::Fail(saved.error().WithContext(options.state_file));
+    spdlog::warn(
+        "state file {} exists: the previous agent did not exit cleanly; restoring the "
+        "original GPU settings it saved",
+        options.state_file);
+    auto lines = RestoreOriginals(devices, *saved);
+    if (!lines) {
+      return core::Fail(lines.error().WithContext(
+          fmt::format("restoring the settings saved in {} (fix the GPUs, then remove the file)",
+                      options.state_file)));
+    }
+    for (const std::string& line : *lines) spdlog::warn("restored original {}", line);
+    if (!std::filesystem::remove(options.state_file, ec) && ec) {
+      return core::Fail(core::Error::Unavailable(
+          fmt::format("removing {}: {}", options.state_file, ec.message())));
+    }
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
+  auto agent = std::unique_ptr<Agent>(
+      new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));
+  agent->Tick();  // the first telemetry sample
+  return agent;
+}
+
+Agent::Agent(std::vector<AgentGpu> gpus, AgentOptions options, core::Clock* clock,
+             std::vector<OriginalSettings> originals)
+    : gpus_(std::move(gpus)),
+      ranges_(Ranges(gpus_)),
+      options_(std::move(options)),
+      clock_(clock),
+      originals_(std::move(originals)),
+      caps_(gpus_.size()),
+      readback_(gpus_.size()),
+      listings_(gpus_.size()) {
+  for (const char* result : {"applied", "rejected", "duplicate", "failed"}) commands_[result] = 0;
+}
+
+std::vector<gpu::Device*> Agent::Devices() const {
+  std::vector<gpu::Device*> out;
+  for (const AgentGpu& g : gpus_) out.push_back(g.device);
+  return out;
+}
+
+std::optional<gpu::ClockLock> Agent::TargetLock(size_t i) const {
+  const model::GpuSpec& spec = gpus_[i].spec;
+  if (caps_[i].brake) {
+    // Locks land on the clock grid (288 MHz on an A100 reads back as 285 MHz).
+    const core::Megahertz brake = spec.SnapClock(spec.brake_clock);
+    return gpu::ClockLock{brake, brake};
+  }
+  std::optional<core::Megahertz> cap = caps_[i].sm_clock;
+  if (failsafe_active_)
+    cap = cap ? std::min(*cap, gpus_[i].failsafe_clock) : gpus_[i].failsafe_clock;
+  if (!cap) return originals_[i].lock;
+  const core::Megahertz top = spec.SnapClock(*cap);
+  return gpu::ClockLock{spec.sm_clock_min, top};
+}
+
+core::Watts Agent::TargetPowerLimit(size_t i) const {
+  return caps_[i].power_limit.value_or(originals_[i].power_limit);
+}
+
+core::Status Agent::EnsureStateFile() {
+  if (state_file_written_) return core::Ok();
+  HEADROOM_RETURN_IF_ERROR(
+      core::WriteFileAtomically(options_.state_file, OriginalsToJson(originals_)));
+  state_file_written_ = true;
+  spdlog::info("saved the original GPU settings to {}", options_.state_file);
+  return core::Ok();
+}
+
+core::Status Agent::ApplyGpu(size_t i) {
+  gpu::Device& device = *gpus_[i].device;
+  const model::GpuSpec& spec = gpus_[i].spec;
+  const std::optional<gpu::ClockLock> lock = TargetLock(i);
+  const core::Watts limit = TargetPowerLimit(i);
+  HEADROOM_CHECK(limit >= spec.power_limit_min && limit <= spec.power_limit_max)
+      << "GPU " << device.info().index << ": power limit " << limit.value() << " W out of range";
+  HEADROOM_RETURN_IF_ERROR(EnsureStateFile());
+  std::optional<core::Error> first;
+  auto keep = [&first](core::Status st) {
+    if (!st && !first) first = st.error();
+  };
+  auto limits = device.PowerLimits();
+  if (!limits || std::abs(limits->requested.value() - limit.value()) > kPowerTolerance) {
+    keep(device.SetPowerLimit(limit));
+  }
+  auto current = device.SmClockLock();
+  if (!current || !SameLock(*current, lock)) {
+    keep(lock ? device.LockSmClocks(lock->min, lock->max) : device.ResetSmClocks());
+  }
+  // Read back to confirm.
+  Readback& rb = readback_[i];
+  rb = Readback{};
+  if (auto after = device.PowerLimits()) rb.power_limit = after->requested;
+  if (auto after = device.SmClockLock()) rb.lock = *after;
+  if (!rb.power_limit || std::abs(rb.power_limit->value() - limit.value()) > kPowerTolerance) {
+    rb.mismatch = fmt::format(
+        "power limit reads {} W, expected {:.0f} W",
+        rb.power_limit ? fmt::format("{:.0f}", rb.power_limit->value()) : std::string("nothing"),
+        limit.value());
+  }
+  if (!SameLock(rb.lock, lock)) {
+    if (!rb.mismatch.empty()) rb.mismatch += "; ";
+    rb.mismatch +=
+        fmt::format("SM clock lock reads {}, expected {}", LockText(rb.lock), LockText(lock));
+  }
+  if (!rb.mismatch.empty()) spdlog::warn("GPU {}: {}", device.info().index, rb.mismatch);
+  listings_[i] = Listing(device, clock_->Now(), listings_[i]);
+  if (first) {
+    return core::Fail(first->WithContext(fmt::format("GPU {}", device.info().index)));
+  }
+  return core::Ok();
+}
+
+core::Status Agent::ApplyAll() {
+  std::optional<core::Error> first;
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    if (auto st = ApplyGpu(i); !st && !first) first = st.error();
+  }
+  if (first) return core::Fail(*first);
+  return core::Ok();
+}
+
+ordered_json Agent::GpuCapsJson(size_t i) const {
+  ordered_json j;
+  j["index"] = gpus_[i].device->info().index;
+  const std::optional<gpu::ClockLock> target = TargetLock(i);
+  j["sm_clock_mhz"] = caps_[i].sm_clock
+                          ? ordered_json(gpus_[i].spec.SnapClock(*caps_[i].sm_clock).value())
+                          : ordered_json(nullptr);
+  j["power_limit_w"] = OrNull(caps_[i].power_limit);
+  j["brake"] = caps_[i].brake;
+  j["effective_sm_clock_lock"] = LockJson(target);
+  j["read_back"] = {{"sm_clock_lock", LockJson(readback_[i].lock)},
+                    {"power_limit_w", OrNull(readback_[i].power_limit)}};
+  j["confirmed"] = readback_[i].mismatch.empty();
+  if (!readback_[i].mismatch.empty()) j["mismatch"] = readback_[i].mismatch;
+  return j;
+}
+
+core::Result<ordered_json> Agent::ApplyRequest(const CapsRequest& request) {
+  std::vector<size_t> targets;
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    const int index = gpus_[i].device->info().index;
+    if (!request.gpus ||
+        std::find(request.gpus->begin(), request.gpus->end(), index) != request.gpus->end()) {
+      targets.push_back(i);
+    }
+  }
+  for (size_t i : targets) {
+    if (request.sm_clock) caps_[i].sm_clock = *request.sm_clock;
+    if (request.power_limit) caps_[i].power_limit = *request.power_limit;
+    if (request.brake) caps_[i].brake = *request.brake;
+  }
+  const bool was_failsafe = failsafe_active_;
+  failsafe_active_ = false;
+  if (was_failsafe) spdlog::info("failsafe lifted by request {}", request.request_id);
+  core::Status st = was_failsafe ? ApplyAll() : core::Ok();
+  if (!was_failsafe) {
+    for (size_t i : targets) {
+      if (auto s = ApplyGpu(i); !s && st) st = s;
+    }
+  }
+  HEADROOM_RETURN_IF_ERROR(st);
+  ordered_json out;
+  out["result"] = "applied";
+  out["request_id"] = request.request_id;
+  out["gpus"] = ordered_json::array();
+  for (size_t i : targets) out["gpus"].push_back(GpuCapsJson(i));
+  return out;
+}
+
+void Agent::Remember(const CapsRequest& request, const ordered_json& response) {
+  remembered_[request.request_id] = Remembered{request.canonical_body, response};
+  remembered_order_.push_back(request.request_id);
+  while (remembered_order_.size() > kRememberedRequests) {
+    remembered_.erase(remembered_order_.front());
+    remembered_order_.pop_front();
+  }
+}
+
+void Agent::NoteCommand(const std::string& request_id, const std::string& result) {
+  last_command_ = LastCommand{request_id, UtcNow(), result};
+}
+
+core::Result<ordered_json> Agent::PutCaps(std::string_view body) {
+  core::MutexLock lock(&mu_);
+  auto request = ParseCapsRequest(body);
+  if (!request) {
+    ++commands_["rejected"];
+    return core::Fail(request.error());
+  }
+  if (auto it = remembered_.find(request->request_id); it != remembered_.end()) {
+    if (it->second.canonical_body != request->canonical_body) {
+      ++commands_["rejected"];
+      return core::Fail(core::Error::FailedPrecondition(fmt::format(
+          "request_id '{}' was already used with a different body", request->request_id)));
+    }
+    ++commands_["duplicate"];
+    return it->second.response;
+  }
+  if (auto st = ValidateCapsRequest(*request, ranges_); !st) {
+    ++commands_["rejected"];
+    NoteCommand(request->request_id, "rejected");
+    return core::Fail(st.error());
+  }
+  const core::TimePoint now = clock_->Now();
+  lease_deadline_ = now + request->lease;
+  lease_expired_ = false;
+  ordered_json response;
+  if (options_.actuation_delay > core::Duration::zero()) {
+    pending_.push_back(Pending{now + options_.actuation_delay, *request});
+    response = {{"result", "scheduled"},
+                {"request_id", request->request_id},
+                {"apply_in_s", core::ToSeconds(options_.actuation_delay)}};
+  } else {
+    auto applied = ApplyRequest(*request);
+    if (!applied) {
+      ++commands_["failed"];
+      NoteCommand(request->request_id, "failed");
+      return core::Fail(applied.error());
+    }
+    response = std::move(*applied);
+  }
+  ++commands_["applied"];
+  NoteCommand(request->request_id, response["result"].get<std::string>());
+  Remember(*request, response);
+  return response;
+}
+
+core::Status Agent::RestoreLocked(std::vector<std::string>* lines) {
+  caps_.assign(gpus_.size(), Caps{});
+  pending_.clear();
+  lease_deadline_.reset();
+  lease_expired_ = false;
+  failsafe_active_ = false;
+  HEADROOM_ASSIGN_OR_RETURN(*lines, RestoreOriginals(Devices(), originals_));
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    readback_[i] = Readback{};
+    listings_[i] = Listing(*gpus_[i].device, clock_->Now(), listings_[i]);
+  }
+  std::error_code ec;
+  std::filesystem::remove(options_.state_file, ec);
+  if (ec) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("removing {}: {}", options_.state_file, ec.message())));
+  }
+  state_file_written_ = false;
+  return core::Ok();
+}
+
+core::Result<ordered_json> Agent::DeleteCaps() {
+  core::MutexLock lock(&mu_);
+  std::vector<std::string> lines;
+  if (auto st = RestoreLocked(&lines); !st) {
+    NoteCommand("", "failed");
+    return core::Fail(st.error());
+  }
+  for (const std::string& line : lines) spdlog::info("caps lifted: restored {}", line);
+  NoteCommand("", "restored");
+  return ordered_json{{"result", "restored"}, {"gpus", lines}};
+}
+
+core::Result<std::vector<std::string>> Agent::Shutdown() {
+  core::MutexLock lock(&mu_);
+  std::vector<std::string> lines;
+  HEADROOM_RETURN_IF_ERROR(RestoreLocked(&lines));
+  return lines;
+}
+
+void Agent::RecordRejected() {
+  core::MutexLock lock(&mu_);
+  ++commands_["rejected"];
+}
+
+void Agent::SampleLocked() {
+  const core::TimePoint now = clock_->Now();
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    listings_[i] = Listing(*gpus_[i].device, now, listings_[i]);
+  }
+  next_sample_ = now + options_.sample_interval;
+}
+
+void Agent::Tick() {
+  core::MutexLock lock(&mu_);
+  const core::TimePoint now = clock_->Now();
+  while (!pending_.empty() && pending_.front().due <= now) {
+    const Pending p = std::move(pending_.front());
+    pending_.pop_front();
+    auto applied = ApplyRequest(p.request);
+    if (!applied) {
+      spdlog::error("applying delayed request {}: {}", p.request.request_id,
+                    applied.error().message());
+    }
+    // A repeat of this request_id now returns what was applied.
+    if (auto it = remembered_.find(p.request.request_id); it != remembered_.end()) {
+      it->second.response =
+          applied ? *applied
+                  : ordered_json{{"result", "failed"}, {"error", applied.error().message()}};
+    }
+    NoteCommand(p.request.request_id, applied ? "applied" : "failed");
+  }
+  if (lease_deadline_ && now >= *lease_deadline_ && !lease_expired_) {
+    lease_expired_ = true;
+    failsafe_active_ = true;
+    spdlog::warn("lease expired without renewal: capping every GPU at its failsafe SM clock");
+    if (auto st = ApplyAll(); !st) spdlog::error("applying the failsafe: {}", st.error().message());
+  }
+  if (!next_sample_ || now >= *next_sample_) SampleLocked();
+}
+
+nlohmann::ordered_json Agent::State() {
+  core::MutexLock lock(&mu_);
+  const core::TimePoint now = clock_->Now();
+  ordered_json out;
+  out["priority"] = options_.priority;
+  out["backend"] = options_.backend;
+  out["gpus"] = ordered_json::array();
+  bool brake = false;
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    const report::GpuListing& l = listings_[i];
+    ordered_json g;
+    g["index"] = gpus_[i].device->info().index;
+    g["uuid"] = gpus_[i].device->info().uuid;
+    g["power_w"] = OrNull(l.snapshot.power_instant);
+    g["sm_clock_mhz"] = OrNull(l.snapshot.sm_clock);
+    g["power_limit_w"] = l.snapshot.power_limits
+                             ? ordered_json(l.snapshot.power_limits->requested.value())
+                             : ordered_json(nullptr);
+    g["sm_clock_lock"] = LockJson(l.clock_lock);
+    g["caps"] = GpuCapsJson(i);
+    out["gpus"].push_back(std::move(g));
+    brake = brake || caps_[i].brake;
+  }
+  out["brake"] = brake;
+  ordered_json lease;
+  lease["expires_in_s"] = lease_deadline_ && !lease_expired_
+                              ? ordered_json(core::ToSeconds(*lease_deadline_ - now))
+                              : ordered_json(nullptr);
+  lease["expired"] = lease_expired_;
+  out["lease"] = lease;
+  out["failsafe_active"] = failsafe_active_;
+  out["pending"] = ordered_json::array();
+  for (const Pending& p : pending_) {
+    out["pending"].push_back(
+        {{"request_id", p.request.request_id}, {"apply_in_s", core::ToSeconds(p.due - now)}});
+  }
+  out["last_command"] = last_command_ ? ordered_json{{"request_id", last_command_->request_id},
+                                                     {"at", last_command_->at},
+                                                     {"result", last_command_->result}}
+                                      : ordered_json(nullptr);
+  return out;
+}
+
+std::string Agent::Metrics() {
+  core::MutexLock lock(&mu_);
+  std::string out = report::PrometheusText(listings_);
+  auto header = [&out](const char* name, const char* type, const char* help) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  header("headroom_agent_sm_clock_cap_hertz", "gauge",
+         "SM clock cap the agent holds (request, failsafe or brake); only capped GPUs.");
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    const bool capped = caps_[i].brake || caps_[i].sm_clock || failsafe_active_;
+    if (!capped) continue;
+    if (auto target = TargetLock(i)) {
+      out += fmt::format("headroom_agent_sm_clock_cap_hertz{{gpu=\"{}\"}} {}\n",
+                         gpus_[i].device->info().index, target->max.value() * 1e6);
+    }
+  }
+  header("headroom_agent_power_limit_target_watts", "gauge",
+         "Power limit the agent holds (the cap, else the original limit).");
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    out += fmt::format("headroom_agent_power_limit_target_watts{{gpu=\"{}\"}} {}\n",
+                       gpus_[i].device->info().index, TargetPowerLimit(i).value());
+  }
+  bool brake = false;
+  double server_w = 0;
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    brake = brake || caps_[i].brake;
+    if (listings_[i].snapshot.power_instant)
+      server_w += listings_[i].snapshot.power_instant->value();
+  }
+  header("headroom_agent_brake", "gauge", "1 while any GPU is held at its brake clock.");
+  out += fmt::format("headroom_agent_brake {}\n", brake ? 1 : 0);
+  header("headroom_agent_lease_expired", "gauge", "1 when the last lease ran out unrenewed.");
+  out += fmt::format("headroom_agent_lease_expired {}\n", lease_expired_ ? 1 : 0);
+  header("headroom_agent_failsafe_active", "gauge", "1 while the failsafe clock cap is applied.");
+  out += fmt::format("headroom_agent_failsafe_active {}\n", failsafe_active_ ? 1 : 0);
+  header("headroom_agent_server_power_watts", "gauge", "Sum of the GPUs' power draw.");
+  out += fmt::format("headroom_agent_server_power_watts {}\n", server_w);
+  header("headroom_agent_commands_total", "counter", "Caps requests by outcome.");
+  for (const auto& [result, count] : commands_) {
+    out += fmt::format("headroom_agent_commands_total{{result=\"{}\"}} {}\n", result, count);
+  }
+  header("headroom_agent_info", "gauge", "The agent's priority class and GPU backend.");
+  out += fmt::format("headroom_agent_info{{priority=\"{}\",backend=\"{}\"}} 1\n",
+                     report::EscapeLabelValue(options_.priority),
+                     report::EscapeLabelValue(options_.backend));
+  return out;
+}
+
+}  // namespace headroom::service

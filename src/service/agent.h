@@ -1,0 +1,151 @@
+// Agent: the node agent's core, independent of HTTP and of the real clock. It validates caps
+// requests, applies them to the GPUs through gpu::Device (after saving the original settings to
+// the state file), confirms them by reading back, keeps requests idempotent by request_id, runs
+// the lease (an expired lease applies the failsafe clock cap) and the actuation delay, and puts
+// the original settings back on DeleteCaps, on Shutdown and, after a crash, on the next start.
+// Thread-safe: HTTP handler threads and the ticker thread call it concurrently (one mutex; device
+// I/O happens under it, which serializes control changes).
+//
+// Invariants: a request that fails parsing or validation changes nothing; the state file exists
+// on disk whenever a GPU differs from its saved original because of this agent; every value
+// written to a device lies within the GPU's catalog range (checked before any change).
+#ifndef HEADROOM_SERVICE_AGENT_H_
+#define HEADROOM_SERVICE_AGENT_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/thread_annotations.h"
+#include "core/time.h"
+#include "gpu/device.h"
+#include "model/gpu_spec.h"
+#include "report/device_report.h"
+#include "service/caps_request.h"
+#include "service/state_file.h"
+
+namespace headroom::service {
+
+struct AgentGpu {
+  gpu::Device* device = nullptr;  // not owned; must outlive the Agent
+  model::GpuSpec spec;            // ranges and brake clock
+  core::Megahertz failsafe_clock{0};
+};
+
+struct AgentOptions {
+  std::string state_file = "/var/lib/headroom/agent-state.json";
+  std::string priority = "lp";  // "hp" or "lp"; reported only
+  std::string backend = "sim";  // reported only
+  core::Duration actuation_delay{0};
+  core::Duration sample_interval{std::chrono::seconds(1)};
+};
+
+// Number of request_ids remembered for idempotency: at one request a second this covers the
+// last ~17 minutes of retries, far more than any client retry window.
+inline constexpr size_t kRememberedRequests = 1024;
+
+class Agent {
+ public:
+  // If the state file exists (the previous agent did not exit cleanly), first restores the
+  // settings it holds and removes it, logging what it restored; fails if that is impossible
+  // (then the GPUs need a person). Then reads the original settings it will restore later.
+  // REQUIRES: every gpus[i].device and clock outlive the Agent.
+  [[nodiscard]] static core::Result<std::unique_ptr<Agent>> Create(std::vector<AgentGpu> gpus,
+                                                                   AgentOptions options,
+                                                                   core::Clock* clock);
+
+  // PUT /v1/caps. Errors: kInvalidArgument (body), kNotFound / kOutOfRange (GPU, range),
+  // kFailedPrecondition (request_id reused with another body); anything else is a device or
+  // state-file failure. Success: {"result": "applied"|"scheduled", ...}.
+  [[nodiscard]] core::Result<nlohmann::ordered_json> PutCaps(std::string_view body) EXCLUDES(mu_);
+  // DELETE /v1/caps: drops pending changes, the lease and the failsafe, and restores the
+  // original settings of every GPU.
+  [[nodiscard]] core::Result<nlohmann::ordered_json> DeleteCaps() EXCLUDES(mu_);
+  // Counts a request refused before reaching the agent (bad token) as rejected.
+  void RecordRejected() EXCLUDES(mu_);
+
+  // Applies due delayed changes, expires the lease (-> failsafe) and refreshes telemetry every
+  // sample interval. Call often (the lease is as precise as the calls).
+  void Tick() EXCLUDES(mu_);
+
+  nlohmann::ordered_json State() EXCLUDES(mu_);
+  std::string Metrics() EXCLUDES(mu_);
+
+  // Restores every GPU and, if that succeeded, deletes the state file. Returns one line per GPU.
+  [[nodiscard]] core::Result<std::vector<std::string>> Shutdown() EXCLUDES(mu_);
+
+ private:
+  struct Caps {
+    std::optional<core::Megahertz> sm_clock;
+    std::optional<core::Watts> power_limit;
+    bool brake = false;
+  };
+  struct Readback {
+    std::optional<gpu::ClockLock> lock;
+    std::optional<core::Watts> power_limit;
+    std::string mismatch;  // empty when the device shows what was asked
+  };
+  struct Pending {
+    core::TimePoint due;
+    CapsRequest request;
+  };
+  struct Remembered {
+    std::string canonical_body;
+    nlohmann::ordered_json response;
+  };
+  struct LastCommand {
+    std::string request_id;
+    std::string at;  // UTC, ISO 8601
+    std::string result;
+  };
+
+  Agent(std::vector<AgentGpu> gpus, AgentOptions options, core::Clock* clock,
+        std::vector<OriginalSettings> originals);
+
+  // The lock range to hold on GPU i (nullopt: the original), and its power limit target.
+  std::optional<gpu::ClockLock> TargetLock(size_t i) const REQUIRES(mu_);
+  core::Watts TargetPowerLimit(size_t i) const REQUIRES(mu_);
+  core::Status EnsureStateFile() REQUIRES(mu_);
+  core::Status ApplyGpu(size_t i) REQUIRES(mu_);
+  core::Status ApplyAll() REQUIRES(mu_);
+  core::Result<nlohmann::ordered_json> ApplyRequest(const CapsRequest& request) REQUIRES(mu_);
+  core::Status RestoreLocked(std::vector<std::string>* lines) REQUIRES(mu_);
+  void SampleLocked() REQUIRES(mu_);
+  void Remember(const CapsRequest& request, const nlohmann::ordered_json& response) REQUIRES(mu_);
+  void NoteCommand(const std::string& request_id, const std::string& result) REQUIRES(mu_);
+  nlohmann::ordered_json GpuCapsJson(size_t i) const REQUIRES(mu_);
+  std::vector<gpu::Device*> Devices() const;
+
+  const std::vector<AgentGpu> gpus_;
+  const std::vector<GpuRange> ranges_;
+  const AgentOptions options_;
+  core::Clock* const clock_;
+  const std::vector<OriginalSettings> originals_;
+
+  core::Mutex mu_;
+  std::vector<Caps> caps_ GUARDED_BY(mu_);
+  std::vector<Readback> readback_ GUARDED_BY(mu_);
+  std::vector<report::GpuListing> listings_ GUARDED_BY(mu_);
+  std::optional<core::TimePoint> next_sample_ GUARDED_BY(mu_);
+  bool state_file_written_ GUARDED_BY(mu_) = false;
+  std::optional<core::TimePoint> lease_deadline_ GUARDED_BY(mu_);
+  bool lease_expired_ GUARDED_BY(mu_) = false;
+  bool failsafe_active_ GUARDED_BY(mu_) = false;
+  std::deque<Pending> pending_ GUARDED_BY(mu_);
+  std::map<std::string, Remembered> remembered_ GUARDED_BY(mu_);
+  std::deque<std::string> remembered_order_ GUARDED_BY(mu_);
+  std::optional<LastCommand> last_command_ GUARDED_BY(mu_);
+  std::map<std::string, std::uint64_t> commands_ GUARDED_BY(mu_);
+};
+
+}  // namespace headroom::service
+
+#endif  // HEADROOM_SERVICE_AGENT_H_

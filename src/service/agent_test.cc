@@ -1,0 +1,256 @@
+#include "service/agent.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "catalog/hardware_catalog.h"
+#include "core/files.h"
+#include "gpu/sim/sim_device.h"
+#include "policy/policy_params.h"
+
+namespace headroom::service {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const model::GpuSpec& A100() {
+  static const auto catalog = catalog::HardwareCatalog::Embedded();
+  return **catalog->Gpu("a100-80gb-sxm");
+}
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("headroom-agent-{}-{}", info->name(), ::getpid());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    options_.state_file = (dir_ / "agent-state.json").string();
+    devices_ = gpu::sim::CreateSimDevices(A100(), 4, &clock_, {});
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<AgentGpu> Gpus() {
+    std::vector<AgentGpu> gpus;
+    for (const auto& d : devices_) {
+      gpus.push_back(AgentGpu{.device = d.get(),
+                              .spec = A100(),
+                              .failsafe_clock = policy::DefaultParamsFor(A100()).lp_t2_clock});
+    }
+    return gpus;
+  }
+  std::unique_ptr<Agent> MakeAgent() {
+    auto agent = Agent::Create(Gpus(), options_, &clock_);
+    EXPECT_TRUE(agent) << agent.error().message();
+    return agent ? std::move(*agent) : nullptr;
+  }
+  std::optional<gpu::ClockLock> Lock(int i) { return *devices_[i]->SmClockLock(); }
+  core::Watts Limit(int i) { return devices_[i]->PowerLimits()->requested; }
+  bool StateFileExists() { return std::filesystem::exists(options_.state_file); }
+
+  std::filesystem::path dir_;
+  core::FakeClock clock_;
+  AgentOptions options_;
+  std::vector<std::unique_ptr<gpu::Device>> devices_;
+};
+
+constexpr const char* kCap1275 =
+    R"({"gpus": [0, 1], "sm_clock_mhz": 1275, "power_limit_w": 300, "lease_s": 30,
+        "request_id": "r1"})";
+
+TEST_F(AgentTest, AppliesCapsAndReadsThemBack) {
+  auto agent = MakeAgent();
+  auto r = agent->PutCaps(kCap1275);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ((*r)["result"], "applied");
+  EXPECT_EQ((*r)["gpus"].size(), 2u);
+  EXPECT_EQ((*r)["gpus"][0]["confirmed"], true);
+  EXPECT_EQ(Lock(0)->max, core::Megahertz(1275));
+  EXPECT_EQ(Limit(1), core::Watts(300));
+  EXPECT_FALSE(Lock(2).has_value());
+  EXPECT_EQ(Limit(2), core::Watts(400));
+  const auto state = agent->State();
+  EXPECT_EQ(state["gpus"][0]["caps"]["sm_clock_mhz"], 1275.0);
+  EXPECT_EQ(state["gpus"][0]["sm_clock_lock"]["max_mhz"], 1275.0);
+  EXPECT_EQ(state["gpus"][2]["caps"]["sm_clock_mhz"], nullptr);
+  EXPECT_EQ(state["lease"]["expires_in_s"], 30.0);
+  EXPECT_EQ(state["last_command"]["request_id"], "r1");
+  const std::string metrics = agent->Metrics();
+  EXPECT_NE(metrics.find("headroom_agent_sm_clock_cap_hertz{gpu=\"0\"} 1275000000"),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("headroom_agent_sm_clock_cap_hertz{gpu=\"2\"}"), std::string::npos);
+  EXPECT_NE(metrics.find("headroom_agent_power_limit_target_watts{gpu=\"1\"} 300"),
+            std::string::npos);
+  EXPECT_NE(metrics.find("headroom_agent_commands_total{result=\"applied\"} 1"), std::string::npos);
+  EXPECT_NE(metrics.find("headroom_gpu_power_watts{gpu=\"0\""), std::string::npos);
+  EXPECT_NE(metrics.find("headroom_agent_info{priority=\"lp\",backend=\"sim\"} 1"),
+            std::string::npos);
+}
+
+TEST_F(AgentTest, NullLiftsAndAbsentKeepsACap) {
+  auto agent = MakeAgent();
+  ASSERT_TRUE(agent->PutCaps(kCap1275));
+  ASSERT_TRUE(agent->PutCaps(R"({"sm_clock_mhz": null, "lease_s": 30, "request_id": "r2"})"));
+  EXPECT_FALSE(Lock(0).has_value());
+  EXPECT_EQ(Limit(0), core::Watts(300));  // untouched
+}
+
+TEST_F(AgentTest, RejectedRequestsChangeNothing) {
+  auto agent = MakeAgent();
+  for (const char* body :
+       {R"({"sm_clock_mhz": 5000, "lease_s": 30, "request_id": "bad1"})",
+        R"({"gpus": [0, 9], "sm_clock_mhz": 1275, "lease_s": 30, "request_id": "bad2"})",
+        R"({"gpus": [0], "power_limit_w": 900, "lease_s": 30, "request_id": "bad3"})",
+        "{not json"}) {
+    EXPECT_FALSE(agent->PutCaps(body)) << body;
+  }
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_FALSE(Lock(i).has_value());
+    EXPECT_EQ(Limit(i), core::Watts(400));
+  }
+  EXPECT_FALSE(StateFileExists());
+  EXPECT_EQ(agent->State()["lease"]["expires_in_s"], nullptr);
+  EXPECT_NE(agent->Metrics().find("headroom_agent_commands_total{result=\"rejected\"} 4"),
+            std::string::npos);
+}
+
+TEST_F(AgentTest, RepeatedRequestIdIsIdempotent) {
+  auto agent = MakeAgent();
+  auto first = agent->PutCaps(kCap1275);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(devices_[0]->ResetSmClocks());  // someone else changes the GPU meanwhile
+  auto again = agent->PutCaps(kCap1275);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *first);
+  EXPECT_FALSE(Lock(0).has_value());  // a duplicate is not re-applied
+  auto conflict = agent->PutCaps(R"({"sm_clock_mhz": 1110, "lease_s": 30, "request_id": "r1"})");
+  ASSERT_FALSE(conflict);
+  EXPECT_EQ(conflict.error().code(), core::Code::kFailedPrecondition);
+  const std::string metrics = agent->Metrics();
+  EXPECT_NE(metrics.find("headroom_agent_commands_total{result=\"duplicate\"} 1"),
+            std::string::npos);
+  EXPECT_NE(metrics.find("headroom_agent_commands_total{result=\"rejected\"} 1"),
+            std::string::npos);
+}
+
+TEST_F(AgentTest, ExpiredLeaseAppliesTheFailsafeUntilTheNextRequest) {
+  auto agent = MakeAgent();
+  ASSERT_TRUE(agent->PutCaps(R"({"gpus": [0], "sm_clock_mhz": 1410, "power_limit_w": 350,
+                                 "lease_s": 2, "request_id": "a"})"));
+  clock_.Advance(milliseconds(1900));
+  agent->Tick();
+  EXPECT_EQ(agent->State()["failsafe_active"], false);
+  clock_.Advance(milliseconds(200));
+  agent->Tick();
+  const auto state = agent->State();
+  EXPECT_EQ(state["failsafe_active"], true);
+  EXPECT_EQ(state["lease"]["expired"], true);
+  const core::Megahertz failsafe = policy::DefaultParamsFor(A100()).lp_t2_clock;
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(Lock(i).has_value()) << i;
+    EXPECT_EQ(Lock(i)->max, failsafe) << i;  // capped, not uncapped
+  }
+  EXPECT_EQ(Limit(0), core::Watts(350));  // the power cap stays
+  EXPECT_NE(agent->Metrics().find("headroom_agent_failsafe_active 1"), std::string::npos);
+
+  ASSERT_TRUE(agent->PutCaps(R"({"gpus": [1], "sm_clock_mhz": 1275, "lease_s": 2,
+                                 "request_id": "b"})"));
+  EXPECT_EQ(agent->State()["failsafe_active"], false);
+  EXPECT_EQ(Lock(0)->max, core::Megahertz(1410));
+  EXPECT_EQ(Lock(1)->max, core::Megahertz(1275));
+  EXPECT_FALSE(Lock(2).has_value());
+}
+
+TEST_F(AgentTest, BrakeLocksAtTheBrakeClock) {
+  auto agent = MakeAgent();
+  ASSERT_TRUE(
+      agent->PutCaps(R"({"sm_clock_mhz": 1275, "brake": true, "lease_s": 30, "request_id": "a"})"));
+  const core::Megahertz brake = A100().SnapClock(A100().brake_clock);
+  EXPECT_EQ(Lock(3)->max, brake);
+  EXPECT_EQ(Lock(3)->min, brake);
+  EXPECT_NE(agent->Metrics().find("headroom_agent_brake 1"), std::string::npos);
+  ASSERT_TRUE(agent->PutCaps(R"({"brake": false, "lease_s": 30, "request_id": "b"})"));
+  EXPECT_EQ(Lock(3)->max, core::Megahertz(1275));
+}
+
+TEST_F(AgentTest, DeleteRestoresTheOriginalSettings) {
+  ASSERT_TRUE(devices_[2]->LockSmClocks(core::Megahertz(210), core::Megahertz(1380)));
+  ASSERT_TRUE(devices_[3]->SetPowerLimit(core::Watts(380)));
+  auto agent = MakeAgent();
+  ASSERT_TRUE(agent->PutCaps(
+      R"({"sm_clock_mhz": 1110, "power_limit_w": 200, "lease_s": 30, "request_id": "a"})"));
+  EXPECT_TRUE(StateFileExists());
+  auto r = agent->DeleteCaps();
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_FALSE(Lock(0).has_value());
+  EXPECT_EQ(Lock(2)->max, core::Megahertz(1380));
+  EXPECT_EQ(Limit(3), core::Watts(380));
+  EXPECT_EQ(Limit(0), core::Watts(400));
+  EXPECT_FALSE(StateFileExists());
+  EXPECT_EQ(agent->State()["lease"]["expires_in_s"], nullptr);
+  clock_.Advance(seconds(60));  // no lease: no failsafe
+  agent->Tick();
+  EXPECT_FALSE(Lock(0).has_value());
+}
+
+TEST_F(AgentTest, StateFileHoldsTheOriginalsBeforeTheFirstChange) {
+  ASSERT_TRUE(devices_[1]->SetPowerLimit(core::Watts(350)));
+  auto agent = MakeAgent();
+  EXPECT_FALSE(StateFileExists());  // nothing changed yet
+  ASSERT_TRUE(agent->PutCaps(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "a"})"));
+  auto saved = OriginalsFromJson(*core::ReadFile(options_.state_file));
+  ASSERT_TRUE(saved);
+  ASSERT_EQ(saved->size(), 4u);
+  EXPECT_EQ((*saved)[1].power_limit, core::Watts(350));
+  EXPECT_EQ((*saved)[0].power_limit, core::Watts(400));
+  EXPECT_EQ(Limit(1), core::Watts(250));
+  // The agent dies here without restoring; the state file is what is left.
+  agent.reset();
+  EXPECT_EQ(Limit(1), core::Watts(250));
+  EXPECT_TRUE(StateFileExists());
+  // The next agent restores the originals first, and takes them as its own originals.
+  auto next = MakeAgent();
+  EXPECT_EQ(Limit(1), core::Watts(350));
+  EXPECT_EQ(Limit(0), core::Watts(400));
+  EXPECT_FALSE(StateFileExists());
+  ASSERT_TRUE(next->PutCaps(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "a"})"));
+  auto lines = next->Shutdown();
+  ASSERT_TRUE(lines);
+  EXPECT_EQ(lines->size(), 4u);
+  EXPECT_EQ(Limit(1), core::Watts(350));
+  EXPECT_FALSE(StateFileExists());
+}
+
+TEST_F(AgentTest, BadStateFileStopsTheStart) {
+  ASSERT_TRUE(core::WriteFileAtomically(options_.state_file, "garbage"));
+  auto agent = Agent::Create(Gpus(), options_, &clock_);
+  EXPECT_FALSE(agent);
+  EXPECT_TRUE(StateFileExists());  // kept for a person to look at
+}
+
+TEST_F(AgentTest, ActuationDelayQueuesTheChange) {
+  options_.actuation_delay = seconds(2);
+  auto agent = MakeAgent();
+  auto r = agent->PutCaps(kCap1275);
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)["result"], "scheduled");
+  EXPECT_FALSE(Lock(0).has_value());
+  auto state = agent->State();
+  ASSERT_EQ(state["pending"].size(), 1u);
+  EXPECT_EQ(state["pending"][0]["request_id"], "r1");
+  clock_.Advance(milliseconds(1999));
+  agent->Tick();
+  EXPECT_FALSE(Lock(0).has_value());
+  clock_.Advance(milliseconds(1));
+  agent->Tick();
+  EXPECT_EQ(Lock(0)->max, core::Megahertz(1275));
+  EXPECT_TRUE(agent->State()["pending"].empty());
+  EXPECT_EQ((*agent->PutCaps(kCap1275))["result"], "applied");  // the repeat sees the outcome
+}
+
+}  // namespace
+}  // namespace headroom::service

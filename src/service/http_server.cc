@@ -1,0 +1,132 @@
+#include "service/http_server.h"
+
+#include <exception>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "core/parse.h"
+#include "service/auth.h"
+
+namespace headroom::service {
+namespace {
+
+constexpr const char* kJson = "application/json";
+
+void SendError(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", kJson);
+}
+
+void SendJson(httplib::Response& res, const nlohmann::ordered_json& body) {
+  res.status = 200;
+  res.set_content(body.dump(2) + "\n", kJson);
+}
+
+void SendResult(httplib::Response& res, const core::Result<nlohmann::ordered_json>& result) {
+  if (result) {
+    SendJson(res, *result);
+  } else {
+    SendError(res, HttpStatusFor(result.error().code()), result.error().message());
+  }
+}
+
+}  // namespace
+
+int HttpStatusFor(core::Code code) {
+  switch (code) {
+    case core::Code::kInvalidArgument:
+      return 400;
+    case core::Code::kNotFound:
+    case core::Code::kOutOfRange:
+      return 422;
+    case core::Code::kFailedPrecondition:
+      return 409;
+    case core::Code::kUnavailable:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+core::Result<ListenAddress> ParseListenAddress(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  auto bad = [&text] {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--listen '{}': expected HOST:PORT, e.g. 127.0.0.1:9400", text)));
+  };
+  if (colon == std::string::npos || colon == 0) return bad();
+  auto port = core::ParseInteger(text.substr(colon + 1));
+  if (!port || *port < 0 || *port > 65535) return bad();
+  return ListenAddress{text.substr(0, colon), static_cast<int>(*port)};
+}
+
+AgentHttpServer::AgentHttpServer(Agent* agent, std::string token)
+    : agent_(agent), token_(std::move(token)), server_(std::make_unique<httplib::Server>()) {
+  Route();
+}
+
+AgentHttpServer::~AgentHttpServer() = default;
+
+void AgentHttpServer::Route() {
+  server_->set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+          if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = fmt::format("internal error: {}", e.what());
+        } catch (...) {
+        }
+        SendError(res, 500, what);
+      });
+  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{\"status\":\"ok\"}\n", kJson);
+  });
+  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(agent_->Metrics(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  server_->Get("/v1/state", [this](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, agent_->State());
+  });
+  auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
+    if (BearerAuthorized(req.get_header_value("Authorization"), token_)) return true;
+    agent_->RecordRejected();
+    res.set_header("WWW-Authenticate", "Bearer");
+    SendError(res, 401, "missing or wrong bearer token");
+    return false;
+  };
+  server_->Put("/v1/caps", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    SendResult(res, agent_->PutCaps(req.body));
+  });
+  server_->Delete("/v1/caps",
+                  [this, authorized](const httplib::Request& req, httplib::Response& res) {
+                    if (!authorized(req, res)) return;
+                    SendResult(res, agent_->DeleteCaps());
+                  });
+}
+
+core::Result<int> AgentHttpServer::Bind(const ListenAddress& address) {
+  int port = address.port;
+  if (port == 0) {
+    port = server_->bind_to_any_port(address.host);
+  } else if (!server_->bind_to_port(address.host, port)) {
+    port = -1;
+  }
+  if (port < 0) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("cannot listen on {}:{}", address.host, address.port)));
+  }
+  return port;
+}
+
+void AgentHttpServer::Serve() { server_->listen_after_bind(); }
+
+bool AgentHttpServer::running() const { return server_->is_running(); }
+
+void AgentHttpServer::Stop() { server_->stop(); }
+
+}  // namespace headroom::service

@@ -1,0 +1,56 @@
+// AgentHttpServer: the node agent's HTTP API (cpp-httplib), a thin adapter over Agent:
+// GET /healthz, GET /metrics, GET /v1/state, PUT /v1/caps, DELETE /v1/caps. The mutating
+// endpoints require "Authorization: Bearer <token>". Errors are JSON {"error": "..."} with the
+// status HttpStatusFor() gives. Bind() and Stop() may be called from any thread; Serve() blocks
+// on the calling thread until Stop().
+#ifndef HEADROOM_SERVICE_HTTP_SERVER_H_
+#define HEADROOM_SERVICE_HTTP_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "core/result.h"
+#include "service/agent.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace headroom::service {
+
+// 400 bad request body, 422 GPU or value out of range, 409 request_id reuse, 500 otherwise.
+int HttpStatusFor(core::Code code);
+
+// "127.0.0.1:9400" -> {"127.0.0.1", 9400}; port 0 asks for a free port. kInvalidArgument.
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+};
+[[nodiscard]] core::Result<ListenAddress> ParseListenAddress(const std::string& text);
+
+class AgentHttpServer {
+ public:
+  // REQUIRES: agent outlives the server.
+  AgentHttpServer(Agent* agent, std::string token);
+  ~AgentHttpServer();
+
+  // Binds the socket; returns the bound port (the chosen one when address.port is 0).
+  [[nodiscard]] core::Result<int> Bind(const ListenAddress& address);
+  // Serves until Stop(). REQUIRES: Bind() succeeded.
+  void Serve();
+  // True once Serve() accepts connections (Stop() before that would be lost).
+  bool running() const;
+  void Stop();
+
+ private:
+  void Route();
+
+  Agent* const agent_;
+  const std::string token_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+}  // namespace headroom::service
+
+#endif  // HEADROOM_SERVICE_HTTP_SERVER_H_

@@ -1,0 +1,28 @@
+#include "service/http_server.h"
+
+#include <gtest/gtest.h>
+
+namespace headroom::service {
+namespace {
+
+TEST(HttpServerTest, StatusForEachErrorCode) {
+  EXPECT_EQ(HttpStatusFor(core::Code::kInvalidArgument), 400);
+  EXPECT_EQ(HttpStatusFor(core::Code::kOutOfRange), 422);
+  EXPECT_EQ(HttpStatusFor(core::Code::kNotFound), 422);
+  EXPECT_EQ(HttpStatusFor(core::Code::kFailedPrecondition), 409);
+  EXPECT_EQ(HttpStatusFor(core::Code::kPermissionDenied), 500);
+}
+
+TEST(HttpServerTest, ListenAddress) {
+  auto a = ParseListenAddress("127.0.0.1:9400");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 9400);
+  EXPECT_EQ(ParseListenAddress("0.0.0.0:0")->port, 0);
+  for (const char* bad : {"9400", ":9400", "127.0.0.1:", "127.0.0.1:70000", "h:x"}) {
+    EXPECT_FALSE(ParseListenAddress(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace headroom::service

@@ -1,0 +1,113 @@
+#include "service/state_file.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace headroom::service {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kStateFileVersion = 1;
+
+std::string DescribeLock(const std::optional<gpu::ClockLock>& lock) {
+  return lock ? fmt::format("SM clocks locked {:.0f}-{:.0f} MHz", lock->min.value(),
+                            lock->max.value())
+              : std::string("SM clocks unlocked");
+}
+
+bool SameLock(const std::optional<gpu::ClockLock>& a, const std::optional<gpu::ClockLock>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || (a->min == b->min && a->max == b->max);
+}
+
+}  // namespace
+
+core::Result<std::vector<OriginalSettings>> ReadOriginals(
+    const std::vector<gpu::Device*>& devices) {
+  std::vector<OriginalSettings> out;
+  for (gpu::Device* d : devices) {
+    auto limits = d->PowerLimits();
+    if (!limits) {
+      return core::Fail(limits.error().WithContext(fmt::format(
+          "GPU {}: cannot save its power limit, so nothing will be changed", d->info().index)));
+    }
+    auto lock = d->SmClockLock();
+    out.push_back(OriginalSettings{.index = d->info().index,
+                                   .uuid = d->info().uuid,
+                                   .power_limit = limits->requested,
+                                   .lock = lock ? *lock : std::nullopt});
+  }
+  return out;
+}
+
+std::string OriginalsToJson(const std::vector<OriginalSettings>& originals) {
+  json gpus = json::array();
+  for (const OriginalSettings& o : originals) {
+    json g = {{"index", o.index}, {"uuid", o.uuid}, {"power_limit_w", o.power_limit.value()}};
+    g["sm_clock_lock"] =
+        o.lock ? json{{"min_mhz", o.lock->min.value()}, {"max_mhz", o.lock->max.value()}}
+               : json(nullptr);
+    gpus.push_back(std::move(g));
+  }
+  return json{{"version", kStateFileVersion}, {"gpus", std::move(gpus)}}.dump(2) + "\n";
+}
+
+core::Result<std::vector<OriginalSettings>> OriginalsFromJson(const std::string& text) {
+  try {
+    const json j = json::parse(text);
+    if (j.at("version").get<int>() != kStateFileVersion) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("unsupported state file version {}", j.at("version").dump())));
+    }
+    std::vector<OriginalSettings> out;
+    for (const json& g : j.at("gpus")) {
+      OriginalSettings o;
+      o.index = g.at("index").get<int>();
+      o.uuid = g.at("uuid").get<std::string>();
+      o.power_limit = core::Watts(g.at("power_limit_w").get<double>());
+      const json& lock = g.at("sm_clock_lock");
+      if (!lock.is_null()) {
+        o.lock = gpu::ClockLock{core::Megahertz(lock.at("min_mhz").get<double>()),
+                                core::Megahertz(lock.at("max_mhz").get<double>())};
+      }
+      out.push_back(std::move(o));
+    }
+    return out;
+  } catch (const json::exception& e) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format("bad state file: {}", e.what())));
+  }
+}
+
+core::Result<std::vector<std::string>> RestoreOriginals(
+    const std::vector<gpu::Device*>& devices, const std::vector<OriginalSettings>& originals) {
+  std::optional<core::Error> first;
+  auto keep = [&first](core::Status st) {
+    if (!st && !first) first = st.error();
+  };
+  std::vector<std::string> lines;
+  for (const OriginalSettings& o : originals) {
+    auto it = std::find_if(devices.begin(), devices.end(),
+                           [&](gpu::Device* d) { return d->info().index == o.index; });
+    if (it == devices.end() || (*it)->info().uuid != o.uuid) {
+      keep(core::Fail(core::Error::FailedPrecondition(
+          fmt::format("GPU {} ({}) is not on this node; not restored", o.index, o.uuid))));
+      continue;
+    }
+    gpu::Device& d = **it;
+    auto limits = d.PowerLimits();
+    if (!limits || limits->requested != o.power_limit) keep(d.SetPowerLimit(o.power_limit));
+    auto lock = d.SmClockLock();
+    if (!lock || !SameLock(*lock, o.lock)) {
+      keep(o.lock ? d.LockSmClocks(o.lock->min, o.lock->max) : d.ResetSmClocks());
+    }
+    lines.push_back(fmt::format("GPU {}: power limit {:.0f} W, {}", o.index, o.power_limit.value(),
+                                DescribeLock(o.lock)));
+  }
+  if (first) return core::Fail(*first);
+  return lines;
+}
+
+}  // namespace headroom::service

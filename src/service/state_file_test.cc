@@ -1,0 +1,66 @@
+#include "service/state_file.h"
+
+#include <gtest/gtest.h>
+
+#include "catalog/hardware_catalog.h"
+#include "core/time.h"
+#include "gpu/sim/sim_device.h"
+
+namespace headroom::service {
+namespace {
+
+const model::GpuSpec& A100() {
+  static const auto catalog = catalog::HardwareCatalog::Embedded();
+  return **catalog->Gpu("a100-80gb-sxm");
+}
+
+std::vector<gpu::Device*> Raw(const std::vector<std::unique_ptr<gpu::Device>>& devices) {
+  std::vector<gpu::Device*> out;
+  for (const auto& d : devices) out.push_back(d.get());
+  return out;
+}
+
+TEST(StateFileTest, RoundTripsThroughJson) {
+  const std::vector<OriginalSettings> originals = {
+      {.index = 0, .uuid = "GPU-a", .power_limit = core::Watts(400), .lock = std::nullopt},
+      {.index = 1,
+       .uuid = "GPU-b",
+       .power_limit = core::Watts(300),
+       .lock = gpu::ClockLock{core::Megahertz(210), core::Megahertz(1275)}}};
+  auto back = OriginalsFromJson(OriginalsToJson(originals));
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*back)[i].index, originals[i].index);
+    EXPECT_EQ((*back)[i].uuid, originals[i].uuid);
+    EXPECT_EQ((*back)[i].power_limit, originals[i].power_limit);
+    EXPECT_EQ((*back)[i].lock.has_value(), originals[i].lock.has_value());
+  }
+  EXPECT_EQ((*back)[1].lock->min, core::Megahertz(210));
+  EXPECT_EQ((*back)[1].lock->max, core::Megahertz(1275));
+  EXPECT_FALSE(OriginalsFromJson("{}"));
+  EXPECT_FALSE(OriginalsFromJson("not json"));
+}
+
+TEST(StateFileTest, RestoresWhatDiffersAndRefusesOtherGpus) {
+  core::FakeClock clock;
+  auto devices = gpu::sim::CreateSimDevices(A100(), 2, &clock, {});
+  auto originals = ReadOriginals(Raw(devices));
+  ASSERT_TRUE(originals);
+  ASSERT_TRUE(devices[1]->SetPowerLimit(core::Watts(250)));
+  ASSERT_TRUE(devices[1]->LockSmClocks(core::Megahertz(210), core::Megahertz(1110)));
+  auto lines = RestoreOriginals(Raw(devices), *originals);
+  ASSERT_TRUE(lines) << lines.error().message();
+  EXPECT_EQ(lines->size(), 2u);
+  EXPECT_EQ(devices[1]->PowerLimits()->requested, core::Watts(400));
+  EXPECT_FALSE(devices[1]->SmClockLock()->has_value());
+
+  auto foreign = *originals;
+  foreign[0].uuid = "GPU-elsewhere";
+  auto refused = RestoreOriginals(Raw(devices), foreign);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), core::Code::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace headroom::service

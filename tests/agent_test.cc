@@ -1,0 +1,346 @@
+// Runs `headroom agent` as a daemon on a free local port and drives its HTTP API as the row
+// controller would: health, auth, validation, caps, lease failsafe, signals and crash recovery.
+// Each case is bounded to about 10 s.
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+constexpr const char* kToken = "s3cret-token";
+
+// One `headroom agent` process: stdout through a pipe (the first line names the port), stderr
+// to a file.
+class AgentProcess {
+ public:
+  AgentProcess(const std::vector<std::string>& args, const std::string& stderr_path,
+               const std::vector<std::string>& env = {})
+      : stderr_path_(stderr_path) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      const int err = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(err, STDERR_FILENO);
+      close(fds[0]);
+      for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(HEADROOM_BINARY));
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(HEADROOM_BINARY, argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    out_fd_ = fds[0];
+  }
+  ~AgentProcess() {
+    if (pid_ > 0 && !exit_code_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_fd_ >= 0) close(out_fd_);
+  }
+
+  // The port from "listening on HOST:PORT", or nullopt after `timeout`.
+  std::optional<int> WaitForPort(milliseconds timeout = milliseconds(8000)) {
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{out_fd_, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char c = 0;
+      if (read(out_fd_, &c, 1) != 1) return std::nullopt;
+      if (c == '\n') break;
+      line += c;
+    }
+    const std::string prefix = "listening on 127.0.0.1:";
+    if (line.rfind(prefix, 0) != 0) return std::nullopt;
+    return std::stoi(line.substr(prefix.size()));
+  }
+
+  void Signal(int sig) { kill(pid_, sig); }
+
+  // The exit code (-signal when killed), or nullopt if still running after `timeout`.
+  std::optional<int> Wait(milliseconds timeout = milliseconds(5000)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        return exit_code_;
+      }
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    return std::nullopt;
+  }
+
+  std::string Stderr() const {
+    std::ifstream in(stderr_path_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  std::string stderr_path_;
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  std::optional<int> exit_code_;
+};
+
+class AgentDaemonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("headroom-agent-it-{}-{}", info->name(), getpid());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    token_file_ = (dir_ / "token").string();
+    state_file_ = (dir_ / "state.json").string();
+    std::ofstream(token_file_) << kToken << "\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<std::string> Args(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {
+        "agent",     "--backend",         "sim",          "--sim-count", "8",
+        "--listen",  "127.0.0.1:0",       "--token-file", token_file_,   "--state-file",
+        state_file_, "--sample-interval", "200ms"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  std::unique_ptr<AgentProcess> Start(const std::vector<std::string>& args,
+                                      const std::vector<std::string>& env = {}) {
+    auto agent = std::make_unique<AgentProcess>(
+        args, (dir_ / fmt::format("stderr-{}.log", starts_++)).string(), env);
+    auto port = agent->WaitForPort();
+    EXPECT_TRUE(port) << agent->Stderr();
+    if (port) {
+      client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+      client_->set_connection_timeout(2);
+      client_->set_read_timeout(5);
+    }
+    return agent;
+  }
+  httplib::Headers Auth(const std::string& token = kToken) {
+    return {{"Authorization", "Bearer " + token}};
+  }
+  httplib::Result Put(const std::string& body, const std::string& token = kToken) {
+    return client_->Put("/v1/caps", Auth(token), body, "application/json");
+  }
+  json State() {
+    auto res = client_->Get("/v1/state");
+    EXPECT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    return json::parse(res->body);
+  }
+  static bool Uncapped(const json& state) {
+    for (const auto& g : state["gpus"]) {
+      if (!g["caps"]["sm_clock_mhz"].is_null() || !g["sm_clock_lock"].is_null()) return false;
+    }
+    return true;
+  }
+
+  std::filesystem::path dir_;
+  std::string token_file_;
+  std::string state_file_;
+  std::unique_ptr<httplib::Client> client_;
+  int starts_ = 0;
+};
+
+TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  auto health = client_->Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(json::parse(health->body)["status"], "ok");
+
+  const std::string valid =
+      R"({"gpus": [0, 1], "sm_clock_mhz": 1275, "power_limit_w": 300, "lease_s": 30,
+          "request_id": "it-1"})";
+  auto wrong = Put(valid, "not-the-token");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  EXPECT_TRUE(json::parse(wrong->body).contains("error"));
+  auto none = client_->Put("/v1/caps", valid, "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_TRUE(Uncapped(State()));
+
+  auto malformed = Put("{\"lease_s\": ");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->status, 400);
+  EXPECT_TRUE(json::parse(malformed->body).contains("error"));
+  auto out_of_range = Put(R"({"sm_clock_mhz": 9999, "lease_s": 30, "request_id": "it-0"})");
+  ASSERT_TRUE(out_of_range);
+  EXPECT_EQ(out_of_range->status, 422);
+  EXPECT_TRUE(Uncapped(State()));
+  EXPECT_FALSE(std::filesystem::exists(state_file_));
+
+  auto ok = Put(valid);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  EXPECT_TRUE(std::filesystem::exists(state_file_));
+  json state = State();
+  EXPECT_EQ(state["gpus"][0]["caps"]["sm_clock_mhz"], 1275.0);
+  EXPECT_EQ(state["gpus"][1]["caps"]["power_limit_w"], 300.0);
+  EXPECT_EQ(state["gpus"][0]["sm_clock_lock"]["max_mhz"], 1275.0);
+  EXPECT_EQ(state["gpus"][1]["power_limit_w"], 300.0);
+  EXPECT_TRUE(state["gpus"][2]["caps"]["sm_clock_mhz"].is_null());
+  EXPECT_EQ(state["last_command"]["request_id"], "it-1");
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_agent_sm_clock_cap_hertz{gpu=\"0\"} 1275000000"),
+            std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("headroom_gpu_power_watts{"), std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_agent_commands_total{result=\"rejected\"} 4"),
+            std::string::npos);
+
+  auto repeat = Put(valid);
+  ASSERT_TRUE(repeat);
+  EXPECT_EQ(repeat->status, 200);
+  EXPECT_EQ(json::parse(repeat->body), json::parse(ok->body));
+  auto conflict = Put(R"({"sm_clock_mhz": 1110, "lease_s": 30, "request_id": "it-1"})");
+  ASSERT_TRUE(conflict);
+  EXPECT_EQ(conflict->status, 409);
+
+  auto unauth_delete = client_->Delete("/v1/caps");
+  ASSERT_TRUE(unauth_delete);
+  EXPECT_EQ(unauth_delete->status, 401);
+  EXPECT_FALSE(Uncapped(State()));
+  auto lifted = client_->Delete("/v1/caps", Auth());
+  ASSERT_TRUE(lifted);
+  EXPECT_EQ(lifted->status, 200) << lifted->body;
+  state = State();
+  EXPECT_TRUE(Uncapped(state)) << state.dump(2);
+  EXPECT_EQ(state["gpus"][1]["power_limit_w"], 400.0);
+  EXPECT_FALSE(std::filesystem::exists(state_file_));
+
+  ASSERT_EQ(
+      Put(R"({"gpus": [3], "sm_clock_mhz": 1110, "lease_s": 30, "request_id": "it-2"})")->status,
+      200);
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0) << agent->Stderr();
+  EXPECT_NE(agent->Stderr().find("restored original GPU 3"), std::string::npos) << agent->Stderr();
+  EXPECT_FALSE(std::filesystem::exists(state_file_));
+}
+
+TEST_F(AgentDaemonTest, ExpiredLeaseAppliesTheFailsafeCap) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  auto ok = Put(R"({"gpus": [0], "sm_clock_mhz": 1410, "lease_s": 1, "request_id": "l-1"})");
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(State()["failsafe_active"], false);
+  std::this_thread::sleep_for(milliseconds(2500));
+  const json state = State();
+  EXPECT_EQ(state["failsafe_active"], true);
+  EXPECT_EQ(state["lease"]["expired"], true);
+  for (const auto& g : state["gpus"]) {
+    EXPECT_EQ(g["sm_clock_lock"]["max_mhz"], 1110.0) << g.dump();  // A100 LP T2 clock
+  }
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_agent_failsafe_active 1"), std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_agent_lease_expired 1"), std::string::npos);
+  agent->Signal(SIGINT);
+  EXPECT_EQ(agent->Wait(), 0) << agent->Stderr();
+}
+
+TEST_F(AgentDaemonTest, CrashLeavesTheStateFileAndTheNextStartRestoresFromIt) {
+  {
+    auto agent = Start(Args());
+    ASSERT_TRUE(client_);
+    ASSERT_EQ(Put(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "c-1"})")->status, 200);
+    agent->Signal(SIGKILL);
+    EXPECT_EQ(agent->Wait(), -SIGKILL);
+  }
+  ASSERT_TRUE(std::filesystem::exists(state_file_));
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  const std::string log = agent->Stderr();
+  EXPECT_NE(log.find("did not exit cleanly"), std::string::npos) << log;
+  EXPECT_NE(log.find("restored original GPU 7: power limit 400 W"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(state_file_));
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+}
+
+TEST_F(AgentDaemonTest, TokenFileMustExistAndHoldAToken) {
+  std::ofstream(token_file_) << "  \n";
+  AgentProcess empty(Args(), (dir_ / "empty.log").string());
+  EXPECT_EQ(empty.Wait(), 2);
+  EXPECT_NE(empty.Stderr().find("is empty"), std::string::npos) << empty.Stderr();
+  std::filesystem::remove(token_file_);
+  AgentProcess missing(Args(), (dir_ / "missing.log").string());
+  EXPECT_EQ(missing.Wait(), 2);
+  EXPECT_NE(missing.Stderr().find("--token-file"), std::string::npos) << missing.Stderr();
+}
+
+TEST_F(AgentDaemonTest, ConfigFileSetsWhatTheFlagsLeaveOut) {
+  const std::string config = (dir_ / "agent.yaml").string();
+  std::ofstream(config) << "sim_count: 2\npriority: hp\nlisten: 127.0.0.1:9\n"
+                        << "failsafe_sm_clock_mhz: 1275\n";
+  // --listen on the command line wins over the file's port 9.
+  auto agent = Start({"agent", "--config", config, "--listen", "127.0.0.1:0", "--token-file",
+                      token_file_, "--state-file", state_file_});
+  ASSERT_TRUE(client_);
+  const json state = State();
+  EXPECT_EQ(state["priority"], "hp");
+  EXPECT_EQ(state["gpus"].size(), 2u);
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+
+  std::ofstream(config) << "sim_count: 2\ntoken: x\n";
+  AgentProcess bad({"agent", "--config", config, "--token-file", token_file_},
+                   (dir_ / "bad.log").string());
+  EXPECT_EQ(bad.Wait(), 2);
+  EXPECT_NE(bad.Stderr().find("token"), std::string::npos) << bad.Stderr();
+}
+
+TEST_F(AgentDaemonTest, NvmlBackendShowsTheCapReadThroughNvml) {
+  std::vector<std::string> args = Args();
+  args[2] = "nvml";
+  auto agent = Start(
+      args, {std::string("HEADROOM_NVML_LIBRARY=") + FAKE_NVML, "HEADROOM_FAKE_NVML_COUNT=2"});
+  ASSERT_TRUE(client_);
+  auto ok = Put(R"({"gpus": [1], "sm_clock_mhz": 1275, "power_limit_w": 300, "lease_s": 30,
+                    "request_id": "n-1"})");
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  const json state = State();
+  EXPECT_EQ(state["backend"], "nvml");
+  ASSERT_EQ(state["gpus"].size(), 2u);
+  EXPECT_EQ(state["gpus"][1]["sm_clock_lock"]["max_mhz"], 1275.0) << state.dump(2);
+  EXPECT_EQ(state["gpus"][1]["power_limit_w"], 300.0);
+  EXPECT_EQ(state["gpus"][1]["caps"]["confirmed"], true);
+  EXPECT_TRUE(state["gpus"][0]["sm_clock_lock"].is_null());
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0) << agent->Stderr();
+}
+
+}  // namespace
