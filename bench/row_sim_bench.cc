@@ -7,9 +7,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include "catalog/hardware_catalog.h"
-#include "catalog/inference_fits.h"
-#include "catalog/model_catalog.h"
 #include "core/result.h"
 #include "sim/capacity_planner.h"
 #include "sim/row_simulator.h"
@@ -20,13 +17,8 @@ namespace {
 
 // The default scenario bound to the embedded catalogs; an error message when that fails.
 const core::Result<sim::ResolvedScenario>& DefaultScenario() {
-  static const auto* hardware = new catalog::HardwareCatalog(*catalog::HardwareCatalog::Embedded());
-  static const auto* models = new catalog::ModelCatalog(*catalog::ModelCatalog::Embedded());
-  static const auto* fits = new catalog::InferenceFits(*catalog::InferenceFits::Embedded());
-  static const auto* resolved = new core::Result<sim::ResolvedScenario>(
-      sim::LoadScenario(sim::kDefaultScenario).and_then([](const sim::Scenario& scenario) {
-        return sim::Resolve(scenario, {hardware, models, fits});
-      }));
+  static const auto* resolved =
+      new core::Result<sim::ResolvedScenario>(sim::LoadAndResolveBuiltIn(sim::kDefaultScenario));
   return *resolved;
 }
 

@@ -51,11 +51,6 @@ void AddRowOptions(CLI::App* cmd, RowOptions* o) {
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
 }
 
-struct Bound {
-  sim::ResolvedScenario resolved;
-  catalog::HardwareCatalog hardware;
-};
-
 core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowOptions& o) {
   HEADROOM_ASSIGN_OR_RETURN(sim::Scenario scenario, sim::LoadScenario(o.scenario));
   if (o.seed_given) scenario.seed = o.seed;

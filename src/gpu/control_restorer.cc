@@ -6,16 +6,47 @@
 
 namespace headroom::gpu {
 
+core::Result<ControlSettings> ReadControls(Device& device) {
+  auto limits = device.PowerLimits();
+  if (!limits) {
+    return core::Fail(limits.error().WithContext(fmt::format(
+        "GPU {}: cannot save its power limit, so nothing will be changed", device.info().index)));
+  }
+  auto lock = device.SmClockLock();
+  return ControlSettings{limits->requested, lock ? *lock : std::nullopt};
+}
+
+core::Status RestoreControls(Device& device, const ControlSettings& settings) {
+  std::optional<core::Error> first;
+  auto keep = [&first](core::Status st) {
+    if (!st && !first) first = st.error();
+  };
+  auto limits = device.PowerLimits();
+  if (!limits || limits->requested != settings.power_limit) {
+    keep(device.SetPowerLimit(settings.power_limit));
+  }
+  auto lock = device.SmClockLock();
+  const std::optional<ClockLock>& want = settings.lock;
+  const bool same_lock = lock && lock->has_value() == want.has_value() &&
+                         (!want || ((*lock)->min == want->min && (*lock)->max == want->max));
+  if (!same_lock) keep(want ? device.LockSmClocks(want->min, want->max) : device.ResetSmClocks());
+  if (first) return core::Fail(*first);
+  return core::Ok();
+}
+
+std::string DescribeControls(const ControlSettings& settings) {
+  return fmt::format("power limit {:.0f} W, SM clocks {}", settings.power_limit.value(),
+                     settings.lock
+                         ? fmt::format("locked {:.0f}-{:.0f} MHz", settings.lock->min.value(),
+                                       settings.lock->max.value())
+                         : std::string("unlocked"));
+}
+
 core::Result<ControlRestorer> ControlRestorer::Save(std::vector<Device*> devices) {
   std::vector<Saved> saved;
   for (Device* d : devices) {
-    auto limits = d->PowerLimits();
-    if (!limits) {
-      return core::Fail(limits.error().WithContext(fmt::format(
-          "GPU {}: cannot save its power limit, so nothing will be changed", d->info().index)));
-    }
-    auto lock = d->SmClockLock();
-    saved.push_back({d, limits->requested, lock ? *lock : std::nullopt});
+    HEADROOM_ASSIGN_OR_RETURN(ControlSettings settings, ReadControls(*d));
+    saved.push_back({d, settings});
   }
   return ControlRestorer(std::move(saved));
 }
@@ -28,20 +59,8 @@ ControlRestorer::~ControlRestorer() {
 
 core::Status ControlRestorer::Restore() {
   std::optional<core::Error> first;
-  auto keep = [&first](core::Status st) {
-    if (!st && !first) first = st.error();
-  };
-  // Only what differs is written: a GPU left as found needs no privileges to "restore".
   for (const Saved& s : saved_) {
-    auto limits = s.device->PowerLimits();
-    if (!limits || limits->requested != s.power_limit) keep(s.device->SetPowerLimit(s.power_limit));
-    auto lock = s.device->SmClockLock();
-    const bool same_lock =
-        lock && lock->has_value() == s.lock.has_value() &&
-        (!s.lock || ((*lock)->min == s.lock->min && (*lock)->max == s.lock->max));
-    if (!same_lock) {
-      keep(s.lock ? s.device->LockSmClocks(s.lock->min, s.lock->max) : s.device->ResetSmClocks());
-    }
+    if (auto st = RestoreControls(*s.device, s.settings); !st && !first) first = st.error();
   }
   if (first) return core::Fail(*first);
   return core::Ok();
@@ -50,10 +69,7 @@ core::Status ControlRestorer::Restore() {
 std::vector<std::string> ControlRestorer::Describe() const {
   std::vector<std::string> out;
   for (const Saved& s : saved_) {
-    out.push_back(fmt::format(
-        "GPU {}: power limit {:.0f} W, SM clocks {}", s.device->info().index, s.power_limit.value(),
-        s.lock ? fmt::format("locked {:.0f}-{:.0f} MHz", s.lock->min.value(), s.lock->max.value())
-               : std::string("unlocked")));
+    out.push_back(fmt::format("GPU {}: {}", s.device->info().index, DescribeControls(s.settings)));
   }
   return out;
 }

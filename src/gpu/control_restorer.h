@@ -14,6 +14,21 @@
 
 namespace headroom::gpu {
 
+// The controls headroom changes on a device: its requested power limit and SM clock lock.
+struct ControlSettings {
+  core::Watts power_limit{0};
+  std::optional<ClockLock> lock;  // nullopt: SM clocks unlocked
+};
+
+// Reads them. Fails, naming the GPU, if the power limit cannot be read (then nothing could be
+// restored, so nothing should be changed); an unreadable clock lock counts as unlocked.
+[[nodiscard]] core::Result<ControlSettings> ReadControls(Device& device);
+// Puts them back, writing only what differs (a GPU left as found needs no privileges to
+// "restore"); keeps going past a failure and returns the first.
+[[nodiscard]] core::Status RestoreControls(Device& device, const ControlSettings& settings);
+// "power limit 400 W, SM clocks unlocked".
+std::string DescribeControls(const ControlSettings& settings);
+
 class ControlRestorer {
  public:
   // Reads each device's requested power limit and clock lock. Fails if a limit cannot be read
@@ -32,8 +47,7 @@ class ControlRestorer {
  private:
   struct Saved {
     Device* device;
-    core::Watts power_limit;
-    std::optional<ClockLock> lock;
+    ControlSettings settings;
   };
   explicit ControlRestorer(std::vector<Saved> saved) : saved_(std::move(saved)) {}
   std::vector<Saved> saved_;

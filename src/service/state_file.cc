@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu/control_restorer.h"
+
 namespace headroom::service {
 namespace {
 
@@ -12,33 +14,17 @@ using nlohmann::json;
 
 constexpr int kStateFileVersion = 1;
 
-std::string DescribeLock(const std::optional<gpu::ClockLock>& lock) {
-  return lock ? fmt::format("SM clocks locked {:.0f}-{:.0f} MHz", lock->min.value(),
-                            lock->max.value())
-              : std::string("SM clocks unlocked");
-}
-
-bool SameLock(const std::optional<gpu::ClockLock>& a, const std::optional<gpu::ClockLock>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || (a->min == b->min && a->max == b->max);
-}
-
 }  // namespace
 
 core::Result<std::vector<OriginalSettings>> ReadOriginals(
     const std::vector<gpu::Device*>& devices) {
   std::vector<OriginalSettings> out;
   for (gpu::Device* d : devices) {
-    auto limits = d->PowerLimits();
-    if (!limits) {
-      return core::Fail(limits.error().WithContext(fmt::format(
-          "GPU {}: cannot save its power limit, so nothing will be changed", d->info().index)));
-    }
-    auto lock = d->SmClockLock();
+    HEADROOM_ASSIGN_OR_RETURN(gpu::ControlSettings settings, gpu::ReadControls(*d));
     out.push_back(OriginalSettings{.index = d->info().index,
                                    .uuid = d->info().uuid,
-                                   .power_limit = limits->requested,
-                                   .lock = lock ? *lock : std::nullopt});
+                                   .power_limit = settings.power_limit,
+                                   .lock = settings.lock});
   }
   return out;
 }
@@ -96,15 +82,9 @@ core::Result<std::vector<std::string>> RestoreOriginals(
           fmt::format("GPU {} ({}) is not on this node; not restored", o.index, o.uuid))));
       continue;
     }
-    gpu::Device& d = **it;
-    auto limits = d.PowerLimits();
-    if (!limits || limits->requested != o.power_limit) keep(d.SetPowerLimit(o.power_limit));
-    auto lock = d.SmClockLock();
-    if (!lock || !SameLock(*lock, o.lock)) {
-      keep(o.lock ? d.LockSmClocks(o.lock->min, o.lock->max) : d.ResetSmClocks());
-    }
-    lines.push_back(fmt::format("GPU {}: power limit {:.0f} W, {}", o.index, o.power_limit.value(),
-                                DescribeLock(o.lock)));
+    const gpu::ControlSettings settings{o.power_limit, o.lock};
+    keep(gpu::RestoreControls(**it, settings));
+    lines.push_back(fmt::format("GPU {}: {}", o.index, gpu::DescribeControls(settings)));
   }
   if (first) return core::Fail(*first);
   return lines;

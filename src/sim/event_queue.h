@@ -53,10 +53,7 @@ class EventQueue {
     while (!heap_.empty()) {
       Event event = heap_.top();
       heap_.pop();
-      if (auto it = cancelled_.find(event.id); it != cancelled_.end()) {
-        cancelled_.erase(it);
-        continue;
-      }
+      if (TakeCancelled(event.id)) continue;
       now_ = event.time;
       return event;
     }
@@ -66,15 +63,16 @@ class EventQueue {
   // Time of the next live event, dropping cancelled ones at the top.
   std::optional<SimTime> PeekTime() {
     while (!heap_.empty()) {
-      auto it = cancelled_.find(heap_.top().id);
-      if (it == cancelled_.end()) return heap_.top().time;
-      cancelled_.erase(it);
+      if (!TakeCancelled(heap_.top().id)) return heap_.top().time;
       heap_.pop();
     }
     return std::nullopt;
   }
 
  private:
+  // Whether `id` was cancelled, forgetting it if so. No hashing while nothing is cancelled.
+  bool TakeCancelled(EventId id) { return !cancelled_.empty() && cancelled_.erase(id) > 0; }
+
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       return a.time != b.time ? a.time > b.time : a.id > b.id;

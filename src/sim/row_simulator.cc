@@ -44,7 +44,6 @@ struct Request {
 // One model instance and its continuous-batching scheduler.
 struct Instance {
   int server = 0;
-  bool hp = false;
   std::deque<int> waiting;  // request slots, FIFO
   // Running sequences by the step at which they finish (earliest on top, ties in admission
   // order): an iteration's end touches only the sequences that finish, not the whole batch.
@@ -161,7 +160,6 @@ class Simulation {
   int lp_cursor_ = 0;
 
   double kv_capacity_ = 0;
-  double idle_gpu_w_ = 0;       // GPUs outside any instance, per server
   double instance_idle_w_ = 0;  // an instance with nothing to do
 
   double row_power_w_ = 0;
@@ -212,20 +210,18 @@ core::Status Simulation::Setup() {
   }
   const int per_server = gpus / tp;
   instance_idle_w_ = spec_.idle_power.value() * tp;
-  idle_gpu_w_ = 0;
   servers_.resize(static_cast<std::size_t>(config_.servers));
-  const double f = std::clamp(config_.hp_server_fraction, 0.0, 1.0);
+  const double f = config_.hp_server_fraction;
   for (int s = 0; s < config_.servers; ++s) {
     Server& server = servers_[static_cast<std::size_t>(s)];
     // Spread the HP servers evenly: server s is HP when the running HP count steps up.
-    server.hp = std::floor((s + 1) * f + 1e-9) > std::floor(s * f + 1e-9);
+    server.hp = HpServers(s + 1, f) > HpServers(s, f);
     result_.hp_servers += server.hp ? 1 : 0;
     for (int k = 0; k < per_server; ++k) {
       server.instances.push_back(static_cast<int>(instances_.size()));
       (server.hp ? hp_instances_ : lp_instances_).push_back(static_cast<int>(instances_.size()));
       Instance inst;
       inst.server = s;
-      inst.hp = server.hp;
       inst.power_w = instance_idle_w_;
       instances_.push_back(std::move(inst));
     }
@@ -535,7 +531,7 @@ void Simulation::OnIterationEnd(int i) {
 }
 
 double Simulation::ServerPower(const Server& server) const {
-  double w = config_.server.non_gpu_power.value() + idle_gpu_w_;
+  double w = config_.server.non_gpu_power.value();
   for (int i : server.instances) w += instances_[static_cast<std::size_t>(i)].power_w;
   return w;
 }
@@ -736,6 +732,10 @@ core::Result<RowResult> Simulation::Run() {
 }
 
 }  // namespace
+
+int HpServers(int servers, double hp_fraction) {
+  return static_cast<int>(std::floor(servers * std::clamp(hp_fraction, 0.0, 1.0) + 1e-9));
+}
 
 double KvCapacityTokens(const RowConfig& config) {
   return KvCapacity(*config.model, config.model->gpu().spec(), config.instance);

@@ -143,6 +143,10 @@ struct RunOptions {
                                                   policy::RowPolicy& policy,
                                                   const RunOptions& options = {});
 
+// How many of `servers` serve high-priority requests (hp_fraction clamped to [0, 1]); the
+// simulator spreads them evenly: server s is HP when HpServers(s + 1) > HpServers(s).
+int HpServers(int servers, double hp_fraction);
+
 // KV-cache capacity of one instance, in tokens (0 when the weights alone do not fit).
 double KvCapacityTokens(const RowConfig& config);
 

@@ -13,12 +13,7 @@ namespace {
 
 // The shipped default scenario bound to the shipped catalog.
 ResolvedScenario Default() {
-  static const auto* hardware = new catalog::HardwareCatalog(*catalog::HardwareCatalog::Embedded());
-  static const auto* models = new catalog::ModelCatalog(*catalog::ModelCatalog::Embedded());
-  static const auto* fits = new catalog::InferenceFits(*catalog::InferenceFits::Embedded());
-  auto scenario = LoadScenario(kDefaultScenario);
-  EXPECT_TRUE(scenario) << scenario.error().message();
-  auto resolved = Resolve(*scenario, {hardware, models, fits});
+  auto resolved = LoadAndResolveBuiltIn(kDefaultScenario);
   EXPECT_TRUE(resolved) << resolved.error().message();
   return *resolved;
 }

@@ -272,10 +272,6 @@ core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
   return ParseScenario(*text, std::string(name_or_path));
 }
 
-int HpServers(int servers, double hp_fraction) {
-  return static_cast<int>(std::floor(servers * std::clamp(hp_fraction, 0.0, 1.0) + 1e-9));
-}
-
 core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs& catalogs) {
   const std::string where = scenario.source;
   HEADROOM_ASSIGN_OR_RETURN(const model::ServerSpec* server,
@@ -330,6 +326,15 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   return out;
 }
 
+core::Result<ResolvedScenario> LoadAndResolveBuiltIn(std::string_view name_or_path) {
+  HEADROOM_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(name_or_path));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware,
+                            catalog::HardwareCatalog::Embedded());
+  HEADROOM_ASSIGN_OR_RETURN(catalog::ModelCatalog models, catalog::ModelCatalog::Embedded());
+  HEADROOM_ASSIGN_OR_RETURN(catalog::InferenceFits fits, catalog::InferenceFits::Embedded());
+  return Resolve(scenario, {&hardware, &models, &fits});
+}
+
 namespace {
 
 // Tags each request HP with a fixed probability (seeded), for one-trace workloads.
@@ -382,6 +387,33 @@ core::Result<std::unique_ptr<RequestSource>> ClassStream(std::string_view trace,
 
 }  // namespace
 
+namespace {
+
+// What a --trace choice means for a scenario: whether requests come by service (one trace per
+// class) and whether they are synthesized, and with what parameters.
+struct TraceChoice {
+  bool own = false;  // the scenario's own workload ("" or "scenario")
+  bool by_service = false;
+  std::optional<SynthParams> synth;
+};
+
+TraceChoice Choose(const Scenario& scenario, std::string_view trace) {
+  const WorkloadConfig& w = scenario.workload;
+  TraceChoice c;
+  c.own = trace.empty() || trace == "scenario";
+  c.by_service = trace == "azure" || trace == "synth-week" ||
+                 (c.own && w.priority == PriorityAssignment::kByService);
+  if (trace == "synth-week") {
+    c.synth = w.synth.value_or(SynthParams{});
+    c.synth->duration = std::chrono::days(7);
+  } else if (c.own) {
+    c.synth = w.synth;
+  }  // otherwise a named real trace replays as it is, scaled to the load
+  return c;
+}
+
+}  // namespace
+
 core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
                                                           std::string_view trace, int servers,
                                                           int hp_servers, std::uint64_t seed) {
@@ -389,26 +421,17 @@ core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenar
   const int lp_servers = servers - hp_servers;
   const double hp_rate = w.hp_rate_per_server * hp_servers;
   const double lp_rate = w.lp_rate_per_server * lp_servers;
-  std::optional<SynthParams> synth = w.synth;
-  if (trace == "synth-week") {
-    synth = synth.value_or(SynthParams{});
-    synth->duration = std::chrono::days(7);
-  } else if (!trace.empty() && trace != "scenario") {
-    synth.reset();  // a named real trace replays as it is, scaled to the load
-  }
-  const bool by_service =
-      trace == "azure" || trace == "synth-week" ||
-      ((trace.empty() || trace == "scenario") && w.priority == PriorityAssignment::kByService);
-  if (by_service) {
+  const TraceChoice choice = Choose(scenario, trace);
+  if (choice.by_service) {
     std::vector<MergedSource::Input> inputs;
     if (hp_rate > 0) {
       HEADROOM_ASSIGN_OR_RETURN(
-          auto hp, ClassStream(w.hp_trace, hp_rate, synth, Priority::kHigh, seed * 2 + 1));
+          auto hp, ClassStream(w.hp_trace, hp_rate, choice.synth, Priority::kHigh, seed * 2 + 1));
       inputs.push_back({std::move(hp), Priority::kHigh});
     }
     if (lp_rate > 0) {
       HEADROOM_ASSIGN_OR_RETURN(
-          auto lp, ClassStream(w.lp_trace, lp_rate, synth, Priority::kLow, seed * 2 + 2));
+          auto lp, ClassStream(w.lp_trace, lp_rate, choice.synth, Priority::kLow, seed * 2 + 2));
       inputs.push_back({std::move(lp), Priority::kLow});
     }
     if (inputs.empty()) {
@@ -417,20 +440,18 @@ core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenar
     }
     return std::unique_ptr<RequestSource>(std::make_unique<MergedSource>(std::move(inputs)));
   }
-  const std::string one = trace.empty() || trace == "scenario" ? w.trace : std::string(trace);
-  HEADROOM_ASSIGN_OR_RETURN(auto stream,
-                            ClassStream(one, hp_rate + lp_rate, synth, std::nullopt, seed * 2 + 1));
+  const std::string one = choice.own ? w.trace : std::string(trace);
+  HEADROOM_ASSIGN_OR_RETURN(
+      auto stream, ClassStream(one, hp_rate + lp_rate, choice.synth, std::nullopt, seed * 2 + 1));
   if (w.priority == PriorityAssignment::kByTrace) return stream;
   return std::unique_ptr<RequestSource>(
       std::make_unique<FractionPriority>(std::move(stream), w.hp_request_fraction, seed * 2 + 3));
 }
 
 double ExpectedDuration(const Scenario& scenario, std::string_view trace) {
-  if (trace == "synth-week") return 7 * 86400.0;
-  if (scenario.workload.synth && (trace.empty() || trace == "scenario")) {
-    return core::ToSeconds(scenario.workload.synth->duration);
-  }
-  return 3600.0;  // the real traces span about an hour
+  const TraceChoice choice = Choose(scenario, trace);
+  // The real traces span about an hour.
+  return choice.synth ? core::ToSeconds(choice.synth->duration) : 3600.0;
 }
 
 }  // namespace headroom::sim

@@ -99,6 +99,8 @@ struct ResolvedScenario {
 };
 [[nodiscard]] core::Result<ResolvedScenario> Resolve(const Scenario& scenario,
                                                      const Catalogs& catalogs);
+// LoadScenario then Resolve against the catalogs compiled into the binary.
+[[nodiscard]] core::Result<ResolvedScenario> LoadAndResolveBuiltIn(std::string_view name_or_path);
 
 // The request stream for `servers` servers of which `hp_servers` are HP. `trace`: empty or
 // "scenario" for the scenario's own workload; "synth-week" for a synthesized week of its traces;
@@ -111,8 +113,6 @@ struct ResolvedScenario {
                                                                         std::uint64_t seed);
 // Seconds of arrivals the workload spans, for progress; 0 when unknown.
 double ExpectedDuration(const Scenario& scenario, std::string_view trace);
-
-int HpServers(int servers, double hp_fraction);
 
 }  // namespace headroom::sim
 
