@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon_process.h"
+
 namespace {
 
 using nlohmann::json;
@@ -28,86 +30,7 @@ using std::chrono::milliseconds;
 
 constexpr const char* kToken = "s3cret-token";
 
-// One `headroom agent` process: stdout through a pipe (the first line names the port), stderr
-// to a file.
-class AgentProcess {
- public:
-  AgentProcess(const std::vector<std::string>& args, const std::string& stderr_path,
-               const std::vector<std::string>& env = {})
-      : stderr_path_(stderr_path) {
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(fds[1], STDOUT_FILENO);
-      const int err = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(err, STDERR_FILENO);
-      close(fds[0]);
-      for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(HEADROOM_BINARY));
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(HEADROOM_BINARY, argv.data());
-      _exit(127);
-    }
-    close(fds[1]);
-    out_fd_ = fds[0];
-  }
-  ~AgentProcess() {
-    if (pid_ > 0 && !exit_code_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (out_fd_ >= 0) close(out_fd_);
-  }
-
-  // The port from "listening on HOST:PORT", or nullopt after `timeout`.
-  std::optional<int> WaitForPort(milliseconds timeout = milliseconds(8000)) {
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{out_fd_, POLLIN, 0};
-      if (poll(&p, 1, 100) <= 0) continue;
-      char c = 0;
-      if (read(out_fd_, &c, 1) != 1) return std::nullopt;
-      if (c == '\n') break;
-      line += c;
-    }
-    const std::string prefix = "listening on 127.0.0.1:";
-    if (line.rfind(prefix, 0) != 0) return std::nullopt;
-    return std::stoi(line.substr(prefix.size()));
-  }
-
-  void Signal(int sig) { kill(pid_, sig); }
-
-  // The exit code (-signal when killed), or nullopt if still running after `timeout`.
-  std::optional<int> Wait(milliseconds timeout = milliseconds(5000)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-        return exit_code_;
-      }
-      std::this_thread::sleep_for(milliseconds(20));
-    }
-    return std::nullopt;
-  }
-
-  std::string Stderr() const {
-    std::ifstream in(stderr_path_);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
- private:
-  std::string stderr_path_;
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-  std::optional<int> exit_code_;
-};
+using AgentProcess = headroom::testing::DaemonProcess;
 
 class AgentDaemonTest : public ::testing::Test {
  protected:
@@ -322,11 +245,13 @@ TEST_F(AgentDaemonTest, ConfigFileSetsWhatTheFlagsLeaveOut) {
   EXPECT_NE(bad.Stderr().find("token"), std::string::npos) << bad.Stderr();
 }
 
-TEST_F(AgentDaemonTest, NvmlBackendShowsTheCapReadThroughNvml) {
+TEST_F(AgentDaemonTest, NvmlBackendSetsCapsThroughNvmlAndRestoresThemOnShutdown) {
   std::vector<std::string> args = Args();
   args[2] = "nvml";
-  auto agent = Start(
-      args, {std::string("HEADROOM_NVML_LIBRARY=") + FAKE_NVML, "HEADROOM_FAKE_NVML_COUNT=2"});
+  const std::string settings_log = (dir_ / "nvml-settings.log").string();
+  auto agent =
+      Start(args, {std::string("HEADROOM_NVML_LIBRARY=") + FAKE_NVML, "HEADROOM_FAKE_NVML_COUNT=2",
+                   "HEADROOM_FAKE_NVML_SETTINGS_LOG=" + settings_log});
   ASSERT_TRUE(client_);
   auto ok = Put(R"({"gpus": [1], "sm_clock_mhz": 1275, "power_limit_w": 300, "lease_s": 30,
                     "request_id": "n-1"})");
@@ -341,6 +266,13 @@ TEST_F(AgentDaemonTest, NvmlBackendShowsTheCapReadThroughNvml) {
   EXPECT_TRUE(state["gpus"][0]["sm_clock_lock"].is_null());
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0) << agent->Stderr();
+  // What the library saw: the caps on GPU 1 only, then GPU 1 put back (clocks unlocked, the
+  // A100's default 400 W limit).
+  std::ifstream in(settings_log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  EXPECT_EQ(lines, (std::vector<std::string>{"gpu 1 power-limit-mw 300000", "gpu 1 lock 210 1275",
+                                             "gpu 1 power-limit-mw 400000", "gpu 1 reset-clocks"}));
 }
 
 }  // namespace

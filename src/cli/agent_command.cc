@@ -3,6 +3,7 @@
 // SIGTERM, then restores the GPUs.
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "core/yaml_reader.h"
+#include "gpu/sim/sim_device.h"
 #include "policy/policy_params.h"
 #include "service/agent.h"
 #include "service/auth.h"
@@ -34,6 +36,39 @@ struct AgentCliOptions {
   std::string sample_interval = "1s";
   std::optional<double> failsafe_sm_clock_mhz;
   std::string config;
+  std::string sim_load_file;
+};
+
+// Sim backend only: the load script read from a file and re-read whenever the file changes, so
+// that a demo or a test can raise and lower a running agent's load.
+class SimLoadFile {
+ public:
+  SimLoadFile(std::string path, std::vector<gpu::sim::SimDevice*> devices)
+      : path_(std::move(path)), devices_(std::move(devices)) {}
+
+  // Applies the file's script if the file changed since the last call. A bad script is
+  // reported (once per change) and the previous one kept.
+  core::Status Poll() {
+    std::error_code ec;
+    const auto mtime = std::filesystem::last_write_time(path_, ec);
+    if (ec)
+      return core::Fail(
+          core::Error::NotFound(fmt::format("--sim-load-file {}: {}", path_, ec.message())));
+    if (seen_ && mtime == *seen_) return core::Ok();
+    seen_ = mtime;
+    HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path_));
+    auto script = gpu::sim::LoadScript::Parse(core::Trim(text));
+    if (!script)
+      return core::Fail(script.error().WithContext(fmt::format("--sim-load-file {}", path_)));
+    for (gpu::sim::SimDevice* d : devices_) d->SetScript(*script);
+    spdlog::info("sim load is now '{}' (from {})", script->text(), path_);
+    return core::Ok();
+  }
+
+ private:
+  const std::string path_;
+  const std::vector<gpu::sim::SimDevice*> devices_;
+  std::optional<std::filesystem::file_time_type> seen_;
 };
 
 // Ticker period: how late a lease expiry or a delayed change may be noticed.
@@ -43,9 +78,10 @@ constexpr auto kTickPeriod = std::chrono::milliseconds(100);
 core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(o->config));
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader yaml, core::YamlReader::Parse(text, o->config));
-  HEADROOM_RETURN_IF_ERROR(yaml.CheckKnownKeys(
-      {"backend", "sim_gpu", "sim_count", "sim_load", "gpus", "listen", "token_file", "state_file",
-       "priority", "actuation_delay", "sample_interval", "failsafe_sm_clock_mhz"}));
+  HEADROOM_RETURN_IF_ERROR(
+      yaml.CheckKnownKeys({"backend", "sim_gpu", "sim_count", "sim_load", "gpus", "listen",
+                           "token_file", "state_file", "priority", "actuation_delay",
+                           "sample_interval", "failsafe_sm_clock_mhz", "sim_load_file"}));
   auto string_key = [&](const char* key, const char* flag, std::string* out) -> core::Status {
     if (!yaml.Has(key) || cmd.count(flag) > 0) return core::Ok();
     HEADROOM_ASSIGN_OR_RETURN(*out, yaml.String(key));
@@ -55,6 +91,7 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   HEADROOM_RETURN_IF_ERROR(string_key("sim_gpu", "--sim-gpu", &o->backend.sim_gpu));
   HEADROOM_RETURN_IF_ERROR(string_key("sim_load", "--sim-load", &o->backend.sim_load));
   HEADROOM_RETURN_IF_ERROR(string_key("gpus", "--gpus", &o->backend.gpus));
+  HEADROOM_RETURN_IF_ERROR(string_key("sim_load_file", "--sim-load-file", &o->sim_load_file));
   HEADROOM_RETURN_IF_ERROR(string_key("listen", "--listen", &o->listen));
   HEADROOM_RETURN_IF_ERROR(string_key("token_file", "--token-file", &o->token_file));
   HEADROOM_RETURN_IF_ERROR(string_key("state_file", "--state-file", &o->state_file));
@@ -137,7 +174,8 @@ core::Result<std::vector<service::AgentGpu>> AgentGpus(const GlobalOptions& glob
   return gpus;
 }
 
-int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& clock) {
+int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& clock,
+          SimLoadFile* load_file) {
   std::atomic<bool> serve_returned{false};
   std::thread serving([&server, &serve_returned] {
     server.Serve();
@@ -147,6 +185,9 @@ int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& 
   // A Stop() before the server runs would be lost, so wait for it to run (or to fail).
   while (!server.running() && !serve_returned.load()) sleep(std::chrono::milliseconds(5));
   while (!StopRequested().load() && !serve_returned.load()) {
+    if (load_file != nullptr) {
+      if (auto st = load_file->Poll(); !st) spdlog::error("{}", st.error().message());
+    }
     agent.Tick();
     sleep(kTickPeriod);
   }
@@ -179,6 +220,16 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   core::SystemClock clock;
   auto set = OpenDevices(global, options.backend, &clock);
   if (!set) return ReportError(set.error());
+  std::unique_ptr<SimLoadFile> load_file;
+  if (!options.sim_load_file.empty()) {
+    if (set->backend != "sim") {
+      return ReportError(core::Error::InvalidArgument("--sim-load-file needs --backend sim"));
+    }
+    std::vector<gpu::sim::SimDevice*> sims;
+    for (const auto& d : set->devices) sims.push_back(dynamic_cast<gpu::sim::SimDevice*>(d.get()));
+    load_file = std::make_unique<SimLoadFile>(options.sim_load_file, std::move(sims));
+    if (auto st = load_file->Poll(); !st) return ReportError(st.error());
+  }
   auto gpus = AgentGpus(global, options, *set);
   if (!gpus) return ReportError(gpus.error());
   auto agent = service::Agent::Create(std::move(*gpus), settings->agent, &clock);
@@ -192,7 +243,7 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   std::cout << fmt::format("listening on {}:{}", settings->listen.host, *port) << std::endl;
   spdlog::info("agent up: {} GPU(s), backend {}, priority {}, state file {}", set->devices.size(),
                set->backend, settings->agent.priority, settings->agent.state_file);
-  return Serve(**agent, server, clock);
+  return Serve(**agent, server, clock, load_file.get());
 }
 
 }  // namespace
@@ -219,6 +270,9 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   cmd->add_option("--failsafe-sm-clock", options->failsafe_sm_clock_mhz,
                   "SM clock cap (MHz) applied when the lease expires (default: the policy's LP "
                   "T2 clock for the GPU type)");
+  cmd->add_option("--sim-load-file", options->sim_load_file,
+                  "Sim backend: read the load script from this file, and again whenever it "
+                  "changes (to drive a demo or a test)");
   cmd->add_option("--config", options->config,
                   "YAML file with the same settings (keys like state_file); flags win");
   cmd->callback([run, options, &global, cmd] {

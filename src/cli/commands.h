@@ -15,6 +15,7 @@ namespace headroom::cli {
 using RunFunction = std::function<int()>;
 
 void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run);

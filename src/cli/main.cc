@@ -34,6 +34,7 @@ int Main(int argc, char** argv) {
   RegisterPlan(app, global, &run);
   RegisterTrace(app, global, &run);
   RegisterAgent(app, global, &run);
+  RegisterController(app, global, &run);
 
   try {
     app.parse(argc, argv);

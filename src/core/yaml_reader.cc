@@ -123,6 +123,20 @@ Result<YamlReader> YamlReader::Map(std::string_view key) const {
   return YamlReader(child, source_, FieldPath(key));
 }
 
+Result<std::vector<YamlReader>> YamlReader::MapList(std::string_view key) const {
+  std::vector<YamlReader> out;
+  const YAML::Node child = node_[Key(key)];
+  if (!child.IsDefined() || child.IsNull()) return out;
+  if (!child.IsSequence()) return Fail(ErrorAt(key, "expected a list of mappings"));
+  for (std::size_t i = 0; i < child.size(); ++i) {
+    const YAML::Node item = child[i];
+    YamlReader reader(item, source_, fmt::format("{}[{}]", FieldPath(key), i));
+    if (!item.IsMap()) return Fail(reader.ErrorAt("", "expected a mapping of key: value"));
+    out.push_back(std::move(reader));
+  }
+  return out;
+}
+
 Status YamlReader::CheckKnownKeys(std::initializer_list<std::string_view> known) const {
   for (const auto& entry : node_) {
     const std::string key = entry.first.Scalar();

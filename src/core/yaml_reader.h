@@ -33,6 +33,9 @@ class YamlReader {
   // Absent key -> empty list.
   [[nodiscard]] Result<std::vector<std::string>> StringList(std::string_view key) const;
   [[nodiscard]] Result<YamlReader> Map(std::string_view key) const;
+  // A list of mappings (e.g. `agents: [{name: a}, ...]`); each item's errors name it
+  // "key[i]". Absent key -> empty list.
+  [[nodiscard]] Result<std::vector<YamlReader>> MapList(std::string_view key) const;
   [[nodiscard]] bool Has(std::string_view key) const;
   // The keys of this mapping, in document order.
   std::vector<std::string> Keys() const;

@@ -60,5 +60,21 @@ TEST(YamlReaderTest, MalformedYamlAndNonMappingAreErrors) {
   EXPECT_FALSE(YamlReader::Parse("- 1\n- 2\n", "list.yaml"));
 }
 
+TEST(YamlReaderTest, MapListNamesEachItemInErrors) {
+  auto doc = YamlReader::Parse("agents:\n  - {name: a, w: 1}\n  - {name: b, w: x}\n", "row.yaml");
+  ASSERT_TRUE(doc);
+  auto items = doc->MapList("agents");
+  ASSERT_TRUE(items);
+  ASSERT_EQ(items->size(), 2u);
+  EXPECT_EQ(*(*items)[0].String("name"), "a");
+  auto bad = (*items)[1].Number("w");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "row.yaml:3: field 'agents[1].w': expected a number");
+  EXPECT_TRUE(doc->MapList("absent")->empty());
+  auto scalar = YamlReader::Parse("agents: [1, 2]\n", "row.yaml");
+  ASSERT_TRUE(scalar);
+  ASSERT_FALSE(scalar->MapList("agents"));
+}
+
 }  // namespace
 }  // namespace headroom::core

@@ -1,6 +1,9 @@
 #include "service/http_server.h"
 
+#include <cstdint>
 #include <exception>
+#include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -63,14 +66,10 @@ core::Result<ListenAddress> ParseListenAddress(const std::string& text) {
   return ListenAddress{text.substr(0, colon), static_cast<int>(*port)};
 }
 
-AgentHttpServer::AgentHttpServer(Agent* agent, std::string token)
-    : agent_(agent), token_(std::move(token)), server_(std::make_unique<httplib::Server>()) {
-  Route();
-}
-
-AgentHttpServer::~AgentHttpServer() = default;
-
-void AgentHttpServer::Route() {
+HttpServer::HttpServer() : server_(std::make_unique<httplib::Server>()) {
+  // Small answers on a kept-alive connection otherwise wait for the client's delayed ACK
+  // (~40 ms each): the controller polls every agent every period on one connection.
+  server_->set_tcp_nodelay(true);
   server_->set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "internal error";
@@ -82,13 +81,19 @@ void AgentHttpServer::Route() {
         }
         SendError(res, 500, what);
       });
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+}
+
+HttpServer::~HttpServer() = default;
+
+AgentHttpServer::AgentHttpServer(Agent* agent, std::string token)
+    : agent_(agent), token_(std::move(token)) {
+  server().Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("{\"status\":\"ok\"}\n", kJson);
   });
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+  server().Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(agent_->Metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  server_->Get("/v1/state", [this](const httplib::Request&, httplib::Response& res) {
+  server().Get("/v1/state", [this](const httplib::Request&, httplib::Response& res) {
     SendJson(res, agent_->State());
   });
   auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
@@ -98,18 +103,18 @@ void AgentHttpServer::Route() {
     SendError(res, 401, "missing or wrong bearer token");
     return false;
   };
-  server_->Put("/v1/caps", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+  server().Put("/v1/caps", [this, authorized](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     SendResult(res, agent_->PutCaps(req.body));
   });
-  server_->Delete("/v1/caps",
+  server().Delete("/v1/caps",
                   [this, authorized](const httplib::Request& req, httplib::Response& res) {
                     if (!authorized(req, res)) return;
                     SendResult(res, agent_->DeleteCaps());
                   });
 }
 
-core::Result<int> AgentHttpServer::Bind(const ListenAddress& address) {
+core::Result<int> HttpServer::Bind(const ListenAddress& address) {
   int port = address.port;
   if (port == 0) {
     port = server_->bind_to_any_port(address.host);
@@ -123,10 +128,45 @@ core::Result<int> AgentHttpServer::Bind(const ListenAddress& address) {
   return port;
 }
 
-void AgentHttpServer::Serve() { server_->listen_after_bind(); }
+void HttpServer::Serve() { server_->listen_after_bind(); }
 
-bool AgentHttpServer::running() const { return server_->is_running(); }
+bool HttpServer::running() const { return server_->is_running(); }
 
-void AgentHttpServer::Stop() { server_->stop(); }
+void HttpServer::Stop() { server_->stop(); }
+
+ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::Duration stale_after,
+                                           core::Clock* clock) {
+  // The controller steps from its own thread; track progress here to tell a stuck loop.
+  struct Progress {
+    std::mutex mu;
+    std::uint64_t steps = 0;
+    core::TimePoint since;
+  };
+  auto progress = std::make_shared<Progress>();
+  progress->since = clock->Now();
+  server().Get("/healthz", [controller, stale_after, clock, progress](const httplib::Request&,
+                                                                      httplib::Response& res) {
+    const std::uint64_t steps = controller->steps();
+    std::lock_guard<std::mutex> lock(progress->mu);
+    const core::TimePoint now = clock->Now();
+    if (steps != progress->steps) {
+      progress->steps = steps;
+      progress->since = now;
+    }
+    if (now - progress->since > stale_after) {
+      SendError(
+          res, 503,
+          fmt::format("no control step for {:.1f} s", core::ToSeconds(now - progress->since)));
+      return;
+    }
+    res.set_content(fmt::format("{{\"status\":\"ok\",\"steps\":{}}}\n", steps), kJson);
+  });
+  server().Get("/metrics", [controller](const httplib::Request&, httplib::Response& res) {
+    res.set_content(controller->Metrics(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  server().Get("/v1/status", [controller](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, controller->Status());
+  });
+}
 
 }  // namespace headroom::service

@@ -1,8 +1,9 @@
-// AgentHttpServer: the node agent's HTTP API (cpp-httplib), a thin adapter over Agent:
-// GET /healthz, GET /metrics, GET /v1/state, PUT /v1/caps, DELETE /v1/caps. The mutating
-// endpoints require "Authorization: Bearer <token>". Errors are JSON {"error": "..."} with the
-// status HttpStatusFor() gives. Bind() and Stop() may be called from any thread; Serve() blocks
-// on the calling thread until Stop().
+// The daemons' HTTP APIs (cpp-httplib), thin adapters over their logic:
+// AgentHttpServer over Agent: GET /healthz, GET /metrics, GET /v1/state, PUT /v1/caps,
+// DELETE /v1/caps; the mutating endpoints require "Authorization: Bearer <token>".
+// ControllerHttpServer over Controller: GET /healthz, GET /metrics, GET /v1/status (read-only).
+// Errors are JSON {"error": "..."} with the status HttpStatusFor() gives. Bind() and Stop() may
+// be called from any thread; Serve() blocks on the calling thread until Stop().
 #ifndef HEADROOM_SERVICE_HTTP_SERVER_H_
 #define HEADROOM_SERVICE_HTTP_SERVER_H_
 
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "core/result.h"
 #include "service/agent.h"
+#include "service/controller.h"
 
 namespace httplib {
 class Server;
@@ -29,11 +31,10 @@ struct ListenAddress {
 };
 [[nodiscard]] core::Result<ListenAddress> ParseListenAddress(const std::string& text);
 
-class AgentHttpServer {
+class HttpServer {
  public:
-  // REQUIRES: agent outlives the server.
-  AgentHttpServer(Agent* agent, std::string token);
-  ~AgentHttpServer();
+  HttpServer();
+  virtual ~HttpServer();
 
   // Binds the socket; returns the bound port (the chosen one when address.port is 0).
   [[nodiscard]] core::Result<int> Bind(const ListenAddress& address);
@@ -43,12 +44,29 @@ class AgentHttpServer {
   bool running() const;
   void Stop();
 
- private:
-  void Route();
+ protected:
+  httplib::Server& server() { return *server_; }
 
+ private:
+  std::unique_ptr<httplib::Server> server_;
+};
+
+class AgentHttpServer final : public HttpServer {
+ public:
+  // REQUIRES: agent outlives the server.
+  AgentHttpServer(Agent* agent, std::string token);
+
+ private:
   Agent* const agent_;
   const std::string token_;
-  std::unique_ptr<httplib::Server> server_;
+};
+
+class ControllerHttpServer final : public HttpServer {
+ public:
+  // /healthz answers 503 once no step was taken for `stale_after` (a stuck loop).
+  // REQUIRES: controller and clock outlive the server.
+  ControllerHttpServer(const Controller* controller, core::Duration stale_after,
+                       core::Clock* clock);
 };
 
 }  // namespace headroom::service

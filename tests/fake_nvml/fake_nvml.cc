@@ -8,6 +8,10 @@
 //   HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED=1   nvmlInit returns DRIVER_NOT_LOADED
 //   HEADROOM_FAKE_NVML_LOST_AFTER=2s         every device call returns GPU_IS_LOST after this
 //   HEADROOM_FAKE_NVML_CLOCK=manual          time moves only through the exported test hook
+//   HEADROOM_FAKE_NVML_SETTINGS_LOG=FILE     append each successful clock or power-limit change
+//                                            ("gpu 1 lock 210 1275", "gpu 1 reset-clocks",
+//                                            "gpu 1 power-limit-mw 300000"), so that a test can
+//                                            see what a process did to the GPUs after it exited
 //                                            headroomFakeNvmlAdvanceNs(ns), so tests never sleep
 // Built twice: the full library, and with HEADROOM_FAKE_NVML_LEGACY an 11.x-era one that exports
 // only unversioned init/count/handle names, no energy counter, no field values, and only the old
@@ -16,6 +20,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,6 +62,13 @@ bool EnvFlag(const char* name) {
 std::string EnvOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// Appends one settings change to HEADROOM_FAKE_NVML_SETTINGS_LOG, if set. REQUIRES: g_mu held.
+void LogSetting(const SimDevice& device, const std::string& what) {
+  const char* path = std::getenv("HEADROOM_FAKE_NVML_SETTINGS_LOG");
+  if (path == nullptr || *path == '\0') return;
+  std::ofstream(path, std::ios::app) << "gpu " << device.info().index << " " << what << "\n";
 }
 
 nvmlReturn_t CreateState() {
@@ -404,6 +416,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t handle, 
   SimDevice* device = nullptr;
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   auto st = device->SetPowerLimit(headroom::core::Watts(mw / 1000.0));
+  if (st) LogSetting(*device, "power-limit-mw " + std::to_string(mw));
   return st ? nvml::kSuccess : ReturnFor(st.error());
 }
 
@@ -471,6 +484,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t handle, unsig
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   auto st =
       device->LockSmClocks(headroom::core::Megahertz(min_mhz), headroom::core::Megahertz(max_mhz));
+  if (st) LogSetting(*device, "lock " + std::to_string(min_mhz) + " " + std::to_string(max_mhz));
   return st ? nvml::kSuccess : ReturnFor(st.error());
 }
 
@@ -479,6 +493,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t handle) {
   SimDevice* device = nullptr;
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   auto st = device->ResetSmClocks();
+  if (st) LogSetting(*device, "reset-clocks");
   return st ? nvml::kSuccess : ReturnFor(st.error());
 }
 

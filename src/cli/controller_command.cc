@@ -1,0 +1,148 @@
+// `headroom controller`: the row controller daemon. Composes the config, one HttpAgentLink per
+// agent, the row meter, service::Controller (the logic) and service::ControllerHttpServer, and
+// steps once per control period until SIGINT or SIGTERM. On exit it changes nothing: the agents
+// keep their caps until their leases run out, then apply their failsafe.
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "service/controller.h"
+#include "service/controller_config.h"
+#include "service/http_server.h"
+
+namespace headroom::cli {
+namespace {
+
+struct ControllerCliOptions {
+  std::string config;
+  std::string listen = "127.0.0.1:9500";
+  std::string audit_log;
+  bool dry_run = false;
+  bool check = false;
+};
+
+core::Result<std::unique_ptr<service::RowMeter>> MakeMeter(const service::TelemetryConfig& t) {
+  switch (t.source) {
+    case service::TelemetrySource::kAgents:
+      return std::unique_ptr<service::RowMeter>();
+    case service::TelemetrySource::kPrometheus:
+      return std::unique_ptr<service::RowMeter>(
+          std::make_unique<service::PrometheusMeter>(t.url, t.query, t.timeout));
+    case service::TelemetrySource::kCommand:
+      return std::unique_ptr<service::RowMeter>(
+          std::make_unique<service::CommandMeter>(t.command, t.timeout));
+  }
+  return core::Fail(core::Error::Internal("unknown telemetry source"));
+}
+
+int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
+  auto logger = spdlog::stderr_color_mt("headroom-controller");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(global.verbose ? spdlog::level::debug : spdlog::level::info);
+  InstallStopHandlers();
+  auto catalog = LoadCatalog(global);
+  if (!catalog) return ReportError(catalog.error());
+  auto config = service::LoadControllerConfig(o.config, *catalog);
+  if (!config) return ReportError(config.error());
+  if (o.check) {
+    std::cout << fmt::format("{}: row {}, budget {:.0f} W, policy {}, {} agents, telemetry {}\n",
+                             o.config, config->row_name, config->budget.value(),
+                             config->policy_name, config->agents.size(),
+                             service::TelemetrySourceName(config->telemetry.source));
+    return kExitOk;
+  }
+  auto listen = service::ParseListenAddress(o.listen);
+  if (!listen) return ReportError(listen.error());
+  std::unique_ptr<std::ofstream> audit;
+  if (!o.audit_log.empty()) {
+    audit = std::make_unique<std::ofstream>(o.audit_log, std::ios::app);
+    if (!*audit) {
+      return ReportError(core::Error::InvalidArgument(
+          fmt::format("--audit-log {}: cannot open for appending", o.audit_log)));
+    }
+  }
+  std::vector<std::unique_ptr<service::AgentLink>> links;
+  for (const service::AgentEndpoint& a : config->agents) {
+    links.push_back(
+        std::make_unique<service::HttpAgentLink>(a.url, a.token, config->agent_timeout));
+  }
+  auto meter = MakeMeter(config->telemetry);
+  if (!meter) return ReportError(meter.error());
+  core::SystemClock clock;
+  service::ControllerOptions options;
+  options.dry_run = o.dry_run;
+  options.instance_id = fmt::format("{}.{}", std::time(nullptr), ::getpid());
+  if (audit) {
+    options.audit = [&audit, path = o.audit_log](const std::string& line) {
+      *audit << line << '\n';
+      audit->flush();
+      if (!*audit) {
+        spdlog::error("writing the audit log {} failed", path);
+        audit->clear();
+      }
+    };
+  }
+  const core::Duration period = config->period;
+  const std::string row = config->row_name;
+  const size_t agents = config->agents.size();
+  const std::string policy = config->policy_name;
+  auto controller = service::Controller::Create(std::move(*config), std::move(links),
+                                                std::move(*meter), &clock, std::move(options));
+  if (!controller) return ReportError(controller.error());
+  service::ControllerHttpServer server(controller->get(), 5 * period, &clock);
+  auto port = server.Bind(*listen);
+  if (!port) return ReportError(port.error());
+  std::cout << fmt::format("listening on {}:{}", listen->host, *port) << std::endl;
+  spdlog::info("controller up: row {}, {} agents, policy {}{}", row, agents, policy,
+               o.dry_run ? ", DRY RUN (nothing is sent)" : "");
+  std::thread serving([&server] { server.Serve(); });
+  const core::TimePoint start = clock.Now();
+  for (std::int64_t k = 1; !StopRequested().load(); ++k) {
+    (void)(*controller)->Step();
+    // Steps on a fixed grid, so that a slow step does not shift every later one.
+    core::TimePoint next = start + k * period;
+    if (next < clock.Now()) {
+      const std::int64_t skipped = (clock.Now() - next) / period;
+      k += skipped + 1;
+      next = start + k * period;
+      spdlog::warn("a step overran its period; skipping {} step(s)", skipped + 1);
+    }
+    clock.SleepUntil(next, &StopRequested());
+  }
+  spdlog::info("stopping; the agents keep their caps until their leases run out");
+  server.Stop();
+  serving.join();
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto options = std::make_shared<ControllerCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "controller", "Run a row controller: read row power, run the policy, cap through agents");
+  cmd->add_option("--config", options->config, "The row's YAML file (deploy/controller/row.yaml)")
+      ->required();
+  cmd->add_option("--listen", options->listen,
+                  "HOST:PORT for /healthz, /metrics, /v1/status (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_option(
+      "--audit-log", options->audit_log,
+      "Append one JSON line per control step (inputs, decision, commands) to this file");
+  cmd->add_flag("--dry-run", options->dry_run, "Decide and log every step, send nothing");
+  cmd->add_flag("--check", options->check, "Check the config file and exit");
+  cmd->callback([run, options, &global] {
+    *run = [options, &global] { return RunController(global, *options); };
+  });
+}
+
+}  // namespace headroom::cli

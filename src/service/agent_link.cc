@@ -1,0 +1,178 @@
+#include "service/agent_link.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+namespace headroom::service {
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+std::optional<T> Tighter(const std::optional<T>& a, const std::optional<T>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+// A JSON field that must be a number or null.
+core::Result<std::optional<double>> NumberOrNull(const json& obj, const char* key) {
+  if (!obj.contains(key) || obj.at(key).is_null()) return std::optional<double>();
+  if (!obj.at(key).is_number()) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format("'{}' is not a number", key)));
+  }
+  return std::optional<double>(obj.at(key).get<double>());
+}
+
+void Configure(httplib::Client& client, core::Duration timeout) {
+  client.set_tcp_nodelay(true);  // see HttpServer: no delayed-ACK wait on kept-alive polls
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+  client.set_connection_timeout(us / 1000000, us % 1000000);
+  client.set_read_timeout(us / 1000000, us % 1000000);
+  client.set_write_timeout(us / 1000000, us % 1000000);
+}
+
+core::Error HttpError(int status, const std::string& body) {
+  std::string message = body;
+  try {
+    const json j = json::parse(body);
+    if (j.is_object() && j.contains("error") && j["error"].is_string()) {
+      message = j["error"].get<std::string>();
+    }
+  } catch (const json::exception&) {
+  }
+  message = fmt::format("HTTP {}: {}", status, message);
+  switch (status) {
+    case 400:
+      return core::Error::InvalidArgument(message);
+    case 401:
+    case 403:
+      return core::Error::PermissionDenied(message);
+    case 422:
+      return core::Error::OutOfRange(message);
+    case 503:
+      return core::Error::Unavailable(message);
+    default:
+      return core::Error::Internal(message);
+  }
+}
+
+}  // namespace
+
+core::Result<AgentReport> ParseAgentState(const json& state) {
+  auto bad = [](const std::string& what) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format("agent state: {}", what)));
+  };
+  if (!state.is_object()) return bad("not a JSON object");
+  try {
+    AgentReport r;
+    if (state.contains("priority") && state["priority"].is_string()) {
+      r.priority = state["priority"].get<std::string>();
+    }
+    if (!state.contains("gpus") || !state["gpus"].is_array()) return bad("no 'gpus' list");
+    for (const json& g : state["gpus"]) {
+      HEADROOM_ASSIGN_OR_RETURN(std::optional<double> w, NumberOrNull(g, "power_w"));
+      r.gpu_power += core::Watts(w.value_or(0));
+      ++r.gpu_count;
+      if (!g.contains("caps") || !g["caps"].is_object()) return bad("a GPU without 'caps'");
+      const json& caps = g["caps"];
+      HEADROOM_ASSIGN_OR_RETURN(std::optional<double> clock, NumberOrNull(caps, "sm_clock_mhz"));
+      HEADROOM_ASSIGN_OR_RETURN(std::optional<double> limit, NumberOrNull(caps, "power_limit_w"));
+      if (clock) {
+        r.caps.sm_clock_cap = Tighter(r.caps.sm_clock_cap, std::optional(core::Megahertz(*clock)));
+      }
+      if (limit) {
+        r.caps.power_limit = Tighter(r.caps.power_limit, std::optional(core::Watts(*limit)));
+      }
+      r.caps.brake = r.caps.brake || caps.value("brake", false);
+      if (!caps.value("confirmed", true) && r.confirmed) {
+        r.confirmed = false;
+        r.mismatch = fmt::format("GPU {}: {}", g.value("index", -1),
+                                 caps.value("mismatch", std::string("read-back differs")));
+      }
+    }
+    if (state.contains("lease") && state["lease"].is_object()) {
+      const json& lease = state["lease"];
+      r.lease_expired = lease.value("expired", false);
+      r.has_lease =
+          r.lease_expired || (lease.contains("expires_in_s") && !lease["expires_in_s"].is_null());
+    }
+    r.failsafe_active = state.value("failsafe_active", false);
+    r.pending =
+        state.contains("pending") && state["pending"].is_array() && !state["pending"].empty();
+    return r;
+  } catch (const json::exception& e) {
+    return bad(e.what());
+  }
+}
+
+std::string CapsBody(const CapsCommand& command) {
+  nlohmann::ordered_json body;
+  if (command.targets) {
+    const policy::ServerTargets& t = *command.targets;
+    body["sm_clock_mhz"] = t.sm_clock_cap ? json(t.sm_clock_cap->value()) : json(nullptr);
+    body["power_limit_w"] = t.power_limit ? json(t.power_limit->value()) : json(nullptr);
+    body["brake"] = t.brake;
+  }
+  body["lease_s"] = core::ToSeconds(command.lease);
+  body["request_id"] = command.request_id;
+  return body.dump();
+}
+
+HttpAgentLink::HttpAgentLink(const std::string& url, std::string token, core::Duration timeout)
+    : url_(url),
+      token_(std::move(token)),
+      get_client_(std::make_unique<httplib::Client>(url)),
+      put_client_(std::make_unique<httplib::Client>(url)) {
+  Configure(*get_client_, timeout);
+  Configure(*put_client_, timeout);
+}
+
+HttpAgentLink::~HttpAgentLink() = default;
+
+core::Result<AgentReport> HttpAgentLink::GetState() {
+  auto res = get_client_->Get("/v1/state");
+  if (!res) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("GET {}/v1/state: {}", url_, httplib::to_string(res.error()))));
+  }
+  if (res->status != 200) return core::Fail(HttpError(res->status, res->body));
+  try {
+    return ParseAgentState(json::parse(res->body));
+  } catch (const json::exception& e) {
+    return core::Fail(
+        core::Error::InvalidArgument(fmt::format("GET {}/v1/state: not JSON: {}", url_, e.what())));
+  }
+}
+
+core::Result<CapsOutcome> HttpAgentLink::PutCaps(const CapsCommand& command) {
+  const httplib::Headers headers = {{"Authorization", "Bearer " + token_}};
+  auto res = put_client_->Put("/v1/caps", headers, CapsBody(command), "application/json");
+  if (!res) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("PUT {}/v1/caps: {}", url_, httplib::to_string(res.error()))));
+  }
+  if (res->status != 200) return core::Fail(HttpError(res->status, res->body));
+  try {
+    const json j = json::parse(res->body);
+    CapsOutcome out;
+    out.result = j.value("result", std::string());
+    out.confirmed = out.result == "applied";
+    if (j.contains("gpus") && j["gpus"].is_array()) {
+      for (const json& g : j["gpus"]) {
+        if (!g.is_object() || g.value("confirmed", true)) continue;
+        out.confirmed = false;
+        if (out.mismatch.empty()) out.mismatch = g.value("mismatch", std::string());
+      }
+    }
+    return out;
+  } catch (const json::exception& e) {
+    return core::Fail(core::Error::Internal(
+        fmt::format("PUT {}/v1/caps: answer is not JSON: {}", url_, e.what())));
+  }
+}
+
+}  // namespace headroom::service

@@ -1,0 +1,84 @@
+// AgentLink: how the row controller talks to one node agent. The interface lets the
+// controller's logic run against in-memory fakes in unit tests; HttpAgentLink is the real one
+// (cpp-httplib client, bounded timeouts). ParseAgentState and CapsBody are the pure halves of
+// the protocol (docs/agent.md), tested on their own. An HttpAgentLink is used by one thread at a
+// time per call kind (the controller never overlaps two GETs or two PUTs to one agent).
+#ifndef HEADROOM_SERVICE_AGENT_LINK_H_
+#define HEADROOM_SERVICE_AGENT_LINK_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "core/units.h"
+#include "policy/row_policy.h"
+
+namespace httplib {
+class Client;
+}
+
+namespace headroom::service {
+
+// What GET /v1/state says, reduced to what the controller needs.
+struct AgentReport {
+  std::string priority;      // "hp" / "lp", as the agent was started
+  core::Watts gpu_power{0};  // sum over its GPUs
+  int gpu_count = 0;
+  policy::ServerTargets caps;  // held now; across GPUs, the tightest of each
+  bool has_lease = false;      // false: the agent holds no lease (fresh start or caps lifted)
+  bool lease_expired = false;
+  bool failsafe_active = false;
+  bool pending = false;   // accepted changes still waiting for their actuation delay
+  bool confirmed = true;  // every GPU reads back what the agent asked of it
+  std::string mismatch;   // the first read-back mismatch, when !confirmed
+};
+
+[[nodiscard]] core::Result<AgentReport> ParseAgentState(const nlohmann::json& state);
+
+// A PUT /v1/caps: new targets (every control given; an absent cap is sent as null, which lifts
+// it), or just a lease renewal when targets is nullopt.
+struct CapsCommand {
+  std::optional<policy::ServerTargets> targets;
+  core::Duration lease{0};
+  std::string request_id;
+};
+std::string CapsBody(const CapsCommand& command);
+
+struct CapsOutcome {
+  std::string result;      // "applied" or "scheduled"
+  bool confirmed = false;  // applied and every GPU read back the target
+  std::string mismatch;
+};
+
+class AgentLink {
+ public:
+  virtual ~AgentLink() = default;
+  [[nodiscard]] virtual core::Result<AgentReport> GetState() = 0;
+  // Errors: kUnavailable (no answer, timeout), kPermissionDenied (401), kInvalidArgument /
+  // kOutOfRange (400 / 422: the agent refused the values), kInternal otherwise.
+  [[nodiscard]] virtual core::Result<CapsOutcome> PutCaps(const CapsCommand& command) = 0;
+};
+
+class HttpAgentLink final : public AgentLink {
+ public:
+  // url: http://HOST:PORT. Each request gives up after `timeout` (connect and read).
+  HttpAgentLink(const std::string& url, std::string token, core::Duration timeout);
+  ~HttpAgentLink() override;
+  core::Result<AgentReport> GetState() override;
+  core::Result<CapsOutcome> PutCaps(const CapsCommand& command) override;
+
+ private:
+  const std::string url_;
+  const std::string token_;
+  // Two clients: a state poll and a caps command may be in flight at once.
+  std::unique_ptr<httplib::Client> get_client_;
+  std::unique_ptr<httplib::Client> put_client_;
+};
+
+}  // namespace headroom::service
+
+#endif  // HEADROOM_SERVICE_AGENT_LINK_H_

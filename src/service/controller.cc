@@ -1,0 +1,522 @@
+#include "service/controller.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "policy/policy_factory.h"
+#include "report/prometheus_text.h"
+
+namespace headroom::service {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Agents report clocks snapped to the GPU's grid (A100: 15 MHz) and watts to the milliwatt.
+constexpr double kClockTolerance = 8;
+constexpr double kPowerTolerance = 0.5;
+
+template <class T>
+bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || std::abs(a->value() - b->value()) <= tolerance;
+}
+
+bool SameTargets(const policy::ServerTargets& a, const policy::ServerTargets& b) {
+  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, kClockTolerance) &&
+         Near(a.power_limit, b.power_limit, kPowerTolerance);
+}
+
+template <class T>
+std::optional<T> Lower(const std::optional<T>& a, const std::optional<T>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+// The tighter of two targets, control by control.
+policy::ServerTargets Tightest(const policy::ServerTargets& a, const policy::ServerTargets& b) {
+  return {.sm_clock_cap = Lower(a.sm_clock_cap, b.sm_clock_cap),
+          .power_limit = Lower(a.power_limit, b.power_limit),
+          .brake = a.brake || b.brake};
+}
+
+ordered_json TargetsJson(const policy::ServerTargets& t) {
+  return {{"sm_clock_mhz", t.sm_clock_cap ? ordered_json(t.sm_clock_cap->value()) : nullptr},
+          {"power_limit_w", t.power_limit ? ordered_json(t.power_limit->value()) : nullptr},
+          {"brake", t.brake}};
+}
+
+template <class T>
+bool Ready(const std::future<T>& f) {
+  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+double Round(double v, double unit) { return std::round(v / unit) * unit; }
+
+}  // namespace
+
+core::Result<std::unique_ptr<Controller>> Controller::Create(
+    ControllerConfig config, std::vector<std::unique_ptr<AgentLink>> links,
+    std::unique_ptr<RowMeter> meter, core::Clock* clock, ControllerOptions options) {
+  if (links.size() != config.agents.size()) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} agent links for {} agents", links.size(), config.agents.size())));
+  }
+  if (config.telemetry.source != TelemetrySource::kAgents && !meter) {
+    return core::Fail(core::Error::InvalidArgument("telemetry source needs a meter"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> policy,
+                            policy::MakePolicy(config.policy_name, config.params));
+  std::vector<Server> servers(config.agents.size());
+  for (size_t i = 0; i < servers.size(); ++i) {
+    servers[i].endpoint = config.agents[i];
+    servers[i].link = std::move(links[i]);
+    servers[i].counted_as = "unknown";
+  }
+  return std::unique_ptr<Controller>(new Controller(std::move(config), std::move(servers),
+                                                    std::move(meter), std::move(policy), clock,
+                                                    std::move(options)));
+}
+
+Controller::Controller(ControllerConfig config, std::vector<Server> servers,
+                       std::unique_ptr<RowMeter> meter, std::unique_ptr<policy::RowPolicy> policy,
+                       core::Clock* clock, ControllerOptions options)
+    : config_(std::move(config)),
+      servers_(std::move(servers)),
+      meter_(std::move(meter)),
+      policy_(std::move(policy)),
+      clock_(clock),
+      options_(std::move(options)),
+      start_(clock->Now()) {}
+
+Controller::~Controller() {
+  for (Server& s : servers_) {
+    if (s.get.valid()) s.get.wait();
+    if (s.put.valid()) s.put.wait();
+  }
+  if (meter_read_.valid()) meter_read_.wait();
+}
+
+void Controller::WaitForCommands() {
+  for (Server& s : servers_) {
+    if (s.put.valid()) s.put.wait();
+  }
+}
+
+ordered_json Controller::CollectPuts(core::TimePoint now) {
+  ordered_json answers = ordered_json::array();
+  for (Server& s : servers_) {
+    if (!Ready(s.put)) continue;
+    core::Result<CapsOutcome> outcome = s.put.get();
+    ordered_json a = {{"server", s.endpoint.name}, {"request_id", s.put_command.request_id}};
+    if (outcome) {
+      ++commands_ok_;
+      if (s.put_command.targets) s.accepted = *s.put_command.targets;
+      s.last_ack = now;
+      s.failures = 0;
+      s.put_confirmed = outcome->confirmed || outcome->result == "scheduled";
+      a["result"] = outcome->result;
+      a["confirmed"] = outcome->confirmed;
+      if (!outcome->mismatch.empty()) a["mismatch"] = outcome->mismatch;
+      s.error.clear();
+    } else {
+      ++commands_failed_;
+      ++s.failures;
+      // Exponential backoff from one period, at most a third of the lease (so a renewal still
+      // lands before the lease runs out).
+      const double factor = std::pow(2.0, std::min(s.failures - 1, 16));
+      const core::Duration backoff = std::min<core::Duration>(
+          core::FromSeconds(core::ToSeconds(config_.period) * factor), config_.lease_ttl / 3);
+      s.retry_at = now + backoff;
+      s.error = outcome.error().message();
+      a["result"] = "failed";
+      a["error"] = s.error;
+      a["retry_in_s"] = core::ToSeconds(backoff);
+      spdlog::warn("{}: {} (retry in {:.1f} s)", s.endpoint.name, s.error,
+                   core::ToSeconds(backoff));
+    }
+    answers.push_back(std::move(a));
+  }
+  return answers;
+}
+
+void Controller::PollAgents(core::TimePoint now) {
+  (void)now;
+  for (Server& s : servers_) {
+    if (s.get.valid()) continue;  // the previous poll is still out: do not pile up
+    AgentLink* link = s.link.get();
+    s.get = std::async(std::launch::async, [link] { return link->GetState(); });
+  }
+  if (meter_ && !meter_read_.valid()) {
+    RowMeter* meter = meter_.get();
+    meter_read_ = std::async(std::launch::async, [meter] { return meter->Read(); });
+  }
+  // One deadline for all: a slow agent costs the step agent_timeout, not agent_timeout each.
+  const auto deadline = std::chrono::steady_clock::now() + config_.agent_timeout;
+  for (Server& s : servers_) {
+    if (s.get.wait_until(deadline) != std::future_status::ready) {
+      s.reachable = false;
+      s.error =
+          fmt::format("no answer within {:.0f} ms", core::ToSeconds(config_.agent_timeout) * 1000);
+      continue;
+    }
+    core::Result<AgentReport> report = s.get.get();
+    s.reachable = static_cast<bool>(report);
+    if (report) {
+      s.report = *report;
+      if (s.failures == 0) s.error.clear();
+    } else {
+      s.error = report.error().message();
+    }
+  }
+  if (meter_read_.valid() && meter_read_.wait_until(deadline) == std::future_status::ready) {
+    core::Result<core::Watts> w = meter_read_.get();
+    if (w) {
+      meter_value_ = *w;
+      meter_time_ = clock_->Now();
+      meter_error_.clear();
+    } else {
+      meter_error_ = w.error().message();
+    }
+  } else if (meter_read_.valid()) {
+    meter_error_ = "the meter did not answer in time";
+  }
+}
+
+void Controller::CountPower() {
+  for (Server& s : servers_) {
+    const core::Watts rated = s.endpoint.server.max_system_power;
+    if (s.reachable && s.report) {
+      // Agents report GPU power; the rest of the server (CPUs, fans, NVSwitches) is taken at
+      // its catalog maximum, which over-counts at idle and never under-counts.
+      s.counted = s.report->gpu_power + s.endpoint.server.non_gpu_power;
+      s.last_counted = s.counted;
+      s.counted_as = "reported";
+    } else {
+      // Unreachable: whichever of its last value and its rated maximum is safer (higher).
+      s.counted = std::max(s.last_counted, rated);
+      s.counted_as = s.counted == rated ? "rated-max" : "last-value";
+    }
+  }
+}
+
+void Controller::SyncFromReports(std::vector<std::string>* notes) {
+  for (Server& s : servers_) {
+    if (!s.reachable || !s.report) continue;
+    const AgentReport& r = *s.report;
+    if (!s.held_at_start) {
+      // Restart-safe: start from what the agent holds, not from nothing.
+      s.held_at_start = r.caps;
+      s.accepted = r.caps;
+      notes->push_back(
+          fmt::format("{}: synced, holds {}", s.endpoint.name, TargetsJson(r.caps).dump()));
+      if (!r.priority.empty() && r.priority != policy::PriorityName(s.endpoint.priority)) {
+        notes->push_back(fmt::format("{}: agent says priority {}, config says {}", s.endpoint.name,
+                                     r.priority, policy::PriorityName(s.endpoint.priority)));
+      }
+      continue;
+    }
+    // An agent without a lease lost what we sent (it restarted, or someone lifted its caps):
+    // believe it, so that the next send puts the caps back.
+    if (!r.has_lease && !r.pending && s.accepted && !s.put.valid() &&
+        !SameTargets(*s.accepted, r.caps)) {
+      notes->push_back(fmt::format("{}: holds {} without a lease (restarted?), re-sending",
+                                   s.endpoint.name, TargetsJson(r.caps).dump()));
+      s.accepted = r.caps;
+    }
+  }
+}
+
+bool Controller::Unconfirmed(const Server& s) const {
+  if (!s.reachable || !s.report) return true;
+  if (s.failures > 0 || !s.put_confirmed) return true;
+  if (s.report->pending || !s.report->confirmed) return true;
+  return !s.accepted || !SameTargets(*s.accepted, s.target);
+}
+
+void Controller::UpdateEscalation(core::TimePoint now, double fraction,
+                                  std::vector<policy::Event>* events) {
+  const core::Duration t = now - start_;
+  if (escalated_) {
+    if (fraction < config_.params.brake_release) {
+      escalated_ = false;
+      over_since_.reset();
+      events->push_back({t, "escalated", state_,
+                         fmt::format("p {:.3f} < brake_release {:.3f}: escalation lifted", fraction,
+                                     config_.params.brake_release)});
+    }
+    return;
+  }
+  const bool over = fraction >= 1.0;
+  const bool untaken = std::any_of(servers_.begin(), servers_.end(),
+                                   [this](const Server& s) { return Unconfirmed(s); });
+  if (!over || !untaken) {
+    over_since_.reset();
+    return;
+  }
+  if (!over_since_) over_since_ = now;
+  if (now - *over_since_ >= config_.escalate_after) {
+    escalated_ = true;
+    ++brake_events_;
+    events->push_back({t, state_, "escalated",
+                       fmt::format("p {:.3f} over budget for {:.0f} s with caps not confirmed "
+                                   "on some server: braking every reachable server",
+                                   fraction, core::ToSeconds(now - *over_since_))});
+  }
+}
+
+void Controller::Send(core::TimePoint now) {
+  for (Server& s : servers_) {
+    s.sent.clear();
+    if (options_.dry_run || !s.reachable || s.put.valid() || now < s.retry_at) continue;
+    CapsCommand command;
+    command.lease = config_.lease_ttl;
+    if (!s.accepted || !SameTargets(*s.accepted, s.target)) {
+      command.targets = s.target;
+      s.sent = "caps";
+    } else if (!s.last_ack || now - *s.last_ack >= config_.lease_ttl / 3 ||
+               (s.report &&
+                (s.report->failsafe_active || s.report->lease_expired || !s.report->has_lease))) {
+      s.sent = "lease";
+    } else {
+      continue;
+    }
+    command.request_id =
+        fmt::format("{}-{}-{}", config_.row_name, options_.instance_id, ++request_seq_);
+    s.put_command = command;
+    AgentLink* link = s.link.get();
+    s.put = std::async(std::launch::async, [link, command] { return link->PutCaps(command); });
+  }
+}
+
+ordered_json Controller::ServerJson(const Server& s) const {
+  ordered_json j;
+  j["name"] = s.endpoint.name;
+  j["priority"] = policy::PriorityName(s.endpoint.priority);
+  j["url"] = s.endpoint.url;
+  j["reachable"] = s.reachable;
+  j["power_w"] = s.reachable && s.report ? ordered_json(Round(s.report->gpu_power.value(), 0.1))
+                                         : ordered_json(nullptr);
+  j["counted_w"] = Round(s.counted.value(), 0.1);
+  j["counted_as"] = s.counted_as;
+  j["target"] = TargetsJson(s.target);
+  j["accepted"] = s.accepted ? TargetsJson(*s.accepted) : ordered_json(nullptr);
+  j["confirmed"] = !Unconfirmed(s);
+  if (s.report) {
+    j["agent"] = {{"pending", s.report->pending},
+                  {"failsafe_active", s.report->failsafe_active},
+                  {"lease_expired", s.report->lease_expired}};
+    if (!s.report->confirmed) j["agent"]["mismatch"] = s.report->mismatch;
+  }
+  j["failures"] = s.failures;
+  if (!s.error.empty()) j["error"] = s.error;
+  return j;
+}
+
+ordered_json Controller::Step() {
+  const core::TimePoint now = clock_->Now();
+  ordered_json answers = CollectPuts(now);
+  PollAgents(now);
+  CountPower();
+  std::vector<std::string> notes;
+  SyncFromReports(&notes);
+
+  core::Watts agents_sum{0};
+  for (const Server& s : servers_) agents_sum += s.counted;
+  policy::Observation obs;
+  // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
+  obs.now = std::chrono::floor<std::chrono::milliseconds>(now - start_);
+  obs.budget = config_.budget;
+  std::string source(TelemetrySourceName(config_.telemetry.source));
+  if (!meter_) {
+    obs.row_power = agents_sum;
+  } else if (meter_value_ && meter_time_) {
+    obs.row_power = *meter_value_;
+    obs.telemetry_age = now - *meter_time_;
+    if (!meter_error_.empty()) source += " (last good reading)";
+  } else {
+    // No meter reading yet: the agents' conservative sum, flagged, rather than nothing.
+    obs.row_power = agents_sum;
+    source = "agents (meter has no reading yet)";
+  }
+  for (const Server& s : servers_) {
+    obs.servers.push_back({.priority = s.endpoint.priority,
+                           .current = s.accepted.value_or(policy::ServerTargets{}),
+                           .power = s.counted,
+                           .rated_power = s.endpoint.server.max_system_power});
+  }
+  policy::Decision decision = policy_->Step(obs);
+  state_ = decision.state;
+  for (const policy::Event& e : decision.events) {
+    if (e.to == "brake") ++brake_events_;
+  }
+  const bool holding = now - start_ < config_.restart_hold;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    s.target = decision.targets[i];
+    if (holding && s.held_at_start) s.target = Tightest(s.target, *s.held_at_start);
+  }
+  UpdateEscalation(now, decision.fraction, &decision.events);
+  if (escalated_) {
+    for (Server& s : servers_) s.target.brake = true;
+  }
+  Send(now);
+
+  ordered_json record;
+  record["t_s"] = Round(core::ToSeconds(obs.now), 0.001);
+  record["row_power_w"] = Round(obs.row_power.value(), 0.1);
+  record["budget_w"] = config_.budget.value();
+  record["fraction"] = Round(decision.fraction, 0.0001);
+  record["source"] = source;
+  record["telemetry_age_s"] = Round(core::ToSeconds(obs.telemetry_age), 0.001);
+  if (meter_) {
+    record["agents_sum_w"] = Round(agents_sum.value(), 0.1);
+    if (!meter_error_.empty()) record["meter_error"] = meter_error_;
+  }
+  record["policy"] = config_.policy_name;
+  record["state"] = escalated_ ? "escalated" : decision.state;
+  if (holding) record["restart_hold"] = true;
+  record["dry_run"] = options_.dry_run;
+  record["events"] = ordered_json::array();
+  for (const policy::Event& e : decision.events) {
+    record["events"].push_back({{"at_s", Round(core::ToSeconds(e.at), 0.001)},
+                                {"from", e.from},
+                                {"to", e.to},
+                                {"reason", e.reason}});
+    spdlog::info("{} -> {}: {}", e.from, e.to, e.reason);
+  }
+  if (!notes.empty()) record["notes"] = notes;
+  for (const std::string& n : notes) spdlog::info("{}", n);
+  record["servers"] = ordered_json::array();
+  for (const Server& s : servers_) {
+    ordered_json j = {{"name", s.endpoint.name},
+                      {"reachable", s.reachable},
+                      {"counted_w", Round(s.counted.value(), 0.1)},
+                      {"counted_as", s.counted_as},
+                      {"target", TargetsJson(s.target)}};
+    if (!s.sent.empty()) j["sent"] = s.sent;
+    if (!s.error.empty()) j["error"] = s.error;
+    record["servers"].push_back(std::move(j));
+  }
+  record["answers"] = std::move(answers);
+  Publish(record);
+  return record;
+}
+
+void Controller::Publish(const ordered_json& record) {
+  ordered_json status;
+  status["row"] = config_.row_name;
+  status["policy"] = config_.policy_name;
+  status["state"] = record["state"];
+  status["dry_run"] = options_.dry_run;
+  for (const char* key :
+       {"t_s", "row_power_w", "budget_w", "fraction", "source", "telemetry_age_s"}) {
+    status[key] = record[key];
+  }
+  status["thresholds"] = {{"t1", config_.params.t1},
+                          {"t2", config_.params.t2},
+                          {"brake", config_.params.brake_threshold}};
+  status["brake_events"] = brake_events_;
+  status["servers"] = ordered_json::array();
+  for (const Server& s : servers_) status["servers"].push_back(ServerJson(s));
+
+  std::string m;
+  auto header = [&m](const char* name, const char* type, const char* help) {
+    m += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  const std::string row = report::EscapeLabelValue(config_.row_name);
+  header("headroom_row_power_watts", "gauge", "Row power the policy read this step.");
+  m += fmt::format("headroom_row_power_watts{{row=\"{}\"}} {}\n", row,
+                   record["row_power_w"].get<double>());
+  header("headroom_row_budget_watts", "gauge", "The row's provisioned power budget.");
+  m += fmt::format("headroom_row_budget_watts{{row=\"{}\"}} {}\n", row, config_.budget.value());
+  header("headroom_row_power_ratio", "gauge", "Row power over budget (p).");
+  m += fmt::format("headroom_row_power_ratio{{row=\"{}\"}} {}\n", row,
+                   record["fraction"].get<double>());
+  header("headroom_row_threshold_ratio", "gauge",
+         "The policy's thresholds as fractions of budget.");
+  for (const auto& [name, value] :
+       {std::pair{"t1", config_.params.t1}, std::pair{"t2", config_.params.t2},
+        std::pair{"brake", config_.params.brake_threshold}}) {
+    m += fmt::format("headroom_row_threshold_ratio{{row=\"{}\",threshold=\"{}\"}} {}\n", row, name,
+                     value);
+  }
+  header("headroom_row_state", "gauge", "1 for the policy's current state.");
+  std::vector<std::string> states = policy_->states();
+  states.push_back("escalated");
+  const std::string current = record["state"].get<std::string>();
+  for (const std::string& st : states) {
+    m += fmt::format("headroom_row_state{{row=\"{}\",state=\"{}\"}} {}\n", row,
+                     report::EscapeLabelValue(st), st == current ? 1 : 0);
+  }
+  header("headroom_row_brake_events_total", "counter",
+         "Times the row entered the brake (policy or escalation).");
+  m += fmt::format("headroom_row_brake_events_total{{row=\"{}\"}} {}\n", row, brake_events_);
+  header("headroom_row_server_sm_clock_cap_hertz", "gauge",
+         "SM clock cap targeted per server (capped servers only).");
+  for (const Server& s : servers_) {
+    if (!s.target.sm_clock_cap) continue;
+    m += fmt::format(
+        "headroom_row_server_sm_clock_cap_hertz{{row=\"{}\",server=\"{}\",priority=\"{}\"}} {}\n",
+        row, report::EscapeLabelValue(s.endpoint.name), policy::PriorityName(s.endpoint.priority),
+        s.target.sm_clock_cap->value() * 1e6);
+  }
+  header("headroom_row_server_brake", "gauge", "1 while a server is asked to brake.");
+  for (const Server& s : servers_) {
+    m += fmt::format("headroom_row_server_brake{{row=\"{}\",server=\"{}\"}} {}\n", row,
+                     report::EscapeLabelValue(s.endpoint.name), s.target.brake ? 1 : 0);
+  }
+  header("headroom_row_agent_up", "gauge", "1 when the agent answered this step.");
+  for (const Server& s : servers_) {
+    m += fmt::format("headroom_row_agent_up{{row=\"{}\",server=\"{}\"}} {}\n", row,
+                     report::EscapeLabelValue(s.endpoint.name), s.reachable ? 1 : 0);
+  }
+  header("headroom_row_telemetry_age_seconds", "gauge",
+         "Age of the row power reading the policy used (0 for the agents' sum).");
+  m += fmt::format("headroom_row_telemetry_age_seconds{{row=\"{}\"}} {}\n", row,
+                   record["telemetry_age_s"].get<double>());
+  header("headroom_row_dry_run", "gauge", "1 when the controller decides but sends nothing.");
+  m += fmt::format("headroom_row_dry_run{{row=\"{}\"}} {}\n", row, options_.dry_run ? 1 : 0);
+  header("headroom_row_escalated", "gauge",
+         "1 while every server is braked because caps did not take over budget.");
+  m += fmt::format("headroom_row_escalated{{row=\"{}\"}} {}\n", row, escalated_ ? 1 : 0);
+  header("headroom_row_commands_total", "counter", "Caps and lease commands by outcome.");
+  m += fmt::format("headroom_row_commands_total{{row=\"{}\",result=\"ok\"}} {}\n", row,
+                   commands_ok_);
+  m += fmt::format("headroom_row_commands_total{{row=\"{}\",result=\"failed\"}} {}\n", row,
+                   commands_failed_);
+
+  core::MutexLock lock(&mu_);
+  ++steps_;
+  status["steps"] = steps_;
+  header("headroom_row_decisions_total", "counter", "Control steps taken.");
+  m += fmt::format("headroom_row_decisions_total{{row=\"{}\"}} {}\n", row, steps_);
+  status_ = std::move(status);
+  metrics_ = std::move(m);
+  if (options_.audit) options_.audit(record.dump());
+}
+
+ordered_json Controller::Status() const {
+  core::MutexLock lock(&mu_);
+  if (status_.is_null()) {
+    return {{"row", config_.row_name}, {"state", "starting"}, {"steps", 0}};
+  }
+  return status_;
+}
+
+std::string Controller::Metrics() const {
+  core::MutexLock lock(&mu_);
+  return metrics_;
+}
+
+std::uint64_t Controller::steps() const {
+  core::MutexLock lock(&mu_);
+  return steps_;
+}
+
+}  // namespace headroom::service

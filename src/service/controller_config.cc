@@ -1,0 +1,218 @@
+#include "service/controller_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/files.h"
+#include "core/parse.h"
+#include "core/yaml_reader.h"
+#include "policy/policy_factory.h"
+#include "service/auth.h"
+
+namespace headroom::service {
+namespace {
+
+core::Result<core::Duration> DurationField(const core::YamlReader& map, std::string_view key,
+                                           core::Duration fallback) {
+  if (!map.Has(key)) return fallback;
+  HEADROOM_ASSIGN_OR_RETURN(std::string text, map.String(key));
+  auto d = core::ParseDuration(text);
+  if (!d || *d <= core::Duration::zero()) {
+    return core::Fail(map.ErrorAt(key, fmt::format("'{}' is not a positive duration such as 1s "
+                                                   "or 500ms",
+                                                   text)));
+  }
+  return *d;
+}
+
+// Only plain HTTP: Debian's cpp-httplib is built without OpenSSL, so https would fail at the
+// first request; docs/deploy.md shows a TLS proxy instead.
+core::Status CheckHttpUrl(const core::YamlReader& map, std::string_view key,
+                          const std::string& url) {
+  if (url.rfind("http://", 0) != 0 || url.size() <= 7 ||
+      url.find_first_of(" \t") != std::string::npos) {
+    return core::Fail(map.ErrorAt(
+        key, fmt::format("'{}' is not an http://HOST:PORT URL (for TLS, run the agent behind "
+                         "a TLS proxy: docs/deploy.md)",
+                         url)));
+  }
+  return core::Ok();
+}
+
+core::Result<TelemetryConfig> ParseTelemetry(const core::YamlReader& doc, TelemetryConfig t) {
+  if (!doc.Has("telemetry")) return t;
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader map, doc.Map("telemetry"));
+  HEADROOM_RETURN_IF_ERROR(map.CheckKnownKeys({"source", "url", "query", "command", "timeout"}));
+  HEADROOM_ASSIGN_OR_RETURN(std::string source, map.String("source"));
+  HEADROOM_ASSIGN_OR_RETURN(t.timeout, DurationField(map, "timeout", t.timeout));
+  auto forbid = [&map](std::initializer_list<std::string_view> keys,
+                       std::string_view source) -> core::Status {
+    for (std::string_view key : keys) {
+      if (map.Has(key)) {
+        return core::Fail(map.ErrorAt(key, fmt::format("not used by source {}", source)));
+      }
+    }
+    return core::Ok();
+  };
+  if (source == "agents") {
+    HEADROOM_RETURN_IF_ERROR(forbid({"url", "query", "command"}, source));
+    t.source = TelemetrySource::kAgents;
+  } else if (source == "prometheus") {
+    HEADROOM_RETURN_IF_ERROR(forbid({"command"}, source));
+    t.source = TelemetrySource::kPrometheus;
+    HEADROOM_ASSIGN_OR_RETURN(t.url, map.String("url"));
+    HEADROOM_RETURN_IF_ERROR(CheckHttpUrl(map, "url", t.url));
+    HEADROOM_ASSIGN_OR_RETURN(t.query, map.String("query"));
+    if (core::Trim(t.query).empty()) return core::Fail(map.ErrorAt("query", "empty"));
+  } else if (source == "command") {
+    HEADROOM_RETURN_IF_ERROR(forbid({"url", "query"}, source));
+    t.source = TelemetrySource::kCommand;
+    HEADROOM_ASSIGN_OR_RETURN(t.command, map.StringList("command"));
+    if (t.command.empty()) {
+      return core::Fail(map.ErrorAt("command",
+                                    "missing: the program (and its arguments) that "
+                                    "prints the row's watts, as a list"));
+    }
+  } else {
+    return core::Fail(
+        map.ErrorAt("source", fmt::format("'{}': expected agents, prometheus or command", source)));
+  }
+  return t;
+}
+
+core::Result<AgentEndpoint> ParseAgent(const core::YamlReader& item,
+                                       const catalog::HardwareCatalog& catalog) {
+  HEADROOM_RETURN_IF_ERROR(
+      item.CheckKnownKeys({"name", "url", "token_file", "priority", "server"}));
+  AgentEndpoint a;
+  HEADROOM_ASSIGN_OR_RETURN(a.name, item.String("name"));
+  HEADROOM_ASSIGN_OR_RETURN(a.url, item.String("url"));
+  HEADROOM_RETURN_IF_ERROR(CheckHttpUrl(item, "url", a.url));
+  while (!a.url.empty() && a.url.back() == '/') a.url.pop_back();
+  HEADROOM_ASSIGN_OR_RETURN(std::string token_file, item.String("token_file"));
+  auto token = ReadTokenFile(token_file);
+  if (!token) return core::Fail(item.ErrorAt("token_file", token.error().message()));
+  a.token = std::move(*token);
+  HEADROOM_ASSIGN_OR_RETURN(std::string priority, item.String("priority"));
+  auto parsed = policy::ParsePriority(priority);
+  if (!parsed) return core::Fail(item.ErrorAt("priority", parsed.error().message()));
+  a.priority = *parsed;
+  HEADROOM_ASSIGN_OR_RETURN(std::string server, item.String("server"));
+  auto spec = catalog.Server(server);
+  if (!spec) return core::Fail(item.ErrorAt("server", spec.error().message()));
+  a.server = **spec;
+  return a;
+}
+
+}  // namespace
+
+std::string_view TelemetrySourceName(TelemetrySource source) {
+  switch (source) {
+    case TelemetrySource::kAgents:
+      return "agents";
+    case TelemetrySource::kPrometheus:
+      return "prometheus";
+    case TelemetrySource::kCommand:
+      return "command";
+  }
+  return "?";
+}
+
+core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
+                                                     const std::string& source,
+                                                     const catalog::HardwareCatalog& catalog) {
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"row", "policy", "control", "telemetry", "agents"}));
+  ControllerConfig c;
+
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader row, doc.Map("row"));
+  HEADROOM_RETURN_IF_ERROR(row.CheckKnownKeys({"name", "budget_w"}));
+  HEADROOM_ASSIGN_OR_RETURN(c.row_name, row.String("name"));
+  HEADROOM_ASSIGN_OR_RETURN(double budget, row.NumberIn("budget_w", 1, 1e9));
+  c.budget = core::Watts(budget);
+
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<core::YamlReader> items, doc.MapList("agents"));
+  if (items.empty()) return core::Fail(doc.ErrorAt("agents", "missing: list every server"));
+  std::set<std::string> names;
+  for (const core::YamlReader& item : items) {
+    HEADROOM_ASSIGN_OR_RETURN(AgentEndpoint a, ParseAgent(item, catalog));
+    if (!names.insert(a.name).second) {
+      return core::Fail(item.ErrorAt("name", fmt::format("'{}' is listed twice", a.name)));
+    }
+    if (!c.agents.empty() && a.server.gpu != c.agents.front().server.gpu) {
+      return core::Fail(item.ErrorAt(
+          "server", fmt::format("its GPU ({}) differs from the first server's ({}): one "
+                                "controller drives one GPU type, so split the row",
+                                a.server.gpu, c.agents.front().server.gpu)));
+    }
+    c.agents.push_back(std::move(a));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* gpu, catalog.Gpu(c.agents.front().server.gpu));
+
+  c.params = policy::DefaultParamsFor(*gpu);
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader pol, doc.Map("policy"));
+  const std::vector<std::string> known = policy::ParamNames();
+  for (const std::string& key : pol.Keys()) {
+    if (key == "name") continue;
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return core::Fail(pol.ErrorAt(
+          key, fmt::format("unknown policy constant (known: name, {})", fmt::join(known, ", "))));
+    }
+    HEADROOM_ASSIGN_OR_RETURN(double v, pol.Number(key));
+    if (auto st = policy::SetParam(c.params, key, v); !st) {
+      return core::Fail(pol.ErrorAt(key, st.error().message()));
+    }
+  }
+  HEADROOM_ASSIGN_OR_RETURN(c.policy_name, pol.String("name"));
+  if (const auto names = policy::PolicyNames();
+      std::find(names.begin(), names.end(), c.policy_name) == names.end()) {
+    return core::Fail(pol.ErrorAt("name", fmt::format("unknown policy '{}' (known: {})",
+                                                      c.policy_name, fmt::join(names, ", "))));
+  }
+  if (auto st = policy::ValidateParams(c.params, *gpu); !st) {
+    return core::Fail(pol.ErrorAt("", st.error().message()));
+  }
+
+  if (doc.Has("control")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader control, doc.Map("control"));
+    HEADROOM_RETURN_IF_ERROR(control.CheckKnownKeys(
+        {"period", "lease_ttl", "agent_timeout", "restart_hold", "escalate_after"}));
+    HEADROOM_ASSIGN_OR_RETURN(c.period, DurationField(control, "period", c.period));
+    HEADROOM_ASSIGN_OR_RETURN(c.lease_ttl, DurationField(control, "lease_ttl", c.lease_ttl));
+    HEADROOM_ASSIGN_OR_RETURN(c.agent_timeout,
+                              DurationField(control, "agent_timeout", c.agent_timeout));
+    HEADROOM_ASSIGN_OR_RETURN(c.restart_hold,
+                              DurationField(control, "restart_hold", c.restart_hold));
+    HEADROOM_ASSIGN_OR_RETURN(c.escalate_after,
+                              DurationField(control, "escalate_after", c.escalate_after));
+    if (c.lease_ttl < 3 * c.period) {
+      return core::Fail(control.ErrorAt(
+          "lease_ttl", "must be at least 3 periods, or one slow step lets every lease run out"));
+    }
+    if (c.agent_timeout >= c.period) {
+      return core::Fail(control.ErrorAt(
+          "agent_timeout", "must be shorter than the period, or a slow agent stalls the loop"));
+    }
+    if (core::ToSeconds(c.lease_ttl) > 3600) {
+      return core::Fail(control.ErrorAt("lease_ttl", "longer than the agents accept (1h)"));
+    }
+  }
+  c.telemetry.timeout = c.agent_timeout;
+  HEADROOM_ASSIGN_OR_RETURN(c.telemetry, ParseTelemetry(doc, c.telemetry));
+  if (c.telemetry.timeout >= c.period) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: telemetry.timeout must be shorter than control.period", source)));
+  }
+  return c;
+}
+
+core::Result<ControllerConfig> LoadControllerConfig(const std::string& path,
+                                                    const catalog::HardwareCatalog& catalog) {
+  HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path));
+  return ParseControllerConfig(text, path, catalog);
+}
+
+}  // namespace headroom::service

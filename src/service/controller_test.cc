@@ -1,0 +1,392 @@
+#include "service/controller.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "catalog/hardware_catalog.h"
+#include "core/check.h"
+
+namespace headroom::service {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// An in-memory agent: answers from `report`, takes caps into it, and can fail or block.
+class FakeAgent final : public AgentLink {
+ public:
+  explicit FakeAgent(double gpu_w) { report.gpu_power = core::Watts(gpu_w); }
+  core::Result<AgentReport> GetState() override {
+    if (blocker.valid()) blocker.wait();
+    if (fail_get) return core::Fail(core::Error::Unavailable("connection refused"));
+    return report;
+  }
+  core::Result<CapsOutcome> PutCaps(const CapsCommand& command) override {
+    puts.push_back(command);
+    if (fail_put) return core::Fail(core::Error::Unavailable("connection refused"));
+    if (command.targets) report.caps = *command.targets;
+    report.has_lease = true;
+    report.failsafe_active = false;
+    return CapsOutcome{.result = "applied", .confirmed = true, .mismatch = ""};
+  }
+  int CapsCommands() const {
+    int n = 0;
+    for (const CapsCommand& c : puts) n += c.targets.has_value();
+    return n;
+  }
+  int LeaseOnlyCommands() const { return static_cast<int>(puts.size()) - CapsCommands(); }
+
+  AgentReport report;
+  std::vector<CapsCommand> puts;
+  bool fail_get = false;
+  bool fail_put = false;
+  std::shared_future<void> blocker;
+};
+
+const catalog::HardwareCatalog& Catalog() {
+  static const auto catalog = catalog::HardwareCatalog::Embedded();
+  return *catalog;
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("headroom-controller-{}-{}",
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "token") << "t0ken\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Three DGX-A100 servers (hp, lp, lp), budget 3 x 6.5 kW, polca with a short restart hold.
+  std::string Yaml(const std::string& extra_policy = "", const std::string& control = "") {
+    std::string agents;
+    int n = 0;
+    for (const char* p : {"hp", "lp", "lp"}) {
+      agents += fmt::format(
+          "  - {{name: s{}, url: 'http://127.0.0.1:1', token_file: {}, "
+          "priority: {}, server: dgx-a100}}\n",
+          n++, (dir_ / "token").string(), p);
+    }
+    return fmt::format(
+        "row: {{name: r, budget_w: 19500}}\npolicy: {{name: polca{}}}\n"
+        "control: {{period: 1s, lease_ttl: 30s, agent_timeout: 100ms, restart_hold: 5s{}}}\n"
+        "agents:\n{}",
+        extra_policy, control, agents);
+  }
+  void Start(const std::string& yaml, std::vector<double> gpu_w, bool dry_run = false) {
+    auto config = ParseControllerConfig(yaml, "row.yaml", Catalog());
+    ASSERT_TRUE(config) << config.error().message();
+    std::vector<std::unique_ptr<AgentLink>> links;
+    for (double w : gpu_w) {
+      auto a = std::make_unique<FakeAgent>(w);
+      agents_.push_back(a.get());
+      links.push_back(std::move(a));
+    }
+    ControllerOptions options;
+    options.dry_run = dry_run;
+    options.audit = [this](const std::string& line) { audit_.push_back(line); };
+    auto c = Controller::Create(std::move(*config), std::move(links), nullptr, &clock_, options);
+    ASSERT_TRUE(c) << c.error().message();
+    controller_ = std::move(*c);
+  }
+  // GPU power that puts the row at fraction p (non-GPU power is 3300 W per server).
+  void SetRowFraction(double p) {
+    const double gpu_each = (19500 * p - 3 * 3300) / 3;
+    for (FakeAgent* a : agents_) a->report.gpu_power = core::Watts(gpu_each);
+  }
+  nlohmann::ordered_json Step() {
+    auto record = controller_->Step();
+    controller_->WaitForCommands();
+    clock_.Advance(seconds(1));
+    return record;
+  }
+
+  std::filesystem::path dir_;
+  core::FakeClock clock_;
+  std::vector<FakeAgent*> agents_;
+  std::vector<std::string> audit_;
+  std::unique_ptr<Controller> controller_;
+};
+
+TEST_F(ControllerTest, CapsLowPriorityAtT1SendingOnlyChangesAndRenewingLeases) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.70);
+  Step();  // sync: no agent holds a lease yet, so each gets one
+  for (FakeAgent* a : agents_) EXPECT_EQ(a->LeaseOnlyCommands(), 1);
+  for (int i = 0; i < 5; ++i) Step();
+  for (FakeAgent* a : agents_) EXPECT_EQ(a->puts.size(), 1u) << "nothing changed: nothing sent";
+  SetRowFraction(0.84);
+  auto record = Step();
+  EXPECT_EQ(record["state"], "t1");
+  EXPECT_EQ(agents_[0]->CapsCommands(), 0) << "HP is not capped at T1";
+  for (int lp : {1, 2}) {
+    ASSERT_EQ(agents_[lp]->CapsCommands(), 1);
+    EXPECT_DOUBLE_EQ(agents_[lp]->puts.back().targets->sm_clock_cap->value(), 1275);
+    EXPECT_EQ(agents_[lp]->puts.back().lease, seconds(30));
+  }
+  Step();
+  EXPECT_EQ(agents_[1]->CapsCommands(), 1) << "accepted caps are not re-sent";
+  // Leases are renewed every third of the TTL.
+  for (int i = 0; i < 10; ++i) Step();
+  EXPECT_GE(agents_[0]->LeaseOnlyCommands(), 2);
+  EXPECT_EQ(controller_->Status()["servers"][1]["accepted"]["sm_clock_mhz"], 1275.0);
+  // Each step was audited, with its inputs.
+  EXPECT_EQ(audit_.size(), controller_->steps());
+  auto line = nlohmann::json::parse(audit_.back());
+  EXPECT_EQ(line["servers"].size(), 3u);
+  EXPECT_NEAR(line["row_power_w"].get<double>(), 19500 * 0.84, 1);
+  // Power falls below T1 - hysteresis: caps lift.
+  SetRowFraction(0.70);
+  Step();
+  Step();
+  EXPECT_FALSE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  EXPECT_EQ(controller_->Status()["state"], "normal");
+}
+
+TEST_F(ControllerTest, UnreachableAgentCountsAtItsRatedMaximum) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.60);
+  Step();
+  agents_[2]->fail_get = true;
+  auto record = Step();
+  EXPECT_EQ(record["servers"][2]["counted_as"], "rated-max");
+  EXPECT_DOUBLE_EQ(record["servers"][2]["counted_w"].get<double>(), 6500);
+  const double others = 2 * (19500 * 0.60 / 3);
+  EXPECT_NEAR(record["row_power_w"].get<double>(), others + 6500, 1);
+  auto status = controller_->Status();
+  EXPECT_FALSE(status["servers"][2]["reachable"]);
+  EXPECT_NE(status["servers"][2]["error"].get<std::string>().find("refused"), std::string::npos);
+  EXPECT_NE(controller_->Metrics().find("headroom_row_agent_up{row=\"r\",server=\"s2\"} 0"),
+            std::string::npos);
+}
+
+TEST_F(ControllerTest, RestartHoldKeepsTheCapsAgentsAlreadyHold) {
+  Start(Yaml(), {0, 0, 0});
+  agents_[1]->report.caps.sm_clock_cap = core::Megahertz(1110);
+  agents_[1]->report.has_lease = true;
+  SetRowFraction(0.60);
+  for (int i = 0; i < 4; ++i) {
+    auto record = Step();
+    EXPECT_EQ(record["servers"][1]["target"]["sm_clock_mhz"], 1110.0) << "step " << i;
+  }
+  EXPECT_EQ(agents_[1]->CapsCommands(), 0);
+  for (int i = 0; i < 3; ++i) Step();
+  EXPECT_FALSE(agents_[1]->report.caps.sm_clock_cap.has_value()) << "lifted after the hold";
+}
+
+TEST_F(ControllerTest, AgentThatLostItsCapsIsCappedAgain) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.84);
+  for (int i = 0; i < 3; ++i) Step();
+  ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  AgentReport restarted;  // no caps, no lease
+  restarted.gpu_power = agents_[1]->report.gpu_power;
+  agents_[1]->report = restarted;
+  auto record = Step();
+  ASSERT_TRUE(record.contains("notes"));
+  EXPECT_NE(record["notes"].dump().find("without a lease"), std::string::npos);
+  Step();
+  ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  EXPECT_DOUBLE_EQ(agents_[1]->report.caps.sm_clock_cap->value(), 1275);
+}
+
+TEST_F(ControllerTest, FailedCommandsAreRetriedWithExponentialBackoff) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.84);
+  agents_[1]->fail_put = true;
+  std::vector<int> sent_at;
+  for (int t = 0; t < 12; ++t) {
+    const size_t before = agents_[1]->puts.size();
+    Step();
+    if (agents_[1]->puts.size() > before) sent_at.push_back(t);
+  }
+  // Tries at 0, then 1, 2, 4, 8 s after each failure (answers are read one step later).
+  ASSERT_GE(sent_at.size(), 4u);
+  EXPECT_EQ(sent_at[1] - sent_at[0], 2);
+  EXPECT_EQ(sent_at[2] - sent_at[1], 3);
+  EXPECT_EQ(sent_at[3] - sent_at[2], 5);
+  EXPECT_EQ(controller_->Status()["servers"][1]["failures"], 4);
+  agents_[1]->fail_put = false;
+  for (int t = 0; t < 10; ++t) Step();
+  EXPECT_EQ(controller_->Status()["servers"][1]["failures"], 0);
+  EXPECT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+}
+
+TEST_F(ControllerTest, OverBudgetWithCapsNotTakingEscalatesToTheBrake) {
+  // The policy's own brake at 1.05, so that only the escalation can brake at p = 1.02.
+  Start(Yaml(", brake_threshold: 1.05, brake_release: 1.0", ", escalate_after: 3s"), {0, 0, 0});
+  SetRowFraction(1.02);
+  agents_[2]->fail_put = true;
+  nlohmann::ordered_json record;
+  for (int i = 0; i < 6; ++i) record = Step();
+  EXPECT_EQ(record["state"], "escalated");
+  EXPECT_TRUE(agents_[0]->report.caps.brake || record["servers"][0]["target"]["brake"]);
+  Step();
+  EXPECT_TRUE(agents_[0]->report.caps.brake);
+  EXPECT_TRUE(agents_[1]->report.caps.brake);
+  EXPECT_NE(controller_->Metrics().find("headroom_row_brake_events_total{row=\"r\"} 1"),
+            std::string::npos);
+  SetRowFraction(0.80);
+  record = Step();
+  EXPECT_NE(record["state"], "escalated");
+}
+
+TEST_F(ControllerTest, SlowAgentIsSkippedNotWaitedFor) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.84);
+  std::promise<void> release;
+  agents_[0]->blocker = release.get_future().share();
+  auto record = Step();  // returns while agent 0 is still blocked
+  EXPECT_FALSE(record["servers"][0]["reachable"]);
+  EXPECT_NE(record["servers"][0]["error"].get<std::string>().find("no answer within"),
+            std::string::npos);
+  EXPECT_TRUE(record["servers"][1]["reachable"]);
+  Step();
+  EXPECT_EQ(agents_[1]->CapsCommands(), 1) << "the others were capped meanwhile";
+  release.set_value();
+}
+
+TEST_F(ControllerTest, DryRunDecidesAndSendsNothing) {
+  Start(Yaml(), {0, 0, 0}, /*dry_run=*/true);
+  SetRowFraction(0.92);
+  nlohmann::ordered_json record;
+  for (int i = 0; i < 3; ++i) record = Step();
+  EXPECT_EQ(record["state"], "t2");
+  EXPECT_TRUE(record["dry_run"]);
+  for (FakeAgent* a : agents_) EXPECT_TRUE(a->puts.empty());
+  EXPECT_NE(controller_->Metrics().find("headroom_row_dry_run{row=\"r\"} 1"), std::string::npos);
+}
+
+TEST(ControllerConfigTest, ReadsTheShippedRowFile) {
+  // deploy/controller/row.yaml names /etc/headroom/token; point it at a temporary one.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("headroom-rowyaml-{}", getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "token") << "x";
+  const char* source_dir = std::getenv("HEADROOM_SOURCE_DIR");
+  std::ifstream in(std::string(source_dir != nullptr ? source_dir : ".") +
+                   "/deploy/controller/row.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at = 0; (at = text.find("/etc/headroom/token", at)) != std::string::npos;) {
+    text.replace(at, 19, (dir / "token").string());
+  }
+  auto config = ParseControllerConfig(text, "row.yaml", Catalog());
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(config) << config.error().message();
+  EXPECT_EQ(config->agents.size(), 40u);
+  EXPECT_DOUBLE_EQ(config->budget.value(), 260000);
+  EXPECT_DOUBLE_EQ(config->params.t1, 0.80);
+}
+
+TEST_F(ControllerTest, ConfigErrorsNameTheField) {
+  auto bad = [&](const std::string& yaml) {
+    auto c = ParseControllerConfig(yaml, "row.yaml", Catalog());
+    return c ? std::string("accepted") : c.error().message();
+  };
+  std::string y = Yaml();
+  EXPECT_NE(bad(Yaml(", t1: 2")).find("policy"), std::string::npos);
+  EXPECT_NE(bad(Yaml(", tt1: 0.8")).find("unknown policy constant"), std::string::npos);
+  auto with = [&y](const std::string& from, const std::string& to) {
+    std::string out = y;
+    out.replace(out.find(from), from.size(), to);
+    return out;
+  };
+  EXPECT_NE(bad(with("agent_timeout: 100ms", "agent_timeout: 2s")).find("agent_timeout"),
+            std::string::npos);
+  EXPECT_NE(bad(with("lease_ttl: 30s", "lease_ttl: 2s")).find("lease_ttl"), std::string::npos);
+  EXPECT_NE(bad(with("period: 1s", "period: soon")).find("control.period"), std::string::npos);
+  std::string dup = y +
+                    "  - {name: s0, url: 'http://h:1', token_file: " + (dir_ / "token").string() +
+                    ", priority: hp, server: dgx-a100}\n";
+  EXPECT_NE(bad(dup).find("listed twice"), std::string::npos);
+  std::string https = y;
+  https.replace(https.find("http://127.0.0.1:1"), 4, "https");
+  EXPECT_NE(bad(https).find("agents[0].url"), std::string::npos);
+  std::string no_token = y;
+  no_token.replace(no_token.find((dir_ / "token").string()), (dir_ / "token").string().size(),
+                   "/nonexistent/token");
+  EXPECT_NE(bad(no_token).find("token_file"), std::string::npos);
+  EXPECT_NE(bad(y + "telemetry: {source: prometheus, url: 'http://p:9090'}\n").find("query"),
+            std::string::npos);
+  EXPECT_EQ(bad(y + "telemetry: {source: command, command: [cat, /tmp/w]}\n"), "accepted");
+}
+
+TEST(AgentLinkTest, ParsesTheAgentStateTightestCapAcrossGpus) {
+  auto state = nlohmann::json::parse(R"({
+    "priority": "lp", "gpus": [
+      {"index": 0, "power_w": 250.5, "caps": {"sm_clock_mhz": 1275, "power_limit_w": null,
+       "brake": false, "confirmed": true}},
+      {"index": 1, "power_w": 100, "caps": {"sm_clock_mhz": 1110, "power_limit_w": 300,
+       "brake": false, "confirmed": false, "mismatch": "SM clock lock reads unlocked"}}],
+    "lease": {"expires_in_s": 12.5, "expired": false}, "failsafe_active": false,
+    "pending": []})");
+  auto r = ParseAgentState(state);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_DOUBLE_EQ(r->gpu_power.value(), 350.5);
+  EXPECT_DOUBLE_EQ(r->caps.sm_clock_cap->value(), 1110);
+  EXPECT_DOUBLE_EQ(r->caps.power_limit->value(), 300);
+  EXPECT_TRUE(r->has_lease);
+  EXPECT_FALSE(r->confirmed);
+  EXPECT_NE(r->mismatch.find("GPU 1"), std::string::npos);
+  EXPECT_FALSE(ParseAgentState(nlohmann::json::parse(R"({"gpus": 3})")));
+  EXPECT_FALSE(ParseAgentState(nlohmann::json::parse(R"({"gpus": [{"power_w": "x"}]})")));
+}
+
+TEST(AgentLinkTest, CapsBodyLiftsAbsentCapsAndRenewsWithoutTargets) {
+  CapsCommand c{.targets = policy::ServerTargets{.sm_clock_cap = core::Megahertz(1275)},
+                .lease = seconds(30),
+                .request_id = "r-1"};
+  EXPECT_EQ(CapsBody(c),
+            R"({"sm_clock_mhz":1275.0,"power_limit_w":null,"brake":false,"lease_s":30.0,)"
+            R"("request_id":"r-1"})");
+  c.targets.reset();
+  EXPECT_EQ(CapsBody(c), R"({"lease_s":30.0,"request_id":"r-1"})");
+}
+
+TEST(RowMeterTest, ParsesPrometheusAnswersAndMeterOutput) {
+  auto sum =
+      ParsePrometheusQueryResponse(R"({"status":"success","data":{"resultType":"vector","result":[)"
+                                   R"({"metric":{"i":"a"},"value":[1700000000.1,"1000.5"]},)"
+                                   R"({"metric":{"i":"b"},"value":[1700000000.1,"2000"]}]}})");
+  ASSERT_TRUE(sum) << sum.error().message();
+  EXPECT_DOUBLE_EQ(sum->value(), 3000.5);
+  auto scalar = ParsePrometheusQueryResponse(
+      R"({"status":"success","data":{"resultType":"scalar","result":[1,"42"]}})");
+  ASSERT_TRUE(scalar);
+  EXPECT_DOUBLE_EQ(scalar->value(), 42);
+  EXPECT_FALSE(ParsePrometheusQueryResponse(
+      R"({"status":"success","data":{"resultType":"vector","result":[]}})"));
+  EXPECT_FALSE(ParsePrometheusQueryResponse(R"({"status":"error","error":"parse error"})"));
+  EXPECT_FALSE(ParsePrometheusQueryResponse(
+      R"({"status":"success","data":{"resultType":"scalar","result":[1,"NaN"]}})"));
+  EXPECT_FALSE(ParsePrometheusQueryResponse("<html>"));
+  EXPECT_DOUBLE_EQ(ParseMeterOutput(" 12345.5 W\n")->value(), 12345.5);
+  EXPECT_DOUBLE_EQ(ParseMeterOutput("800\n")->value(), 800);
+  EXPECT_FALSE(ParseMeterOutput("n/a"));
+  EXPECT_FALSE(ParseMeterOutput("-5"));
+  EXPECT_FALSE(ParseMeterOutput(""));
+}
+
+TEST(RowMeterTest, CommandMeterRunsTheCommandAndBoundsIt) {
+  CommandMeter ok({"sh", "-c", "echo 4321"}, seconds(5));
+  ASSERT_TRUE(ok.Read());
+  EXPECT_DOUBLE_EQ(ok.Read()->value(), 4321);
+  CommandMeter slow({"sh", "-c", "sleep 5; echo 1"}, milliseconds(100));
+  auto r = slow.Read();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("did not answer"), std::string::npos);
+  CommandMeter failing({"sh", "-c", "exit 3"}, seconds(5));
+  EXPECT_FALSE(failing.Read());
+  CommandMeter missing({"/nonexistent/meter"}, seconds(5));
+  EXPECT_FALSE(missing.Read());
+}
+
+}  // namespace
+}  // namespace headroom::service
