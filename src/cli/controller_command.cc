@@ -9,7 +9,9 @@
 #include <memory>
 #include <thread>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -82,8 +84,14 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   options.dry_run = o.dry_run;
   options.instance_id = fmt::format("{}.{}", std::time(nullptr), ::getpid());
   if (audit) {
-    options.audit = [&audit, path = o.audit_log](const std::string& line) {
-      *audit << line << '\n';
+    options.audit = [&audit, path = o.audit_log](const nlohmann::ordered_json& record) {
+      // Wall-clock time first, for people reading the log next to other logs.
+      nlohmann::ordered_json line = {
+          {"time",
+           fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::milliseconds>(
+                                                    std::chrono::system_clock::now()))}};
+      line.update(record);
+      *audit << line.dump() << '\n';
       audit->flush();
       if (!*audit) {
         spdlog::error("writing the audit log {} failed", path);

@@ -56,7 +56,8 @@ bool Ready(const std::future<T>& f) {
   return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
-double Round(double v, double unit) { return std::round(v / unit) * unit; }
+// v rounded to `unit` (a power of ten at most 1), printing as the short decimal it is.
+double Round(double v, double unit) { return std::round(v / unit) / std::round(1 / unit); }
 
 }  // namespace
 
@@ -429,76 +430,71 @@ void Controller::Publish(const ordered_json& record) {
   auto header = [&m](const char* name, const char* type, const char* help) {
     m += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   };
-  const std::string row = report::EscapeLabelValue(config_.row_name);
+  // No row label: Prometheus adds it from the scrape target (deploy/prometheus/).
   header("headroom_row_power_watts", "gauge", "Row power the policy read this step.");
-  m += fmt::format("headroom_row_power_watts{{row=\"{}\"}} {}\n", row,
-                   record["row_power_w"].get<double>());
+  m += fmt::format("headroom_row_power_watts {}\n", record["row_power_w"].get<double>());
   header("headroom_row_budget_watts", "gauge", "The row's provisioned power budget.");
-  m += fmt::format("headroom_row_budget_watts{{row=\"{}\"}} {}\n", row, config_.budget.value());
+  m += fmt::format("headroom_row_budget_watts {}\n", config_.budget.value());
   header("headroom_row_power_ratio", "gauge", "Row power over budget (p).");
-  m += fmt::format("headroom_row_power_ratio{{row=\"{}\"}} {}\n", row,
-                   record["fraction"].get<double>());
+  m += fmt::format("headroom_row_power_ratio {}\n", record["fraction"].get<double>());
   header("headroom_row_threshold_ratio", "gauge",
          "The policy's thresholds as fractions of budget.");
   for (const auto& [name, value] :
        {std::pair{"t1", config_.params.t1}, std::pair{"t2", config_.params.t2},
         std::pair{"brake", config_.params.brake_threshold}}) {
-    m += fmt::format("headroom_row_threshold_ratio{{row=\"{}\",threshold=\"{}\"}} {}\n", row, name,
-                     value);
+    m += fmt::format("headroom_row_threshold_ratio{{threshold=\"{}\"}} {}\n", name, value);
   }
   header("headroom_row_state", "gauge", "1 for the policy's current state.");
   std::vector<std::string> states = policy_->states();
   states.push_back("escalated");
   const std::string current = record["state"].get<std::string>();
   for (const std::string& st : states) {
-    m += fmt::format("headroom_row_state{{row=\"{}\",state=\"{}\"}} {}\n", row,
-                     report::EscapeLabelValue(st), st == current ? 1 : 0);
+    m += fmt::format("headroom_row_state{{state=\"{}\"}} {}\n", report::EscapeLabelValue(st),
+                     st == current ? 1 : 0);
   }
   header("headroom_row_brake_events_total", "counter",
          "Times the row entered the brake (policy or escalation).");
-  m += fmt::format("headroom_row_brake_events_total{{row=\"{}\"}} {}\n", row, brake_events_);
+  m += fmt::format("headroom_row_brake_events_total {}\n", brake_events_);
   header("headroom_row_server_sm_clock_cap_hertz", "gauge",
          "SM clock cap targeted per server (capped servers only).");
   for (const Server& s : servers_) {
     if (!s.target.sm_clock_cap) continue;
-    m += fmt::format(
-        "headroom_row_server_sm_clock_cap_hertz{{row=\"{}\",server=\"{}\",priority=\"{}\"}} {}\n",
-        row, report::EscapeLabelValue(s.endpoint.name), policy::PriorityName(s.endpoint.priority),
-        s.target.sm_clock_cap->value() * 1e6);
+    m += fmt::format("headroom_row_server_sm_clock_cap_hertz{{server=\"{}\",priority=\"{}\"}} {}\n",
+                     report::EscapeLabelValue(s.endpoint.name),
+                     policy::PriorityName(s.endpoint.priority),
+                     s.target.sm_clock_cap->value() * 1e6);
   }
   header("headroom_row_server_brake", "gauge", "1 while a server is asked to brake.");
   for (const Server& s : servers_) {
-    m += fmt::format("headroom_row_server_brake{{row=\"{}\",server=\"{}\"}} {}\n", row,
+    m += fmt::format("headroom_row_server_brake{{server=\"{}\"}} {}\n",
                      report::EscapeLabelValue(s.endpoint.name), s.target.brake ? 1 : 0);
   }
   header("headroom_row_agent_up", "gauge", "1 when the agent answered this step.");
   for (const Server& s : servers_) {
-    m += fmt::format("headroom_row_agent_up{{row=\"{}\",server=\"{}\"}} {}\n", row,
+    m += fmt::format("headroom_row_agent_up{{server=\"{}\"}} {}\n",
                      report::EscapeLabelValue(s.endpoint.name), s.reachable ? 1 : 0);
   }
   header("headroom_row_telemetry_age_seconds", "gauge",
          "Age of the row power reading the policy used (0 for the agents' sum).");
-  m += fmt::format("headroom_row_telemetry_age_seconds{{row=\"{}\"}} {}\n", row,
+  m += fmt::format("headroom_row_telemetry_age_seconds {}\n",
                    record["telemetry_age_s"].get<double>());
   header("headroom_row_dry_run", "gauge", "1 when the controller decides but sends nothing.");
-  m += fmt::format("headroom_row_dry_run{{row=\"{}\"}} {}\n", row, options_.dry_run ? 1 : 0);
+  m += fmt::format("headroom_row_dry_run {}\n", options_.dry_run ? 1 : 0);
   header("headroom_row_escalated", "gauge",
          "1 while every server is braked because caps did not take over budget.");
-  m += fmt::format("headroom_row_escalated{{row=\"{}\"}} {}\n", row, escalated_ ? 1 : 0);
+  m += fmt::format("headroom_row_escalated {}\n", escalated_ ? 1 : 0);
   header("headroom_row_commands_total", "counter", "Caps and lease commands by outcome.");
-  m += fmt::format("headroom_row_commands_total{{row=\"{}\",result=\"ok\"}} {}\n", row,
-                   commands_ok_);
-  m += fmt::format("headroom_row_commands_total{{row=\"{}\",result=\"failed\"}} {}\n", row,
-                   commands_failed_);
+  m += fmt::format("headroom_row_commands_total{{result=\"ok\"}} {}\n", commands_ok_);
+  m += fmt::format("headroom_row_commands_total{{result=\"failed\"}} {}\n", commands_failed_);
 
   core::MutexLock lock(&mu_);
   ++steps_;
   status["steps"] = steps_;
   header("headroom_row_decisions_total", "counter", "Control steps taken.");
-  m += fmt::format("headroom_row_decisions_total{{row=\"{}\"}} {}\n", row, steps_);
+  m += fmt::format("headroom_row_decisions_total {}\n", steps_);
   status_ = std::move(status);
   metrics_ = std::move(m);
-  if (options_.audit) options_.audit(record.dump());
+  if (options_.audit) options_.audit(record);
 }
 
 ordered_json Controller::Status() const {

@@ -37,8 +37,8 @@ struct ControllerOptions {
   // Makes request ids unique across controller restarts (agents refuse a reused id with
   // another body); the daemon uses its start time.
   std::string instance_id = "0";
-  // Receives one JSON line per step (the audit log).
-  std::function<void(const std::string&)> audit;
+  // Receives each step's record (the audit log's line).
+  std::function<void(const nlohmann::ordered_json&)> audit;
 };
 
 class Controller {
