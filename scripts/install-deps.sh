@@ -13,7 +13,8 @@ packages=(
   gnuplot-nox                   # plots (SVG) of characterizations
   python3-yaml yamllint         # deploy/check.sh: the deployment files parse
   prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
-  libcpp-httplib-dev            # HTTP server and client of the agent (service/)
+  libcpp-httplib-dev            # HTTP(S) server and client of the agent and controller (service/)
+  openssl                       # tests: a self-signed certificate for the HTTPS agents
 )
 
 missing=()

@@ -224,6 +224,20 @@ TEST_F(AgentDaemonTest, TokenFileMustExistAndHoldAToken) {
   EXPECT_NE(missing.Stderr().find("--token-file"), std::string::npos) << missing.Stderr();
 }
 
+TEST_F(AgentDaemonTest, TlsNeedsACertificateAndItsKeyThatLoad) {
+  std::vector<std::string> args = Args({"--tls-cert", token_file_});
+  AgentProcess half(args, (dir_ / "half.log").string());
+  EXPECT_EQ(half.Wait(), 2);
+  EXPECT_NE(half.Stderr().find("--tls-cert and --tls-key go together"), std::string::npos)
+      << half.Stderr();
+  AgentProcess junk(Args({"--tls-cert", token_file_, "--tls-key", token_file_}),
+                    (dir_ / "junk.log").string());
+  EXPECT_EQ(junk.Wait(), 2);
+  EXPECT_NE(junk.Stderr().find("TLS: cannot load the certificate"), std::string::npos)
+      << junk.Stderr();
+  EXPECT_FALSE(std::filesystem::exists(state_file_)) << "nothing was changed";
+}
+
 TEST_F(AgentDaemonTest, ConfigFileSetsWhatTheFlagsLeaveOut) {
   const std::string config = (dir_ / "agent.yaml").string();
   std::ofstream(config) << "sim_count: 2\npriority: hp\nlisten: 127.0.0.1:9\n"

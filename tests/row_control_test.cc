@@ -66,8 +66,11 @@ bool WaitFor(const std::function<bool()>& condition, milliseconds timeout) {
   return condition();
 }
 
-std::optional<json> GetJson(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
+// GET base + path (base: "http://127.0.0.1:PORT" or https, verified against ca_file).
+std::optional<json> GetJson(const std::string& base, const std::string& path,
+                            const std::string& ca_file = "") {
+  httplib::Client client(base);
+  if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
   client.set_connection_timeout(1);
   client.set_read_timeout(2);
   auto res = client.Get(path.c_str());
@@ -135,13 +138,28 @@ class RowControlTest : public ::testing::Test {
   void StartAgent(size_t i) {
     Agent& a = agents_[i];
     if (!std::filesystem::exists(Path(a.name + ".load"))) SetLoad(i, "idle");
-    a.process = std::make_unique<DaemonProcess>(
-        std::vector<std::string>{"agent", "--backend", "sim", "--sim-count", "8", "--listen",
-                                 fmt::format("127.0.0.1:{}", a.port), "--token-file", Path("token"),
-                                 "--state-file", Path(a.name + "-state.json"), "--priority",
-                                 a.priority, "--sim-load-file", Path(a.name + ".load"),
-                                 "--sample-interval", "200ms"},
-        Path(fmt::format("{}-{}.log", a.name, starts_++)));
+    std::vector<std::string> args = {"agent",
+                                     "--backend",
+                                     "sim",
+                                     "--sim-count",
+                                     "8",
+                                     "--listen",
+                                     fmt::format("127.0.0.1:{}", a.port),
+                                     "--token-file",
+                                     Path("token"),
+                                     "--state-file",
+                                     Path(a.name + "-state.json"),
+                                     "--priority",
+                                     a.priority,
+                                     "--sim-load-file",
+                                     Path(a.name + ".load"),
+                                     "--sample-interval",
+                                     "200ms"};
+    if (tls_) {
+      args.insert(args.end(), {"--tls-cert", Path("cert.pem"), "--tls-key", Path("key.pem")});
+    }
+    a.process =
+        std::make_unique<DaemonProcess>(args, Path(fmt::format("{}-{}.log", a.name, starts_++)));
     ASSERT_TRUE(a.process->WaitForPort()) << a.process->Stderr();
   }
   void StartAgents() {
@@ -156,17 +174,17 @@ class RowControlTest : public ::testing::Test {
       const std::string token =
           i < token_files.size() && !token_files[i].empty() ? token_files[i] : Path("token");
       agents += fmt::format(
-          "  - {{name: {}, url: 'http://127.0.0.1:{}', token_file: '{}', priority: {}, "
-          "server: dgx-a100}}\n",
-          agents_[i].name, agents_[i].port, token, agents_[i].priority);
+          "  - {{name: {}, url: '{}', token_file: '{}', priority: {}, server: dgx-a100}}\n",
+          agents_[i].name, AgentBase(i), token, agents_[i].priority);
     }
     return fmt::format(
         "row: {{name: it, budget_w: {}}}\n"
         "policy: {{name: polca, hp_escalation_delay_s: 2, brake_hold_s: 2, brake_settle_s: 2}}\n"
         "control: {{period: 500ms, lease_ttl: 3s, agent_timeout: 300ms, restart_hold: 1s, "
         "escalate_after: 5s}}\n"
-        "{}agents:\n{}",
-        kBudget, telemetry, agents);
+        "{}{}agents:\n{}",
+        kBudget, telemetry, tls_ ? fmt::format("tls: {{ca_file: '{}'}}\n", Path("cert.pem")) : "",
+        agents);
   }
   void StartController(const std::string& yaml, const std::vector<std::string>& extra = {}) {
     std::ofstream(Path("row.yaml")) << yaml;
@@ -182,9 +200,25 @@ class RowControlTest : public ::testing::Test {
 
   // {} when the daemon does not answer.
   json AgentState(size_t i) {
-    return GetJson(agents_[i].port, "/v1/state").value_or(json::object());
+    return GetJson(AgentBase(i), "/v1/state", tls_ ? Path("cert.pem") : "")
+        .value_or(json::object());
   }
-  json Status() { return GetJson(controller_port_, "/v1/status").value_or(json::object()); }
+  json Status() {
+    return GetJson(fmt::format("http://127.0.0.1:{}", controller_port_), "/v1/status")
+        .value_or(json::object());
+  }
+  std::string AgentBase(size_t i) const {
+    return fmt::format("{}://127.0.0.1:{}", tls_ ? "https" : "http", agents_[i].port);
+  }
+  // Agents serve HTTPS with a fresh self-signed certificate for 127.0.0.1.
+  void UseTls() {
+    tls_ = true;
+    const std::string cmd = fmt::format(
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+        "-addext subjectAltName=IP:127.0.0.1 -keyout {} -out {} 2>{}",
+        Path("key.pem"), Path("cert.pem"), Path("openssl.log"));
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
   // The SM clock cap every GPU of agent i holds, or -1 when they differ, 0 when uncapped.
   double AgentCap(size_t i) {
     const json s = AgentState(i);
@@ -225,6 +259,7 @@ class RowControlTest : public ::testing::Test {
   std::unique_ptr<DaemonProcess> controller_;
   int controller_port_ = 0;
   int starts_ = 0;
+  bool tls_ = false;
 };
 
 constexpr milliseconds kWait(15000);
@@ -366,6 +401,22 @@ TEST_F(RowControlTest, WrongTokenIsRefusedAndChangesNothing) {
   ASSERT_TRUE(metrics);
   EXPECT_EQ(metrics->body.find("headroom_agent_commands_total{result=\"rejected\"} 0"),
             std::string::npos);
+}
+
+TEST_F(RowControlTest, AgentsServingHttpsAreCappedOverVerifiedTls) {
+  UseTls();
+  SetLoads("decode*0.5", "decode*0.5", "idle");  // T1
+  StartAgents();
+  StartController(RowYaml());
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 1275 && AgentCap(2) == 1275; }, kWait))
+      << Status().dump(1);
+  EXPECT_EQ(AgentCap(0), 0);
+  EXPECT_EQ(Status()["servers"][1]["url"], AgentBase(1));
+  // Plain HTTP gets no answer, and HTTPS without trusting the certificate fails verification.
+  EXPECT_FALSE(GetJson(fmt::format("http://127.0.0.1:{}", agents_[1].port), "/v1/state"));
+  httplib::Client untrusted(AgentBase(1));
+  untrusted.set_ca_cert_path(Path("token"));  // not a CA
+  EXPECT_FALSE(untrusted.Get("/healthz"));
 }
 
 TEST_F(RowControlTest, SlowAgentDoesNotStallTheOthers) {

@@ -37,6 +37,8 @@ struct AgentCliOptions {
   std::optional<double> failsafe_sm_clock_mhz;
   std::string config;
   std::string sim_load_file;
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 // Sim backend only: the load script read from a file and re-read whenever the file changes, so
@@ -92,6 +94,8 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   HEADROOM_RETURN_IF_ERROR(string_key("sim_load", "--sim-load", &o->backend.sim_load));
   HEADROOM_RETURN_IF_ERROR(string_key("gpus", "--gpus", &o->backend.gpus));
   HEADROOM_RETURN_IF_ERROR(string_key("sim_load_file", "--sim-load-file", &o->sim_load_file));
+  HEADROOM_RETURN_IF_ERROR(string_key("tls_cert", "--tls-cert", &o->tls_cert));
+  HEADROOM_RETURN_IF_ERROR(string_key("tls_key", "--tls-key", &o->tls_key));
   HEADROOM_RETURN_IF_ERROR(string_key("listen", "--listen", &o->listen));
   HEADROOM_RETURN_IF_ERROR(string_key("token_file", "--token-file", &o->token_file));
   HEADROOM_RETURN_IF_ERROR(string_key("state_file", "--state-file", &o->state_file));
@@ -116,6 +120,7 @@ struct Settings {
   service::AgentOptions agent;
   service::ListenAddress listen;
   std::string token;
+  std::optional<service::TlsFiles> tls;
 };
 
 core::Result<Settings> Resolve(const AgentCliOptions& o) {
@@ -137,6 +142,11 @@ core::Result<Settings> Resolve(const AgentCliOptions& o) {
     return core::Fail(
         core::Error::InvalidArgument("--actuation-delay must be >= 0 and --sample-interval > 0"));
   }
+  if (o.tls_cert.empty() != o.tls_key.empty()) {
+    return core::Fail(
+        core::Error::InvalidArgument("--tls-cert and --tls-key go together (HTTPS needs both)"));
+  }
+  if (!o.tls_cert.empty()) s.tls = service::TlsFiles{.cert = o.tls_cert, .key = o.tls_key};
   s.agent.state_file = o.state_file;
   s.agent.priority = o.priority;
   s.agent.backend = o.backend.backend;
@@ -234,7 +244,7 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   if (!gpus) return ReportError(gpus.error());
   auto agent = service::Agent::Create(std::move(*gpus), settings->agent, &clock);
   if (!agent) return ReportError(agent.error());
-  service::AgentHttpServer server(agent->get(), settings->token);
+  service::AgentHttpServer server(agent->get(), settings->token, settings->tls);
   auto port = server.Bind(settings->listen);
   if (!port) {
     (void)(*agent)->Shutdown();
@@ -273,6 +283,9 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   cmd->add_option("--sim-load-file", options->sim_load_file,
                   "Sim backend: read the load script from this file, and again whenever it "
                   "changes (to drive a demo or a test)");
+  cmd->add_option("--tls-cert", options->tls_cert,
+                  "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
+  cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
   cmd->add_option("--config", options->config,
                   "YAML file with the same settings (keys like state_file); flags win");
   cmd->callback([run, options, &global, cmd] {

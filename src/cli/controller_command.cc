@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/chrono.h>
@@ -30,15 +31,18 @@ struct ControllerCliOptions {
   std::string audit_log;
   bool dry_run = false;
   bool check = false;
+  std::string tls_cert;
+  std::string tls_key;
 };
 
-core::Result<std::unique_ptr<service::RowMeter>> MakeMeter(const service::TelemetryConfig& t) {
+core::Result<std::unique_ptr<service::RowMeter>> MakeMeter(const service::TelemetryConfig& t,
+                                                           const std::string& ca_file) {
   switch (t.source) {
     case service::TelemetrySource::kAgents:
       return std::unique_ptr<service::RowMeter>();
     case service::TelemetrySource::kPrometheus:
       return std::unique_ptr<service::RowMeter>(
-          std::make_unique<service::PrometheusMeter>(t.url, t.query, t.timeout));
+          std::make_unique<service::PrometheusMeter>(t.url, t.query, t.timeout, ca_file));
     case service::TelemetrySource::kCommand:
       return std::unique_ptr<service::RowMeter>(
           std::make_unique<service::CommandMeter>(t.command, t.timeout));
@@ -64,6 +68,12 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   }
   auto listen = service::ParseListenAddress(o.listen);
   if (!listen) return ReportError(listen.error());
+  if (o.tls_cert.empty() != o.tls_key.empty()) {
+    return ReportError(
+        core::Error::InvalidArgument("--tls-cert and --tls-key go together (HTTPS needs both)"));
+  }
+  std::optional<service::TlsFiles> tls;
+  if (!o.tls_cert.empty()) tls = service::TlsFiles{.cert = o.tls_cert, .key = o.tls_key};
   std::unique_ptr<std::ofstream> audit;
   if (!o.audit_log.empty()) {
     audit = std::make_unique<std::ofstream>(o.audit_log, std::ios::app);
@@ -74,10 +84,10 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   }
   std::vector<std::unique_ptr<service::AgentLink>> links;
   for (const service::AgentEndpoint& a : config->agents) {
-    links.push_back(
-        std::make_unique<service::HttpAgentLink>(a.url, a.token, config->agent_timeout));
+    links.push_back(std::make_unique<service::HttpAgentLink>(a.url, a.token, config->agent_timeout,
+                                                             config->tls_ca_file));
   }
-  auto meter = MakeMeter(config->telemetry);
+  auto meter = MakeMeter(config->telemetry, config->tls_ca_file);
   if (!meter) return ReportError(meter.error());
   core::SystemClock clock;
   service::ControllerOptions options;
@@ -106,7 +116,7 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   auto controller = service::Controller::Create(std::move(*config), std::move(links),
                                                 std::move(*meter), &clock, std::move(options));
   if (!controller) return ReportError(controller.error());
-  service::ControllerHttpServer server(controller->get(), 5 * period, &clock);
+  service::ControllerHttpServer server(controller->get(), 5 * period, &clock, tls);
   auto port = server.Bind(*listen);
   if (!port) return ReportError(port.error());
   std::cout << fmt::format("listening on {}:{}", listen->host, *port) << std::endl;
@@ -148,6 +158,9 @@ void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction*
       "Append one JSON line per control step (inputs, decision, commands) to this file");
   cmd->add_flag("--dry-run", options->dry_run, "Decide and log every step, send nothing");
   cmd->add_flag("--check", options->check, "Check the config file and exit");
+  cmd->add_option("--tls-cert", options->tls_cert,
+                  "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
+  cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
   cmd->callback([run, options, &global] {
     *run = [options, &global] { return RunController(global, *options); };
   });

@@ -27,8 +27,10 @@ core::Result<std::optional<double>> NumberOrNull(const json& obj, const char* ke
   return std::optional<double>(obj.at(key).get<double>());
 }
 
-void Configure(httplib::Client& client, core::Duration timeout) {
+void Configure(httplib::Client& client, core::Duration timeout, const std::string& ca_file) {
   client.set_tcp_nodelay(true);  // see HttpServer: no delayed-ACK wait on kept-alive polls
+  client.enable_server_certificate_verification(true);
+  if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
   client.set_connection_timeout(us / 1000000, us % 1000000);
   client.set_read_timeout(us / 1000000, us % 1000000);
@@ -122,13 +124,14 @@ std::string CapsBody(const CapsCommand& command) {
   return body.dump();
 }
 
-HttpAgentLink::HttpAgentLink(const std::string& url, std::string token, core::Duration timeout)
+HttpAgentLink::HttpAgentLink(const std::string& url, std::string token, core::Duration timeout,
+                             const std::string& ca_file)
     : url_(url),
       token_(std::move(token)),
       get_client_(std::make_unique<httplib::Client>(url)),
       put_client_(std::make_unique<httplib::Client>(url)) {
-  Configure(*get_client_, timeout);
-  Configure(*put_client_, timeout);
+  Configure(*get_client_, timeout, ca_file);
+  Configure(*put_client_, timeout, ca_file);
 }
 
 HttpAgentLink::~HttpAgentLink() = default;

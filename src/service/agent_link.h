@@ -65,8 +65,10 @@ class AgentLink {
 
 class HttpAgentLink final : public AgentLink {
  public:
-  // url: http://HOST:PORT. Each request gives up after `timeout` (connect and read).
-  HttpAgentLink(const std::string& url, std::string token, core::Duration timeout);
+  // url: http://HOST:PORT or https://HOST:PORT (the certificate verified against ca_file, or
+  // the system's CAs when it is empty). Each request gives up after `timeout`.
+  HttpAgentLink(const std::string& url, std::string token, core::Duration timeout,
+                const std::string& ca_file = "");
   ~HttpAgentLink() override;
   core::Result<AgentReport> GetState() override;
   core::Result<CapsOutcome> PutCaps(const CapsCommand& command) override;

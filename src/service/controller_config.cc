@@ -28,16 +28,13 @@ core::Result<core::Duration> DurationField(const core::YamlReader& map, std::str
   return *d;
 }
 
-// Only plain HTTP: Debian's cpp-httplib is built without OpenSSL, so https would fail at the
-// first request; docs/deploy.md shows a TLS proxy instead.
 core::Status CheckHttpUrl(const core::YamlReader& map, std::string_view key,
                           const std::string& url) {
-  if (url.rfind("http://", 0) != 0 || url.size() <= 7 ||
-      url.find_first_of(" \t") != std::string::npos) {
-    return core::Fail(map.ErrorAt(
-        key, fmt::format("'{}' is not an http://HOST:PORT URL (for TLS, run the agent behind "
-                         "a TLS proxy: docs/deploy.md)",
-                         url)));
+  const bool http = url.rfind("http://", 0) == 0 && url.size() > 7;
+  const bool https = url.rfind("https://", 0) == 0 && url.size() > 8;
+  if ((!http && !https) || url.find_first_of(" \t") != std::string::npos) {
+    return core::Fail(
+        map.ErrorAt(key, fmt::format("'{}' is not an http:// or https://HOST:PORT URL", url)));
   }
   return core::Ok();
 }
@@ -125,7 +122,8 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
                                                      const std::string& source,
                                                      const catalog::HardwareCatalog& catalog) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"row", "policy", "control", "telemetry", "agents"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"row", "policy", "control", "telemetry", "agents", "tls"}));
   ControllerConfig c;
 
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader row, doc.Map("row"));
@@ -198,6 +196,14 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
     }
     if (core::ToSeconds(c.lease_ttl) > 3600) {
       return core::Fail(control.ErrorAt("lease_ttl", "longer than the agents accept (1h)"));
+    }
+  }
+  if (doc.Has("tls")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader tls, doc.Map("tls"));
+    HEADROOM_RETURN_IF_ERROR(tls.CheckKnownKeys({"ca_file"}));
+    HEADROOM_ASSIGN_OR_RETURN(c.tls_ca_file, tls.String("ca_file"));
+    if (auto ca = core::ReadFile(c.tls_ca_file); !ca) {
+      return core::Fail(tls.ErrorAt("ca_file", ca.error().message()));
     }
   }
   c.telemetry.timeout = c.agent_timeout;

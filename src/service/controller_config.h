@@ -22,7 +22,7 @@ namespace headroom::service {
 
 struct AgentEndpoint {
   std::string name;
-  std::string url;  // http://HOST:PORT
+  std::string url;  // http://HOST:PORT or https://HOST:PORT
   std::string token;
   policy::ServerPriority priority = policy::ServerPriority::kLow;
   model::ServerSpec server;  // rated maximum, non-GPU power, GPU type
@@ -57,6 +57,9 @@ struct ControllerConfig {
   core::Duration escalate_after{std::chrono::seconds(10)};
   TelemetryConfig telemetry;
   std::vector<AgentEndpoint> agents;
+  // PEM file of the CA that signed the agents' (and the meter's) HTTPS certificates; empty:
+  // the system's trusted CAs. Certificates are always verified.
+  std::string tls_ca_file;
 };
 
 // Parses `text` (from `source`, named in errors). Server types come from `catalog`; every

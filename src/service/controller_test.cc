@@ -305,9 +305,11 @@ TEST_F(ControllerTest, ConfigErrorsNameTheField) {
                     "  - {name: s0, url: 'http://h:1', token_file: " + (dir_ / "token").string() +
                     ", priority: hp, server: dgx-a100}\n";
   EXPECT_NE(bad(dup).find("listed twice"), std::string::npos);
-  std::string https = y;
-  https.replace(https.find("http://127.0.0.1:1"), 4, "https");
-  EXPECT_NE(bad(https).find("agents[0].url"), std::string::npos);
+  EXPECT_NE(bad(with("http://127.0.0.1:1", "ftp://127.0.0.1:1")).find("agents[0].url"),
+            std::string::npos);
+  EXPECT_EQ(bad(with("http://127.0.0.1:1", "https://127.0.0.1:1")), "accepted");
+  EXPECT_NE(bad(y + "tls: {ca_file: /nonexistent/ca.pem}\n").find("tls.ca_file"),
+            std::string::npos);
   std::string no_token = y;
   no_token.replace(no_token.find((dir_ / "token").string()), (dir_ / "token").string().size(),
                    "/nonexistent/token");

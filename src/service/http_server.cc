@@ -66,7 +66,16 @@ core::Result<ListenAddress> ParseListenAddress(const std::string& text) {
   return ListenAddress{text.substr(0, colon), static_cast<int>(*port)};
 }
 
-HttpServer::HttpServer() : server_(std::make_unique<httplib::Server>()) {
+namespace {
+
+std::unique_ptr<httplib::Server> MakeServer(const std::optional<TlsFiles>& tls) {
+  if (!tls) return std::make_unique<httplib::Server>();
+  return std::make_unique<httplib::SSLServer>(tls->cert.c_str(), tls->key.c_str());
+}
+
+}  // namespace
+
+HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : server_(MakeServer(tls)), tls_(tls) {
   // Small answers on a kept-alive connection otherwise wait for the client's delayed ACK
   // (~40 ms each): the controller polls every agent every period on one connection.
   server_->set_tcp_nodelay(true);
@@ -85,8 +94,9 @@ HttpServer::HttpServer() : server_(std::make_unique<httplib::Server>()) {
 
 HttpServer::~HttpServer() = default;
 
-AgentHttpServer::AgentHttpServer(Agent* agent, std::string token)
-    : agent_(agent), token_(std::move(token)) {
+AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
+                                 const std::optional<TlsFiles>& tls)
+    : HttpServer(tls), agent_(agent), token_(std::move(token)) {
   server().Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("{\"status\":\"ok\"}\n", kJson);
   });
@@ -115,6 +125,13 @@ AgentHttpServer::AgentHttpServer(Agent* agent, std::string token)
 }
 
 core::Result<int> HttpServer::Bind(const ListenAddress& address) {
+  if (!server_->is_valid()) {
+    return core::Fail(core::Error::InvalidArgument(
+        tls_ ? fmt::format("TLS: cannot load the certificate {} with the key {} (PEM files, "
+                           "readable by this user?)",
+                           tls_->cert, tls_->key)
+             : std::string("the HTTP server could not be set up")));
+  }
   int port = address.port;
   if (port == 0) {
     port = server_->bind_to_any_port(address.host);
@@ -135,7 +152,8 @@ bool HttpServer::running() const { return server_->is_running(); }
 void HttpServer::Stop() { server_->stop(); }
 
 ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::Duration stale_after,
-                                           core::Clock* clock) {
+                                           core::Clock* clock, const std::optional<TlsFiles>& tls)
+    : HttpServer(tls) {
   // The controller steps from its own thread; track progress here to tell a stuck loop.
   struct Progress {
     std::mutex mu;

@@ -8,6 +8,7 @@
 #define HEADROOM_SERVICE_HTTP_SERVER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -31,9 +32,17 @@ struct ListenAddress {
 };
 [[nodiscard]] core::Result<ListenAddress> ParseListenAddress(const std::string& text);
 
+// A certificate chain and its private key, PEM files, for serving HTTPS (cpp-httplib as Debian
+// builds it links OpenSSL).
+struct TlsFiles {
+  std::string cert;
+  std::string key;
+};
+
 class HttpServer {
  public:
-  HttpServer();
+  // Plain HTTP without `tls`; HTTPS with it (a bad certificate or key fails Bind()).
+  explicit HttpServer(const std::optional<TlsFiles>& tls = std::nullopt);
   virtual ~HttpServer();
 
   // Binds the socket; returns the bound port (the chosen one when address.port is 0).
@@ -49,12 +58,14 @@ class HttpServer {
 
  private:
   std::unique_ptr<httplib::Server> server_;
+  std::optional<TlsFiles> tls_;
 };
 
 class AgentHttpServer final : public HttpServer {
  public:
   // REQUIRES: agent outlives the server.
-  AgentHttpServer(Agent* agent, std::string token);
+  AgentHttpServer(Agent* agent, std::string token,
+                  const std::optional<TlsFiles>& tls = std::nullopt);
 
  private:
   Agent* const agent_;
@@ -65,8 +76,8 @@ class ControllerHttpServer final : public HttpServer {
  public:
   // /healthz answers 503 once no step was taken for `stale_after` (a stuck loop).
   // REQUIRES: controller and clock outlive the server.
-  ControllerHttpServer(const Controller* controller, core::Duration stale_after,
-                       core::Clock* clock);
+  ControllerHttpServer(const Controller* controller, core::Duration stale_after, core::Clock* clock,
+                       const std::optional<TlsFiles>& tls = std::nullopt);
 };
 
 }  // namespace headroom::service

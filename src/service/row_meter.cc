@@ -94,8 +94,12 @@ core::Result<core::Watts> ParseMeterOutput(std::string_view text) {
   return core::Watts(*v);
 }
 
-PrometheusMeter::PrometheusMeter(std::string url, std::string query, core::Duration timeout)
-    : url_(std::move(url)), query_(std::move(query)), timeout_(timeout) {}
+PrometheusMeter::PrometheusMeter(std::string url, std::string query, core::Duration timeout,
+                                 std::string ca_file)
+    : url_(std::move(url)),
+      query_(std::move(query)),
+      timeout_(timeout),
+      ca_file_(std::move(ca_file)) {}
 
 std::string PrometheusMeter::Describe() const {
   return fmt::format("prometheus {} '{}'", url_, query_);
@@ -103,7 +107,7 @@ std::string PrometheusMeter::Describe() const {
 
 core::Result<core::Watts> PrometheusMeter::Read() {
   // "http://host:port/prefix" -> client on "http://host:port", path "/prefix/api/v1/query".
-  const size_t slash = url_.find('/', std::string("http://").size());
+  const size_t slash = url_.find('/', url_.find("://") + 3);
   const std::string base = slash == std::string::npos ? url_ : url_.substr(0, slash);
   std::string prefix = slash == std::string::npos ? "" : url_.substr(slash);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
@@ -111,6 +115,8 @@ core::Result<core::Watts> PrometheusMeter::Read() {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout_).count();
   client.set_connection_timeout(us / 1000000, us % 1000000);
   client.set_read_timeout(us / 1000000, us % 1000000);
+  client.enable_server_certificate_verification(true);
+  if (!ca_file_.empty()) client.set_ca_cert_path(ca_file_);
   const httplib::Params params = {{"query", query_}};
   auto res = client.Get(prefix + "/api/v1/query", params, httplib::Headers{});
   if (!res) {

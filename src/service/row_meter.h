@@ -32,7 +32,10 @@ class RowMeter {
 
 class PrometheusMeter final : public RowMeter {
  public:
-  PrometheusMeter(std::string url, std::string query, core::Duration timeout);
+  // url: http(s)://HOST:PORT[/PREFIX]; HTTPS certificates verified against ca_file (empty:
+  // the system's CAs).
+  PrometheusMeter(std::string url, std::string query, core::Duration timeout,
+                  std::string ca_file = "");
   core::Result<core::Watts> Read() override;
   std::string Describe() const override;
 
@@ -40,6 +43,7 @@ class PrometheusMeter final : public RowMeter {
   const std::string url_;
   const std::string query_;
   const core::Duration timeout_;
+  const std::string ca_file_;
 };
 
 class CommandMeter final : public RowMeter {
