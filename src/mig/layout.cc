@@ -163,11 +163,6 @@ Status ValidateLayout(const GpuMigSpec& spec, const Layout& layout) {
   const GpuInstance* media = nullptr;
   for (size_t i = 0; i < layout.instances.size(); ++i) {
     const GiProfile& profile = *profiles[i];
-    if (++count[&profile] > profile.max_instances) {
-      return Fail(Error::InvalidArgument(
-          fmt::format("'{}': more than {} instance{} of {}", FormatInstance(layout.instances[i]),
-                      profile.max_instances, profile.max_instances == 1 ? "" : "s", profile.name)));
-    }
     if (profile.media_extension) {
       if (media != nullptr) {
         return Fail(Error::InvalidArgument(fmt::format(
@@ -175,6 +170,11 @@ Status ValidateLayout(const GpuMigSpec& spec, const Layout& layout) {
             FormatInstance(layout.instances[i]), FormatInstance(*media))));
       }
       media = &layout.instances[i];
+    }
+    if (++count[&profile] > profile.max_instances) {
+      return Fail(Error::InvalidArgument(
+          fmt::format("'{}': more than {} instance{} of {}", FormatInstance(layout.instances[i]),
+                      profile.max_instances, profile.max_instances == 1 ? "" : "s", profile.name)));
     }
   }
   for (size_t i = 0; i < layout.instances.size(); ++i) {

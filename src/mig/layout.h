@@ -42,7 +42,7 @@ Layout Canonical(Layout layout);
 // Checks `layout` against the GPU's rules, in this order, and returns the first violation
 // (kInvalidArgument naming the instance): a profile the GPU lacks; a start slot the profile does
 // not allow; compute instances of a size NVML lacks (1, 2, 3, 4 or 7 slices) or that exceed the
-// GI; more instances of a profile than its max_instances; more than one "+me" instance; two
+// GI; more than one "+me" instance; more instances of a profile than its max_instances; two
 // placements sharing a memory slice.
 [[nodiscard]] core::Status ValidateLayout(const GpuMigSpec& spec, const Layout& layout);
 

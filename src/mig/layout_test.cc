@@ -116,7 +116,8 @@ TEST(LayoutTest, RejectsEachRuleWithItsReason) {
            {"a100-80gb-sxm", "1g.10gb@3,1g.10gb@3", "'1g.10gb@3' overlaps '1g.10gb@3'"},
            // One "+me" per GPU.
            {"h100-80gb-sxm", "1g.10gb+me@0,1g.10gb+me@1",
-            "'1g.10gb+me@1': more than 1 instance of 1g.10gb+me"},
+            "'1g.10gb+me@1': only one \"+me\" instance per GPU, and '1g.10gb+me@0' already "
+            "holds the media engines"},
            // Over max instances (before the overlap they would also cause).
            {"a100-80gb-sxm", "4g.40gb@0,4g.40gb@0", "'4g.40gb@0': more than 1 instance of 4g"},
            {"a100-80gb-sxm", "3g.40gb@0,3g.40gb@4,3g.40gb@0",
@@ -134,7 +135,7 @@ TEST(LayoutTest, RejectsEachRuleWithItsReason) {
   }
 }
 
-// The "+me" rule on its own: a catalog that allowed two "+me" instances still gets one.
+// The "+me" rule does not rest on max_instances: a catalog that allowed more still gets one.
 TEST(LayoutTest, RejectsASecondMediaExtensionProfile) {
   GpuMigSpec spec = Spec("a100-80gb-sxm");
   for (GiProfile& p : spec.profiles) {
