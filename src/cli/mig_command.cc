@@ -35,15 +35,12 @@ struct MigOptions {
 };
 
 // The GPU's MIG entry, by MIG-catalog name or alias, or by a hardware-catalog alias.
-// REQUIRES: the returned pointer is used while `*mig_catalog` lives.
-core::Result<const mig::GpuMigSpec*> FindGpu(const GlobalOptions& global, const std::string& gpu,
-                                             std::unique_ptr<catalog::MigCatalog>* mig_catalog) {
+core::Result<mig::GpuMigSpec> FindGpu(const GlobalOptions& global, const std::string& gpu) {
   HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
-  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog loaded, catalog::MigCatalog::Embedded());
-  *mig_catalog = std::make_unique<catalog::MigCatalog>(std::move(loaded));
-  auto spec = (*mig_catalog)->Find(gpu, hardware);
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig_catalog, catalog::MigCatalog::Embedded());
+  auto spec = mig_catalog.Find(gpu, hardware);
   if (!spec) return core::Fail(spec.error().WithContext("--gpu"));
-  return *spec;
+  return **spec;
 }
 
 std::string Engines(const mig::Engines& e) {
@@ -51,8 +48,7 @@ std::string Engines(const mig::Engines& e) {
 }
 
 int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
-  std::unique_ptr<catalog::MigCatalog> catalog;
-  auto spec = FindGpu(global, o.gpu, &catalog);
+  auto spec = FindGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
   using Align = report::TextTable::Align;
   report::TextTable table({{"PROFILE", Align::kLeft},
@@ -65,7 +61,7 @@ int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
                            {"CE/DEC/ENC/JPG/OFA"},
                            {"STARTS", Align::kLeft},
                            {"MAX"}});
-  for (const mig::GiProfile& p : (*spec)->profiles) {
+  for (const mig::GiProfile& p : spec->profiles) {
     table.AddRow({p.name, p.short_name, std::to_string(p.id),
                   fmt::format("NVML_{} ({:#x})", p.nvml_enum, p.nvml_value),
                   fmt::format("{}/{}", p.compute_slices, p.memory_slices),
@@ -73,33 +69,32 @@ int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
                   Engines(p.engines), fmt::format("{}", fmt::join(p.starts, ",")),
                   std::to_string(p.max_instances)});
   }
-  std::cout << fmt::format("MIG profiles of {}: {} memory slices, {} compute slices\n",
-                           (*spec)->name, (*spec)->memory_slices, (*spec)->compute_slices)
+  std::cout << fmt::format("MIG profiles of {}: {} memory slices, {} compute slices\n", spec->name,
+                           spec->memory_slices, spec->compute_slices)
             << table.Render();
   return kExitOk;
 }
 
 int RunValidate(const GlobalOptions& global, const MigOptions& o) {
-  std::unique_ptr<catalog::MigCatalog> catalog;
-  auto spec = FindGpu(global, o.gpu, &catalog);
+  auto spec = FindGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
   auto layout = mig::ParseLayout(o.layout);
   if (!layout) return ReportError(layout.error());
-  if (auto valid = mig::ValidateLayout(**spec, *layout); !valid) {
-    std::fprintf(stderr, "headroom: invalid layout on %s: %s\n", (*spec)->name.c_str(),
+  if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
+    std::fprintf(stderr, "headroom: invalid layout on %s: %s\n", spec->name.c_str(),
                  valid.error().message().c_str());
     return kExitRuntime;
   }
   int memory = 0;
   int compute = 0;
   for (const mig::GpuInstance& instance : layout->instances) {
-    const mig::GiProfile* p = (*spec)->FindProfile(instance.profile);
+    const mig::GiProfile* p = spec->FindProfile(instance.profile);
     memory += p->memory_slices;
     compute += p->compute_slices;
   }
   std::cout << fmt::format("valid on {}: {} ({} of {} memory slices, {} of {} compute slices)\n",
-                           (*spec)->name, mig::FormatLayout(*layout), memory,
-                           (*spec)->memory_slices, compute, (*spec)->compute_slices);
+                           spec->name, mig::FormatLayout(*layout), memory, spec->memory_slices,
+                           compute, spec->compute_slices);
   return kExitOk;
 }
 
@@ -128,17 +123,16 @@ core::Result<std::vector<const mig::GiProfile*>> SelectProfiles(const mig::GpuMi
 }
 
 int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
-  std::unique_ptr<catalog::MigCatalog> catalog;
-  auto spec = FindGpu(global, o.gpu, &catalog);
+  auto spec = FindGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
-  auto profiles = SelectProfiles(**spec, o.profiles);
+  auto profiles = SelectProfiles(*spec, o.profiles);
   if (!profiles) return ReportError(profiles.error());
-  const std::vector<mig::Layout> layouts = mig::EnumerateMaximalLayouts(**spec, *profiles);
+  const std::vector<mig::Layout> layouts = mig::EnumerateMaximalLayouts(*spec, *profiles);
   std::vector<std::string> names;
   for (const mig::GiProfile* p : *profiles) names.push_back(p->name);
   if (o.json) {
     ordered_json out;
-    out["gpu"] = (*spec)->name;
+    out["gpu"] = spec->name;
     out["profiles"] = names;
     out["layouts"] = ordered_json::array();
     for (const mig::Layout& layout : layouts) out["layouts"].push_back(mig::FormatLayout(layout));
@@ -148,7 +142,7 @@ int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
   for (const mig::Layout& layout : layouts) std::cout << mig::FormatLayout(layout) << "\n";
   std::cout << fmt::format("{} maximal layouts ({} distinct multisets) of {} on {}\n",
                            layouts.size(), mig::CountDistinctMultisets(layouts),
-                           fmt::join(names, ", "), (*spec)->name);
+                           fmt::join(names, ", "), spec->name);
   return kExitOk;
 }
 

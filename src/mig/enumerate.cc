@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/check.h"
 
@@ -25,9 +26,13 @@ class Search {
 
   std::vector<Layout> Run() {
     Visit(0);
-    std::sort(found_.begin(), found_.end(),
-              [](const Layout& a, const Layout& b) { return FormatLayout(a) < FormatLayout(b); });
-    return std::move(found_);
+    std::vector<std::pair<std::string, Layout>> keyed;
+    for (Layout& layout : found_) keyed.emplace_back(FormatLayout(layout), std::move(layout));
+    std::sort(keyed.begin(), keyed.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Layout> sorted;
+    for (auto& [text, layout] : keyed) sorted.push_back(std::move(layout));
+    return sorted;
   }
 
  private:

@@ -111,12 +111,13 @@ Result<const GiProfile*> CheckInstance(const GpuMigSpec& spec, const GpuInstance
   return profile;
 }
 
-}  // namespace
-
+// "memory slices 4-7": the slices [start, start + size).
 std::string SliceRange(int start, int size) {
   return size == 1 ? fmt::format("memory slice {}", start)
                    : fmt::format("memory slices {}-{}", start, start + size - 1);
 }
+
+}  // namespace
 
 Result<Layout> ParseLayout(std::string_view text) {
   if (core::Trim(text).empty()) return Fail(Error::InvalidArgument("the layout is empty"));

@@ -46,9 +46,6 @@ Layout Canonical(Layout layout);
 // placements sharing a memory slice.
 [[nodiscard]] core::Status ValidateLayout(const GpuMigSpec& spec, const Layout& layout);
 
-// "memory slices 4-7" style text of the slices [start, start + size).
-std::string SliceRange(int start, int size);
-
 }  // namespace headroom::mig
 
 #endif  // HEADROOM_MIG_LAYOUT_H_
