@@ -42,16 +42,19 @@ class Search {
            !(media_used_ && profile.media_extension);
   }
 
-  void Take(const Candidate& c, bool take) {
-    const int delta = take ? 1 : -1;
-    used_ ^= c.slices;
-    count_[c.profile] += delta;
-    if (profiles_[c.profile]->media_extension) media_used_ = take;
-    if (take) {
-      chosen_.push_back(&c);
-    } else {
-      chosen_.pop_back();
-    }
+  void Push(const Candidate& c) {
+    used_ |= c.slices;
+    ++count_[c.profile];
+    if (profiles_[c.profile]->media_extension) media_used_ = true;
+    chosen_.push_back(&c);
+  }
+
+  // REQUIRES: `c` was the last candidate pushed.
+  void Pop(const Candidate& c) {
+    used_ &= ~c.slices;
+    --count_[c.profile];
+    if (profiles_[c.profile]->media_extension) media_used_ = false;
+    chosen_.pop_back();
   }
 
   void Visit(size_t next) {
@@ -64,9 +67,9 @@ class Search {
     }
     const Candidate& c = candidates_[next];
     if (Fits(c)) {
-      Take(c, true);
+      Push(c);
       Visit(next + 1);
-      Take(c, false);
+      Pop(c);
     }
     Visit(next + 1);
   }
