@@ -1,5 +1,6 @@
-// The data/hardware/*.yaml and data/models/*.yaml files (and the other catalog data, and the
-// data/traces/*.csv request traces) compiled into the binary (generated sources). Thread-safe.
+// The data/hardware/*.yaml, data/models/*.yaml and data/mig/*.yaml files (and the other catalog
+// data, and the data/traces/*.csv request traces) compiled into the binary (generated sources).
+// Thread-safe.
 #ifndef HEADROOM_CATALOG_EMBEDDED_DATA_H_
 #define HEADROOM_CATALOG_EMBEDDED_DATA_H_
 
@@ -16,6 +17,7 @@ std::span<const core::EmbeddedFile> EmbeddedProfileFiles();
 std::span<const core::EmbeddedFile> EmbeddedWorkloadFiles();
 std::span<const core::EmbeddedFile> EmbeddedTraceFiles();
 std::span<const core::EmbeddedFile> EmbeddedScenarioFiles();
+std::span<const core::EmbeddedFile> EmbeddedMigFiles();
 
 }  // namespace headroom::catalog
 

@@ -33,6 +33,7 @@ int Main(int argc, char** argv) {
   RegisterSimulate(app, global, &run);
   RegisterPlan(app, global, &run);
   RegisterTrace(app, global, &run);
+  RegisterMig(app, global, &run);
   RegisterAgent(app, global, &run);
   RegisterController(app, global, &run);
 

@@ -1,0 +1,184 @@
+// `headroom mig`: the MIG catalog and layouts. `mig profiles` lists a GPU's GPU-instance
+// profiles, `mig validate` checks a layout ("3g.40gb@0,2g.20gb@4,1g.10gb@6") against the
+// placement rules, `mig layouts` lists every maximal layout of a set of profiles.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog/mig_catalog.h"
+#include "cli/commands.h"
+#include "core/parse.h"
+#include "mig/enumerate.h"
+#include "mig/layout.h"
+#include "report/table.h"
+
+namespace headroom::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+// The profile classes `mig layouts` uses without --profiles: those of the brief's counts.
+constexpr const char* kDefaultProfiles = "1g,2g,3g,4g,7g";
+
+struct MigOptions {
+  std::string gpu;
+  std::string layout;
+  std::string profiles = kDefaultProfiles;
+  bool json = false;
+};
+
+// The GPU's MIG entry, by MIG-catalog name or alias, or by a hardware-catalog alias.
+core::Result<mig::GpuMigSpec> FindGpu(const GlobalOptions& global, const std::string& gpu) {
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig_catalog, catalog::MigCatalog::Embedded());
+  auto spec = mig_catalog.Find(gpu, hardware);
+  if (!spec) return core::Fail(spec.error().WithContext("--gpu"));
+  return **spec;
+}
+
+std::string Engines(const mig::Engines& e) {
+  return fmt::format("{}/{}/{}/{}/{}", e.copy, e.decoders, e.encoders, e.jpeg, e.ofa);
+}
+
+int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
+  auto spec = FindGpu(global, o.gpu);
+  if (!spec) return ReportError(spec.error());
+  using Align = report::TextTable::Align;
+  report::TextTable table({{"PROFILE", Align::kLeft},
+                           {"CLASS", Align::kLeft},
+                           {"ID"},
+                           {"NVML_ENUM", Align::kLeft},
+                           {"SLICES_C/M"},
+                           {"SMS"},
+                           {"MEMORY_GIB"},
+                           {"CE/DEC/ENC/JPG/OFA"},
+                           {"STARTS", Align::kLeft},
+                           {"MAX"}});
+  for (const mig::GiProfile& p : spec->profiles) {
+    table.AddRow({p.name, p.short_name, std::to_string(p.id),
+                  fmt::format("NVML_{} ({:#x})", p.nvml_enum, p.nvml_value),
+                  fmt::format("{}/{}", p.compute_slices, p.memory_slices),
+                  std::to_string(p.sm_count), fmt::format("{:.2f}", p.memory_gib),
+                  Engines(p.engines), fmt::format("{}", fmt::join(p.starts, ",")),
+                  std::to_string(p.max_instances)});
+  }
+  std::cout << fmt::format("MIG profiles of {}: {} memory slices, {} compute slices\n", spec->name,
+                           spec->memory_slices, spec->compute_slices)
+            << table.Render();
+  return kExitOk;
+}
+
+int RunValidate(const GlobalOptions& global, const MigOptions& o) {
+  auto spec = FindGpu(global, o.gpu);
+  if (!spec) return ReportError(spec.error());
+  auto layout = mig::ParseLayout(o.layout);
+  if (!layout) return ReportError(layout.error());
+  if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
+    std::fprintf(stderr, "headroom: invalid layout on %s: %s\n", spec->name.c_str(),
+                 valid.error().message().c_str());
+    return kExitRuntime;
+  }
+  int memory = 0;
+  int compute = 0;
+  for (const mig::GpuInstance& instance : layout->instances) {
+    const mig::GiProfile* p = spec->FindProfile(instance.profile);
+    memory += p->memory_slices;
+    compute += p->compute_slices;
+  }
+  std::cout << fmt::format("valid on {}: {} ({} of {} memory slices, {} of {} compute slices)\n",
+                           spec->name, mig::FormatLayout(*layout), memory, spec->memory_slices,
+                           compute, spec->compute_slices);
+  return kExitOk;
+}
+
+// The profiles named in --profiles ("1g,2g" or full names), each once.
+core::Result<std::vector<const mig::GiProfile*>> SelectProfiles(const mig::GpuMigSpec& spec,
+                                                                const std::string& text) {
+  std::vector<const mig::GiProfile*> profiles;
+  std::set<const mig::GiProfile*> seen;
+  for (std::string_view name : core::Split(text, ',')) {
+    name = core::Trim(name);
+    const mig::GiProfile* p = spec.FindProfileOrClass(name);
+    if (p == nullptr) {
+      std::vector<std::string> known;
+      for (const mig::GiProfile& q : spec.profiles) known.push_back(q.short_name);
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--profiles: no profile '{}' on {} (known: {}, or full names)", name,
+                      spec.name, fmt::join(known, ", "))));
+    }
+    if (!seen.insert(p).second) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--profiles: '{}' ({}) is listed twice", name, p->name)));
+    }
+    profiles.push_back(p);
+  }
+  return profiles;
+}
+
+int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
+  auto spec = FindGpu(global, o.gpu);
+  if (!spec) return ReportError(spec.error());
+  auto profiles = SelectProfiles(*spec, o.profiles);
+  if (!profiles) return ReportError(profiles.error());
+  const std::vector<mig::Layout> layouts = mig::EnumerateMaximalLayouts(*spec, *profiles);
+  std::vector<std::string> names;
+  for (const mig::GiProfile* p : *profiles) names.push_back(p->name);
+  if (o.json) {
+    ordered_json out;
+    out["gpu"] = spec->name;
+    out["profiles"] = names;
+    out["layouts"] = ordered_json::array();
+    for (const mig::Layout& layout : layouts) out["layouts"].push_back(mig::FormatLayout(layout));
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const mig::Layout& layout : layouts) std::cout << mig::FormatLayout(layout) << "\n";
+  std::cout << fmt::format("{} maximal layouts ({} distinct multisets) of {} on {}\n",
+                           layouts.size(), mig::CountDistinctMultisets(layouts),
+                           fmt::join(names, ", "), spec->name);
+  return kExitOk;
+}
+
+void AddGpuOption(CLI::App* command, MigOptions* o) {
+  command->add_option("--gpu", o->gpu, "GPU type (catalog name or alias), e.g. a100-80gb-sxm")
+      ->required();
+}
+
+}  // namespace
+
+void RegisterMig(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  CLI::App* mig = app.add_subcommand("mig", "MIG profiles and layouts (catalog, validation)");
+  mig->require_subcommand(1);
+  auto o = std::make_shared<MigOptions>();
+
+  CLI::App* profiles = mig->add_subcommand("profiles", "List a GPU's MIG GPU-instance profiles");
+  AddGpuOption(profiles, o.get());
+  profiles->callback(
+      [run, o, &global] { *run = [o, &global] { return RunProfiles(global, *o); }; });
+
+  CLI::App* validate = mig->add_subcommand(
+      "validate", "Check a layout, e.g. 3g.40gb@0,2g.20gb@4,1g.10gb@6 (exit 1 if invalid)");
+  validate->add_option("layout", o->layout, "GPU instances as <profile>@<start slot>[/<n>c+...]")
+      ->required();
+  AddGpuOption(validate, o.get());
+  validate->callback(
+      [run, o, &global] { *run = [o, &global] { return RunValidate(global, *o); }; });
+
+  CLI::App* layouts = mig->add_subcommand("layouts", "List every maximal layout of some profiles");
+  AddGpuOption(layouts, o.get());
+  layouts
+      ->add_option("--profiles", o->profiles,
+                   "Profile classes (1g, 1g+me, 1g.2x, 2g, 3g, 4g, 7g) or names, comma-separated")
+      ->capture_default_str();
+  layouts->add_flag("--json", o->json, "Print {\"gpu\", \"profiles\", \"layouts\"} as JSON");
+  layouts->callback([run, o, &global] { *run = [o, &global] { return RunLayouts(global, *o); }; });
+}
+
+}  // namespace headroom::cli

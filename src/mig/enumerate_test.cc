@@ -1,0 +1,112 @@
+#include "mig/enumerate.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "catalog/mig_catalog.h"
+
+namespace headroom::mig {
+namespace {
+
+const catalog::MigCatalog& Catalog() {
+  static const catalog::MigCatalog* catalog = [] {
+    auto loaded = catalog::MigCatalog::Embedded();
+    EXPECT_TRUE(loaded) << loaded.error().message();
+    return new catalog::MigCatalog(loaded.value_or(catalog::MigCatalog()));
+  }();
+  return *catalog;
+}
+
+const GpuMigSpec& Spec(const std::string& gpu) {
+  auto spec = Catalog().Gpu(gpu);
+  EXPECT_TRUE(spec) << spec.error().message();
+  return **spec;
+}
+
+std::vector<const GiProfile*> Profiles(const GpuMigSpec& spec,
+                                       const std::vector<std::string>& classes) {
+  std::vector<const GiProfile*> profiles;
+  for (const std::string& c : classes) {
+    profiles.push_back(spec.FindProfileOrClass(c));
+    EXPECT_NE(profiles.back(), nullptr) << c;
+  }
+  return profiles;
+}
+
+const std::vector<std::string> kClassic = {"1g", "2g", "3g", "4g", "7g"};
+const std::vector<std::string> kWithTwoSliceOneG = {"1g", "1g.2x", "2g", "3g", "4g", "7g"};
+
+// ../shared/brief/mig.md: "Using only 1g/2g/3g/4g/7g there are 19 maximal placements (14 distinct
+// multisets) on A100; adding the 2-memory-slice 1g gives 78 maximal placements (38 multisets)".
+TEST(EnumerateTest, ClassicProfilesGive19PlacementsAnd14Multisets) {
+  for (const char* gpu : {"a100-40gb-sxm", "a100-80gb-sxm"}) {
+    const GpuMigSpec& spec = Spec(gpu);
+    const auto layouts = EnumerateMaximalLayouts(spec, Profiles(spec, kClassic));
+    EXPECT_EQ(layouts.size(), 19u) << gpu;
+    EXPECT_EQ(CountDistinctMultisets(layouts), 14) << gpu;
+  }
+}
+
+TEST(EnumerateTest, TwoSliceOneGGives78PlacementsAnd38Multisets) {
+  for (const char* gpu : {"a100-40gb-sxm", "a100-80gb-sxm"}) {
+    const GpuMigSpec& spec = Spec(gpu);
+    const auto layouts = EnumerateMaximalLayouts(spec, Profiles(spec, kWithTwoSliceOneG));
+    EXPECT_EQ(layouts.size(), 78u) << gpu;
+    EXPECT_EQ(CountDistinctMultisets(layouts), 38) << gpu;
+  }
+}
+
+// Placements are identical on these GPUs, so every GPU gives the same counts.
+TEST(EnumerateTest, EveryGpuGivesTheSameCounts) {
+  for (const GpuMigSpec& spec : Catalog().gpus()) {
+    EXPECT_EQ(EnumerateMaximalLayouts(spec, Profiles(spec, kClassic)).size(), 19u) << spec.name;
+    EXPECT_EQ(EnumerateMaximalLayouts(spec, Profiles(spec, kWithTwoSliceOneG)).size(), 78u)
+        << spec.name;
+  }
+}
+
+TEST(EnumerateTest, LayoutsAreValidMaximalCanonicalAndDistinct) {
+  const GpuMigSpec& spec = Spec("a100-80gb-sxm");
+  std::vector<std::string> all_classes;
+  for (const GiProfile& p : spec.profiles) all_classes.push_back(p.short_name);
+  const auto profiles = Profiles(spec, all_classes);
+  const auto layouts = EnumerateMaximalLayouts(spec, profiles);
+  ASSERT_FALSE(layouts.empty());
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    const std::string text = FormatLayout(layouts[i]);
+    EXPECT_TRUE(ValidateLayout(spec, layouts[i])) << text;
+    EXPECT_EQ(layouts[i], Canonical(layouts[i])) << text;
+    if (i > 0) {
+      EXPECT_LT(FormatLayout(layouts[i - 1]), text);
+    }
+    // Maximal: adding any instance of any chosen profile breaks a rule.
+    for (const GiProfile* p : profiles) {
+      for (int start : p->starts) {
+        Layout more = layouts[i];
+        more.instances.push_back({.profile = p->name, .start = start});
+        EXPECT_FALSE(ValidateLayout(spec, more)) << text << " + " << p->name << "@" << start;
+      }
+    }
+  }
+}
+
+TEST(EnumerateTest, ClassicA100LayoutsAreTheKnownOnes) {
+  const GpuMigSpec& spec = Spec("a100-80gb-sxm");
+  std::vector<std::string> texts;
+  for (const Layout& layout : EnumerateMaximalLayouts(spec, Profiles(spec, {"3g", "4g", "7g"}))) {
+    texts.push_back(FormatLayout(layout));
+  }
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"3g.40gb@0,3g.40gb@4", "4g.40gb@0,3g.40gb@4", "7g.80gb@0"}));
+}
+
+TEST(EnumerateTest, NoProfilesGiveTheEmptyLayout) {
+  const auto layouts = EnumerateMaximalLayouts(Spec("a100-80gb-sxm"), {});
+  ASSERT_EQ(layouts.size(), 1u);
+  EXPECT_TRUE(layouts[0].instances.empty());
+}
+
+}  // namespace
+}  // namespace headroom::mig
