@@ -15,25 +15,12 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "headroom_command.h"
+
 namespace {
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CommandRun Headroom(const std::string& args, const std::string& env = "") {
-  const std::string command = fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args);
-  CommandRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using headroom::testing::CommandRun;
+using headroom::testing::Headroom;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;

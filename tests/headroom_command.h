@@ -1,0 +1,36 @@
+// Headroom(): runs the headroom binary under test once, as a user would from a shell, and
+// returns its exit code and output. Test-only.
+#ifndef HEADROOM_TESTS_HEADROOM_COMMAND_H_
+#define HEADROOM_TESTS_HEADROOM_COMMAND_H_
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+namespace headroom::testing {
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs `env timeout 60 HEADROOM_BINARY args` through the shell; env is e.g. "VAR=value".
+inline CommandRun Headroom(const std::string& args, const std::string& env = "") {
+  const std::string command = fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args);
+  CommandRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+}  // namespace headroom::testing
+
+#endif  // HEADROOM_TESTS_HEADROOM_COMMAND_H_
