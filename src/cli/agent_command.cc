@@ -142,11 +142,7 @@ core::Result<Settings> Resolve(const AgentCliOptions& o) {
     return core::Fail(
         core::Error::InvalidArgument("--actuation-delay must be >= 0 and --sample-interval > 0"));
   }
-  if (o.tls_cert.empty() != o.tls_key.empty()) {
-    return core::Fail(
-        core::Error::InvalidArgument("--tls-cert and --tls-key go together (HTTPS needs both)"));
-  }
-  if (!o.tls_cert.empty()) s.tls = service::TlsFiles{.cert = o.tls_cert, .key = o.tls_key};
+  HEADROOM_ASSIGN_OR_RETURN(s.tls, service::TlsFilesFromFlags(o.tls_cert, o.tls_key));
   s.agent.state_file = o.state_file;
   s.agent.priority = o.priority;
   s.agent.backend = o.backend.backend;

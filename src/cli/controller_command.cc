@@ -68,12 +68,8 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   }
   auto listen = service::ParseListenAddress(o.listen);
   if (!listen) return ReportError(listen.error());
-  if (o.tls_cert.empty() != o.tls_key.empty()) {
-    return ReportError(
-        core::Error::InvalidArgument("--tls-cert and --tls-key go together (HTTPS needs both)"));
-  }
-  std::optional<service::TlsFiles> tls;
-  if (!o.tls_cert.empty()) tls = service::TlsFiles{.cert = o.tls_cert, .key = o.tls_key};
+  auto tls = service::TlsFilesFromFlags(o.tls_cert, o.tls_key);
+  if (!tls) return ReportError(tls.error());
   std::unique_ptr<std::ofstream> audit;
   if (!o.audit_log.empty()) {
     audit = std::make_unique<std::ofstream>(o.audit_log, std::ios::app);
@@ -116,7 +112,7 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   auto controller = service::Controller::Create(std::move(*config), std::move(links),
                                                 std::move(*meter), &clock, std::move(options));
   if (!controller) return ReportError(controller.error());
-  service::ControllerHttpServer server(controller->get(), 5 * period, &clock, tls);
+  service::ControllerHttpServer server(controller->get(), 5 * period, *tls);
   auto port = server.Bind(*listen);
   if (!port) return ReportError(port.error());
   std::cout << fmt::format("listening on {}:{}", listen->host, *port) << std::endl;

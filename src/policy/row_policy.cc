@@ -1,5 +1,7 @@
 #include "policy/row_policy.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/parse.h"
@@ -14,6 +16,23 @@ std::string_view PriorityName(ServerPriority priority) {
       return "lp";
   }
   return "lp";
+}
+
+namespace {
+
+template <class T>
+std::optional<T> Lower(const std::optional<T>& a, const std::optional<T>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+}  // namespace
+
+ServerTargets Tightest(const ServerTargets& a, const ServerTargets& b) {
+  return {.sm_clock_cap = Lower(a.sm_clock_cap, b.sm_clock_cap),
+          .power_limit = Lower(a.power_limit, b.power_limit),
+          .brake = a.brake || b.brake};
 }
 
 core::Result<ServerPriority> ParsePriority(std::string_view text) {

@@ -33,6 +33,9 @@ struct ServerTargets {
   bool operator==(const ServerTargets&) const = default;
 };
 
+// The tighter of two targets, control by control (the lower cap, brake if either brakes).
+ServerTargets Tightest(const ServerTargets& a, const ServerTargets& b);
+
 struct ServerObservation {
   ServerPriority priority = ServerPriority::kLow;
   ServerTargets current = {};  // what the controller last asked for (may not have taken yet)

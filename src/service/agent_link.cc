@@ -1,22 +1,14 @@
 #include "service/agent_link.h"
 
-#include <algorithm>
-#include <chrono>
-
 #include <fmt/format.h>
 #include <httplib.h>
+
+#include "service/http_client.h"
 
 namespace headroom::service {
 namespace {
 
 using nlohmann::json;
-
-template <class T>
-std::optional<T> Tighter(const std::optional<T>& a, const std::optional<T>& b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::min(*a, *b);
-}
 
 // A JSON field that must be a number or null.
 core::Result<std::optional<double>> NumberOrNull(const json& obj, const char* key) {
@@ -25,16 +17,6 @@ core::Result<std::optional<double>> NumberOrNull(const json& obj, const char* ke
     return core::Fail(core::Error::InvalidArgument(fmt::format("'{}' is not a number", key)));
   }
   return std::optional<double>(obj.at(key).get<double>());
-}
-
-void Configure(httplib::Client& client, core::Duration timeout, const std::string& ca_file) {
-  client.set_tcp_nodelay(true);  // see HttpServer: no delayed-ACK wait on kept-alive polls
-  client.enable_server_certificate_verification(true);
-  if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
-  client.set_connection_timeout(us / 1000000, us % 1000000);
-  client.set_read_timeout(us / 1000000, us % 1000000);
-  client.set_write_timeout(us / 1000000, us % 1000000);
 }
 
 core::Error HttpError(int status, const std::string& body) {
@@ -83,13 +65,11 @@ core::Result<AgentReport> ParseAgentState(const json& state) {
       const json& caps = g["caps"];
       HEADROOM_ASSIGN_OR_RETURN(std::optional<double> clock, NumberOrNull(caps, "sm_clock_mhz"));
       HEADROOM_ASSIGN_OR_RETURN(std::optional<double> limit, NumberOrNull(caps, "power_limit_w"));
-      if (clock) {
-        r.caps.sm_clock_cap = Tighter(r.caps.sm_clock_cap, std::optional(core::Megahertz(*clock)));
-      }
-      if (limit) {
-        r.caps.power_limit = Tighter(r.caps.power_limit, std::optional(core::Watts(*limit)));
-      }
-      r.caps.brake = r.caps.brake || caps.value("brake", false);
+      policy::ServerTargets gpu_caps;
+      if (clock) gpu_caps.sm_clock_cap = core::Megahertz(*clock);
+      if (limit) gpu_caps.power_limit = core::Watts(*limit);
+      gpu_caps.brake = caps.value("brake", false);
+      r.caps = policy::Tightest(r.caps, gpu_caps);
       if (!caps.value("confirmed", true) && r.confirmed) {
         r.confirmed = false;
         r.mismatch = fmt::format("GPU {}: {}", g.value("index", -1),
@@ -130,8 +110,8 @@ HttpAgentLink::HttpAgentLink(const std::string& url, std::string token, core::Du
       token_(std::move(token)),
       get_client_(std::make_unique<httplib::Client>(url)),
       put_client_(std::make_unique<httplib::Client>(url)) {
-  Configure(*get_client_, timeout, ca_file);
-  Configure(*put_client_, timeout, ca_file);
+  ConfigureHttpClient(*get_client_, timeout, ca_file);
+  ConfigureHttpClient(*put_client_, timeout, ca_file);
 }
 
 HttpAgentLink::~HttpAgentLink() = default;

@@ -31,20 +31,6 @@ bool SameTargets(const policy::ServerTargets& a, const policy::ServerTargets& b)
          Near(a.power_limit, b.power_limit, kPowerTolerance);
 }
 
-template <class T>
-std::optional<T> Lower(const std::optional<T>& a, const std::optional<T>& b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::min(*a, *b);
-}
-
-// The tighter of two targets, control by control.
-policy::ServerTargets Tightest(const policy::ServerTargets& a, const policy::ServerTargets& b) {
-  return {.sm_clock_cap = Lower(a.sm_clock_cap, b.sm_clock_cap),
-          .power_limit = Lower(a.power_limit, b.power_limit),
-          .brake = a.brake || b.brake};
-}
-
 ordered_json TargetsJson(const policy::ServerTargets& t) {
   return {{"sm_clock_mhz", t.sm_clock_cap ? ordered_json(t.sm_clock_cap->value()) : nullptr},
           {"power_limit_w", t.power_limit ? ordered_json(t.power_limit->value()) : nullptr},
@@ -93,7 +79,10 @@ Controller::Controller(ControllerConfig config, std::vector<Server> servers,
       policy_(std::move(policy)),
       clock_(clock),
       options_(std::move(options)),
-      start_(clock->Now()) {}
+      start_(clock->Now()) {
+  core::MutexLock lock(&mu_);
+  last_step_ = start_;
+}
 
 Controller::~Controller() {
   for (Server& s : servers_) {
@@ -146,8 +135,7 @@ ordered_json Controller::CollectPuts(core::TimePoint now) {
   return answers;
 }
 
-void Controller::PollAgents(core::TimePoint now) {
-  (void)now;
+void Controller::PollAgents() {
   for (Server& s : servers_) {
     if (s.get.valid()) continue;  // the previous poll is still out: do not pile up
     AgentLink* link = s.link.get();
@@ -322,7 +310,7 @@ ordered_json Controller::ServerJson(const Server& s) const {
 ordered_json Controller::Step() {
   const core::TimePoint now = clock_->Now();
   ordered_json answers = CollectPuts(now);
-  PollAgents(now);
+  PollAgents();
   CountPower();
   std::vector<std::string> notes;
   SyncFromReports(&notes);
@@ -360,7 +348,7 @@ ordered_json Controller::Step() {
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];
     s.target = decision.targets[i];
-    if (holding && s.held_at_start) s.target = Tightest(s.target, *s.held_at_start);
+    if (holding && s.held_at_start) s.target = policy::Tightest(s.target, *s.held_at_start);
   }
   UpdateEscalation(now, decision.fraction, &decision.events);
   if (escalated_) {
@@ -487,8 +475,10 @@ void Controller::Publish(const ordered_json& record) {
   m += fmt::format("headroom_row_commands_total{{result=\"ok\"}} {}\n", commands_ok_);
   m += fmt::format("headroom_row_commands_total{{result=\"failed\"}} {}\n", commands_failed_);
 
+  const core::TimePoint now = clock_->Now();
   core::MutexLock lock(&mu_);
   ++steps_;
+  last_step_ = now;
   status["steps"] = steps_;
   header("headroom_row_decisions_total", "counter", "Control steps taken.");
   m += fmt::format("headroom_row_decisions_total {}\n", steps_);
@@ -508,6 +498,12 @@ ordered_json Controller::Status() const {
 std::string Controller::Metrics() const {
   core::MutexLock lock(&mu_);
   return metrics_;
+}
+
+core::Duration Controller::SinceLastStep() const {
+  const core::TimePoint now = clock_->Now();
+  core::MutexLock lock(&mu_);
+  return now - last_step_;
 }
 
 std::uint64_t Controller::steps() const {

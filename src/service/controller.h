@@ -62,6 +62,8 @@ class Controller {
   std::string Metrics() const EXCLUDES(mu_);
   // Steps so far (0 before the first).
   std::uint64_t steps() const EXCLUDES(mu_);
+  // Time since the last step ended (since creation before the first): a stuck loop grows it.
+  core::Duration SinceLastStep() const EXCLUDES(mu_);
 
  private:
   struct Server {
@@ -92,7 +94,7 @@ class Controller {
              ControllerOptions options);
 
   nlohmann::ordered_json CollectPuts(core::TimePoint now);
-  void PollAgents(core::TimePoint now);
+  void PollAgents();
   void CountPower();
   void SyncFromReports(std::vector<std::string>* notes);
   void UpdateEscalation(core::TimePoint now, double fraction, std::vector<policy::Event>* events);
@@ -123,6 +125,7 @@ class Controller {
 
   mutable core::Mutex mu_;
   std::uint64_t steps_ GUARDED_BY(mu_) = 0;
+  core::TimePoint last_step_ GUARDED_BY(mu_);
   nlohmann::ordered_json status_ GUARDED_BY(mu_);
   std::string metrics_ GUARDED_BY(mu_);
 };

@@ -1,9 +1,7 @@
 #include "service/http_server.h"
 
-#include <cstdint>
 #include <exception>
 #include <memory>
-#include <mutex>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -52,6 +50,16 @@ int HttpStatusFor(core::Code code) {
     default:
       return 500;
   }
+}
+
+core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
+                                                        const std::string& key) {
+  if (cert.empty() != key.empty()) {
+    return core::Fail(
+        core::Error::InvalidArgument("--tls-cert and --tls-key go together (HTTPS needs both)"));
+  }
+  if (cert.empty()) return std::optional<TlsFiles>();
+  return std::optional<TlsFiles>(TlsFiles{.cert = cert, .key = key});
 }
 
 core::Result<ListenAddress> ParseListenAddress(const std::string& text) {
@@ -152,33 +160,18 @@ bool HttpServer::running() const { return server_->is_running(); }
 void HttpServer::Stop() { server_->stop(); }
 
 ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::Duration stale_after,
-                                           core::Clock* clock, const std::optional<TlsFiles>& tls)
+                                           const std::optional<TlsFiles>& tls)
     : HttpServer(tls) {
-  // The controller steps from its own thread; track progress here to tell a stuck loop.
-  struct Progress {
-    std::mutex mu;
-    std::uint64_t steps = 0;
-    core::TimePoint since;
-  };
-  auto progress = std::make_shared<Progress>();
-  progress->since = clock->Now();
-  server().Get("/healthz", [controller, stale_after, clock, progress](const httplib::Request&,
-                                                                      httplib::Response& res) {
-    const std::uint64_t steps = controller->steps();
-    std::lock_guard<std::mutex> lock(progress->mu);
-    const core::TimePoint now = clock->Now();
-    if (steps != progress->steps) {
-      progress->steps = steps;
-      progress->since = now;
-    }
-    if (now - progress->since > stale_after) {
-      SendError(
-          res, 503,
-          fmt::format("no control step for {:.1f} s", core::ToSeconds(now - progress->since)));
-      return;
-    }
-    res.set_content(fmt::format("{{\"status\":\"ok\",\"steps\":{}}}\n", steps), kJson);
-  });
+  server().Get(
+      "/healthz", [controller, stale_after](const httplib::Request&, httplib::Response& res) {
+        const core::Duration since = controller->SinceLastStep();
+        if (since > stale_after) {
+          SendError(res, 503, fmt::format("no control step for {:.1f} s", core::ToSeconds(since)));
+          return;
+        }
+        res.set_content(fmt::format("{{\"status\":\"ok\",\"steps\":{}}}\n", controller->steps()),
+                        kJson);
+      });
   server().Get("/metrics", [controller](const httplib::Request&, httplib::Response& res) {
     res.set_content(controller->Metrics(), "text/plain; version=0.0.4; charset=utf-8");
   });

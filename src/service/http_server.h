@@ -39,6 +39,11 @@ struct TlsFiles {
   std::string key;
 };
 
+// The --tls-cert / --tls-key pair of a daemon: both empty -> plain HTTP; both set -> HTTPS; one
+// alone is an InvalidArgument error.
+[[nodiscard]] core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
+                                                                      const std::string& key);
+
 class HttpServer {
  public:
   // Plain HTTP without `tls`; HTTPS with it (a bad certificate or key fails Bind()).
@@ -75,8 +80,8 @@ class AgentHttpServer final : public HttpServer {
 class ControllerHttpServer final : public HttpServer {
  public:
   // /healthz answers 503 once no step was taken for `stale_after` (a stuck loop).
-  // REQUIRES: controller and clock outlive the server.
-  ControllerHttpServer(const Controller* controller, core::Duration stale_after, core::Clock* clock,
+  // REQUIRES: controller outlives the server.
+  ControllerHttpServer(const Controller* controller, core::Duration stale_after,
                        const std::optional<TlsFiles>& tls = std::nullopt);
 };
 

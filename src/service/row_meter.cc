@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/parse.h"
+#include "service/http_client.h"
 
 extern char** environ;
 
@@ -112,11 +113,7 @@ core::Result<core::Watts> PrometheusMeter::Read() {
   std::string prefix = slash == std::string::npos ? "" : url_.substr(slash);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   httplib::Client client(base);
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout_).count();
-  client.set_connection_timeout(us / 1000000, us % 1000000);
-  client.set_read_timeout(us / 1000000, us % 1000000);
-  client.enable_server_certificate_verification(true);
-  if (!ca_file_.empty()) client.set_ca_cert_path(ca_file_);
+  ConfigureHttpClient(client, timeout_, ca_file_);
   const httplib::Params params = {{"query", query_}};
   auto res = client.Get(prefix + "/api/v1/query", params, httplib::Headers{});
   if (!res) {
