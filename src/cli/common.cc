@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/mig_catalog.h"
 #include "core/parse.h"
 #include "gpu/nvml/nvml_device.h"
 #include "gpu/sim/sim_device.h"
@@ -68,6 +69,14 @@ core::Result<std::vector<std::unique_ptr<gpu::Device>>> SelectSim(
 core::Result<catalog::HardwareCatalog> LoadCatalog(const GlobalOptions& global) {
   if (global.catalog_dir.empty()) return catalog::HardwareCatalog::Embedded();
   return catalog::HardwareCatalog::LoadDirectory(global.catalog_dir);
+}
+
+core::Result<mig::GpuMigSpec> FindMigGpu(const GlobalOptions& global, const std::string& gpu) {
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig_catalog, catalog::MigCatalog::Embedded());
+  auto spec = mig_catalog.Find(gpu, hardware);
+  if (!spec) return core::Fail(spec.error().WithContext("--gpu"));
+  return **spec;
 }
 
 core::Result<DeviceSet> OpenDevices(const GlobalOptions& global, const BackendOptions& options,

@@ -14,6 +14,7 @@
 #include "core/result.h"
 #include "core/time.h"
 #include "gpu/device.h"
+#include "mig/profile.h"
 
 namespace headroom::cli {
 
@@ -43,6 +44,11 @@ struct DeviceSet {
   std::vector<std::unique_ptr<gpu::Device>> devices;
   std::string backend;
 };
+
+// The MIG entry of `gpu` (`--gpu`), by MIG-catalog name or alias, or by a hardware-catalog alias;
+// errors name --gpu.
+[[nodiscard]] core::Result<mig::GpuMigSpec> FindMigGpu(const GlobalOptions& global,
+                                                       const std::string& gpu);
 
 // Opens the selected backend's devices, reading time from `clock` (sim backend).
 // REQUIRES: clock outlives the devices.

@@ -12,7 +12,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "catalog/mig_catalog.h"
 #include "cli/commands.h"
 #include "core/parse.h"
 #include "mig/enumerate.h"
@@ -34,21 +33,12 @@ struct MigOptions {
   bool json = false;
 };
 
-// The GPU's MIG entry, by MIG-catalog name or alias, or by a hardware-catalog alias.
-core::Result<mig::GpuMigSpec> FindGpu(const GlobalOptions& global, const std::string& gpu) {
-  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
-  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig_catalog, catalog::MigCatalog::Embedded());
-  auto spec = mig_catalog.Find(gpu, hardware);
-  if (!spec) return core::Fail(spec.error().WithContext("--gpu"));
-  return **spec;
-}
-
 std::string Engines(const mig::Engines& e) {
   return fmt::format("{}/{}/{}/{}/{}", e.copy, e.decoders, e.encoders, e.jpeg, e.ofa);
 }
 
 int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = FindGpu(global, o.gpu);
+  auto spec = FindMigGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
   using Align = report::TextTable::Align;
   report::TextTable table({{"PROFILE", Align::kLeft},
@@ -76,7 +66,7 @@ int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
 }
 
 int RunValidate(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = FindGpu(global, o.gpu);
+  auto spec = FindMigGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
   auto layout = mig::ParseLayout(o.layout);
   if (!layout) return ReportError(layout.error());
@@ -123,7 +113,7 @@ core::Result<std::vector<const mig::GiProfile*>> SelectProfiles(const mig::GpuMi
 }
 
 int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = FindGpu(global, o.gpu);
+  auto spec = FindMigGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
   auto profiles = SelectProfiles(*spec, o.profiles);
   if (!profiles) return ReportError(profiles.error());
