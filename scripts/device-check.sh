@@ -4,7 +4,7 @@
 # JSON summary (power per phase, counter vs integrated energy, the sampling period and counter
 # update period observed). It never changes power limits, clocks or MIG mode, and never resets
 # the GPU. Without a GPU it says so and exits 0.
-# Usage: scripts/device-check.sh [OUT.json] [SECONDS]
+# Usage: [HEADROOM_BIN=path] scripts/device-check.sh [OUT.json] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-device-check.json}
@@ -15,8 +15,12 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1' && [ -z "${HEADROOM_N
   exit 0
 fi
 
-make build >/dev/null
-headroom=build/bin/headroom
+# HEADROOM_BIN: a headroom binary built elsewhere (for machines without the build dependencies).
+headroom=${HEADROOM_BIN:-}
+if [ -z "$headroom" ]; then
+  make build >/dev/null
+  headroom=build/bin/headroom
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
