@@ -37,11 +37,12 @@ core::Result<TrainingCatalog> TrainingCatalog::Parse(std::string_view text,
 
 core::Result<TrainingCatalog> TrainingCatalog::Embedded() {
   HEADROOM_ASSIGN_OR_RETURN(ModelCatalog models, ModelCatalog::Embedded());
-  const auto files = EmbeddedWorkloadFiles();
-  if (files.size() != 1) {
-    return core::Fail(core::Error::Internal("expected exactly one embedded workload file"));
+  for (const core::EmbeddedFile& file : EmbeddedWorkloadFiles()) {
+    if (std::string_view(file.path).ends_with("/training.yaml")) {
+      return Parse(file.content, std::string(file.path), models);
+    }
   }
-  return Parse(files[0].content, std::string(files[0].path), models);
+  return core::Fail(core::Error::Internal("data/workloads/training.yaml is not embedded"));
 }
 
 core::Result<model::TrainingWorkload> TrainingCatalog::Workload(std::string_view name) const {

@@ -1,0 +1,383 @@
+#include "mig/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "mig/attribution.h"
+#include "mig/enumerate.h"
+
+namespace headroom::mig {
+namespace {
+
+constexpr double kRelativeTolerance = 1e-9;
+constexpr int kMaxLocalSearchRounds = 25;
+
+// Seconds job `j` takes alone on `slice` at the maximum clock (no power-limit interaction).
+double AloneSeconds(const SliceModel& model, const PlanJob& job, const Slice& slice) {
+  const double t = model.IterationSeconds(job.fit, job.batch, slice, model.gpu().sm_clock_max);
+  return job.samples / (job.batch / t);
+}
+
+bool Fits(const SliceModel& model, const PlanJob& job, const Slice& slice) {
+  return model.CheckFits(job.fit, job.batch, slice).has_value();
+}
+
+// Within an instance: higher priority first, then earlier deadline, then shorter job (least mean
+// completion time).
+void OrderQueue(const SliceModel& model, const std::vector<PlanJob>& jobs, const Slice& slice,
+                std::vector<int>& queue) {
+  auto key = [&](int j) {
+    const PlanJob& job = jobs[j];
+    return std::make_tuple(-job.priority,
+                           job.deadline_s.value_or(std::numeric_limits<double>::infinity()),
+                           AloneSeconds(model, job, slice), j);
+  };
+  std::sort(queue.begin(), queue.end(), [&](int a, int b) { return key(a) < key(b); });
+}
+
+bool Less(double a, double b) {
+  return a < b - kRelativeTolerance * std::max(std::abs(a), std::abs(b));
+}
+
+// Longest job first onto the instance where it would end earliest.
+std::vector<std::vector<int>> GreedyQueues(const SliceModel& model,
+                                           const std::vector<PlanJob>& jobs,
+                                           const std::vector<Slice>& slices) {
+  std::vector<int> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto longest = [&](int j) {
+    double t = 0;
+    for (const Slice& s : slices) {
+      if (Fits(model, jobs[j], s)) t = std::max(t, AloneSeconds(model, jobs[j], s));
+    }
+    return t;
+  };
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return longest(a) > longest(b); });
+  std::vector<std::vector<int>> queues(slices.size());
+  std::vector<double> load(slices.size(), 0.0);
+  for (int j : order) {
+    int best = -1;
+    double best_end = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < slices.size(); ++i) {
+      if (!Fits(model, jobs[j], slices[i])) continue;
+      const double end = load[i] + AloneSeconds(model, jobs[j], slices[i]);
+      if (end < best_end) best_end = end, best = static_cast<int>(i);
+    }
+    if (best < 0) best = 0;  // fits nowhere: evaluation reports it
+    queues[best].push_back(j);
+    load[best] = best_end;
+  }
+  for (size_t i = 0; i < slices.size(); ++i) OrderQueue(model, jobs, slices[i], queues[i]);
+  return queues;
+}
+
+PlanOption MakeOption(std::string name, std::optional<Layout> layout, std::vector<Slice> slices) {
+  PlanOption option;
+  option.name = std::move(name);
+  option.layout = std::move(layout);
+  option.slices = std::move(slices);
+  return option;
+}
+
+std::vector<Slice> SlicesOf(const GpuMigSpec& spec, const Layout& layout) {
+  std::vector<Slice> slices;
+  for (const GpuInstance& gi : layout.instances) {
+    slices.push_back(InstanceSlice(*spec.FindProfile(gi.profile), gi.start));
+  }
+  return slices;
+}
+
+// A layout of as many instances of one profile class as the GPU allows, at its first starts.
+std::optional<Layout> UniformLayout(const GpuMigSpec& spec, std::string_view profile_class,
+                                    int count) {
+  const GiProfile* p = spec.FindProfileOrClass(profile_class);
+  if (p == nullptr || p->max_instances < count) return std::nullopt;
+  Layout layout;
+  int next_free = 0;
+  for (int start : p->starts) {
+    if (static_cast<int>(layout.instances.size()) == count) break;
+    if (start < next_free) continue;
+    layout.instances.push_back(GpuInstance{.profile = p->name, .start = start});
+    next_free = start + p->memory_slices;
+  }
+  if (static_cast<int>(layout.instances.size()) != count) return std::nullopt;
+  if (!ValidateLayout(spec, layout)) return std::nullopt;
+  return layout;
+}
+
+void Explain(const SliceModel& model, const PlanRequest& request, PlanOption& option) {
+  const Slice whole = WholeGpuSlice(model.gpu(), model.mig());
+  for (size_t j = 0; j < request.jobs.size(); ++j) {
+    JobOutcome& out = option.jobs[j];
+    if (out.instance < 0) continue;
+    const PlanJob& job = request.jobs[j];
+    const Slice& slice = option.slices[out.instance];
+    const double whole_rate =
+        job.batch / model.IterationSeconds(job.fit, job.batch, whole, model.gpu().sm_clock_max);
+    const double speed = out.samples_per_s / whole_rate;
+    const double sm_share = static_cast<double>(slice.sm_count) / whole.sm_count;
+    std::string why;
+    if (option.slices.size() == 1) {
+      why = "the whole GPU";
+    } else if (speed > sm_share * 1.05) {
+      why = fmt::format("keeps {:.0f}% of its whole-GPU speed on {:.0f}% of the SMs", speed * 100,
+                        sm_share * 100);
+    } else {
+      why = fmt::format("scales with SMs ({:.0f}% of its whole-GPU speed on {:.0f}% of the SMs)",
+                        speed * 100, sm_share * 100);
+    }
+    out.explanation = fmt::format(
+        "{} on {}: {}; {:.0f} samples/s, {:.1f} GiB of {:.1f}, {:.1f} kJ, ends at {:.0f} s{}",
+        job.name, slice.name, why, out.samples_per_s, model.FootprintGib(job.fit, job.batch),
+        slice.memory_gib, out.energy_activity_j / 1e3, out.end_s,
+        out.meets_deadline ? "" : " (misses its deadline)");
+  }
+}
+
+}  // namespace
+
+void EvaluateOption(const SliceModel& model, const PlanRequest& request, PlanOption& option) {
+  const std::vector<PlanJob>& jobs = request.jobs;
+  option.feasible = true;
+  option.infeasible_reason.clear();
+  option.jobs.assign(jobs.size(), JobOutcome{});
+  option.power.clear();
+  option.energy_j = option.makespan_s = option.unattributed_j = option.overrun_s = 0;
+  for (size_t j = 0; j < jobs.size(); ++j) option.jobs[j].job = jobs[j].name;
+  for (size_t i = 0; i < option.queues.size(); ++i) {
+    for (int j : option.queues[i]) {
+      option.jobs[j].instance = static_cast<int>(i);
+      auto fits = model.CheckFits(jobs[j].fit, jobs[j].batch, option.slices[i]);
+      if (!fits && option.feasible) {
+        option.feasible = false;
+        option.infeasible_reason = fmt::format("{}: {}", jobs[j].name, fits.error().message());
+      }
+    }
+  }
+  if (!option.feasible) return;
+
+  std::vector<double> remaining(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) remaining[j] = jobs[j].samples;
+  std::vector<size_t> next(option.queues.size(), 0);
+  double t = 0;
+  std::vector<int> running_slice, running_job;
+  std::vector<SliceJob> slice_jobs;
+  std::vector<InstanceUse> uses;
+  while (true) {
+    running_slice.clear();
+    running_job.clear();
+    slice_jobs.clear();
+    for (size_t i = 0; i < option.queues.size(); ++i) {
+      if (next[i] >= option.queues[i].size()) continue;
+      const int j = option.queues[i][next[i]];
+      running_slice.push_back(static_cast<int>(i));
+      running_job.push_back(j);
+      slice_jobs.push_back(
+          SliceJob{.fit = jobs[j].fit, .batch = jobs[j].batch, .slice = option.slices[i]});
+    }
+    if (slice_jobs.empty()) break;
+    const OperatingPoint op = model.Solve(slice_jobs);
+    double dt = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < running_job.size(); ++k) {
+      dt = std::min(dt, remaining[running_job[k]] / op.jobs[k].samples_per_s);
+    }
+    option.energy_j += op.power_w * dt;
+    option.power.push_back(PowerSegment{
+        .start_s = t, .end_s = t + dt, .power_w = op.power_w, .clock_mhz = op.clock.value()});
+    t += dt;
+    uses.assign(option.slices.size(), InstanceUse{});
+    for (size_t i = 0; i < option.slices.size(); ++i) uses[i].sm_count = option.slices[i].sm_count;
+    for (size_t k = 0; k < running_job.size(); ++k) {
+      uses[running_slice[k]].has_job = true;
+      uses[running_slice[k]].busy_s = op.jobs[k].busy * dt;
+    }
+    const EnergyShares shares =
+        AttributeEnergy(op.power_w * dt, model.idle_power().value(), dt, uses);
+    option.unattributed_j += shares.unattributed_activity_j;
+    for (size_t k = 0; k < running_job.size(); ++k) {
+      const int j = running_job[k];
+      const int i = running_slice[k];
+      JobOutcome& out = option.jobs[j];
+      out.energy_activity_j += shares.activity_j[i];
+      out.energy_sm_share_j += shares.sm_share_j[i];
+      remaining[j] -= op.jobs[k].samples_per_s * dt;
+      if (remaining[j] <= jobs[j].samples * 1e-9) {
+        remaining[j] = 0;
+        out.end_s = t;
+        out.samples_per_s = jobs[j].samples / (out.end_s - out.start_s);
+        ++next[i];
+        if (next[i] < option.queues[i].size()) option.jobs[option.queues[i][next[i]]].start_s = t;
+      }
+    }
+  }
+  option.makespan_s = t;
+  double samples = 0;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    samples += jobs[j].samples;
+    if (jobs[j].deadline_s && option.jobs[j].end_s > *jobs[j].deadline_s) {
+      option.jobs[j].meets_deadline = false;
+      option.overrun_s += option.jobs[j].end_s - *jobs[j].deadline_s;
+    }
+  }
+  if (request.makespan_bound_s && t > *request.makespan_bound_s) {
+    option.overrun_s += t - *request.makespan_bound_s;
+  }
+  option.meets_bound = option.overrun_s == 0;
+  option.samples_per_s = t > 0 ? samples / t : 0;
+  option.samples_per_j = option.energy_j > 0 ? samples / option.energy_j : 0;
+}
+
+bool Better(const PlanOption& a, const PlanOption& b, Objective objective) {
+  if (a.feasible != b.feasible) return a.feasible;
+  if (!a.feasible) return false;
+  if (Less(a.overrun_s, b.overrun_s)) return true;
+  if (Less(b.overrun_s, a.overrun_s)) return false;
+  const bool energy = objective == Objective::kEnergy;
+  const double a1 = energy ? a.energy_j : a.makespan_s, b1 = energy ? b.energy_j : b.makespan_s;
+  if (Less(a1, b1)) return true;
+  if (Less(b1, a1)) return false;
+  const double a2 = energy ? a.makespan_s : a.energy_j, b2 = energy ? b.makespan_s : b.energy_j;
+  return Less(a2, b2);
+}
+
+core::Result<PlanResult> Plan(const SliceModel& model, const PlanRequest& request) {
+  if (request.jobs.empty()) return core::Fail(core::Error::InvalidArgument("no jobs to plan"));
+  for (const Layout& layout : request.extra_layouts) {
+    auto valid = ValidateLayout(model.mig(), layout);
+    if (!valid) return core::Fail(valid.error());
+  }
+  for (const PlanJob& job : request.jobs) {
+    if (!(job.samples > 0) || job.batch < 1) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("job {}: needs a positive number of samples and batch size", job.name)));
+    }
+  }
+  const GpuMigSpec& spec = model.mig();
+  PlanResult result;
+  auto scored = [&](PlanOption option) {
+    EvaluateOption(model, request, option);
+    ++result.schedules_evaluated;
+    return option;
+  };
+  auto with_greedy = [&](PlanOption option) {
+    option.queues = GreedyQueues(model, request.jobs, option.slices);
+    return scored(std::move(option));
+  };
+
+  // Baselines.
+  PlanOption whole =
+      MakeOption("whole GPU, one after another", std::nullopt, {WholeGpuSlice(model.gpu(), spec)});
+  result.baselines.push_back(with_greedy(whole));
+  if (auto halves = UniformLayout(spec, "3g", 2)) {
+    result.baselines.push_back(with_greedy(
+        MakeOption("balanced (" + FormatLayout(*halves) + ")", *halves, SlicesOf(spec, *halves))));
+  }
+  if (auto sevens = UniformLayout(spec, "1g", spec.compute_slices)) {
+    result.baselines.push_back(with_greedy(MakeOption("7x1g", *sevens, SlicesOf(spec, *sevens))));
+  }
+
+  // Search: every distinct multiset of maximal layouts, greedy then local search.
+  std::vector<const GiProfile*> profiles;
+  for (const std::string& name : request.profile_classes) {
+    const GiProfile* p = spec.FindProfileOrClass(name);
+    if (p == nullptr) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("profile class '{}' is not on {}", name, spec.name)));
+    }
+    if (std::find(profiles.begin(), profiles.end(), p) == profiles.end()) profiles.push_back(p);
+  }
+  std::map<std::vector<std::string>, Layout> distinct;
+  for (const Layout& layout : EnumerateMaximalLayouts(spec, profiles)) {
+    std::vector<std::string> key;
+    for (const GpuInstance& gi : layout.instances) key.push_back(gi.profile);
+    std::sort(key.begin(), key.end());
+    distinct.emplace(std::move(key), layout);
+  }
+  PlanOption best = result.baselines.front();
+  for (const PlanOption& b : result.baselines) {
+    if (Better(b, best, request.objective)) best = b;
+  }
+  std::vector<PlanOption> starts = {whole};
+  for (const auto& [key, layout] : distinct) {
+    starts.push_back(MakeOption("planned", layout, SlicesOf(spec, layout)));
+  }
+  result.layouts_considered = static_cast<int>(starts.size());
+  // Local search from a start: move one job to another instance, or swap two, while that helps.
+  auto improve = [&](PlanOption current) {
+    for (int round = 0; round < kMaxLocalSearchRounds; ++round) {
+      bool improved = false;
+      const size_t n_slices = current.slices.size();
+      // Moves: one job to the end of another instance's queue.
+      for (size_t from = 0; from < n_slices; ++from) {
+        for (size_t pos = 0; pos < current.queues[from].size(); ++pos) {
+          const int j = current.queues[from][pos];
+          for (size_t to = 0; to < n_slices; ++to) {
+            if (to == from || !Fits(model, request.jobs[j], current.slices[to])) continue;
+            PlanOption trial = current;
+            trial.queues[from].erase(trial.queues[from].begin() + static_cast<long>(pos));
+            trial.queues[to].push_back(j);
+            OrderQueue(model, request.jobs, trial.slices[to], trial.queues[to]);
+            trial = scored(std::move(trial));
+            if (Better(trial, current, request.objective)) {
+              current = std::move(trial);
+              improved = true;
+              break;
+            }
+          }
+          if (improved) break;
+        }
+        if (improved) break;
+      }
+      if (improved) continue;
+      // Swaps: two jobs on different instances trade places.
+      for (size_t a = 0; a < n_slices && !improved; ++a) {
+        for (size_t b = a + 1; b < n_slices && !improved; ++b) {
+          for (size_t pa = 0; pa < current.queues[a].size() && !improved; ++pa) {
+            for (size_t pb = 0; pb < current.queues[b].size() && !improved; ++pb) {
+              const int ja = current.queues[a][pa], jb = current.queues[b][pb];
+              if (!Fits(model, request.jobs[ja], current.slices[b]) ||
+                  !Fits(model, request.jobs[jb], current.slices[a])) {
+                continue;
+              }
+              PlanOption trial = current;
+              trial.queues[a][pa] = jb;
+              trial.queues[b][pb] = ja;
+              OrderQueue(model, request.jobs, trial.slices[a], trial.queues[a]);
+              OrderQueue(model, request.jobs, trial.slices[b], trial.queues[b]);
+              trial = scored(std::move(trial));
+              if (Better(trial, current, request.objective)) {
+                current = std::move(trial);
+                improved = true;
+              }
+            }
+          }
+        }
+      }
+      if (!improved) break;
+    }
+    return current;
+  };
+  for (PlanOption& start : starts) {
+    PlanOption current = improve(with_greedy(std::move(start)));
+    if (Better(current, best, request.objective)) best = std::move(current);
+  }
+  for (const Layout& layout : request.extra_layouts) {
+    PlanOption option =
+        improve(with_greedy(MakeOption(FormatLayout(layout), layout, SlicesOf(spec, layout))));
+    if (Better(option, best, request.objective)) best = option;
+    result.extra.push_back(std::move(option));
+  }
+  best.name = "planned";
+  Explain(model, request, best);
+  for (PlanOption& b : result.baselines) Explain(model, request, b);
+  for (PlanOption& e : result.extra) Explain(model, request, e);
+  result.best = std::move(best);
+  return result;
+}
+
+}  // namespace headroom::mig
