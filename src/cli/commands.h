@@ -31,6 +31,7 @@ void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* 
 // Subcommands of `headroom mig` beyond the catalog ones.
 void AddMigPlan(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 void AddMigWorkloads(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
+void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 
 }  // namespace headroom::cli
 

@@ -172,6 +172,7 @@ void RegisterMig(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
 
   AddMigWorkloads(mig, global, run);
   AddMigPlan(mig, global, run);
+  AddMigCharacterize(mig, global, run);
 }
 
 }  // namespace headroom::cli

@@ -194,4 +194,21 @@ Status ValidateLayout(const GpuMigSpec& spec, const Layout& layout) {
   return core::Ok();
 }
 
+std::optional<Layout> UniformLayout(const GpuMigSpec& spec, std::string_view profile_class,
+                                    int count) {
+  const GiProfile* p = spec.FindProfileOrClass(profile_class);
+  if (p == nullptr || p->max_instances < count) return std::nullopt;
+  Layout layout;
+  int next_free = 0;
+  for (int start : p->starts) {
+    if (static_cast<int>(layout.instances.size()) == count) break;
+    if (start < next_free) continue;
+    layout.instances.push_back(GpuInstance{.profile = p->name, .start = start});
+    next_free = start + p->memory_slices;
+  }
+  if (static_cast<int>(layout.instances.size()) != count) return std::nullopt;
+  if (!ValidateLayout(spec, layout)) return std::nullopt;
+  return layout;
+}
+
 }  // namespace headroom::mig

@@ -4,6 +4,7 @@
 #ifndef HEADROOM_MIG_LAYOUT_H_
 #define HEADROOM_MIG_LAYOUT_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,11 @@ Layout Canonical(Layout layout);
 // GI; more than one "+me" instance; more instances of a profile than its max_instances; two
 // placements sharing a memory slice.
 [[nodiscard]] core::Status ValidateLayout(const GpuMigSpec& spec, const Layout& layout);
+
+// `count` instances of one profile (name or class, e.g. "3g") at the earliest start slots that
+// do not overlap, or nullopt when they do not all fit or break a rule.
+std::optional<Layout> UniformLayout(const GpuMigSpec& spec, std::string_view profile_class,
+                                    int count);
 
 }  // namespace headroom::mig
 

@@ -154,5 +154,21 @@ TEST(LayoutTest, ProfileNamesAreCaseInsensitive) {
   EXPECT_EQ(Reason("a100-80gb-sxm", "3G.40GB@0"), "");
 }
 
+TEST(LayoutTest, UniformLayoutsTakeTheEarliestNonOverlappingSlots) {
+  const GpuMigSpec& a100 = Spec("a100-80gb-sxm");
+  auto halves = UniformLayout(a100, "3g", 2);
+  ASSERT_TRUE(halves);
+  EXPECT_EQ(FormatLayout(*halves), "3g.40gb@0,3g.40gb@4");
+  auto thirds = UniformLayout(a100, "2g", 3);
+  ASSERT_TRUE(thirds);
+  EXPECT_EQ(FormatLayout(*thirds), "2g.20gb@0,2g.20gb@2,2g.20gb@4");
+  auto sevens = UniformLayout(a100, "1g", 7);
+  ASSERT_TRUE(sevens);
+  EXPECT_TRUE(ValidateLayout(a100, *sevens));
+  EXPECT_FALSE(UniformLayout(a100, "4g", 2));
+  EXPECT_FALSE(UniformLayout(a100, "1g", 8));
+  EXPECT_FALSE(UniformLayout(a100, "5g", 1));
+}
+
 }  // namespace
 }  // namespace headroom::mig

@@ -92,24 +92,6 @@ std::vector<Slice> SlicesOf(const GpuMigSpec& spec, const Layout& layout) {
   return slices;
 }
 
-// A layout of as many instances of one profile class as the GPU allows, at its first starts.
-std::optional<Layout> UniformLayout(const GpuMigSpec& spec, std::string_view profile_class,
-                                    int count) {
-  const GiProfile* p = spec.FindProfileOrClass(profile_class);
-  if (p == nullptr || p->max_instances < count) return std::nullopt;
-  Layout layout;
-  int next_free = 0;
-  for (int start : p->starts) {
-    if (static_cast<int>(layout.instances.size()) == count) break;
-    if (start < next_free) continue;
-    layout.instances.push_back(GpuInstance{.profile = p->name, .start = start});
-    next_free = start + p->memory_slices;
-  }
-  if (static_cast<int>(layout.instances.size()) != count) return std::nullopt;
-  if (!ValidateLayout(spec, layout)) return std::nullopt;
-  return layout;
-}
-
 void Explain(const SliceModel& model, const PlanRequest& request, PlanOption& option) {
   const Slice whole = WholeGpuSlice(model.gpu(), model.mig());
   for (size_t j = 0; j < request.jobs.size(); ++j) {

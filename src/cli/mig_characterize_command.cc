@@ -1,0 +1,293 @@
+// `headroom mig characterize`: every MIG layout x training workload on the slice model (every
+// instance runs its own copy of the workload), written as a CSV with per-instance and whole-GPU
+// throughput, power and energy per sample, plots, and a summary table (docs/mig.md).
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog/mig_catalog.h"
+#include "catalog/mig_plan_file.h"
+#include "catalog/mig_training_catalog.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "core/files.h"
+#include "core/parse.h"
+#include "mig/characterize.h"
+#include "mig/enumerate.h"
+#include "report/plot.h"
+#include "report/table.h"
+
+namespace headroom::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct MigCharacterizeOptions {
+  std::string gpu = "h200";
+  std::string workloads = "all";
+  std::string profiles = "1g,2g,3g,4g,7g";
+  std::vector<std::string> layouts;  // empty: one per multiset of maximal layouts, plus MIG off
+  std::optional<double> power_limit_w;
+  std::string out = "mig-characterize";
+  bool json = false;
+};
+
+core::Result<std::vector<mig::MeasuredWorkload>> SelectWorkloads(
+    const catalog::MigTrainingCatalog& catalog, const std::string& names) {
+  if (names == "all") return catalog.workloads();
+  std::vector<mig::MeasuredWorkload> out;
+  for (std::string_view name : core::Split(names, ',')) {
+    auto w = catalog.Workload(core::Trim(name));
+    if (!w) return core::Fail(w.error().WithContext("--workloads"));
+    out.push_back(*w);
+  }
+  return out;
+}
+
+// MIG off first, then one layout per multiset of the profiles' maximal layouts (fewest
+// instances first), or the layouts given.
+core::Result<std::vector<std::optional<mig::Layout>>> SelectLayouts(
+    const mig::GpuMigSpec& spec, const MigCharacterizeOptions& o) {
+  std::vector<std::optional<mig::Layout>> out = {std::nullopt};
+  if (!o.layouts.empty()) {
+    for (const std::string& text : o.layouts) {
+      auto layout = mig::ParseLayout(text);
+      if (!layout) return core::Fail(layout.error().WithContext("--layout"));
+      if (auto valid = mig::ValidateLayout(spec, *layout); !valid) {
+        return core::Fail(valid.error().WithContext("--layout"));
+      }
+      out.push_back(*layout);
+    }
+    return out;
+  }
+  std::vector<const mig::GiProfile*> profiles;
+  for (std::string_view name : core::Split(o.profiles, ',')) {
+    const mig::GiProfile* p = spec.FindProfileOrClass(core::Trim(name));
+    if (p == nullptr) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--profiles: '{}' is not a profile of {}", core::Trim(name), spec.name)));
+    }
+    profiles.push_back(p);
+  }
+  std::map<std::pair<size_t, std::string>, mig::Layout> distinct;
+  for (const mig::Layout& layout : mig::EnumerateMaximalLayouts(spec, profiles)) {
+    std::vector<std::string> names;
+    for (const mig::GpuInstance& gi : layout.instances) names.push_back(gi.profile);
+    std::sort(names.begin(), names.end());
+    distinct.emplace(std::make_pair(names.size(), fmt::format("{}", fmt::join(names, "+"))),
+                     layout);
+  }
+  for (const auto& [key, layout] : distinct) out.push_back(layout);
+  return out;
+}
+
+std::string Csv(const std::vector<mig::LayoutResult>& results) {
+  std::string csv =
+      "layout,workload,batch,instance,slice,sm_count,memory_gib,fits,samples_per_s,busy,"
+      "power_activity_w,power_sm_share_w,j_per_sample_activity,j_per_sample_sm_share,"
+      "gpu_samples_per_s,gpu_power_w,gpu_j_per_sample,clock_mhz,power_limited\n";
+  for (const mig::LayoutResult& r : results) {
+    for (size_t i = 0; i < r.per_instance.size(); ++i) {
+      const mig::InstanceResult& in = r.per_instance[i];
+      csv += fmt::format(
+          "\"{}\",{},{},{},{},{},{:.2f},{},{:.3f},{:.4f},{:.2f},{:.2f},{:.6g},{:.6g},{:.3f},{:.2f},"
+          "{:.6g},{:.0f},{}\n",
+          r.layout, r.workload, r.batch, i, in.slice, in.sm_count, in.memory_gib, in.fits ? 1 : 0,
+          in.samples_per_s, in.busy, in.power_activity_w, in.power_sm_share_w,
+          in.j_per_sample_activity, in.j_per_sample_sm_share, r.gpu_samples_per_s, r.gpu_power_w,
+          r.gpu_j_per_sample, r.clock_mhz, r.power_limited ? 1 : 0);
+    }
+  }
+  return csv;
+}
+
+// Throughput and energy per sample with 1, 2, 3 and 7 equal instances (7g, 3g, 2g, 1g) relative
+// to MIG off, one line per workload.
+std::vector<report::Plot> Plots(const mig::SliceModel& model,
+                                const std::vector<mig::MeasuredWorkload>& workloads,
+                                const std::vector<mig::WorkloadFit>& fits) {
+  const mig::GpuMigSpec& spec = model.mig();
+  report::Plot throughput{
+      .name = "mig-throughput",
+      .title = fmt::format("Whole-GPU throughput with N equal MIG instances, {}", spec.name),
+      .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
+      .y_label = "samples/s relative to MIG off"};
+  report::Plot energy{
+      .name = "mig-energy",
+      .title = fmt::format("Energy per sample with N equal MIG instances, {}", spec.name),
+      .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
+      .y_label = "J/sample relative to MIG off"};
+  for (size_t w = 0; w < workloads.size(); ++w) {
+    const int batch = workloads[w].default_batch;
+    const mig::LayoutResult off =
+        mig::CharacterizeLayout(model, std::nullopt, workloads[w], fits[w], batch);
+    if (off.gpu_samples_per_s <= 0) continue;
+    report::Series t{.label = workloads[w].name}, e{.label = workloads[w].name};
+    for (auto [profile, count] : {std::pair{"7g", 1}, {"3g", 2}, {"2g", 3}, {"1g", 7}}) {
+      const auto layout = mig::UniformLayout(spec, profile, count);
+      if (!layout) continue;
+      const mig::LayoutResult r =
+          mig::CharacterizeLayout(model, layout, workloads[w], fits[w], batch);
+      // Only where every instance fits: a half-empty layout says nothing about scaling.
+      bool all_fit = true;
+      for (const mig::InstanceResult& in : r.per_instance) all_fit = all_fit && in.fits;
+      if (!all_fit) continue;
+      t.points.emplace_back(count, r.gpu_samples_per_s / off.gpu_samples_per_s);
+      e.points.emplace_back(count, r.gpu_j_per_sample / off.gpu_j_per_sample);
+    }
+    throughput.series.push_back(t);
+    energy.series.push_back(e);
+  }
+  return {throughput, energy};
+}
+
+int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions& o) {
+  auto hardware = LoadCatalog(global);
+  if (!hardware) return ReportError(hardware.error());
+  auto mig_catalog = catalog::MigCatalog::Embedded();
+  if (!mig_catalog) return ReportError(mig_catalog.error());
+  auto catalog = catalog::MigTrainingCatalog::Embedded();
+  if (!catalog) return ReportError(catalog.error());
+  auto model = catalog::MakeSliceModel(o.gpu, o.power_limit_w, *hardware, *mig_catalog, *catalog);
+  if (!model) {
+    return ReportError(model.error().WithContext(
+        model.error().code() == core::Code::kOutOfRange ? "--power-limit" : "--gpu"));
+  }
+  auto workloads = SelectWorkloads(*catalog, o.workloads);
+  if (!workloads) return ReportError(workloads.error());
+  auto layouts = SelectLayouts(model->mig(), o);
+  if (!layouts) return ReportError(layouts.error());
+  auto reference = hardware->Gpu(catalog->reference_gpu());
+  if (!reference) return ReportError(reference.error());
+
+  std::vector<mig::LayoutResult> results;
+  std::vector<mig::WorkloadFit> fits;
+  ProgressBar progress("mig characterize", ProgressWanted());
+  const size_t total = workloads->size() * layouts->size();
+  for (const mig::MeasuredWorkload& w : *workloads) {
+    auto fit = mig::FitWorkload(w, **reference, catalog->reference_idle_w());
+    if (!fit) return ReportError(fit.error());
+    fits.push_back(*fit);
+    for (const auto& layout : *layouts) {
+      results.push_back(mig::CharacterizeLayout(*model, layout, w, *fit, w.default_batch));
+      progress.Update(static_cast<double>(results.size()) / total, w.name);
+    }
+  }
+  progress.Finish();
+
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  if (ec) {
+    return ReportError(core::Error::Unavailable(
+        fmt::format("--out {}: cannot create the directory: {}", o.out, ec.message())));
+  }
+  if (auto st = core::WriteFileAtomically(o.out + "/results.csv", Csv(results)); !st) {
+    return ReportError(st.error());
+  }
+  bool plotted = true;
+  for (const report::Plot& plot : Plots(*model, *workloads, fits)) {
+    if (auto st = report::RenderPlot(o.out, plot); !st) {
+      std::cerr << "headroom: " << st.error().message() << "\n";
+      plotted = false;
+      break;
+    }
+  }
+
+  // Per workload: MIG off against the best layout by throughput and by energy per sample.
+  struct Best {
+    const mig::LayoutResult* off = nullptr;
+    const mig::LayoutResult* fastest = nullptr;
+    const mig::LayoutResult* leanest = nullptr;
+  };
+  std::map<std::string, Best> best;
+  std::vector<std::string> order;
+  for (const mig::LayoutResult& r : results) {
+    Best& b = best[r.workload];
+    if (b.off == nullptr) order.push_back(r.workload);
+    if (r.layout == "MIG off") b.off = &r;
+    if (r.gpu_samples_per_s <= 0) continue;
+    if (b.fastest == nullptr || r.gpu_samples_per_s > b.fastest->gpu_samples_per_s) b.fastest = &r;
+    if (b.leanest == nullptr || r.gpu_j_per_sample < b.leanest->gpu_j_per_sample) b.leanest = &r;
+  }
+  if (o.json) {
+    ordered_json list = ordered_json::array();
+    for (const std::string& name : order) {
+      const Best& b = best[name];
+      auto entry = [](const mig::LayoutResult* r) {
+        return r == nullptr ? ordered_json(nullptr)
+                            : ordered_json{{"layout", r->layout},
+                                           {"gpu_samples_per_s", r->gpu_samples_per_s},
+                                           {"gpu_power_w", r->gpu_power_w},
+                                           {"gpu_j_per_sample", r->gpu_j_per_sample}};
+      };
+      list.push_back({{"workload", name},
+                      {"mig_off", entry(b.off)},
+                      {"fastest", entry(b.fastest)},
+                      {"least_energy", entry(b.leanest)}});
+    }
+    std::cout << ordered_json{{"gpu", model->mig().name},
+                              {"power_limit_w", model->power_limit().value()},
+                              {"layouts", layouts->size()},
+                              {"results_csv", o.out + "/results.csv"},
+                              {"workloads", list}}
+                     .dump(2)
+              << "\n";
+    return kExitOk;
+  }
+  using Align = report::TextTable::Align;
+  report::TextTable table({{"WORKLOAD", Align::kLeft},
+                           {"MIG_OFF_SAMPLES/S"},
+                           {"MIG_OFF_J/SAMPLE"},
+                           {"FASTEST_LAYOUT", Align::kLeft},
+                           {"THROUGHPUT"},
+                           {"LEAST_ENERGY_LAYOUT", Align::kLeft},
+                           {"ENERGY/SAMPLE"}});
+  for (const std::string& name : order) {
+    const Best& b = best[name];
+    if (b.off == nullptr || b.fastest == nullptr || b.off->gpu_samples_per_s <= 0) continue;
+    table.AddRow({name, fmt::format("{:.1f}", b.off->gpu_samples_per_s),
+                  fmt::format("{:.4f}", b.off->gpu_j_per_sample), b.fastest->layout,
+                  report::FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
+                  b.leanest->layout,
+                  report::FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
+  }
+  std::cout << fmt::format(
+      "MIG characterization on {} (simulated, power limit {:.0f} W): {} layouts x {} workloads, "
+      "every instance running its own copy\n",
+      model->mig().name, model->power_limit().value(), layouts->size(), workloads->size());
+  std::cout << table.Render();
+  std::cout << fmt::format("Wrote {}/results.csv{}\n", o.out,
+                           plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : "");
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
+  auto o = std::make_shared<MigCharacterizeOptions>();
+  CLI::App* cmd = mig->add_subcommand(
+      "characterize", "Throughput, power and energy per sample of MIG layouts x workloads");
+  cmd->add_option("--gpu", o->gpu, "GPU type")->capture_default_str();
+  cmd->add_option("--workloads", o->workloads, "Workloads, comma-separated, or all")
+      ->capture_default_str();
+  cmd->add_option("--profiles", o->profiles,
+                  "Profile classes whose maximal layouts are swept (one per multiset)")
+      ->capture_default_str();
+  cmd->add_option("--layout", o->layouts, "Sweep these layouts instead (repeatable)");
+  cmd->add_option("--power-limit", o->power_limit_w, "Power limit in W (default: the GPU's)");
+  cmd->add_option("--out", o->out, "Directory for results.csv and the plots")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  cmd->callback(
+      [run, o, &global] { *run = [o, &global] { return RunMigCharacterize(global, *o); }; });
+}
+
+}  // namespace headroom::cli
