@@ -16,7 +16,7 @@ using core::Fail;
 using mig::ApplyStep;
 
 // Runs `steps` in order, appending each one done to `*done`; the first error, prefixed with the
-// step ("create 3g.40gb@4: ..."), stops it.
+// step ("create 3g.40gb@4 failed: ..."), stops it.
 core::Status RunSteps(Device& device, const std::vector<ApplyStep>& steps,
                       std::vector<ApplyStep>* done) {
   std::map<int, int> created_at;  // start slot -> id of the GPU instance created there
@@ -49,8 +49,8 @@ core::Status RunSteps(Device& device, const std::vector<ApplyStep>& steps,
       }
     }
     if (!status) {
-      return Fail(Error(status.error().code(),
-                        fmt::format("{}: {}", mig::DescribeStep(step), status.error().message())));
+      return Fail(Error(status.error().code(), fmt::format("{} failed: {}", mig::DescribeStep(step),
+                                                           status.error().message())));
     }
     done->push_back(step);
   }

@@ -34,7 +34,7 @@ struct MigApplyReport {
   std::string before = {};  // the layout found, canonical text ("" when none)
   mig::ApplyPlan plan = {};
   std::vector<mig::ApplyStep> done = {};  // the plan's steps carried out, in order
-  // The step that failed: "<step>: <the backend's error>" with the backend's code.
+  // The step that failed: "<step> failed: <the backend's error>" with the backend's code.
   std::optional<core::Error> error = {};
   std::vector<mig::ApplyStep> rollback = {};       // undo steps carried out after a failure
   std::optional<core::Error> rollback_error = {};  // why the rollback stopped short, if it did

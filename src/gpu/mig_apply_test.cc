@@ -77,7 +77,7 @@ TEST_F(MigApplyTest, AFailedCreateRollsBackToTheOriginalLayoutExactly) {
   ASSERT_TRUE(report) << report.error().message();
   ASSERT_FALSE(report->ok());
   EXPECT_EQ(report->error->code(), core::Code::kResourceExhausted);
-  EXPECT_EQ(report->error->message(), "create 3g.40gb@4: injected");
+  EXPECT_EQ(report->error->message(), "create 3g.40gb@4 failed: injected");
   EXPECT_FALSE(report->rollback_error) << report->rollback_error->message();
   EXPECT_FALSE(report->rollback.empty());
   EXPECT_EQ(report->after, "4g.40gb@0/2c+1c,2g.20gb@4,1g.10gb@6");
@@ -94,7 +94,7 @@ TEST_F(MigApplyTest, AFailedComputeInstanceCreateAlsoRollsBack) {
   auto report = ApplyMigLayout(*device_, A100Mig(), Parse("3g.40gb@0,3g.40gb@4"), {});
   ASSERT_TRUE(report);
   ASSERT_FALSE(report->ok());
-  EXPECT_EQ(report->error->message(), "create 3c compute instance in 3g.40gb@0: injected");
+  EXPECT_EQ(report->error->message(), "create 3c compute instance in 3g.40gb@0 failed: injected");
   EXPECT_EQ(Layout(), "7g.80gb@0");
 }
 

@@ -13,14 +13,33 @@
 //                                            "gpu 1 power-limit-mw 300000"), so that a test can
 //                                            see what a process did to the GPUs after it exited
 //                                            headroomFakeNvmlAdvanceNs(ns), so tests never sleep
+// MIG (GPU types with a MIG catalog entry; state kept by SimDevice, checked with the catalog's
+// placement rules; none of it in the legacy build):
+//   HEADROOM_FAKE_NVML_MIG=1                 MIG mode enabled (default: disabled)
+//   HEADROOM_FAKE_NVML_MIG_LAYOUT=3g.40gb@0,2g.20gb@4
+//                                            instances every GPU starts with (needs MIG=1)
+//   HEADROOM_FAKE_NVML_MIG_STATE=FILE        MIG state read at nvmlInit and rewritten after each
+//                                            change, so a later process sees it; when FILE
+//                                            exists it wins over the two variables above
+//   HEADROOM_FAKE_NVML_MIG_FAIL_CREATE=N     the Nth GPU- or compute-instance create call of the
+//                                            process fails with INSUFFICIENT_RESOURCES
+//   HEADROOM_FAKE_NVML_PROCESSES=4242:1,77   pretend compute processes on every GPU: pid, and
+//                                            the GPU instance it runs in (none: the whole GPU);
+//                                            destroying what they use returns IN_USE
+// Overlapping or excess placements return INSUFFICIENT_RESOURCES, and with
+// HEADROOM_FAKE_NVML_NOT_ROOT creating or destroying returns NO_PERMISSION.
 // Built twice: the full library, and with HEADROOM_FAKE_NVML_LEGACY an 11.x-era one that exports
 // only unversioned init/count/handle names, no energy counter, no field values, and only the old
 // throttle-reasons name (to exercise symbol fallbacks and missing capabilities).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,7 +47,9 @@
 #include <vector>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/mig_catalog.h"
 #include "core/parse.h"
+#include "fake_mig_state.h"
 #include "gpu/nvml/nvml_types.h"
 #include "gpu/sim/sim_device.h"
 
@@ -40,6 +61,16 @@ namespace nvml = headroom::gpu::nvml;
 using nvml::nvmlDevice_t;
 using nvml::nvmlReturn_t;
 
+// What a GPU-instance, compute-instance or MIG-device handle stands for. Handles are addresses of
+// these entries, which never move (a deque) and are reused for the same instance.
+struct MigHandle {
+  enum class Kind { kGpuInstance, kComputeInstance, kMigDevice };
+  Kind kind = Kind::kGpuInstance;
+  SimDevice* device = nullptr;
+  int gpu_instance = 0;
+  int compute_instance = 0;
+};
+
 struct FakeState {
   headroom::core::SystemClock system_clock;
   headroom::core::FakeClock manual_clock;
@@ -49,6 +80,11 @@ struct FakeState {
   headroom::core::TimePoint start;
   bool classic_is_average = false;
   int init_count = 0;
+  std::deque<MigHandle> mig_handles;
+  std::string mig_state_path;
+  int mig_creates = 0;      // create calls so far
+  int mig_fail_create = 0;  // 0: none fails
+  std::optional<headroom::mig::GpuMigSpec> mig_spec;
 };
 
 std::mutex g_mu;
@@ -71,6 +107,46 @@ void LogSetting(const SimDevice& device, const std::string& what) {
   std::ofstream(path, std::ios::app) << "gpu " << device.info().index << " " << what << "\n";
 }
 
+// MIG options of the fake GPUs from the environment; a GPU type without a MIG entry has none.
+nvmlReturn_t ConfigureMig(const std::string& gpu_type, headroom::gpu::sim::SimOptions* options) {
+  auto mig_catalog = headroom::catalog::MigCatalog::Embedded();
+  if (!mig_catalog) return nvml::kErrorUnknown;
+  if (auto mig = mig_catalog->Gpu(gpu_type); mig) options->mig = **mig;
+  options->mig_enabled = EnvFlag("HEADROOM_FAKE_NVML_MIG");
+  auto processes = headroom::fake_nvml::ParseProcesses(EnvOr("HEADROOM_FAKE_NVML_PROCESSES", ""));
+  if (!processes) return nvml::kErrorInvalidArgument;
+  options->processes = *processes;
+  return nvml::kSuccess;
+}
+
+// The GPUs' MIG state at start: the state file's, else the initial layout; then saved.
+nvmlReturn_t StartMig(const headroom::gpu::sim::SimOptions& options, FakeState* state) {
+  const std::string fail_at = EnvOr("HEADROOM_FAKE_NVML_MIG_FAIL_CREATE", "0");
+  auto nth = headroom::core::ParseInteger(fail_at);
+  if (!nth || *nth < 0) return nvml::kErrorInvalidArgument;
+  state->mig_fail_create = static_cast<int>(*nth);
+  if (!options.mig.has_value()) return nvml::kSuccess;
+  state->mig_spec = options.mig;
+  state->mig_state_path = EnvOr("HEADROOM_FAKE_NVML_MIG_STATE", "");
+  if (!state->mig_state_path.empty()) {
+    auto loaded = headroom::fake_nvml::LoadMigState(state->mig_state_path, state->devices);
+    if (!loaded) return nvml::kErrorInvalidArgument;
+    if (*loaded) return nvml::kSuccess;
+  }
+  const std::string layout = EnvOr("HEADROOM_FAKE_NVML_MIG_LAYOUT", "");
+  for (auto& device : state->devices) {
+    if (layout.empty()) break;
+    if (!headroom::fake_nvml::CreateLayout(*device, *options.mig, layout)) {
+      return nvml::kErrorInvalidArgument;
+    }
+  }
+  if (!state->mig_state_path.empty() &&
+      !headroom::fake_nvml::SaveMigState(state->mig_state_path, state->devices)) {
+    return nvml::kErrorUnknown;
+  }
+  return nvml::kSuccess;
+}
+
 nvmlReturn_t CreateState() {
   auto catalog = headroom::catalog::HardwareCatalog::Embedded();
   if (!catalog) return nvml::kErrorUnknown;
@@ -83,9 +159,11 @@ nvmlReturn_t CreateState() {
   headroom::gpu::sim::SimOptions options;
   options.script = *script;
   options.controls_denied = EnvFlag("HEADROOM_FAKE_NVML_NOT_ROOT");
+  if (nvmlReturn_t rc = ConfigureMig((*spec)->name, &options); rc != nvml::kSuccess) return rc;
   for (int i = 0; i < *count; ++i) {
     state->devices.push_back(std::make_unique<SimDevice>(i, **spec, state->clock, options));
   }
+  if (nvmlReturn_t rc = StartMig(options, state.get()); rc != nvml::kSuccess) return rc;
   if (const char* lost = std::getenv("HEADROOM_FAKE_NVML_LOST_AFTER")) {
     auto after = headroom::core::ParseDuration(lost);
     if (!after) return nvml::kErrorInvalidArgument;
@@ -131,9 +209,49 @@ nvmlReturn_t ReturnFor(const headroom::core::Error& e) {
     case Code::kOutOfRange:
     case Code::kInvalidArgument:
       return nvml::kErrorInvalidArgument;
+    case Code::kResourceExhausted:
+      return nvml::kErrorInsufficientResources;
+    case Code::kFailedPrecondition:
+      return nvml::kErrorInUse;
+    case Code::kNotFound:
+      return nvml::kErrorNotFound;
     default:
       return nvml::kErrorUnknown;
   }
+}
+
+// The entry behind a MIG handle of `kind`, or nullptr. REQUIRES: g_mu held.
+MigHandle* ResolveMig(const void* handle, MigHandle::Kind kind) {
+  if (g_state == nullptr) return nullptr;
+  for (MigHandle& h : g_state->mig_handles) {
+    if (&h == handle && h.kind == kind) return &h;
+  }
+  return nullptr;
+}
+
+// The handle standing for (kind, device, gi, ci), made on first use. REQUIRES: g_mu held.
+MigHandle* MigHandleFor(MigHandle::Kind kind, SimDevice* device, int gi, int ci = 0) {
+  for (MigHandle& h : g_state->mig_handles) {
+    if (h.kind == kind && h.device == device && h.gpu_instance == gi && h.compute_instance == ci) {
+      return &h;
+    }
+  }
+  g_state->mig_handles.push_back({kind, device, gi, ci});
+  return &g_state->mig_handles.back();
+}
+
+// The compute instance (gi, ci) of `device` as the device reports it, or nullopt.
+std::optional<headroom::gpu::MigComputeInstance> FindComputeInstance(SimDevice& device, int gi,
+                                                                     int ci) {
+  auto instances = device.MigInstances();
+  if (!instances) return std::nullopt;
+  for (const auto& g : *instances) {
+    if (g.id != gi) continue;
+    for (const auto& c : g.compute_instances) {
+      if (c.id == ci) return c;
+    }
+  }
+  return std::nullopt;
 }
 
 // Runs `fn(device)` (which returns a Result) and stores `convert(value)` in *out.
@@ -216,6 +334,10 @@ FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t rc) {
       return "Driver Not Loaded";
     case nvml::kErrorGpuIsLost:
       return "GPU is lost";
+    case nvml::kErrorInUse:
+      return "In use by another client";
+    case nvml::kErrorInsufficientResources:
+      return "Insufficient Resources";
     default:
       return "Unknown Error";
   }
@@ -256,6 +378,16 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_
       *device = reinterpret_cast<nvmlDevice_t>(reinterpret_cast<std::uintptr_t>(d.get()) | kMigTag);
       return nvml::kSuccess;
     }
+    // The MIG devices of the GPU's compute instances.
+    auto instances = d->MigInstances();
+    for (const auto& gi : instances ? *instances : std::vector<headroom::gpu::MigGpuInstance>{}) {
+      for (const auto& ci : gi.compute_instances) {
+        if (ci.uuid != uuid) continue;
+        *device = reinterpret_cast<nvmlDevice_t>(
+            MigHandleFor(MigHandle::Kind::kMigDevice, d.get(), gi.id, ci.id));
+        return nvml::kSuccess;
+      }
+    }
   }
   return nvml::kErrorNotFound;
 }
@@ -263,6 +395,13 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig,
                                                                       nvmlDevice_t* device) {
   if (device == nullptr) return nvml::kErrorInvalidArgument;
+  {
+    std::lock_guard lock(g_mu);
+    if (MigHandle* h = ResolveMig(mig, MigHandle::Kind::kMigDevice)) {
+      *device = reinterpret_cast<nvmlDevice_t>(h->device);
+      return nvml::kSuccess;
+    }
+  }
   const auto bits = reinterpret_cast<std::uintptr_t>(mig);
   if ((bits & kMigTag) == 0) return nvml::kErrorInvalidArgument;
   *device = reinterpret_cast<nvmlDevice_t>(bits & ~kMigTag);
@@ -285,6 +424,10 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* name, unsi
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t handle, char* uuid, unsigned int length) {
   std::lock_guard lock(g_mu);
+  if (MigHandle* h = ResolveMig(handle, MigHandle::Kind::kMigDevice)) {
+    auto ci = FindComputeInstance(*h->device, h->gpu_instance, h->compute_instance);
+    return ci ? CopyString(ci->uuid, uuid, length) : nvml::kErrorNotFound;
+  }
   SimDevice* device = nullptr;
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   return CopyString(device->info().uuid, uuid, length);
@@ -524,3 +667,404 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t handle, nvml::nvml
         return nvml::nvmlMemory_t{m.total_bytes, m.total_bytes - m.used_bytes, m.used_bytes};
       });
 }
+
+#ifndef HEADROOM_FAKE_NVML_LEGACY
+// MIG. The SimDevice holds the state; these calls translate handles, profiles and errors.
+namespace {
+
+using headroom::gpu::MigGpuInstance;
+using headroom::mig::GiProfile;
+using Kind = MigHandle::Kind;
+
+constexpr nvmlReturn_t kErrorArgumentVersionMismatch = 25;
+constexpr unsigned int kNoInstance = 0xFFFFFFFFU;
+
+// Rewrites the state file after a change. REQUIRES: g_mu held.
+void PersistMig() {
+  if (g_state->mig_state_path.empty()) return;
+  (void)headroom::fake_nvml::SaveMigState(g_state->mig_state_path, g_state->devices);
+}
+
+// Counts a create call; true for the one HEADROOM_FAKE_NVML_MIG_FAIL_CREATE picks.
+bool InjectedCreateFailure() {
+  ++g_state->mig_creates;
+  return g_state->mig_fail_create > 0 && g_state->mig_creates == g_state->mig_fail_create;
+}
+
+const GiProfile* ProfileWhere(const std::function<bool(const GiProfile&)>& match) {
+  if (!g_state->mig_spec) return nullptr;
+  for (const GiProfile& p : g_state->mig_spec->profiles) {
+    if (match(p)) return &p;
+  }
+  return nullptr;
+}
+
+// The device's GPU instances, or the NVML error for reading them (NOT_SUPPORTED with MIG off).
+nvmlReturn_t Instances(SimDevice& device, std::vector<MigGpuInstance>* out) {
+  auto instances = device.MigInstances();
+  if (!instances) return ReturnFor(instances.error());
+  *out = std::move(*instances);
+  return nvml::kSuccess;
+}
+
+// The GPU instance behind a handle, with its device.
+nvmlReturn_t LookupGi(nvml::nvmlGpuInstance_t handle, MigHandle** h, MigGpuInstance* gi) {
+  if (g_state == nullptr) return nvml::kErrorUninitialized;
+  *h = ResolveMig(handle, Kind::kGpuInstance);
+  if (*h == nullptr) return nvml::kErrorInvalidArgument;
+  std::vector<MigGpuInstance> instances;
+  if (nvmlReturn_t rc = Instances(*(*h)->device, &instances); rc != nvml::kSuccess) return rc;
+  for (const MigGpuInstance& i : instances) {
+    if (i.id == (*h)->gpu_instance) {
+      *gi = i;
+      return nvml::kSuccess;
+    }
+  }
+  return nvml::kErrorNotFound;
+}
+
+// Compute slices of a compute-instance profile (its id is its NVML enum value), or 0.
+int CiSlices(unsigned int profile) {
+  return profile < std::size(nvml::kComputeInstanceProfileSlices)
+             ? nvml::kComputeInstanceProfileSlices[profile]
+             : 0;
+}
+
+unsigned int CiProfileFor(int slices) {
+  const auto* it = std::find(std::begin(nvml::kComputeInstanceProfileSlices),
+                             std::end(nvml::kComputeInstanceProfileSlices), slices);
+  return static_cast<unsigned int>(it - std::begin(nvml::kComputeInstanceProfileSlices));
+}
+
+template <class Info>
+nvmlReturn_t GiProfileInfo(nvmlDevice_t handle, unsigned int profile, Info* info) {
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (info == nullptr) return nvml::kErrorInvalidArgument;
+  auto mode = device->MigMode();
+  if (!mode) return ReturnFor(mode.error());
+  if (!mode->current) return nvml::kErrorNotSupported;
+  const GiProfile* p = ProfileWhere(
+      [profile](const GiProfile& q) { return q.nvml_value == static_cast<int>(profile); });
+  if (p == nullptr) return nvml::kErrorNotSupported;
+  info->id = static_cast<unsigned int>(p->id);
+  info->isP2pSupported = 0;
+  info->sliceCount = static_cast<unsigned int>(p->compute_slices);
+  info->instanceCount = static_cast<unsigned int>(p->max_instances);
+  info->multiprocessorCount = static_cast<unsigned int>(p->sm_count);
+  info->copyEngineCount = static_cast<unsigned int>(p->engines.copy);
+  info->decoderCount = static_cast<unsigned int>(p->engines.decoders);
+  info->encoderCount = static_cast<unsigned int>(p->engines.encoders);
+  info->jpegCount = static_cast<unsigned int>(p->engines.jpeg);
+  info->ofaCount = static_cast<unsigned int>(p->engines.ofa);
+  info->memorySizeMB = static_cast<unsigned long long>(p->memory_gib * 1024.0);
+  return nvml::kSuccess;
+}
+
+template <class Info>
+nvmlReturn_t CiProfileInfo(nvml::nvmlGpuInstance_t handle, unsigned int profile,
+                           unsigned int engine_profile, Info* info) {
+  MigHandle* h = nullptr;
+  MigGpuInstance gi;
+  if (nvmlReturn_t rc = LookupGi(handle, &h, &gi); rc != nvml::kSuccess) return rc;
+  if (info == nullptr) return nvml::kErrorInvalidArgument;
+  const GiProfile* p = ProfileWhere([&gi](const GiProfile& q) { return q.id == gi.profile_id; });
+  const int slices = CiSlices(profile);
+  if (p == nullptr || engine_profile != nvml::kComputeInstanceEngineProfileShared || slices == 0 ||
+      slices > p->compute_slices || slices == 6 || slices == 8) {
+    return nvml::kErrorNotSupported;
+  }
+  info->id = profile;
+  info->sliceCount = static_cast<unsigned int>(slices);
+  info->instanceCount = static_cast<unsigned int>(p->compute_slices / slices);
+  info->multiprocessorCount = static_cast<unsigned int>(p->sm_count * slices / p->compute_slices);
+  info->sharedCopyEngineCount = static_cast<unsigned int>(p->engines.copy);
+  info->sharedDecoderCount = static_cast<unsigned int>(p->engines.decoders);
+  info->sharedEncoderCount = static_cast<unsigned int>(p->engines.encoders);
+  info->sharedJpegCount = static_cast<unsigned int>(p->engines.jpeg);
+  info->sharedOfaCount = static_cast<unsigned int>(p->engines.ofa);
+  return nvml::kSuccess;
+}
+
+// Fills `out` (capacity *count) with `handles`, or says how many are needed.
+template <class Handle>
+nvmlReturn_t ReturnHandles(const std::vector<Handle>& handles, Handle* out, unsigned int* count) {
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  if (out == nullptr || *count < handles.size()) {
+    *count = static_cast<unsigned int>(handles.size());
+    return handles.empty() ? nvml::kSuccess : nvml::kErrorInsufficientSize;
+  }
+  std::copy(handles.begin(), handles.end(), out);
+  *count = static_cast<unsigned int>(handles.size());
+  return nvml::kSuccess;
+}
+
+}  // namespace
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t handle, unsigned int* current,
+                                              unsigned int* pending) {
+  std::lock_guard lock(g_mu);
+  if (pending == nullptr) return nvml::kErrorInvalidArgument;
+  const nvmlReturn_t rc = Get(
+      handle, current, [](SimDevice& d) { return d.MigMode(); },
+      [](const headroom::gpu::MigModeState& m) { return m.current ? 1U : 0U; });
+  if (rc == nvml::kSuccess) *pending = *current;
+  return rc;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(
+    nvmlDevice_t handle, unsigned int profile, nvml::nvmlGpuInstanceProfileInfo_t* info) {
+  std::lock_guard lock(g_mu);
+  return GiProfileInfo(handle, profile, info);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(
+    nvmlDevice_t handle, unsigned int profile, nvml::nvmlGpuInstanceProfileInfo_v2_t* info) {
+  std::lock_guard lock(g_mu);
+  if (info == nullptr) return nvml::kErrorInvalidArgument;
+  if (info->version != nvml::kGpuInstanceProfileInfoV2) return kErrorArgumentVersionMismatch;
+  const nvmlReturn_t rc = GiProfileInfo(handle, profile, info);
+  const GiProfile* p = ProfileWhere(
+      [profile](const GiProfile& q) { return q.nvml_value == static_cast<int>(profile); });
+  if (rc == nvml::kSuccess && p != nullptr) {
+    std::snprintf(info->name, sizeof(info->name), "MIG %s", p->name.c_str());
+  }
+  return rc;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+    nvmlDevice_t handle, unsigned int profile_id, nvml::nvmlGpuInstancePlacement_t* placements,
+    unsigned int* count) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  auto mode = device->MigMode();
+  if (!mode) return ReturnFor(mode.error());
+  if (!mode->current) return nvml::kErrorNotSupported;
+  const GiProfile* p = ProfileWhere(
+      [profile_id](const GiProfile& q) { return q.id == static_cast<int>(profile_id); });
+  if (p == nullptr) return nvml::kErrorInvalidArgument;
+  if (placements == nullptr || *count < p->starts.size()) {
+    *count = static_cast<unsigned int>(p->starts.size());
+    return placements == nullptr ? nvml::kSuccess : nvml::kErrorInsufficientSize;
+  }
+  for (size_t i = 0; i < p->starts.size(); ++i) {
+    placements[i] = {static_cast<unsigned int>(p->starts[i]),
+                     static_cast<unsigned int>(p->memory_slices)};
+  }
+  *count = static_cast<unsigned int>(p->starts.size());
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t handle, unsigned int profile_id,
+                                                   nvml::nvmlGpuInstance_t* gis,
+                                                   unsigned int* count) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  std::vector<MigGpuInstance> instances;
+  if (nvmlReturn_t rc = Instances(*device, &instances); rc != nvml::kSuccess) return rc;
+  std::vector<nvml::nvmlGpuInstance_t> handles;
+  for (const MigGpuInstance& gi : instances) {
+    if (gi.profile_id != static_cast<int>(profile_id)) continue;
+    handles.push_back(
+        reinterpret_cast<nvml::nvmlGpuInstance_t>(MigHandleFor(Kind::kGpuInstance, device, gi.id)));
+  }
+  return ReturnHandles(handles, gis, count);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(
+    nvmlDevice_t handle, unsigned int profile_id, const nvml::nvmlGpuInstancePlacement_t* placement,
+    nvml::nvmlGpuInstance_t* gi) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (placement == nullptr || gi == nullptr) return nvml::kErrorInvalidArgument;
+  const GiProfile* p = ProfileWhere(
+      [profile_id](const GiProfile& q) { return q.id == static_cast<int>(profile_id); });
+  if (p != nullptr && static_cast<int>(placement->size) != p->memory_slices) {
+    return nvml::kErrorInvalidArgument;
+  }
+  if (InjectedCreateFailure()) return nvml::kErrorInsufficientResources;
+  auto id =
+      device->CreateGpuInstance(static_cast<int>(profile_id), static_cast<int>(placement->start));
+  if (!id) return ReturnFor(id.error());
+  PersistMig();
+  *gi = reinterpret_cast<nvml::nvmlGpuInstance_t>(MigHandleFor(Kind::kGpuInstance, device, *id));
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceGetInfo(nvml::nvmlGpuInstance_t handle,
+                                                nvml::nvmlGpuInstanceInfo_t* info) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = nullptr;
+  MigGpuInstance gi;
+  if (nvmlReturn_t rc = LookupGi(handle, &h, &gi); rc != nvml::kSuccess) return rc;
+  if (info == nullptr) return nvml::kErrorInvalidArgument;
+  info->device = reinterpret_cast<nvmlDevice_t>(h->device);
+  info->id = static_cast<unsigned int>(gi.id);
+  info->profileId = static_cast<unsigned int>(gi.profile_id);
+  info->placement = {static_cast<unsigned int>(gi.start), static_cast<unsigned int>(gi.size)};
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceDestroy(nvml::nvmlGpuInstance_t handle) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = nullptr;
+  MigGpuInstance gi;
+  if (nvmlReturn_t rc = LookupGi(handle, &h, &gi); rc != nvml::kSuccess) return rc;
+  auto status = h->device->DestroyGpuInstance(gi.id);
+  if (!status) return ReturnFor(status.error());
+  PersistMig();
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(
+    nvml::nvmlGpuInstance_t handle, unsigned int profile, unsigned int engine_profile,
+    nvml::nvmlComputeInstanceProfileInfo_t* info) {
+  std::lock_guard lock(g_mu);
+  return CiProfileInfo(handle, profile, engine_profile, info);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+    nvml::nvmlGpuInstance_t handle, unsigned int profile, unsigned int engine_profile,
+    nvml::nvmlComputeInstanceProfileInfo_v2_t* info) {
+  std::lock_guard lock(g_mu);
+  if (info == nullptr) return nvml::kErrorInvalidArgument;
+  if (info->version != nvml::kComputeInstanceProfileInfoV2) return kErrorArgumentVersionMismatch;
+  const nvmlReturn_t rc = CiProfileInfo(handle, profile, engine_profile, info);
+  if (rc == nvml::kSuccess) std::snprintf(info->name, sizeof(info->name), "%dc", CiSlices(profile));
+  return rc;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvml::nvmlGpuInstance_t handle,
+                                                              unsigned int profile_id,
+                                                              nvml::nvmlComputeInstance_t* ci) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = nullptr;
+  MigGpuInstance gi;
+  if (nvmlReturn_t rc = LookupGi(handle, &h, &gi); rc != nvml::kSuccess) return rc;
+  if (ci == nullptr || CiSlices(profile_id) == 0) return nvml::kErrorInvalidArgument;
+  if (InjectedCreateFailure()) return nvml::kErrorInsufficientResources;
+  auto id = h->device->CreateComputeInstance(gi.id, CiSlices(profile_id));
+  if (!id) return ReturnFor(id.error());
+  PersistMig();
+  *ci = reinterpret_cast<nvml::nvmlComputeInstance_t>(
+      MigHandleFor(Kind::kComputeInstance, h->device, gi.id, *id));
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvml::nvmlGpuInstance_t handle,
+                                                            unsigned int profile_id,
+                                                            nvml::nvmlComputeInstance_t* cis,
+                                                            unsigned int* count) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = nullptr;
+  MigGpuInstance gi;
+  if (nvmlReturn_t rc = LookupGi(handle, &h, &gi); rc != nvml::kSuccess) return rc;
+  std::vector<nvml::nvmlComputeInstance_t> handles;
+  for (const auto& c : gi.compute_instances) {
+    if (c.compute_slices != CiSlices(profile_id)) continue;
+    handles.push_back(reinterpret_cast<nvml::nvmlComputeInstance_t>(
+        MigHandleFor(Kind::kComputeInstance, h->device, gi.id, c.id)));
+  }
+  return ReturnHandles(handles, cis, count);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvml::nvmlComputeInstance_t handle,
+                                                       nvml::nvmlComputeInstanceInfo_t* info) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = ResolveMig(handle, Kind::kComputeInstance);
+  if (h == nullptr || info == nullptr) return nvml::kErrorInvalidArgument;
+  auto ci = FindComputeInstance(*h->device, h->gpu_instance, h->compute_instance);
+  if (!ci) return nvml::kErrorNotFound;
+  info->device = reinterpret_cast<nvmlDevice_t>(h->device);
+  info->gpuInstance = reinterpret_cast<nvml::nvmlGpuInstance_t>(
+      MigHandleFor(Kind::kGpuInstance, h->device, h->gpu_instance));
+  info->id = static_cast<unsigned int>(ci->id);
+  info->profileId = CiProfileFor(ci->compute_slices);
+  info->placement = {0, static_cast<unsigned int>(ci->compute_slices)};
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlComputeInstanceDestroy(nvml::nvmlComputeInstance_t handle) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = ResolveMig(handle, Kind::kComputeInstance);
+  if (h == nullptr) return nvml::kErrorInvalidArgument;
+  auto status = h->device->DestroyComputeInstance(h->gpu_instance, h->compute_instance);
+  if (!status) return ReturnFor(status.error());
+  PersistMig();
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t handle, unsigned int* count) {
+  std::lock_guard lock(g_mu);
+  return Get(
+      handle, count, [](SimDevice& d) { return d.MigMode(); },
+      [](const headroom::gpu::MigModeState&) {
+        return g_state->mig_spec ? g_state->mig_spec->compute_slices : 0;
+      });
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t handle,
+                                                             unsigned int index,
+                                                             nvmlDevice_t* mig) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (mig == nullptr) return nvml::kErrorInvalidArgument;
+  std::vector<MigGpuInstance> instances;
+  if (nvmlReturn_t rc = Instances(*device, &instances); rc != nvml::kSuccess) return rc;
+  unsigned int i = 0;
+  for (const MigGpuInstance& gi : instances) {
+    for (const auto& ci : gi.compute_instances) {
+      if (i++ != index) continue;
+      *mig = reinterpret_cast<nvmlDevice_t>(MigHandleFor(Kind::kMigDevice, device, gi.id, ci.id));
+      return nvml::kSuccess;
+    }
+  }
+  return nvml::kErrorNotFound;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t mig, unsigned int* id) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = ResolveMig(mig, Kind::kMigDevice);
+  if (h == nullptr || id == nullptr) return nvml::kErrorInvalidArgument;
+  *id = static_cast<unsigned int>(h->gpu_instance);
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t mig, unsigned int* id) {
+  std::lock_guard lock(g_mu);
+  MigHandle* h = ResolveMig(mig, Kind::kMigDevice);
+  if (h == nullptr || id == nullptr) return nvml::kErrorInvalidArgument;
+  *id = static_cast<unsigned int>(h->compute_instance);
+  return nvml::kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t handle,
+                                                                 unsigned int* count,
+                                                                 nvml::nvmlProcessInfo_t* infos) {
+  std::lock_guard lock(g_mu);
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (count == nullptr) return nvml::kErrorInvalidArgument;
+  auto processes = device->RunningProcesses();
+  if (!processes) return ReturnFor(processes.error());
+  if (infos == nullptr || *count < processes->size()) {
+    *count = static_cast<unsigned int>(processes->size());
+    return processes->empty() ? nvml::kSuccess : nvml::kErrorInsufficientSize;
+  }
+  for (size_t i = 0; i < processes->size(); ++i) {
+    const headroom::gpu::GpuProcess& p = (*processes)[i];
+    infos[i].pid = p.pid;
+    infos[i].usedGpuMemory = p.used_memory_bytes.value_or(nvml::kValueNotAvailable);
+    infos[i].gpuInstanceId =
+        p.gpu_instance_id ? static_cast<unsigned int>(*p.gpu_instance_id) : kNoInstance;
+    infos[i].computeInstanceId = p.gpu_instance_id ? 0 : kNoInstance;
+  }
+  *count = static_cast<unsigned int>(processes->size());
+  return nvml::kSuccess;
+}
+#endif  // HEADROOM_FAKE_NVML_LEGACY

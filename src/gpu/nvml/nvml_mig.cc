@@ -86,6 +86,17 @@ core::Result<std::vector<NvmlDevice::GiEntry>> NvmlDevice::GpuInstances() const 
                          reinterpret_cast<const void*>(api_.gi_get_info)}) {
     HEADROOM_RETURN_IF_ERROR(Require(fn, "MIG GPU instances"));
   }
+  // With MIG off the profile queries answer NOT_SUPPORTED one by one, which would read as "no
+  // instances"; say what it is instead.
+  if (api_.get_mig_mode != nullptr) {
+    unsigned int current = kMigDisable;
+    unsigned int pending = kMigDisable;
+    HEADROOM_RETURN_IF_ERROR(Check(api_.get_mig_mode(handle_, &current, &pending), "MIG mode"));
+    if (current != kMigEnable) {
+      return Fail(Error::Unimplemented(
+          fmt::format("GPU {}: MIG instances: MIG mode is disabled", info_.index)));
+    }
+  }
   HEADROOM_ASSIGN_OR_RETURN(std::vector<GiProfileInfo> profiles, GpuInstanceProfiles());
   std::vector<GiEntry> entries;
   for (const GiProfileInfo& profile : profiles) {
