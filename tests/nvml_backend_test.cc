@@ -220,7 +220,7 @@ TEST_F(NvmlBackendTest, ReadsMigModeInstancesAndMigDeviceUuids) {
   EXPECT_EQ(four.start, 0);
   EXPECT_EQ(four.size, 4);
   EXPECT_EQ(four.sm_count, 56);
-  EXPECT_GT(four.memory_bytes, 39ULL << 30);
+  EXPECT_EQ(four.memory_bytes, 38ULL << 30);  // 4 x 9.5 GiB in the catalog, as MiB
   ASSERT_EQ(four.compute_instances.size(), 2u);
   EXPECT_EQ(four.compute_instances[0].compute_slices, 2);
   EXPECT_EQ(four.compute_instances[1].compute_slices, 1);

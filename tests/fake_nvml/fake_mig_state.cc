@@ -39,21 +39,25 @@ core::Result<std::vector<gpu::GpuProcess>> ParseProcesses(const std::string& tex
   return out;
 }
 
-core::Status CreateLayout(gpu::Device& device, const mig::GpuMigSpec& spec,
-                          const std::string& layout) {
+core::Result<std::vector<gpu::MigGpuInstance>> InstancesOf(const mig::GpuMigSpec& spec,
+                                                           const std::string& layout) {
   HEADROOM_ASSIGN_OR_RETURN(mig::Layout parsed, mig::ParseLayout(layout));
   HEADROOM_ASSIGN_OR_RETURN(mig::ApplyPlan plan, mig::PlanApply(spec, {}, parsed));
-  std::map<int, int> created_at;  // start -> GI id
+  std::vector<gpu::MigGpuInstance> out;
   for (const mig::ApplyStep& step : plan.steps) {
     if (step.kind == mig::ApplyStep::Kind::kCreateGpuInstance) {
-      HEADROOM_ASSIGN_OR_RETURN(created_at[step.start],
-                                device.CreateGpuInstance(step.profile_id, step.start));
+      out.push_back({.id = static_cast<int>(out.size()) + 1,
+                     .profile_id = step.profile_id,
+                     .start = step.start});
     } else if (step.kind == mig::ApplyStep::Kind::kCreateComputeInstance) {
-      HEADROOM_RETURN_IF_ERROR(
-          device.CreateComputeInstance(created_at[step.start], step.compute_slices));
+      for (gpu::MigGpuInstance& gi : out) {
+        if (gi.start != step.start) continue;
+        gi.compute_instances.push_back({.id = static_cast<int>(gi.compute_instances.size()),
+                                        .compute_slices = step.compute_slices});
+      }
     }
   }
-  return core::Ok();
+  return out;
 }
 
 core::Status SaveMigState(const std::string& path,

@@ -18,9 +18,10 @@ namespace headroom::fake_nvml {
 // "4242:1,777": pid 4242 in GPU instance 1, pid 777 on the whole GPU; each uses 512 MiB.
 [[nodiscard]] core::Result<std::vector<gpu::GpuProcess>> ParseProcesses(const std::string& text);
 
-// Creates `layout` (canonical text) on a GPU with no instances, in the driver's terms.
-[[nodiscard]] core::Status CreateLayout(gpu::Device& device, const mig::GpuMigSpec& spec,
-                                        const std::string& layout);
+// The instances of `layout` (canonical text) as a driver would number them had it created them
+// largest first: GPU instances 1, 2, ..., compute instances 0, 1, ... within each.
+[[nodiscard]] core::Result<std::vector<gpu::MigGpuInstance>> InstancesOf(
+    const mig::GpuMigSpec& spec, const std::string& layout);
 
 // The state file: "gpu <index> mig <0|1>" per GPU, then per GPU instance
 // "gi <gpu> <id> <profile id> <start> [<ci id>:<compute slices> ...]". Written whole to a

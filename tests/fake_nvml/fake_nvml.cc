@@ -133,12 +133,14 @@ nvmlReturn_t StartMig(const headroom::gpu::sim::SimOptions& options, FakeState* 
     if (!loaded) return nvml::kErrorInvalidArgument;
     if (*loaded) return nvml::kSuccess;
   }
-  const std::string layout = EnvOr("HEADROOM_FAKE_NVML_MIG_LAYOUT", "");
+  // Restored rather than created, so that it works without root too.
+  auto instances =
+      headroom::fake_nvml::InstancesOf(*options.mig, EnvOr("HEADROOM_FAKE_NVML_MIG_LAYOUT", ""));
+  const bool has_layout = !EnvOr("HEADROOM_FAKE_NVML_MIG_LAYOUT", "").empty();
+  if (has_layout && !instances) return nvml::kErrorInvalidArgument;
   for (auto& device : state->devices) {
-    if (layout.empty()) break;
-    if (!headroom::fake_nvml::CreateLayout(*device, *options.mig, layout)) {
-      return nvml::kErrorInvalidArgument;
-    }
+    if (!has_layout) break;
+    if (!device->RestoreMig(options.mig_enabled, *instances)) return nvml::kErrorInvalidArgument;
   }
   if (!state->mig_state_path.empty() &&
       !headroom::fake_nvml::SaveMigState(state->mig_state_path, state->devices)) {
