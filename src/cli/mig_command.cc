@@ -169,6 +169,8 @@ void RegisterMig(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
       ->capture_default_str();
   layouts->add_flag("--json", o->json, "Print {\"gpu\", \"profiles\", \"layouts\"} as JSON");
   layouts->callback([run, o, &global] { *run = [o, &global] { return RunLayouts(global, *o); }; });
+  AddMigShow(mig, global, run);
+  AddMigApply(mig, global, run);
 }
 
 }  // namespace headroom::cli
