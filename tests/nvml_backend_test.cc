@@ -40,6 +40,16 @@ class NvmlBackendTest : public ::testing::Test {
     dlclose(lib);
   }
 
+  // One fake A100 with MIG mode on, holding `layout` (empty: no instances).
+  std::vector<std::unique_ptr<Device>> OpenMigGpu(const char* layout = "") {
+    ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+    ::setenv("HEADROOM_FAKE_NVML_MIG", "1", 1);
+    ::setenv("HEADROOM_FAKE_NVML_MIG_LAYOUT", layout, 1);
+    auto devices = Open();
+    EXPECT_EQ(devices.size(), 1u);
+    return devices;
+  }
+
   std::vector<std::unique_ptr<Device>> Open(NvmlOpenOptions options = {}) {
     auto devices = OpenNvmlDevices(options);
     EXPECT_TRUE(devices) << devices.error().message();
@@ -203,10 +213,7 @@ TEST_F(NvmlBackendTest, LegacyLibraryFallsBackAndReportsMissingCapabilities) {
 
 // MIG through NVML's MIG entry points (profile info, placements, instances, MIG device handles).
 TEST_F(NvmlBackendTest, ReadsMigModeInstancesAndMigDeviceUuids) {
-  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
-  ::setenv("HEADROOM_FAKE_NVML_MIG", "1", 1);
-  ::setenv("HEADROOM_FAKE_NVML_MIG_LAYOUT", "4g.40gb@0/2c+1c,2g.20gb@4,1g.10gb@6", 1);
-  auto devices = Open();
+  auto devices = OpenMigGpu("4g.40gb@0/2c+1c,2g.20gb@4,1g.10gb@6");
   ASSERT_EQ(devices.size(), 1u);
   Device& d = *devices[0];
   auto mode = d.MigMode();
@@ -236,9 +243,7 @@ TEST_F(NvmlBackendTest, ReadsMigModeInstancesAndMigDeviceUuids) {
 }
 
 TEST_F(NvmlBackendTest, CreatesAndDestroysMigInstances) {
-  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
-  ::setenv("HEADROOM_FAKE_NVML_MIG", "1", 1);
-  auto devices = Open();
+  auto devices = OpenMigGpu();
   ASSERT_EQ(devices.size(), 1u);
   Device& d = *devices[0];
   auto gi = d.CreateGpuInstance(9, 4);
@@ -265,11 +270,8 @@ TEST_F(NvmlBackendTest, CreatesAndDestroysMigInstances) {
 }
 
 TEST_F(NvmlBackendTest, MigChangesNeedRootAndIdleInstances) {
-  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
-  ::setenv("HEADROOM_FAKE_NVML_MIG", "1", 1);
-  ::setenv("HEADROOM_FAKE_NVML_MIG_LAYOUT", "3g.40gb@0,3g.40gb@4", 1);
   ::setenv("HEADROOM_FAKE_NVML_PROCESSES", "4242:1,77", 1);
-  auto devices = Open();
+  auto devices = OpenMigGpu("3g.40gb@0,3g.40gb@4");
   ASSERT_EQ(devices.size(), 1u);
   auto processes = devices[0]->RunningProcesses();
   ASSERT_TRUE(processes) << processes.error().message();
@@ -286,10 +288,8 @@ TEST_F(NvmlBackendTest, MigChangesNeedRootAndIdleInstances) {
 }
 
 TEST_F(NvmlBackendTest, MigWithoutRootIsPermissionDenied) {
-  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
-  ::setenv("HEADROOM_FAKE_NVML_MIG", "1", 1);
   ::setenv("HEADROOM_FAKE_NVML_NOT_ROOT", "1", 1);
-  auto devices = Open();
+  auto devices = OpenMigGpu();
   ASSERT_EQ(devices.size(), 1u);
   auto denied = devices[0]->CreateGpuInstance(0, 0);
   ASSERT_FALSE(denied);

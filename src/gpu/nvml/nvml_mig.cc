@@ -22,6 +22,30 @@ bool ProfileAbsent(nvmlReturn_t rc) {
   return rc == kErrorNotSupported || rc == kErrorInvalidArgument || rc == kErrorNotFound;
 }
 
+// A compute-instance profile of `gi` through the versioned call where the driver has it, else
+// the plain one; FUNCTION_NOT_FOUND when it has neither.
+nvmlReturn_t ComputeInstanceProfile(const NvmlApi& api, nvmlGpuInstance_t gi, unsigned int profile,
+                                    nvmlComputeInstanceProfileInfo_t* info) {
+  if (api.get_ci_profile_info_v != nullptr) {
+    nvmlComputeInstanceProfileInfo_v2_t v2{};
+    v2.version = kComputeInstanceProfileInfoV2;
+    const nvmlReturn_t rc =
+        api.get_ci_profile_info_v(gi, profile, kComputeInstanceEngineProfileShared, &v2);
+    *info = {v2.id,
+             v2.sliceCount,
+             v2.instanceCount,
+             v2.multiprocessorCount,
+             v2.sharedCopyEngineCount,
+             v2.sharedDecoderCount,
+             v2.sharedEncoderCount,
+             v2.sharedJpegCount,
+             v2.sharedOfaCount};
+    return rc;
+  }
+  if (api.get_ci_profile_info == nullptr) return kErrorFunctionNotFound;
+  return api.get_ci_profile_info(gi, profile, kComputeInstanceEngineProfileShared, info);
+}
+
 }  // namespace
 
 struct NvmlDevice::GiProfileInfo {
@@ -135,17 +159,7 @@ core::Result<std::vector<NvmlDevice::CiEntry>> NvmlDevice::ComputeInstances(
   std::vector<CiEntry> entries;
   for (unsigned int profile = 0; profile < std::size(kComputeInstanceProfileSlices); ++profile) {
     nvmlComputeInstanceProfileInfo_t info{};
-    nvmlReturn_t rc = kSuccess;
-    if (api_.get_ci_profile_info_v != nullptr) {
-      nvmlComputeInstanceProfileInfo_v2_t v2{};
-      v2.version = kComputeInstanceProfileInfoV2;
-      rc = api_.get_ci_profile_info_v(gi, profile, kComputeInstanceEngineProfileShared, &v2);
-      info = {v2.id, v2.sliceCount, v2.instanceCount, v2.multiprocessorCount, 0, 0, 0, 0, 0};
-    } else {
-      HEADROOM_RETURN_IF_ERROR(Require(reinterpret_cast<const void*>(api_.get_ci_profile_info),
-                                       "compute-instance profiles"));
-      rc = api_.get_ci_profile_info(gi, profile, kComputeInstanceEngineProfileShared, &info);
-    }
+    const nvmlReturn_t rc = ComputeInstanceProfile(api_, gi, profile, &info);
     if (ProfileAbsent(rc)) continue;
     HEADROOM_RETURN_IF_ERROR(Check(rc, "compute-instance profiles"));
     std::vector<nvmlComputeInstance_t> handles(std::max(info.instanceCount, 1U));
@@ -272,23 +286,10 @@ core::Result<int> NvmlDevice::CreateComputeInstance(int gpu_instance_id, int com
   const auto profile = static_cast<unsigned int>(slot - std::begin(kComputeInstanceProfileSlices));
   HEADROOM_ASSIGN_OR_RETURN(GiEntry gi,
                             FindGpuInstance(gpu_instance_id, "create compute instance"));
-  unsigned int profile_id = 0;
-  if (api_.get_ci_profile_info_v != nullptr) {
-    nvmlComputeInstanceProfileInfo_v2_t info{};
-    info.version = kComputeInstanceProfileInfoV2;
-    HEADROOM_RETURN_IF_ERROR(Check(
-        api_.get_ci_profile_info_v(gi.handle, profile, kComputeInstanceEngineProfileShared, &info),
-        what + ": profile"));
-    profile_id = info.id;
-  } else {
-    HEADROOM_RETURN_IF_ERROR(Require(reinterpret_cast<const void*>(api_.get_ci_profile_info),
-                                     "compute-instance profiles"));
-    nvmlComputeInstanceProfileInfo_t info{};
-    HEADROOM_RETURN_IF_ERROR(Check(
-        api_.get_ci_profile_info(gi.handle, profile, kComputeInstanceEngineProfileShared, &info),
-        what + ": profile"));
-    profile_id = info.id;
-  }
+  nvmlComputeInstanceProfileInfo_t profile_info{};
+  HEADROOM_RETURN_IF_ERROR(
+      Check(ComputeInstanceProfile(api_, gi.handle, profile, &profile_info), what + ": profile"));
+  const unsigned int profile_id = profile_info.id;
   nvmlComputeInstance_t ci = nullptr;
   HEADROOM_RETURN_IF_ERROR(Check(api_.create_compute_instance(gi.handle, profile_id, &ci), what));
   nvmlComputeInstanceInfo_t info{};
