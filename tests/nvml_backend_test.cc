@@ -21,7 +21,9 @@ class NvmlBackendTest : public ::testing::Test {
     for (const char* var :
          {"HEADROOM_FAKE_NVML_GPU", "HEADROOM_FAKE_NVML_COUNT", "HEADROOM_FAKE_NVML_LOAD",
           "HEADROOM_FAKE_NVML_NOT_ROOT", "HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED",
-          "HEADROOM_FAKE_NVML_LOST_AFTER", "CUDA_VISIBLE_DEVICES"}) {
+          "HEADROOM_FAKE_NVML_LOST_AFTER", "CUDA_VISIBLE_DEVICES", "HEADROOM_FAKE_NVML_MIG",
+          "HEADROOM_FAKE_NVML_MIG_LAYOUT", "HEADROOM_FAKE_NVML_MIG_STATE",
+          "HEADROOM_FAKE_NVML_MIG_FAIL_CREATE", "HEADROOM_FAKE_NVML_PROCESSES"}) {
       ::unsetenv(var);
     }
     ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML, 1);
@@ -36,6 +38,16 @@ class NvmlBackendTest : public ::testing::Test {
     ASSERT_NE(advance, nullptr);
     advance(d.count());
     dlclose(lib);
+  }
+
+  // One fake A100 with MIG mode on, holding `layout` (empty: no instances).
+  std::vector<std::unique_ptr<Device>> OpenMigGpu(const char* layout = "") {
+    ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+    ::setenv("HEADROOM_FAKE_NVML_MIG", "1", 1);
+    ::setenv("HEADROOM_FAKE_NVML_MIG_LAYOUT", layout, 1);
+    auto devices = Open();
+    EXPECT_EQ(devices.size(), 1u);
+    return devices;
   }
 
   std::vector<std::unique_ptr<Device>> Open(NvmlOpenOptions options = {}) {
@@ -197,6 +209,112 @@ TEST_F(NvmlBackendTest, LegacyLibraryFallsBackAndReportsMissingCapabilities) {
   EXPECT_EQ(d.PowerAverage().error().code(), core::Code::kUnimplemented);
   EXPECT_NEAR(d.PowerInstant()->value(), 251.4, 1.0);  // the classic reading (GA100: instant)
   EXPECT_TRUE(d.ThrottleReasons());                    // the deprecated throttle name
+}
+
+// MIG through NVML's MIG entry points (profile info, placements, instances, MIG device handles).
+TEST_F(NvmlBackendTest, ReadsMigModeInstancesAndMigDeviceUuids) {
+  auto devices = OpenMigGpu("4g.40gb@0/2c+1c,2g.20gb@4,1g.10gb@6");
+  ASSERT_EQ(devices.size(), 1u);
+  Device& d = *devices[0];
+  auto mode = d.MigMode();
+  ASSERT_TRUE(mode) << mode.error().message();
+  EXPECT_TRUE(mode->current);
+  auto instances = d.MigInstances();
+  ASSERT_TRUE(instances) << instances.error().message();
+  ASSERT_EQ(instances->size(), 3u);
+  const MigGpuInstance& four = (*instances)[0];  // created first: the largest
+  EXPECT_EQ(four.profile_id, 5);
+  EXPECT_EQ(four.start, 0);
+  EXPECT_EQ(four.size, 4);
+  EXPECT_EQ(four.sm_count, 56);
+  EXPECT_EQ(four.memory_bytes, 38ULL << 30);  // 4 x 9.5 GiB in the catalog, as MiB
+  ASSERT_EQ(four.compute_instances.size(), 2u);
+  EXPECT_EQ(four.compute_instances[0].compute_slices, 2);
+  EXPECT_EQ(four.compute_instances[1].compute_slices, 1);
+  EXPECT_EQ(four.compute_instances[0].sm_count, 28);
+  EXPECT_EQ(four.compute_instances[0].uuid.rfind("MIG-", 0), 0u);
+  EXPECT_NE(four.compute_instances[0].uuid, four.compute_instances[1].uuid);
+  EXPECT_EQ((*instances)[2].start, 6);
+  EXPECT_EQ((*instances)[2].size, 1);
+  // A MIG device UUID selects its physical GPU.
+  auto by_mig = Open({.selectors = {four.compute_instances[1].uuid}});
+  ASSERT_EQ(by_mig.size(), 1u);
+  EXPECT_EQ(by_mig[0]->info().uuid, d.info().uuid);
+}
+
+TEST_F(NvmlBackendTest, CreatesAndDestroysMigInstances) {
+  auto devices = OpenMigGpu();
+  ASSERT_EQ(devices.size(), 1u);
+  Device& d = *devices[0];
+  auto gi = d.CreateGpuInstance(9, 4);
+  ASSERT_TRUE(gi) << gi.error().message();
+  auto ci = d.CreateComputeInstance(*gi, 3);
+  ASSERT_TRUE(ci) << ci.error().message();
+  auto instances = d.MigInstances();
+  ASSERT_EQ(instances->size(), 1u);
+  EXPECT_EQ((*instances)[0].id, *gi);
+  EXPECT_EQ((*instances)[0].compute_instances.at(0).id, *ci);
+  // Overlap: NVML's INSUFFICIENT_RESOURCES, named.
+  auto overlap = d.CreateGpuInstance(14, 4);
+  ASSERT_FALSE(overlap);
+  EXPECT_EQ(overlap.error().code(), core::Code::kResourceExhausted);
+  EXPECT_NE(overlap.error().message().find("NVML_ERROR_INSUFFICIENT_RESOURCES"), std::string::npos)
+      << overlap.error().message();
+  // A start the profile does not allow is refused before NVML is asked to create it.
+  EXPECT_EQ(d.CreateGpuInstance(14, 6).error().code(), core::Code::kInvalidArgument);
+  EXPECT_EQ(d.CreateComputeInstance(*gi, 7).error().code(), core::Code::kUnimplemented);
+  EXPECT_FALSE(d.DestroyGpuInstance(*gi));  // it still has a compute instance
+  ASSERT_TRUE(d.DestroyComputeInstance(*gi, *ci));
+  ASSERT_TRUE(d.DestroyGpuInstance(*gi));
+  EXPECT_TRUE(d.MigInstances()->empty());
+}
+
+TEST_F(NvmlBackendTest, MigChangesNeedRootAndIdleInstances) {
+  ::setenv("HEADROOM_FAKE_NVML_PROCESSES", "4242:1,77", 1);
+  auto devices = OpenMigGpu("3g.40gb@0,3g.40gb@4");
+  ASSERT_EQ(devices.size(), 1u);
+  auto processes = devices[0]->RunningProcesses();
+  ASSERT_TRUE(processes) << processes.error().message();
+  ASSERT_EQ(processes->size(), 2u);
+  EXPECT_EQ((*processes)[0].pid, 4242u);
+  EXPECT_EQ((*processes)[0].gpu_instance_id, 1);
+  EXPECT_EQ((*processes)[0].used_memory_bytes, 512ULL << 20);
+  EXPECT_FALSE((*processes)[1].gpu_instance_id.has_value());
+  auto in_use = devices[0]->DestroyComputeInstance(2, 0);
+  ASSERT_FALSE(in_use);
+  EXPECT_EQ(in_use.error().code(), core::Code::kFailedPrecondition);
+  EXPECT_NE(in_use.error().message().find("NVML_ERROR_IN_USE"), std::string::npos)
+      << in_use.error().message();
+}
+
+TEST_F(NvmlBackendTest, MigWithoutRootIsPermissionDenied) {
+  ::setenv("HEADROOM_FAKE_NVML_NOT_ROOT", "1", 1);
+  auto devices = OpenMigGpu();
+  ASSERT_EQ(devices.size(), 1u);
+  auto denied = devices[0]->CreateGpuInstance(0, 0);
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code(), core::Code::kPermissionDenied);
+  EXPECT_NE(denied.error().message().find("NVML_ERROR_NO_PERMISSION"), std::string::npos);
+  EXPECT_TRUE(devices[0]->MigInstances());  // reading needs no root
+}
+
+TEST_F(NvmlBackendTest, MigModeOffAndMissingMigSymbolsAreUnimplemented) {
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+  {
+    auto devices = Open();
+    ASSERT_EQ(devices.size(), 1u);
+    auto mode = devices[0]->MigMode();
+    ASSERT_TRUE(mode);
+    EXPECT_FALSE(mode->current);
+    EXPECT_EQ(devices[0]->MigInstances().error().code(), core::Code::kUnimplemented);
+    EXPECT_EQ(devices[0]->CreateGpuInstance(0, 0).error().code(), core::Code::kUnimplemented);
+  }
+  ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML_LEGACY, 1);
+  auto legacy = Open();
+  ASSERT_EQ(legacy.size(), 1u);
+  EXPECT_EQ(legacy[0]->MigMode().error().code(), core::Code::kUnimplemented);
+  EXPECT_EQ(legacy[0]->MigInstances().error().code(), core::Code::kUnimplemented);
+  EXPECT_EQ(legacy[0]->RunningProcesses().error().code(), core::Code::kUnimplemented);
 }
 
 }  // namespace

@@ -28,7 +28,10 @@ void RegisterTrace(CLI::App& app, const GlobalOptions& global, RunFunction* run)
 // Subcommands of `headroom model`.
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run);
-// Subcommands of `headroom mig` beyond the catalog ones.
+// Subcommands of `headroom mig` that read or change GPUs (mig_device_command.cc).
+void AddMigShow(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
+void AddMigApply(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
+// Subcommands of `headroom mig` on the slice model.
 void AddMigPlan(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 void AddMigWorkloads(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction* run);

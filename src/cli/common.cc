@@ -98,6 +98,9 @@ core::Result<DeviceSet> OpenDevices(const GlobalOptions& global, const BackendOp
   if (!script) return core::Fail(script.error().WithContext("--sim-load"));
   gpu::sim::SimOptions sim;
   sim.script = std::move(*script);
+  // Simulated GPUs of a MIG-capable type can be partitioned (`mig show`, `mig apply`).
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig_catalog, catalog::MigCatalog::Embedded());
+  if (auto mig = mig_catalog.Find(spec->name, catalog); mig) sim.mig = **mig;
   HEADROOM_ASSIGN_OR_RETURN(
       auto devices,
       SelectSim(gpu::sim::CreateSimDevices(*spec, options.sim_count, clock, sim), selectors));

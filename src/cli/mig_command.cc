@@ -170,6 +170,8 @@ void RegisterMig(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   layouts->add_flag("--json", o->json, "Print {\"gpu\", \"profiles\", \"layouts\"} as JSON");
   layouts->callback([run, o, &global] { *run = [o, &global] { return RunLayouts(global, *o); }; });
 
+  AddMigShow(mig, global, run);
+  AddMigApply(mig, global, run);
   AddMigWorkloads(mig, global, run);
   AddMigPlan(mig, global, run);
   AddMigCharacterize(mig, global, run);

@@ -16,6 +16,8 @@ std::string_view CodeName(Code code) {
       return "failed precondition";
     case Code::kPermissionDenied:
       return "permission denied";
+    case Code::kResourceExhausted:
+      return "resource exhausted";
     case Code::kUnimplemented:
       return "not supported";
     case Code::kUnavailable:

@@ -14,6 +14,7 @@ enum class Code {
   kOutOfRange,          // a value outside a device's or a model's valid range
   kFailedPrecondition,  // the system is not in a state that allows the operation
   kPermissionDenied,    // e.g. setting a power limit without root
+  kResourceExhausted,   // no room left, e.g. for a MIG placement
   kUnimplemented,       // the device or backend lacks this read or control
   kUnavailable,         // library, driver or service missing or unreachable
   kDataLoss,            // a device or data source vanished mid-operation
@@ -38,6 +39,9 @@ class [[nodiscard]] Error {
   }
   static Error PermissionDenied(std::string message) {
     return {Code::kPermissionDenied, std::move(message)};
+  }
+  static Error ResourceExhausted(std::string message) {
+    return {Code::kResourceExhausted, std::move(message)};
   }
   static Error Unimplemented(std::string message) {
     return {Code::kUnimplemented, std::move(message)};

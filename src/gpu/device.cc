@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace headroom::gpu {
 
 std::string ThrottleReasonNames(std::uint64_t reasons) {
@@ -22,6 +24,42 @@ std::string ThrottleReasonNames(std::uint64_t reasons) {
     out += name;
   }
   return out.empty() ? "none" : out;
+}
+
+namespace {
+
+core::Error NoMig(const DeviceInfo& info, const char* what) {
+  return core::Error::Unimplemented(
+      fmt::format("GPU {}: {}: this backend has no MIG support", info.index, what));
+}
+
+}  // namespace
+
+core::Result<MigModeState> Device::MigMode() { return core::Fail(NoMig(info(), "MIG mode")); }
+
+core::Result<std::vector<MigGpuInstance>> Device::MigInstances() {
+  return core::Fail(NoMig(info(), "MIG instances"));
+}
+
+core::Result<int> Device::CreateGpuInstance(int /*profile_id*/, int /*start*/) {
+  return core::Fail(NoMig(info(), "create GPU instance"));
+}
+
+core::Result<int> Device::CreateComputeInstance(int /*gpu_instance_id*/, int /*compute_slices*/) {
+  return core::Fail(NoMig(info(), "create compute instance"));
+}
+
+core::Status Device::DestroyComputeInstance(int /*gpu_instance_id*/, int /*compute_instance_id*/) {
+  return core::Fail(NoMig(info(), "destroy compute instance"));
+}
+
+core::Status Device::DestroyGpuInstance(int /*gpu_instance_id*/) {
+  return core::Fail(NoMig(info(), "destroy GPU instance"));
+}
+
+core::Result<std::vector<GpuProcess>> Device::RunningProcesses() {
+  return core::Fail(core::Error::Unimplemented(
+      fmt::format("GPU {}: running processes: not available from this backend", info().index)));
 }
 
 }  // namespace headroom::gpu

@@ -73,6 +73,38 @@ struct ClockLock {
   core::Megahertz max{0};
 };
 
+// MIG mode now, and after the next GPU reset (changing it needs root and may need a reset).
+struct MigModeState {
+  bool current = false;
+  bool pending = false;
+};
+
+// One compute instance of a MIG GPU instance: what CUDA sees as one device.
+struct MigComputeInstance {
+  int id = 0;              // the driver's id, unique within its GPU instance
+  int compute_slices = 0;  // SM slices (1/7 of the MIG-usable SMs each)
+  int sm_count = 0;        // 0 when unknown
+  std::string uuid = {};   // its MIG device UUID ("MIG-..."); empty when unknown
+};
+
+// One MIG GPU instance: a placement of memory slices with its compute instances.
+struct MigGpuInstance {
+  int id = 0;          // the driver's id, unique on the GPU
+  int profile_id = 0;  // NVML GPU-instance profile ID (`nvidia-smi mig -lgip` "ID"), e.g. 9 for 3g
+  int start = 0;       // first memory slice of the placement
+  int size = 0;        // memory slices of the placement
+  int sm_count = 0;    // 0 when unknown
+  std::uint64_t memory_bytes = 0;  // 0 when unknown
+  std::vector<MigComputeInstance> compute_instances = {};
+};
+
+// A compute process using the GPU (any of its MIG instances included).
+struct GpuProcess {
+  std::uint32_t pid = 0;
+  std::optional<std::uint64_t> used_memory_bytes = {};  // absent when the driver hides it
+  std::optional<int> gpu_instance_id = {};              // on a MIG GPU, where it runs
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -105,6 +137,25 @@ class Device {
   [[nodiscard]] virtual core::Status ResetPowerLimit() = 0;
   [[nodiscard]] virtual core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) = 0;
   [[nodiscard]] virtual core::Status ResetSmClocks() = 0;
+
+  // MIG. A GPU without MIG, a backend without it, or MIG mode off: kUnimplemented. Creating and
+  // destroying needs root (kPermissionDenied); no room for a placement is kResourceExhausted;
+  // destroying what a process still uses is kFailedPrecondition. These defaults serve backends
+  // without MIG.
+  [[nodiscard]] virtual core::Result<MigModeState> MigMode();
+  // Every GPU instance with its compute instances, by GPU-instance id.
+  [[nodiscard]] virtual core::Result<std::vector<MigGpuInstance>> MigInstances();
+  // Creates a GPU instance of `profile_id` at memory slice `start`; returns its id.
+  [[nodiscard]] virtual core::Result<int> CreateGpuInstance(int profile_id, int start);
+  // Creates a compute instance of `compute_slices` SM slices in a GPU instance; returns its id.
+  [[nodiscard]] virtual core::Result<int> CreateComputeInstance(int gpu_instance_id,
+                                                                int compute_slices);
+  [[nodiscard]] virtual core::Status DestroyComputeInstance(int gpu_instance_id,
+                                                            int compute_instance_id);
+  // REQUIRES: the GPU instance has no compute instances left (else kFailedPrecondition).
+  [[nodiscard]] virtual core::Status DestroyGpuInstance(int gpu_instance_id);
+  // The compute processes running on the GPU now.
+  [[nodiscard]] virtual core::Result<std::vector<GpuProcess>> RunningProcesses();
 };
 
 }  // namespace headroom::gpu

@@ -13,14 +13,34 @@
 //                                            "gpu 1 power-limit-mw 300000"), so that a test can
 //                                            see what a process did to the GPUs after it exited
 //                                            headroomFakeNvmlAdvanceNs(ns), so tests never sleep
+// MIG (GPU types with a MIG catalog entry; state kept by SimDevice, checked with the catalog's
+// placement rules; none of it in the legacy build):
+//   HEADROOM_FAKE_NVML_MIG=1                 MIG mode enabled (default: disabled)
+//   HEADROOM_FAKE_NVML_MIG_LAYOUT=3g.40gb@0,2g.20gb@4
+//                                            instances every GPU starts with (needs MIG=1)
+//   HEADROOM_FAKE_NVML_MIG_STATE=FILE        MIG state read at nvmlInit and rewritten after each
+//                                            change, so a later process sees it; when FILE
+//                                            exists it wins over the two variables above
+//   HEADROOM_FAKE_NVML_MIG_FAIL_CREATE=N     the Nth GPU- or compute-instance create call of the
+//                                            process fails with INSUFFICIENT_RESOURCES
+//   HEADROOM_FAKE_NVML_PROCESSES=4242:1,77   pretend compute processes on every GPU: pid, and
+//                                            the GPU instance it runs in (none: the whole GPU);
+//                                            destroying what they use returns IN_USE
+// Overlapping or excess placements return INSUFFICIENT_RESOURCES, and with
+// HEADROOM_FAKE_NVML_NOT_ROOT creating or destroying returns NO_PERMISSION.
+// The MIG entry points are in fake_nvml_mig.cc, the state they share in fake_state.h.
 // Built twice: the full library, and with HEADROOM_FAKE_NVML_LEGACY an 11.x-era one that exports
 // only unversioned init/count/handle names, no energy counter, no field values, and only the old
 // throttle-reasons name (to exercise symbol fallbacks and missing capabilities).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,28 +48,16 @@
 #include <vector>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/mig_catalog.h"
 #include "core/parse.h"
+#include "fake_mig_state.h"
+#include "fake_state.h"
 #include "gpu/nvml/nvml_types.h"
 #include "gpu/sim/sim_device.h"
 
-namespace {
+namespace headroom::fake_nvml {
 
 using headroom::core::Code;
-using headroom::gpu::sim::SimDevice;
-namespace nvml = headroom::gpu::nvml;
-using nvml::nvmlDevice_t;
-using nvml::nvmlReturn_t;
-
-struct FakeState {
-  headroom::core::SystemClock system_clock;
-  headroom::core::FakeClock manual_clock;
-  headroom::core::Clock* clock = &system_clock;
-  std::vector<std::unique_ptr<SimDevice>> devices;
-  std::optional<headroom::core::Duration> lost_after;
-  headroom::core::TimePoint start;
-  bool classic_is_average = false;
-  int init_count = 0;
-};
 
 std::mutex g_mu;
 FakeState* g_state = nullptr;
@@ -71,6 +79,48 @@ void LogSetting(const SimDevice& device, const std::string& what) {
   std::ofstream(path, std::ios::app) << "gpu " << device.info().index << " " << what << "\n";
 }
 
+// MIG options of the fake GPUs from the environment; a GPU type without a MIG entry has none.
+nvmlReturn_t ConfigureMig(const std::string& gpu_type, headroom::gpu::sim::SimOptions* options) {
+  auto mig_catalog = headroom::catalog::MigCatalog::Embedded();
+  if (!mig_catalog) return nvml::kErrorUnknown;
+  if (auto mig = mig_catalog->Gpu(gpu_type); mig) options->mig = **mig;
+  options->mig_enabled = EnvFlag("HEADROOM_FAKE_NVML_MIG");
+  auto processes = headroom::fake_nvml::ParseProcesses(EnvOr("HEADROOM_FAKE_NVML_PROCESSES", ""));
+  if (!processes) return nvml::kErrorInvalidArgument;
+  options->processes = *processes;
+  return nvml::kSuccess;
+}
+
+// The GPUs' MIG state at start: the state file's, else the initial layout; then saved.
+nvmlReturn_t StartMig(const headroom::gpu::sim::SimOptions& options, FakeState* state) {
+  const std::string fail_at = EnvOr("HEADROOM_FAKE_NVML_MIG_FAIL_CREATE", "0");
+  auto nth = headroom::core::ParseInteger(fail_at);
+  if (!nth || *nth < 0) return nvml::kErrorInvalidArgument;
+  state->mig_fail_create = static_cast<int>(*nth);
+  if (!options.mig.has_value()) return nvml::kSuccess;
+  state->mig_spec = options.mig;
+  state->mig_state_path = EnvOr("HEADROOM_FAKE_NVML_MIG_STATE", "");
+  if (!state->mig_state_path.empty()) {
+    auto loaded = headroom::fake_nvml::LoadMigState(state->mig_state_path, state->devices);
+    if (!loaded) return nvml::kErrorInvalidArgument;
+    if (*loaded) return nvml::kSuccess;
+  }
+  // Restored rather than created, so that it works without root too.
+  auto instances =
+      headroom::fake_nvml::InstancesOf(*options.mig, EnvOr("HEADROOM_FAKE_NVML_MIG_LAYOUT", ""));
+  const bool has_layout = !EnvOr("HEADROOM_FAKE_NVML_MIG_LAYOUT", "").empty();
+  if (has_layout && !instances) return nvml::kErrorInvalidArgument;
+  for (auto& device : state->devices) {
+    if (!has_layout) break;
+    if (!device->RestoreMig(options.mig_enabled, *instances)) return nvml::kErrorInvalidArgument;
+  }
+  if (!state->mig_state_path.empty() &&
+      !headroom::fake_nvml::SaveMigState(state->mig_state_path, state->devices)) {
+    return nvml::kErrorUnknown;
+  }
+  return nvml::kSuccess;
+}
+
 nvmlReturn_t CreateState() {
   auto catalog = headroom::catalog::HardwareCatalog::Embedded();
   if (!catalog) return nvml::kErrorUnknown;
@@ -83,9 +133,11 @@ nvmlReturn_t CreateState() {
   headroom::gpu::sim::SimOptions options;
   options.script = *script;
   options.controls_denied = EnvFlag("HEADROOM_FAKE_NVML_NOT_ROOT");
+  if (nvmlReturn_t rc = ConfigureMig((*spec)->name, &options); rc != nvml::kSuccess) return rc;
   for (int i = 0; i < *count; ++i) {
     state->devices.push_back(std::make_unique<SimDevice>(i, **spec, state->clock, options));
   }
+  if (nvmlReturn_t rc = StartMig(options, state.get()); rc != nvml::kSuccess) return rc;
   if (const char* lost = std::getenv("HEADROOM_FAKE_NVML_LOST_AFTER")) {
     auto after = headroom::core::ParseDuration(lost);
     if (!after) return nvml::kErrorInvalidArgument;
@@ -131,21 +183,15 @@ nvmlReturn_t ReturnFor(const headroom::core::Error& e) {
     case Code::kOutOfRange:
     case Code::kInvalidArgument:
       return nvml::kErrorInvalidArgument;
+    case Code::kResourceExhausted:
+      return nvml::kErrorInsufficientResources;
+    case Code::kFailedPrecondition:
+      return nvml::kErrorInUse;
+    case Code::kNotFound:
+      return nvml::kErrorNotFound;
     default:
       return nvml::kErrorUnknown;
   }
-}
-
-// Runs `fn(device)` (which returns a Result) and stores `convert(value)` in *out.
-template <class Out, class Fn, class Convert>
-nvmlReturn_t Get(nvmlDevice_t handle, Out* out, Fn&& fn, Convert&& convert) {
-  if (out == nullptr) return nvml::kErrorInvalidArgument;
-  SimDevice* device = nullptr;
-  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
-  auto value = fn(*device);
-  if (!value) return ReturnFor(value.error());
-  *out = static_cast<Out>(convert(*value));
-  return nvml::kSuccess;
 }
 
 // Both names of the clock-event reasons call (12.x's and the deprecated one) answer the same.
@@ -164,9 +210,7 @@ nvmlReturn_t CopyString(const std::string& s, char* out, unsigned int length) {
   return nvml::kSuccess;
 }
 
-}  // namespace
-
-#define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
+// Entry points: C names, so their namespace does not matter to the linker.
 
 #ifdef HEADROOM_FAKE_NVML_LEGACY
 FAKE_EXPORT nvmlReturn_t nvmlInit() { return Init(); }
@@ -216,6 +260,10 @@ FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t rc) {
       return "Driver Not Loaded";
     case nvml::kErrorGpuIsLost:
       return "GPU is lost";
+    case nvml::kErrorInUse:
+      return "In use by another client";
+    case nvml::kErrorInsufficientResources:
+      return "Insufficient Resources";
     default:
       return "Unknown Error";
   }
@@ -256,6 +304,16 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_
       *device = reinterpret_cast<nvmlDevice_t>(reinterpret_cast<std::uintptr_t>(d.get()) | kMigTag);
       return nvml::kSuccess;
     }
+    // The MIG devices of the GPU's compute instances.
+    auto instances = d->MigInstances();
+    for (const auto& gi : instances ? *instances : std::vector<headroom::gpu::MigGpuInstance>{}) {
+      for (const auto& ci : gi.compute_instances) {
+        if (ci.uuid != uuid) continue;
+        *device = reinterpret_cast<nvmlDevice_t>(
+            MigHandleFor(MigHandle::Kind::kMigDevice, d.get(), gi.id, ci.id));
+        return nvml::kSuccess;
+      }
+    }
   }
   return nvml::kErrorNotFound;
 }
@@ -263,6 +321,13 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig,
                                                                       nvmlDevice_t* device) {
   if (device == nullptr) return nvml::kErrorInvalidArgument;
+  {
+    std::lock_guard lock(g_mu);
+    if (MigHandle* h = ResolveMig(mig, MigHandle::Kind::kMigDevice)) {
+      *device = reinterpret_cast<nvmlDevice_t>(h->device);
+      return nvml::kSuccess;
+    }
+  }
   const auto bits = reinterpret_cast<std::uintptr_t>(mig);
   if ((bits & kMigTag) == 0) return nvml::kErrorInvalidArgument;
   *device = reinterpret_cast<nvmlDevice_t>(bits & ~kMigTag);
@@ -285,6 +350,10 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* name, unsi
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t handle, char* uuid, unsigned int length) {
   std::lock_guard lock(g_mu);
+  if (MigHandle* h = ResolveMig(handle, MigHandle::Kind::kMigDevice)) {
+    auto ci = FindComputeInstance(*h->device, h->gpu_instance, h->compute_instance);
+    return ci ? CopyString(ci->uuid, uuid, length) : nvml::kErrorNotFound;
+  }
   SimDevice* device = nullptr;
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   return CopyString(device->info().uuid, uuid, length);
@@ -524,3 +593,5 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t handle, nvml::nvml
         return nvml::nvmlMemory_t{m.total_bytes, m.total_bytes - m.used_bytes, m.used_bytes};
       });
 }
+
+}  // namespace headroom::fake_nvml

@@ -67,13 +67,39 @@ core::Result<NvmlApi> NvmlApi::Load(const NvmlLibrary& lib) {
   // The 12.x name first; the deprecated name is still exported by newer drivers.
   Bind(lib, api.get_clock_event_reasons,
        {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  Bind(lib, api.get_mig_mode, {"nvmlDeviceGetMigMode"});
+  Bind(lib, api.get_gi_profile_info, {"nvmlDeviceGetGpuInstanceProfileInfo"});
+  Bind(lib, api.get_gi_profile_info_v, {"nvmlDeviceGetGpuInstanceProfileInfoV"});
+  Bind(lib, api.get_gpu_instances, {"nvmlDeviceGetGpuInstances"});
+  // The unversioned placements call has another signature (nvml.md §1); only _v2 is bound.
+  Bind(lib, api.get_gi_possible_placements, {"nvmlDeviceGetGpuInstancePossiblePlacements_v2"});
+  Bind(lib, api.create_gi_with_placement, {"nvmlDeviceCreateGpuInstanceWithPlacement"});
+  Bind(lib, api.gi_get_info, {"nvmlGpuInstanceGetInfo"});
+  Bind(lib, api.gi_destroy, {"nvmlGpuInstanceDestroy"});
+  Bind(lib, api.get_ci_profile_info, {"nvmlGpuInstanceGetComputeInstanceProfileInfo"});
+  Bind(lib, api.get_ci_profile_info_v, {"nvmlGpuInstanceGetComputeInstanceProfileInfoV"});
+  Bind(lib, api.create_compute_instance, {"nvmlGpuInstanceCreateComputeInstance"});
+  Bind(lib, api.get_compute_instances, {"nvmlGpuInstanceGetComputeInstances"});
+  // The old name fills a prefix of the same struct; we read no field it lacks.
+  Bind(lib, api.ci_get_info, {"nvmlComputeInstanceGetInfo_v2", "nvmlComputeInstanceGetInfo"});
+  Bind(lib, api.ci_destroy, {"nvmlComputeInstanceDestroy"});
+  Bind(lib, api.get_max_mig_device_count, {"nvmlDeviceGetMaxMigDeviceCount"});
+  Bind(lib, api.get_mig_device_handle_by_index, {"nvmlDeviceGetMigDeviceHandleByIndex"});
+  Bind(lib, api.get_gi_id_of_mig_device, {"nvmlDeviceGetGpuInstanceId"});
+  Bind(lib, api.get_ci_id_of_mig_device, {"nvmlDeviceGetComputeInstanceId"});
+  // _v3 and _v2 fill the same 24-byte struct; the unversioned call a 16-byte one, not bound.
+  Bind(lib, api.get_compute_running_processes,
+       {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
   return api;
 }
 
 core::Error NvmlApi::ErrorFor(nvmlReturn_t code, const std::string& what) const {
   const char* text = error_string != nullptr ? error_string(code) : nullptr;
+  const char* name = ReturnCodeName(code);
   const std::string message =
-      fmt::format("{}: {} (NVML error {})", what, text != nullptr ? text : "unknown", code);
+      name != nullptr
+          ? fmt::format("{}: {} (NVML_ERROR_{})", what, text != nullptr ? text : "unknown", name)
+          : fmt::format("{}: {} (NVML error {})", what, text != nullptr ? text : "unknown", code);
   switch (code) {
     case kErrorNotSupported:
     case kErrorFunctionNotFound:
@@ -90,6 +116,10 @@ core::Error NvmlApi::ErrorFor(nvmlReturn_t code, const std::string& what) const 
       return core::Error::InvalidArgument(message);
     case kErrorNotFound:
       return core::Error::NotFound(message);
+    case kErrorInsufficientResources:
+      return core::Error::ResourceExhausted(message);
+    case kErrorInUse:
+      return core::Error::FailedPrecondition(message);
     default:
       return core::Error::Internal(message);
   }

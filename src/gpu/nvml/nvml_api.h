@@ -49,14 +49,43 @@ struct NvmlApi {
   nvmlReturn_t (*get_temperature)(Dev, int, unsigned int*) = nullptr;
   nvmlReturn_t (*get_memory_info)(Dev, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*get_clock_event_reasons)(Dev, unsigned long long*) = nullptr;
+  // MIG (all optional: pre-Ampere drivers lack them).
+  using Gi = nvmlGpuInstance_t;
+  using Ci = nvmlComputeInstance_t;
+  nvmlReturn_t (*get_mig_mode)(Dev, unsigned int*, unsigned int*) = nullptr;
+  nvmlReturn_t (*get_gi_profile_info)(Dev, unsigned int, nvmlGpuInstanceProfileInfo_t*) = nullptr;
+  nvmlReturn_t (*get_gi_profile_info_v)(Dev, unsigned int,
+                                        nvmlGpuInstanceProfileInfo_v2_t*) = nullptr;
+  nvmlReturn_t (*get_gpu_instances)(Dev, unsigned int, Gi*, unsigned int*) = nullptr;
+  nvmlReturn_t (*get_gi_possible_placements)(Dev, unsigned int, nvmlGpuInstancePlacement_t*,
+                                             unsigned int*) = nullptr;
+  nvmlReturn_t (*create_gi_with_placement)(Dev, unsigned int, const nvmlGpuInstancePlacement_t*,
+                                           Gi*) = nullptr;
+  nvmlReturn_t (*gi_get_info)(Gi, nvmlGpuInstanceInfo_t*) = nullptr;
+  nvmlReturn_t (*gi_destroy)(Gi) = nullptr;
+  nvmlReturn_t (*get_ci_profile_info)(Gi, unsigned int, unsigned int,
+                                      nvmlComputeInstanceProfileInfo_t*) = nullptr;
+  nvmlReturn_t (*get_ci_profile_info_v)(Gi, unsigned int, unsigned int,
+                                        nvmlComputeInstanceProfileInfo_v2_t*) = nullptr;
+  nvmlReturn_t (*create_compute_instance)(Gi, unsigned int, Ci*) = nullptr;
+  nvmlReturn_t (*get_compute_instances)(Gi, unsigned int, Ci*, unsigned int*) = nullptr;
+  nvmlReturn_t (*ci_get_info)(Ci, nvmlComputeInstanceInfo_t*) = nullptr;
+  nvmlReturn_t (*ci_destroy)(Ci) = nullptr;
+  nvmlReturn_t (*get_max_mig_device_count)(Dev, unsigned int*) = nullptr;
+  nvmlReturn_t (*get_mig_device_handle_by_index)(Dev, unsigned int, Dev*) = nullptr;
+  nvmlReturn_t (*get_gi_id_of_mig_device)(Dev, unsigned int*) = nullptr;
+  nvmlReturn_t (*get_ci_id_of_mig_device)(Dev, unsigned int*) = nullptr;
+  nvmlReturn_t (*get_compute_running_processes)(Dev, unsigned int*, nvmlProcessInfo_t*) = nullptr;
 
   // Binds every entry point. kUnavailable naming the first missing required symbol.
   // REQUIRES: library outlives the returned table.
   [[nodiscard]] static core::Result<NvmlApi> Load(const NvmlLibrary& library);
 
-  // The typed error for an NVML return code, with NVML's own text: NOT_SUPPORTED ->
+  // The typed error for an NVML return code, with NVML's own text and the code's name
+  // ("...: Insufficient Resources (NVML_ERROR_INSUFFICIENT_RESOURCES)"): NOT_SUPPORTED ->
   // kUnimplemented, NO_PERMISSION -> kPermissionDenied, GPU_IS_LOST -> kDataLoss, driver or
-  // library missing -> kUnavailable. `what` names the call ("GPU 0: power limit").
+  // library missing -> kUnavailable, INSUFFICIENT_RESOURCES -> kResourceExhausted, IN_USE ->
+  // kFailedPrecondition. `what` names the call ("GPU 0: power limit").
   core::Error ErrorFor(nvmlReturn_t code, const std::string& what) const;
 };
 

@@ -72,12 +72,33 @@ class NvmlDevice final : public Device {
   core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) override EXCLUDES(mu_);
   core::Status ResetSmClocks() override EXCLUDES(mu_);
 
+  // MIG, in nvml_mig.cc. Profiles are probed on each call: they exist only while MIG mode is on.
+  core::Result<MigModeState> MigMode() override;
+  core::Result<std::vector<MigGpuInstance>> MigInstances() override;
+  core::Result<int> CreateGpuInstance(int profile_id, int start) override;
+  core::Result<int> CreateComputeInstance(int gpu_instance_id, int compute_slices) override;
+  core::Status DestroyComputeInstance(int gpu_instance_id, int compute_instance_id) override;
+  core::Status DestroyGpuInstance(int gpu_instance_id) override;
+  core::Result<std::vector<GpuProcess>> RunningProcesses() override;
+
  private:
+  struct GiProfileInfo;
+  struct GiEntry;
+  struct CiEntry;
   // OK, or the typed error for `rc` naming this GPU and `what`.
   core::Status Check(nvmlReturn_t rc, const char* what) const;
   // kUnimplemented when the library lacks the entry point `fn`.
   core::Status Require(const void* fn, const char* what) const;
   core::Result<unsigned int> PowerField(unsigned int field_id, const char* what) const;
+  core::Status Check(nvmlReturn_t rc, const std::string& what) const {
+    return Check(rc, what.c_str());
+  }
+  // MIG helpers (nvml_mig.cc).
+  core::Result<std::vector<GiProfileInfo>> GpuInstanceProfiles() const;
+  core::Result<std::vector<GiEntry>> GpuInstances() const;
+  core::Result<GiEntry> FindGpuInstance(int gpu_instance_id, const char* what) const;
+  core::Result<std::vector<CiEntry>> ComputeInstances(nvmlGpuInstance_t gi) const;
+  void FillMigDeviceUuids(std::vector<MigGpuInstance>* instances) const;
 
   std::shared_ptr<NvmlSession> session_;
   const NvmlApi& api_;

@@ -5,12 +5,16 @@
 #ifndef HEADROOM_GPU_NVML_NVML_TYPES_H_
 #define HEADROOM_GPU_NVML_NVML_TYPES_H_
 
+#include <iterator>
+
 namespace headroom::gpu::nvml {
 
 extern "C" {
 
 typedef int nvmlReturn_t;  // a C enum: 4 bytes
 typedef struct nvmlDevice_st* nvmlDevice_t;
+typedef struct nvmlGpuInstance_st* nvmlGpuInstance_t;
+typedef struct nvmlComputeInstance_st* nvmlComputeInstance_t;
 
 struct nvmlUtilization_t {
   unsigned int gpu;
@@ -50,6 +54,106 @@ struct nvmlSample_t {
 };
 static_assert(sizeof(nvmlSample_t) == 16, "NVML ABI: nvmlSample_t is 16 bytes");
 
+// MIG (nvml.md §2, "MIG"). Placements count memory slices.
+struct nvmlGpuInstancePlacement_t {
+  unsigned int start;
+  unsigned int size;
+};
+static_assert(sizeof(nvmlGpuInstancePlacement_t) == 8, "NVML ABI: placement is 8 bytes");
+
+struct nvmlGpuInstanceProfileInfo_t {
+  unsigned int id;  // the profile ID to create with, e.g. 9 for a 3g
+  unsigned int isP2pSupported;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int copyEngineCount;
+  unsigned int decoderCount;
+  unsigned int encoderCount;
+  unsigned int jpegCount;
+  unsigned int ofaCount;
+  unsigned long long memorySizeMB;  // MiB
+};
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "NVML ABI: GI profile info v1");
+
+// The versioned form that nvmlDeviceGetGpuInstanceProfileInfoV fills; adds the profile's name.
+struct nvmlGpuInstanceProfileInfo_v2_t {
+  unsigned int version;  // kGpuInstanceProfileInfoV2
+  unsigned int id;
+  unsigned int isP2pSupported;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int copyEngineCount;
+  unsigned int decoderCount;
+  unsigned int encoderCount;
+  unsigned int jpegCount;
+  unsigned int ofaCount;
+  unsigned long long memorySizeMB;
+  char name[96];
+};
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "NVML ABI: GI profile info v2");
+
+struct nvmlGpuInstanceInfo_t {
+  nvmlDevice_t device;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlGpuInstancePlacement_t placement;
+};
+static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "NVML ABI: nvmlGpuInstanceInfo_t");
+
+struct nvmlComputeInstancePlacement_t {
+  unsigned int start;
+  unsigned int size;
+};
+
+struct nvmlComputeInstanceProfileInfo_t {
+  unsigned int id;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
+};
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "NVML ABI: CI profile info v1");
+
+struct nvmlComputeInstanceProfileInfo_v2_t {
+  unsigned int version;  // kComputeInstanceProfileInfoV2
+  unsigned int id;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
+  char name[96];
+};
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == 136, "NVML ABI: CI profile info v2");
+
+struct nvmlComputeInstanceInfo_t {
+  nvmlDevice_t device;
+  nvmlGpuInstance_t gpuInstance;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlComputeInstancePlacement_t placement;
+};
+static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "NVML ABI: nvmlComputeInstanceInfo_t");
+
+// What nvmlDeviceGetComputeRunningProcesses_v2 and _v3 fill (the unversioned call has a shorter
+// struct and is not bound).
+struct nvmlProcessInfo_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes, or kValueNotAvailable
+  unsigned int gpuInstanceId;        // 0xFFFFFFFF when not on a MIG instance
+  unsigned int computeInstanceId;
+};
+static_assert(sizeof(nvmlProcessInfo_t) == 24, "NVML ABI: nvmlProcessInfo_t (v2/v3)");
+
 }  // extern "C"
 
 // Return codes (nvml.md §3).
@@ -64,7 +168,65 @@ inline constexpr nvmlReturn_t kErrorDriverNotLoaded = 9;
 inline constexpr nvmlReturn_t kErrorLibraryNotFound = 12;
 inline constexpr nvmlReturn_t kErrorFunctionNotFound = 13;
 inline constexpr nvmlReturn_t kErrorGpuIsLost = 15;
+inline constexpr nvmlReturn_t kErrorInUse = 19;
+inline constexpr nvmlReturn_t kErrorInsufficientResources = 23;
 inline constexpr nvmlReturn_t kErrorUnknown = 999;
+
+// "INSUFFICIENT_RESOURCES" for NVML_ERROR_INSUFFICIENT_RESOURCES ("SUCCESS" for 0); nullptr for
+// a code this table lacks (newer drivers add codes).
+inline const char* ReturnCodeName(nvmlReturn_t code) {
+  static constexpr const char* kNames[] = {"SUCCESS",
+                                           "UNINITIALIZED",
+                                           "INVALID_ARGUMENT",
+                                           "NOT_SUPPORTED",
+                                           "NO_PERMISSION",
+                                           "ALREADY_INITIALIZED",
+                                           "NOT_FOUND",
+                                           "INSUFFICIENT_SIZE",
+                                           "INSUFFICIENT_POWER",
+                                           "DRIVER_NOT_LOADED",
+                                           "TIMEOUT",
+                                           "IRQ_ISSUE",
+                                           "LIBRARY_NOT_FOUND",
+                                           "FUNCTION_NOT_FOUND",
+                                           "CORRUPTED_INFOROM",
+                                           "GPU_IS_LOST",
+                                           "RESET_REQUIRED",
+                                           "OPERATING_SYSTEM",
+                                           "LIB_RM_VERSION_MISMATCH",
+                                           "IN_USE",
+                                           "MEMORY",
+                                           "NO_DATA",
+                                           "VGPU_ECC_NOT_SUPPORTED",
+                                           "INSUFFICIENT_RESOURCES",
+                                           "FREQ_NOT_SUPPORTED",
+                                           "ARGUMENT_VERSION_MISMATCH",
+                                           "DEPRECATED",
+                                           "NOT_READY",
+                                           "GPU_NOT_FOUND",
+                                           "INVALID_STATE"};
+  if (code == kErrorUnknown) return "UNKNOWN";
+  if (code < 0 || code >= static_cast<nvmlReturn_t>(std::size(kNames))) return nullptr;
+  return kNames[code];
+}
+
+// MIG constants (nvml.md §2, "MIG").
+inline constexpr unsigned int kMigDisable = 0;
+inline constexpr unsigned int kMigEnable = 1;
+// NVML_GPU_INSTANCE_PROFILE_* values run 0x0 .. 0x11 in 13.x; older drivers reject the newer.
+inline constexpr unsigned int kGpuInstanceProfileCount = 0x12;
+inline constexpr unsigned int kComputeInstanceEngineProfileShared = 0;
+// Compute slices of NVML_COMPUTE_INSTANCE_PROFILE_<value> for values 0x0 .. 0x6 (1, 2, 3, 4, 7,
+// 8 and 6 slices); 0x7 (1_SLICE_REV1) is not used here.
+inline constexpr int kComputeInstanceProfileSlices[] = {1, 2, 3, 4, 7, 8, 6};
+// Versions of the "V" structs: sizeof | version << 24.
+inline constexpr unsigned int kGpuInstanceProfileInfoV2 =
+    sizeof(nvmlGpuInstanceProfileInfo_v2_t) | (2U << 24);
+inline constexpr unsigned int kComputeInstanceProfileInfoV2 =
+    sizeof(nvmlComputeInstanceProfileInfo_v2_t) | (2U << 24);
+static_assert(kGpuInstanceProfileInfoV2 == 0x02000098, "nvmlGpuInstanceProfileInfo_v2");
+static_assert(kComputeInstanceProfileInfoV2 == 0x02000088, "nvmlComputeInstanceProfileInfo_v2");
+inline constexpr unsigned long long kValueNotAvailable = ~0ULL;
 
 // Clock types and temperature sensor.
 inline constexpr int kClockSm = 1;

@@ -40,7 +40,11 @@ SimDevice::SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock, 
       clock_(clock),
       options_(std::move(options)),
       gpu_(spec, options_.script),
-      last_sync_(clock->Now()) {}
+      last_sync_(clock->Now()) {
+  if (options_.mig.has_value()) {
+    mig_.emplace(*options_.mig, options_.mig_enabled, info_.index, info_.uuid, options_.processes);
+  }
+}
 
 core::Status SimDevice::Sync(const char* read) {
   if (options_.unsupported.contains(read)) {
@@ -61,6 +65,62 @@ core::Status SimDevice::CheckControl(const char* what) const {
         fmt::format("GPU {}: {}: insufficient permissions (needs root)", info_.index, what)));
   }
   return core::Ok();
+}
+
+core::Result<SimMig*> SimDevice::Mig(const char* what) {
+  if (!mig_.has_value()) {
+    return Fail(Error::Unimplemented(
+        fmt::format("GPU {}: {}: {} has no MIG", info_.index, what, info_.name)));
+  }
+  return &*mig_;
+}
+
+core::Result<MigModeState> SimDevice::MigMode() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("MIG mode"));
+  return mig->mode();
+}
+
+core::Result<std::vector<MigGpuInstance>> SimDevice::MigInstances() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("MIG instances"));
+  return mig->Instances();
+}
+
+core::Result<int> SimDevice::CreateGpuInstance(int profile_id, int start) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("create GPU instance"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("create GPU instance"));
+  return mig->CreateGpuInstance(profile_id, start);
+}
+
+core::Result<int> SimDevice::CreateComputeInstance(int gpu_instance_id, int compute_slices) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("create compute instance"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("create compute instance"));
+  return mig->CreateComputeInstance(gpu_instance_id, compute_slices);
+}
+
+core::Status SimDevice::DestroyComputeInstance(int gpu_instance_id, int compute_instance_id) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("destroy compute instance"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("destroy compute instance"));
+  return mig->DestroyComputeInstance(gpu_instance_id, compute_instance_id);
+}
+
+core::Status SimDevice::DestroyGpuInstance(int gpu_instance_id) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("destroy GPU instance"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("destroy GPU instance"));
+  return mig->DestroyGpuInstance(gpu_instance_id);
+}
+
+core::Result<std::vector<GpuProcess>> SimDevice::RunningProcesses() { return options_.processes; }
+
+core::Status SimDevice::RestoreMig(bool enabled, const std::vector<MigGpuInstance>& instances) {
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("restore MIG state"));
+  return mig->Restore(enabled, instances);
 }
 
 core::Result<core::Watts> SimDevice::PowerInstant() {

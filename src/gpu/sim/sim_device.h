@@ -5,6 +5,7 @@
 #define HEADROOM_GPU_SIM_SIM_DEVICE_H_
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -14,6 +15,8 @@
 #include "core/time.h"
 #include "gpu/device.h"
 #include "gpu/sim/sim_gpu.h"
+#include "gpu/sim/sim_mig.h"
+#include "mig/profile.h"
 
 namespace headroom::gpu::sim {
 
@@ -26,6 +29,14 @@ struct SimOptions {
   // "supported_clocks", "utilization", "temperature", "memory", "power_limits", "throttle_reasons",
   // "clock_lock".
   std::set<std::string> unsupported;
+  // The GPU type's MIG profiles; absent: a GPU without MIG (its MIG calls are kUnimplemented).
+  std::optional<mig::GpuMigSpec> mig;
+  // MIG mode at start, when `mig` is set. On, with no instances, so that a simulated GPU can
+  // be partitioned at once (real GPUs need root and a reset to turn it on).
+  bool mig_enabled = true;
+  // Pretend compute processes; one with a GPU-instance id blocks destroying that instance, one
+  // without blocks destroying any.
+  std::vector<GpuProcess> processes;
 };
 
 class SimDevice final : public Device {
@@ -55,6 +66,20 @@ class SimDevice final : public Device {
   core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) override EXCLUDES(mu_);
   core::Status ResetSmClocks() override EXCLUDES(mu_);
 
+  core::Result<MigModeState> MigMode() override EXCLUDES(mu_);
+  core::Result<std::vector<MigGpuInstance>> MigInstances() override EXCLUDES(mu_);
+  core::Result<int> CreateGpuInstance(int profile_id, int start) override EXCLUDES(mu_);
+  core::Result<int> CreateComputeInstance(int gpu_instance_id, int compute_slices) override
+      EXCLUDES(mu_);
+  core::Status DestroyComputeInstance(int gpu_instance_id, int compute_instance_id) override
+      EXCLUDES(mu_);
+  core::Status DestroyGpuInstance(int gpu_instance_id) override EXCLUDES(mu_);
+  core::Result<std::vector<GpuProcess>> RunningProcesses() override;
+
+  // Simulation-only: replaces the MIG state, ids included (SimMig::Restore), e.g. a driver's
+  // state carried from an earlier process.
+  core::Status RestoreMig(bool enabled, const std::vector<MigGpuInstance>& instances) EXCLUDES(mu_);
+
   // Simulation-only: the exact energy the GPU drew, with no sensor artefacts, and a new load.
   core::Joules TrueEnergy() EXCLUDES(mu_);
   void SetScript(LoadScript script) EXCLUDES(mu_);
@@ -63,6 +88,8 @@ class SimDevice final : public Device {
   // Advances the GPU to now and checks that `read` is supported.
   core::Status Sync(const char* read) REQUIRES(mu_);
   core::Status CheckControl(const char* what) const;
+  // The MIG state, or kUnimplemented for a GPU without MIG.
+  core::Result<SimMig*> Mig(const char* what) REQUIRES(mu_);
 
   const DeviceInfo info_;
   const model::GpuSpec spec_;
@@ -72,6 +99,7 @@ class SimDevice final : public Device {
   core::Mutex mu_;
   SimGpu gpu_ GUARDED_BY(mu_);
   core::TimePoint last_sync_ GUARDED_BY(mu_);
+  std::optional<SimMig> mig_ GUARDED_BY(mu_);
 
   // Declared after mu_ so that the lock annotation can name it.
   // Locks, syncs, and returns get(gpu_) unless `read` is unsupported.

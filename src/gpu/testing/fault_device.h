@@ -1,6 +1,7 @@
 // FaultDevice: a Device decorator that forwards to another Device until told to fail, then
-// returns the given error from every call (a GPU that fell off the bus, a driver that went away).
-// For tests. Thread-safe if the wrapped device is.
+// returns the given error from every call (a GPU that fell off the bus, a driver that went away),
+// or that fails one chosen MIG create call (a driver refusing mid-reconfiguration). For tests.
+// Thread-safe if the wrapped device is.
 #ifndef HEADROOM_GPU_TESTING_FAULT_DEVICE_H_
 #define HEADROOM_GPU_TESTING_FAULT_DEVICE_H_
 
@@ -50,6 +51,36 @@ class FaultDevice final : public Device {
   }
   core::Status ResetSmClocks() override { return Call(&Device::ResetSmClocks); }
 
+  // The `nth` MIG create call (GPU or compute instance, counting from 1 from now) fails with
+  // `error`; the others go through.
+  void FailMigCreate(int nth, core::Error error) {
+    std::lock_guard lock(mu_);
+    creates_until_fault_ = nth;
+    create_fault_ = std::move(error);
+  }
+
+  core::Result<MigModeState> MigMode() override { return Call(&Device::MigMode); }
+  core::Result<std::vector<MigGpuInstance>> MigInstances() override {
+    return Call(&Device::MigInstances);
+  }
+  core::Result<int> CreateGpuInstance(int profile_id, int start) override {
+    if (auto fault = CreateFault()) return core::Fail(*fault);
+    return Call(&Device::CreateGpuInstance, profile_id, start);
+  }
+  core::Result<int> CreateComputeInstance(int gpu_instance_id, int compute_slices) override {
+    if (auto fault = CreateFault()) return core::Fail(*fault);
+    return Call(&Device::CreateComputeInstance, gpu_instance_id, compute_slices);
+  }
+  core::Status DestroyComputeInstance(int gpu_instance_id, int compute_instance_id) override {
+    return Call(&Device::DestroyComputeInstance, gpu_instance_id, compute_instance_id);
+  }
+  core::Status DestroyGpuInstance(int gpu_instance_id) override {
+    return Call(&Device::DestroyGpuInstance, gpu_instance_id);
+  }
+  core::Result<std::vector<GpuProcess>> RunningProcesses() override {
+    return Call(&Device::RunningProcesses);
+  }
+
  private:
   template <class R, class... Args, class... Passed>
   R Call(R (Device::*method)(Args...), Passed... args) {
@@ -60,9 +91,17 @@ class FaultDevice final : public Device {
     return (inner_.get()->*method)(args...);
   }
 
+  std::optional<core::Error> CreateFault() {
+    std::lock_guard lock(mu_);
+    if (creates_until_fault_ <= 0 || --creates_until_fault_ > 0) return std::nullopt;
+    return create_fault_;
+  }
+
   std::unique_ptr<Device> inner_;
   std::mutex mu_;
   std::optional<core::Error> fault_;
+  int creates_until_fault_ = 0;  // 0: no create fault armed
+  std::optional<core::Error> create_fault_;
 };
 
 }  // namespace headroom::gpu::testing
