@@ -79,6 +79,21 @@ core::Result<mig::GpuMigSpec> FindMigGpu(const GlobalOptions& global, const std:
   return **spec;
 }
 
+core::Result<mig::GpuMigSpec> MigSpecOfDevice(const GlobalOptions& global,
+                                              const gpu::Device& device) {
+  if (!device.info().catalog_type.has_value()) {
+    return core::Fail(core::Error::NotFound(
+        fmt::format("GPU {}: '{}' is not in the hardware catalog, so its MIG profiles are "
+                    "unknown",
+                    device.info().index, device.info().name)));
+  }
+  auto spec = FindMigGpu(global, *device.info().catalog_type);
+  if (!spec) {
+    return core::Fail(spec.error().WithContext(fmt::format("GPU {}", device.info().index)));
+  }
+  return spec;
+}
+
 core::Result<DeviceSet> OpenDevices(const GlobalOptions& global, const BackendOptions& options,
                                     core::Clock* clock) {
   HEADROOM_ASSIGN_OR_RETURN(std::vector<std::string> selectors, Selectors(options.gpus));

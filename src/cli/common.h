@@ -50,6 +50,11 @@ struct DeviceSet {
 [[nodiscard]] core::Result<mig::GpuMigSpec> FindMigGpu(const GlobalOptions& global,
                                                        const std::string& gpu);
 
+// The MIG entry of a device's GPU type (its DeviceInfo::catalog_type); kNotFound naming the GPU
+// when it is not in the catalogs.
+[[nodiscard]] core::Result<mig::GpuMigSpec> MigSpecOfDevice(const GlobalOptions& global,
+                                                            const gpu::Device& device);
+
 // Opens the selected backend's devices, reading time from `clock` (sim backend).
 // REQUIRES: clock outlives the devices.
 [[nodiscard]] core::Result<DeviceSet> OpenDevices(const GlobalOptions& global,

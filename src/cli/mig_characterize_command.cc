@@ -17,6 +17,7 @@
 #include "catalog/mig_plan_file.h"
 #include "catalog/mig_training_catalog.h"
 #include "cli/commands.h"
+#include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
 #include "core/files.h"
 #include "core/parse.h"
@@ -38,6 +39,8 @@ struct MigCharacterizeOptions {
   std::optional<double> power_limit_w;
   std::string out = "mig-characterize";
   bool json = false;
+  // A command after "--": measure it on the selected GPU instead of the model.
+  MigDeviceSweepOptions device;
 };
 
 core::Result<std::vector<mig::MeasuredWorkload>> SelectWorkloads(
@@ -150,6 +153,17 @@ std::vector<report::Plot> Plots(const mig::SliceModel& model,
 }
 
 int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions& o) {
+  if (!o.device.command.empty()) {
+    MigDeviceSweepOptions device = o.device;
+    device.layouts = o.layouts;
+    device.out = o.out;
+    device.json = o.json;
+    return RunMigCharacterizeOnDevice(global, device);
+  }
+  if (o.device.backend.backend != "sim" || !o.device.backend.gpus.empty()) {
+    return ReportError(core::Error::InvalidArgument(
+        "--backend/--gpus: give the command to run on each instance after --"));
+  }
   auto hardware = LoadCatalog(global);
   if (!hardware) return ReportError(hardware.error());
   auto mig_catalog = catalog::MigCatalog::Embedded();
@@ -286,6 +300,21 @@ void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction*
   cmd->add_option("--out", o->out, "Directory for results.csv and the plots")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  cmd->add_option("--backend", o->device.backend.backend,
+                  "With a command: nvml (a real GPU in MIG mode) or sim")
+      ->check(CLI::IsMember({"sim", "nvml"}));
+  cmd->add_option("--gpus", o->device.backend.gpus, "With a command: the GPU to use (one)");
+  cmd->add_option("--samples", o->device.samples,
+                  "With a command: samples each copy processes, for J/sample")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--idle", o->device.idle_s,
+                  "With a command: seconds of idle measured first (idle power for attribution)")
+      ->check(CLI::Range(0.1, 600.0))
+      ->capture_default_str();
+  cmd->add_option("command", o->device.command,
+                  "Run this on every MIG instance of each layout (after --), measured on a real "
+                  "GPU; without it, the slice model is swept")
+      ->expected(1, -1);
   cmd->callback(
       [run, o, &global] { *run = [o, &global] { return RunMigCharacterize(global, *o); }; });
 }

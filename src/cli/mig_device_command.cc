@@ -32,21 +32,6 @@ struct MigDeviceOptions {
   bool force = false;
 };
 
-// The MIG catalog entry of a device's GPU type.
-core::Result<mig::GpuMigSpec> SpecOf(const GlobalOptions& global, const gpu::Device& device) {
-  if (!device.info().catalog_type.has_value()) {
-    return core::Fail(core::Error::NotFound(
-        fmt::format("GPU {}: '{}' is not in the hardware catalog, so its MIG profiles are "
-                    "unknown",
-                    device.info().index, device.info().name)));
-  }
-  auto spec = FindMigGpu(global, *device.info().catalog_type);
-  if (!spec) {
-    return core::Fail(spec.error().WithContext(fmt::format("GPU {}", device.info().index)));
-  }
-  return spec;
-}
-
 std::string ModeText(const gpu::MigModeState& mode) {
   if (mode.current == mode.pending) return mode.current ? "enabled" : "disabled";
   return mode.current ? "enabled (disabled after the next GPU reset)"
@@ -74,7 +59,7 @@ core::Result<GpuMigView> ReadView(const GlobalOptions& global, gpu::Device& devi
   }
   view.mode = *mode;
   if (!mode->current) return view;
-  HEADROOM_ASSIGN_OR_RETURN(mig::GpuMigSpec spec, SpecOf(global, device));
+  HEADROOM_ASSIGN_OR_RETURN(mig::GpuMigSpec spec, MigSpecOfDevice(global, device));
   HEADROOM_ASSIGN_OR_RETURN(view.instances, device.MigInstances());
   HEADROOM_ASSIGN_OR_RETURN(std::vector<mig::GpuInstanceState> state,
                             gpu::ToMigState(spec, view.instances));
@@ -245,7 +230,7 @@ int RunApply(const GlobalOptions& global, const MigDeviceOptions& o) {
   ordered_json json = ordered_json::array();
   int exit_code = kExitOk;
   for (const auto& device : set->devices) {
-    auto spec = SpecOf(global, *device);
+    auto spec = MigSpecOfDevice(global, *device);
     if (!spec) return ReportError(spec.error());
     if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
       std::fprintf(stderr, "headroom: GPU %d: invalid layout on %s: %s\n", device->info().index,

@@ -1,0 +1,31 @@
+// `headroom mig characterize -- COMMAND` on a real (or simulated) GPU: applies each layout, runs
+// the user's command once per MIG instance concurrently (CUDA_VISIBLE_DEVICES set to the
+// instance's MIG device UUID), measures whole-GPU energy, attributes it to the instances
+// (mig/attribution), and restores the original layout at the end, on errors and on Ctrl-C.
+// Not thread-safe (CLI).
+#ifndef HEADROOM_CLI_MIG_CHARACTERIZE_DEVICE_H_
+#define HEADROOM_CLI_MIG_CHARACTERIZE_DEVICE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/common.h"
+
+namespace headroom::cli {
+
+struct MigDeviceSweepOptions {
+  BackendOptions backend;
+  std::vector<std::string> layouts;  // empty: 7g, 2 x 3g, 3 x 2g, 7 x 1g
+  std::vector<std::string> command;
+  std::optional<double> samples;  // work each copy does, for J/sample
+  double idle_s = 3;              // idle window measured before the sweep
+  std::string out;
+  bool json = false;
+};
+
+int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweepOptions& o);
+
+}  // namespace headroom::cli
+
+#endif  // HEADROOM_CLI_MIG_CHARACTERIZE_DEVICE_H_
