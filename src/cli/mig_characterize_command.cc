@@ -13,10 +13,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "catalog/mig_catalog.h"
-#include "catalog/mig_plan_file.h"
 #include "catalog/mig_training_catalog.h"
 #include "cli/commands.h"
+#include "cli/mig_catalogs.h"
 #include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
 #include "core/files.h"
@@ -164,30 +163,21 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
     return ReportError(core::Error::InvalidArgument(
         "--backend/--gpus: give the command to run on each instance after --"));
   }
-  auto hardware = LoadCatalog(global);
-  if (!hardware) return ReportError(hardware.error());
-  auto mig_catalog = catalog::MigCatalog::Embedded();
-  if (!mig_catalog) return ReportError(mig_catalog.error());
-  auto catalog = catalog::MigTrainingCatalog::Embedded();
-  if (!catalog) return ReportError(catalog.error());
-  auto model = catalog::MakeSliceModel(o.gpu, o.power_limit_w, *hardware, *mig_catalog, *catalog);
-  if (!model) {
-    return ReportError(model.error().WithContext(
-        model.error().code() == core::Code::kOutOfRange ? "--power-limit" : "--gpu"));
-  }
-  auto workloads = SelectWorkloads(*catalog, o.workloads);
+  auto catalogs = LoadMigCatalogs(global);
+  if (!catalogs) return ReportError(catalogs.error());
+  auto model = catalogs->Model(o.gpu, o.power_limit_w);
+  if (!model) return ReportError(model.error());
+  auto workloads = SelectWorkloads(catalogs->workloads, o.workloads);
   if (!workloads) return ReportError(workloads.error());
   auto layouts = SelectLayouts(model->mig(), o);
   if (!layouts) return ReportError(layouts.error());
-  auto reference = hardware->Gpu(catalog->reference_gpu());
-  if (!reference) return ReportError(reference.error());
 
   std::vector<mig::LayoutResult> results;
   std::vector<mig::WorkloadFit> fits;
   ProgressBar progress("mig characterize", ProgressWanted());
   const size_t total = workloads->size() * layouts->size();
   for (const mig::MeasuredWorkload& w : *workloads) {
-    auto fit = mig::FitWorkload(w, **reference, catalog->reference_idle_w());
+    auto fit = catalogs->Fit(w);
     if (!fit) return ReportError(fit.error());
     fits.push_back(*fit);
     for (const auto& layout : *layouts) {

@@ -7,10 +7,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "catalog/mig_catalog.h"
 #include "catalog/mig_plan_file.h"
-#include "catalog/mig_training_catalog.h"
 #include "cli/commands.h"
+#include "cli/mig_catalogs.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/planner.h"
@@ -68,13 +67,10 @@ ordered_json OptionJson(const mig::PlanOption& o, const mig::PlanOption& whole) 
 int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
   auto text = core::ReadFile(o.file);
   if (!text) return ReportError(text.error());
-  auto hardware = LoadCatalog(global);
-  if (!hardware) return ReportError(hardware.error());
-  auto mig_catalog = catalog::MigCatalog::Embedded();
-  if (!mig_catalog) return ReportError(mig_catalog.error());
-  auto workloads = catalog::MigTrainingCatalog::Embedded();
-  if (!workloads) return ReportError(workloads.error());
-  auto input = catalog::ParseMigPlanFile(*text, o.file, *hardware, *mig_catalog, *workloads);
+  auto catalogs = LoadMigCatalogs(global);
+  if (!catalogs) return ReportError(catalogs.error());
+  auto input = catalog::ParseMigPlanFile(*text, o.file, catalogs->hardware, catalogs->mig,
+                                         catalogs->workloads);
   if (!input) return ReportError(input.error());
   if (o.objective == "makespan") input->request.objective = mig::Objective::kMakespan;
   if (o.objective == "energy") input->request.objective = mig::Objective::kEnergy;
@@ -167,16 +163,11 @@ struct MigWorkloadsOptions {
 // The measured workloads and what the slice model derives from them, with the predicted rate of
 // each on the GPU's smallest and largest instance.
 int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
-  auto hardware = LoadCatalog(global);
-  if (!hardware) return ReportError(hardware.error());
-  auto mig_catalog = catalog::MigCatalog::Embedded();
-  if (!mig_catalog) return ReportError(mig_catalog.error());
-  auto workloads = catalog::MigTrainingCatalog::Embedded();
-  if (!workloads) return ReportError(workloads.error());
-  auto model = catalog::MakeSliceModel(o.gpu, std::nullopt, *hardware, *mig_catalog, *workloads);
-  if (!model) return ReportError(model.error().WithContext("--gpu"));
-  auto reference = hardware->Gpu(workloads->reference_gpu());
-  if (!reference) return ReportError(reference.error());
+  auto catalogs = LoadMigCatalogs(global);
+  if (!catalogs) return ReportError(catalogs.error());
+  auto model = catalogs->Model(o.gpu, std::nullopt);
+  if (!model) return ReportError(model.error());
+  const catalog::MigTrainingCatalog* workloads = &catalogs->workloads;
   const mig::Slice whole = mig::WholeGpuSlice(model->gpu(), model->mig());
   const mig::GiProfile& smallest = model->mig().profiles.front();
   const mig::Slice small = mig::InstanceSlice(smallest, smallest.starts.front());
@@ -195,7 +186,7 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
                            {fmt::format("{}_SAMPLES/S", smallest.name)}});
   ordered_json list = ordered_json::array();
   for (const mig::MeasuredWorkload& w : workloads->workloads()) {
-    auto fit = mig::FitWorkload(w, **reference, workloads->reference_idle_w());
+    auto fit = catalogs->Fit(w);
     if (!fit) return ReportError(fit.error());
     const int b = w.default_batch;
     const core::Megahertz f = model->gpu().sm_clock_max;

@@ -1,0 +1,31 @@
+#include "cli/mig_catalogs.h"
+
+#include "catalog/mig_plan_file.h"
+
+namespace headroom::cli {
+
+core::Result<mig::SliceModel> MigCatalogs::Model(const std::string& gpu,
+                                                 std::optional<double> power_limit_w) const {
+  auto model = catalog::MakeSliceModel(gpu, power_limit_w, hardware, mig, workloads);
+  if (!model) {
+    return core::Fail(model.error().WithContext(
+        model.error().code() == core::Code::kOutOfRange ? "--power-limit" : "--gpu"));
+  }
+  return model;
+}
+
+core::Result<MigCatalogs> LoadMigCatalogs(const GlobalOptions& global) {
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig, catalog::MigCatalog::Embedded());
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigTrainingCatalog workloads,
+                            catalog::MigTrainingCatalog::Embedded());
+  HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* reference,
+                            hardware.Gpu(workloads.reference_gpu()));
+  const model::GpuSpec reference_spec = *reference;
+  return MigCatalogs{.hardware = std::move(hardware),
+                     .mig = std::move(mig),
+                     .workloads = std::move(workloads),
+                     .reference = reference_spec};
+}
+
+}  // namespace headroom::cli
