@@ -23,7 +23,8 @@ class NvmlBackendTest : public ::testing::Test {
           "HEADROOM_FAKE_NVML_NOT_ROOT", "HEADROOM_FAKE_NVML_DRIVER_NOT_LOADED",
           "HEADROOM_FAKE_NVML_LOST_AFTER", "CUDA_VISIBLE_DEVICES", "HEADROOM_FAKE_NVML_MIG",
           "HEADROOM_FAKE_NVML_MIG_LAYOUT", "HEADROOM_FAKE_NVML_MIG_STATE",
-          "HEADROOM_FAKE_NVML_MIG_FAIL_CREATE", "HEADROOM_FAKE_NVML_PROCESSES"}) {
+          "HEADROOM_FAKE_NVML_MIG_FAIL_CREATE", "HEADROOM_FAKE_NVML_PROCESSES",
+          "HEADROOM_FAKE_NVML_MIG_PERTURB", "HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG"}) {
       ::unsetenv(var);
     }
     ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML, 1);
@@ -315,6 +316,77 @@ TEST_F(NvmlBackendTest, MigModeOffAndMissingMigSymbolsAreUnimplemented) {
   EXPECT_EQ(legacy[0]->MigMode().error().code(), core::Code::kUnimplemented);
   EXPECT_EQ(legacy[0]->MigInstances().error().code(), core::Code::kUnimplemented);
   EXPECT_EQ(legacy[0]->RunningProcesses().error().code(), core::Code::kUnimplemented);
+}
+
+// The driver's profile table (profile info V and possible placements _v2), read with MIG mode
+// off as R580 allows; nothing about the GPU changes.
+TEST_F(NvmlBackendTest, ReadsMigProfilesAndPlacementsWithMigModeOff) {
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+  ::setenv("HEADROOM_FAKE_NVML_MIG_PERTURB", "9:sms=43", 1);
+  auto devices = Open();
+  ASSERT_EQ(devices.size(), 1u);
+  Device& d = *devices[0];
+  auto profiles = d.MigProfiles();
+  ASSERT_TRUE(profiles) << profiles.error().message();
+  ASSERT_EQ(profiles->size(), 7u);  // NVML values 0x0..0x4, 0x7, 0x9 on A100
+  const MigProfileInfo& first = (*profiles)[0];
+  EXPECT_EQ(first.nvml_profile, 0x0);
+  EXPECT_EQ(first.id, 19);
+  EXPECT_EQ(first.name, "MIG 1g.10gb");
+  ASSERT_EQ(first.placements.size(), 7u);
+  EXPECT_EQ(first.placements[6].start, 6);
+  EXPECT_EQ(first.placements[6].size, 1);
+  const MigProfileInfo& three = (*profiles)[2];  // NVML_GPU_INSTANCE_PROFILE_3_SLICE
+  EXPECT_EQ(three.nvml_profile, 0x2);
+  EXPECT_EQ(three.id, 9);
+  EXPECT_EQ(three.slices, 3);
+  EXPECT_EQ(three.sm_count, 43);                  // as the (perturbed) driver says
+  EXPECT_EQ(three.memory_bytes, 38912ULL << 20);  // MiB from NVML, in bytes
+  EXPECT_EQ(three.max_instances, 2);
+  EXPECT_EQ(three.copy_engines, 3);
+  ASSERT_EQ(three.placements.size(), 2u);
+  EXPECT_EQ(three.placements[1].start, 4);
+  EXPECT_EQ(three.placements[1].size, 4);
+  EXPECT_EQ((*profiles)[5].nvml_profile, 0x7);  // 1_SLICE_REV1, the +me
+  EXPECT_EQ((*profiles)[5].ofa, 1);
+  EXPECT_FALSE(d.MigMode()->current);  // still off: reading changed nothing
+}
+
+TEST_F(NvmlBackendTest, ADriverThatListsProfilesOnlyInMigModeSaysSo) {
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+  ::setenv("HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG", "1", 1);
+  {
+    auto devices = Open();
+    ASSERT_EQ(devices.size(), 1u);
+    auto profiles = devices[0]->MigProfiles();
+    ASSERT_FALSE(profiles);
+    EXPECT_EQ(profiles.error().code(), core::Code::kUnimplemented);
+    EXPECT_EQ(profiles.error().message(),
+              "GPU 0: MIG profiles: the driver answered no GPU-instance profile (NVML profiles "
+              "0x0 to 0x11: NOT_SUPPORTED or INVALID_ARGUMENT) (MIG mode is disabled); this "
+              "driver may list them only with MIG mode enabled");
+  }
+  auto devices = OpenMigGpu();
+  ASSERT_EQ(devices.size(), 1u);
+  auto profiles = devices[0]->MigProfiles();
+  ASSERT_TRUE(profiles) << profiles.error().message();
+  EXPECT_EQ(profiles->size(), 7u);
+}
+
+TEST_F(NvmlBackendTest, MigProfilesWithoutTheEntryPointsAreUnimplementedAndSaySo) {
+  ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML_LEGACY, 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  auto profiles = devices[0]->MigProfiles();
+  ASSERT_FALSE(profiles);
+  EXPECT_EQ(profiles.error().code(), core::Code::kUnimplemented);
+  EXPECT_EQ(profiles.error().message().rfind(
+                "GPU 0: GPU-instance profiles (nvmlDeviceGetGpuInstanceProfileInfo[V]): not "
+                "available in ",
+                0),
+            0u)
+      << profiles.error().message();
+  EXPECT_NE(profiles.error().message().find(FAKE_NVML_LEGACY), std::string::npos);
 }
 
 }  // namespace

@@ -31,6 +31,9 @@ void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* 
 // Subcommands of `headroom mig` that read or change GPUs (mig_device_command.cc).
 void AddMigShow(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 void AddMigApply(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
+// `mig show --profiles` (mig_profiles_command.cc): the driver's GPU-instance profiles beside the
+// catalog's; exit 0 when they agree, 1 on any difference.
+int RunMigProfileCheck(const GlobalOptions& global, const BackendOptions& backend, bool json);
 // Subcommands of `headroom mig` on the slice model.
 void AddMigPlan(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 void AddMigWorkloads(CLI::App* mig, const GlobalOptions& global, RunFunction* run);

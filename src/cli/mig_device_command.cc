@@ -30,6 +30,7 @@ struct MigDeviceOptions {
   bool json = false;
   bool dry_run = false;
   bool force = false;
+  bool profiles = false;  // show: the driver's profile table against the catalog
 };
 
 std::string ModeText(const gpu::MigModeState& mode) {
@@ -262,8 +263,17 @@ void AddMigShow(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
   CLI::App* show = mig->add_subcommand(
       "show", "Show each GPU's MIG mode and instances (layout, SMs, memory, MIG device UUIDs)");
   AddBackendOptions(show, &o->backend);
-  show->add_flag("--json", o->json, "Print {\"backend\", \"gpus\": [...]} as JSON");
-  show->callback([run, o, &global] { *run = [o, &global] { return RunShow(global, *o); }; });
+  show->add_flag("--json", o->json,
+                 "Print {\"backend\", \"gpus\": [...]} as JSON (with --profiles: {\"gpu\", "
+                 "\"catalog\", \"profiles\", \"match\"} per GPU)");
+  show->add_flag("--profiles", o->profiles,
+                 "Compare the driver's GPU-instance profiles and placements with the MIG catalog "
+                 "(read-only; works with MIG mode off); exit 1 when they differ");
+  show->callback([run, o, &global] {
+    *run = [o, &global] {
+      return o->profiles ? RunMigProfileCheck(global, o->backend, o->json) : RunShow(global, *o);
+    };
+  });
 }
 
 void AddMigApply(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {

@@ -41,6 +41,10 @@ core::Result<std::vector<MigGpuInstance>> Device::MigInstances() {
   return core::Fail(NoMig(info(), "MIG instances"));
 }
 
+core::Result<std::vector<MigProfileInfo>> Device::MigProfiles() {
+  return core::Fail(NoMig(info(), "MIG profiles"));
+}
+
 core::Result<int> Device::CreateGpuInstance(int /*profile_id*/, int /*start*/) {
   return core::Fail(NoMig(info(), "create GPU instance"));
 }

@@ -98,6 +98,29 @@ struct MigGpuInstance {
   std::vector<MigComputeInstance> compute_instances = {};
 };
 
+// One placement a GPU-instance profile allows: its first memory slice and how many it spans.
+struct MigPlacement {
+  int start = 0;
+  int size = 0;
+};
+
+// One GPU-instance profile as the driver describes it (`nvidia-smi mig -lgip` and `-lgipp`).
+struct MigProfileInfo {
+  int nvml_profile = 0;   // the NVML_GPU_INSTANCE_PROFILE_* value it answered to, e.g. 0x2
+  int id = 0;             // the profile ID to create with (`-lgip` "ID"), e.g. 9 for a 3g
+  std::string name = {};  // the driver's name ("MIG 3g.40gb"); empty when it gives none
+  int slices = 0;         // compute (SM) slices
+  int max_instances = 0;  // instances of this profile one GPU can hold
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  int copy_engines = 0;
+  int decoders = 0;
+  int encoders = 0;
+  int jpeg = 0;
+  int ofa = 0;
+  std::vector<MigPlacement> placements = {};  // ascending by start
+};
+
 // A compute process using the GPU (any of its MIG instances included).
 struct GpuProcess {
   std::uint32_t pid = 0;
@@ -154,6 +177,10 @@ class Device {
                                                             int compute_instance_id);
   // REQUIRES: the GPU instance has no compute instances left (else kFailedPrecondition).
   [[nodiscard]] virtual core::Status DestroyGpuInstance(int gpu_instance_id);
+  // The GPU-instance profiles the driver offers, with their possible placements, by NVML
+  // profile value. Read-only; works with MIG mode off where the driver answers then (R580 on
+  // H200 does). A GPU or backend without MIG: kUnimplemented.
+  [[nodiscard]] virtual core::Result<std::vector<MigProfileInfo>> MigProfiles();
   // The compute processes running on the GPU now.
   [[nodiscard]] virtual core::Result<std::vector<GpuProcess>> RunningProcesses();
 };

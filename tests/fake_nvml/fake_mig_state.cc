@@ -1,5 +1,6 @@
 #include "fake_mig_state.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -37,6 +38,70 @@ core::Result<std::vector<gpu::GpuProcess>> ParseProcesses(const std::string& tex
     out.push_back(process);
   }
   return out;
+}
+
+namespace {
+
+// Sets `field` of `profile` to `value` (see PerturbProfiles).
+core::Status Perturb(std::string_view field, std::string_view value, mig::GiProfile* profile) {
+  if (field == "starts") {
+    profile->starts.clear();
+    for (std::string_view start : core::Split(value, '/')) {
+      auto n = core::ParseInteger(start);
+      if (!n) return Fail(Error::InvalidArgument(fmt::format("bad start '{}'", start)));
+      profile->starts.push_back(static_cast<int>(*n));
+    }
+    return core::Ok();
+  }
+  auto n = core::ParseInteger(value);
+  if (!n || *n < 0) return Fail(Error::InvalidArgument(fmt::format("bad number '{}'", value)));
+  const int v = static_cast<int>(*n);
+  if (field == "memory_mib") {
+    profile->memory_gib = static_cast<double>(*n) / 1024.0;
+    return core::Ok();
+  }
+  const std::map<std::string_view, int*> fields = {{"sms", &profile->sm_count},
+                                                   {"slices", &profile->compute_slices},
+                                                   {"instances", &profile->max_instances},
+                                                   {"copy", &profile->engines.copy},
+                                                   {"decoders", &profile->engines.decoders},
+                                                   {"encoders", &profile->engines.encoders},
+                                                   {"jpeg", &profile->engines.jpeg},
+                                                   {"ofa", &profile->engines.ofa}};
+  auto it = fields.find(field);
+  if (it == fields.end()) return Fail(Error::InvalidArgument(fmt::format("no field '{}'", field)));
+  *it->second = v;
+  return core::Ok();
+}
+
+}  // namespace
+
+core::Status PerturbProfiles(const std::string& text, mig::GpuMigSpec* spec) {
+  for (std::string_view item : core::Split(text, ',')) {
+    item = core::Trim(item);
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    auto id = core::ParseInteger(item.substr(0, colon));
+    auto profile = std::find_if(spec->profiles.begin(), spec->profiles.end(),
+                                [&id](const mig::GiProfile& p) { return id && p.id == *id; });
+    if (colon == std::string_view::npos || profile == spec->profiles.end()) {
+      return Fail(Error::InvalidArgument(
+          fmt::format("MIG perturbation '{}': want <profile id>:<field>=<value>", item)));
+    }
+    const std::string_view change = item.substr(colon + 1);
+    if (change == "absent") {
+      spec->profiles.erase(profile);
+      continue;
+    }
+    const size_t eq = change.find('=');
+    if (eq == std::string_view::npos) {
+      return Fail(Error::InvalidArgument(fmt::format("MIG perturbation '{}': no '='", item)));
+    }
+    if (auto done = Perturb(change.substr(0, eq), change.substr(eq + 1), &*profile); !done) {
+      return Fail(done.error().WithContext(fmt::format("MIG perturbation '{}'", item)));
+    }
+  }
+  return core::Ok();
 }
 
 core::Result<std::vector<gpu::MigGpuInstance>> InstancesOf(const mig::GpuMigSpec& spec,

@@ -18,6 +18,12 @@ namespace headroom::fake_nvml {
 // "4242:1,777": pid 4242 in GPU instance 1, pid 777 on the whole GPU; each uses 512 MiB.
 [[nodiscard]] core::Result<std::vector<gpu::GpuProcess>> ParseProcesses(const std::string& text);
 
+// What the fake driver reports differently from the catalog (HEADROOM_FAKE_NVML_MIG_PERTURB),
+// e.g. "9:sms=61,0:memory_mib=71424,19:absent,14:starts=0/2": per profile ID, one of sms,
+// memory_mib, slices, instances, copy, decoders, encoders, jpeg, ofa (a whole number), starts
+// ('/'-separated) or absent (the driver lacks the profile). Changes `spec`'s profiles.
+[[nodiscard]] core::Status PerturbProfiles(const std::string& text, mig::GpuMigSpec* spec);
+
 // The instances of `layout` (canonical text) as a driver would number them had it created them
 // largest first: GPU instances 1, 2, ..., compute instances 0, 1, ... within each.
 [[nodiscard]] core::Result<std::vector<gpu::MigGpuInstance>> InstancesOf(

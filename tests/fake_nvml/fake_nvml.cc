@@ -26,6 +26,15 @@
 //   HEADROOM_FAKE_NVML_PROCESSES=4242:1,77   pretend compute processes on every GPU: pid, and
 //                                            the GPU instance it runs in (none: the whole GPU);
 //                                            destroying what they use returns IN_USE
+//   HEADROOM_FAKE_NVML_MIG_PERTURB=9:sms=61,0:memory_mib=71424,19:absent,14:starts=0/2
+//                                            GPU-instance profiles (by ID) as the driver reports
+//                                            them differ from the catalog: sms, memory_mib,
+//                                            slices, instances, copy, decoders, encoders, jpeg,
+//                                            ofa, starts ('/'-separated), or absent (not listed)
+//   HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG=1
+//                                            profile info and possible placements answer
+//                                            NOT_SUPPORTED while MIG mode is off; by default
+//                                            they answer with MIG mode off too, as R580 does
 // Overlapping or excess placements return INSUFFICIENT_RESOURCES, and with
 // HEADROOM_FAKE_NVML_NOT_ROOT creating or destroying returns NO_PERMISSION.
 // The MIG entry points are in fake_nvml_mig.cc, the state they share in fake_state.h.
@@ -99,6 +108,12 @@ nvmlReturn_t StartMig(const headroom::gpu::sim::SimOptions& options, FakeState* 
   state->mig_fail_create = static_cast<int>(*nth);
   if (!options.mig.has_value()) return nvml::kSuccess;
   state->mig_spec = options.mig;
+  state->mig_profiles_need_mig = EnvFlag("HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG");
+  // What the driver reports may differ from the catalog; the simulated GPU keeps the catalog.
+  if (!headroom::fake_nvml::PerturbProfiles(EnvOr("HEADROOM_FAKE_NVML_MIG_PERTURB", ""),
+                                            &*state->mig_spec)) {
+    return nvml::kErrorInvalidArgument;
+  }
   state->mig_state_path = EnvOr("HEADROOM_FAKE_NVML_MIG_STATE", "");
   if (!state->mig_state_path.empty()) {
     auto loaded = headroom::fake_nvml::LoadMigState(state->mig_state_path, state->devices);

@@ -100,6 +100,15 @@ nvmlReturn_t LookupGi(nvml::nvmlGpuInstance_t handle, MigHandle** h, MigGpuInsta
   return nvml::kErrorNotFound;
 }
 
+// Whether the device's profiles can be queried now: as R580 does, also with MIG mode off, unless
+// HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG; a GPU without MIG has none.
+nvmlReturn_t ProfilesListed(SimDevice& device) {
+  auto mode = device.MigMode();
+  if (!mode) return ReturnFor(mode.error());
+  if (g_state->mig_profiles_need_mig && !mode->current) return nvml::kErrorNotSupported;
+  return nvml::kSuccess;
+}
+
 // Compute slices of a compute-instance profile (its id is its NVML enum value), or 0.
 int CiSlices(unsigned int profile) {
   return profile < std::size(nvml::kComputeInstanceProfileSlices)
@@ -118,9 +127,7 @@ nvmlReturn_t GiProfileInfo(nvmlDevice_t handle, unsigned int profile, Info* info
   SimDevice* device = nullptr;
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   if (info == nullptr) return nvml::kErrorInvalidArgument;
-  auto mode = device->MigMode();
-  if (!mode) return ReturnFor(mode.error());
-  if (!mode->current) return nvml::kErrorNotSupported;
+  if (nvmlReturn_t rc = ProfilesListed(*device); rc != nvml::kSuccess) return rc;
   const GiProfile* p = ProfileWhere(
       [profile](const GiProfile& q) { return q.nvml_value == static_cast<int>(profile); });
   if (p == nullptr) return nvml::kErrorNotSupported;
@@ -216,9 +223,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(
   SimDevice* device = nullptr;
   if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
   if (count == nullptr) return nvml::kErrorInvalidArgument;
-  auto mode = device->MigMode();
-  if (!mode) return ReturnFor(mode.error());
-  if (!mode->current) return nvml::kErrorNotSupported;
+  if (nvmlReturn_t rc = ProfilesListed(*device); rc != nvml::kSuccess) return rc;
   const GiProfile* p = ProfileWhere(
       [profile_id](const GiProfile& q) { return q.id == static_cast<int>(profile_id); });
   if (p == nullptr) return nvml::kErrorInvalidArgument;

@@ -46,9 +46,10 @@ struct FakeState {
   int init_count = 0;
   std::deque<MigHandle> mig_handles;
   std::string mig_state_path;
-  int mig_creates = 0;      // create calls so far
-  int mig_fail_create = 0;  // 0: none fails
-  std::optional<mig::GpuMigSpec> mig_spec;
+  int mig_creates = 0;                      // create calls so far
+  int mig_fail_create = 0;                  // 0: none fails
+  std::optional<mig::GpuMigSpec> mig_spec;  // the profiles as the driver reports them
+  bool mig_profiles_need_mig = false;       // profile queries NOT_SUPPORTED with MIG off
 };
 
 extern std::mutex g_mu;

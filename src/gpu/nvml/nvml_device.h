@@ -72,9 +72,11 @@ class NvmlDevice final : public Device {
   core::Status LockSmClocks(core::Megahertz min, core::Megahertz max) override EXCLUDES(mu_);
   core::Status ResetSmClocks() override EXCLUDES(mu_);
 
-  // MIG, in nvml_mig.cc. Profiles are probed on each call: they exist only while MIG mode is on.
+  // MIG, in nvml_mig.cc. Profiles are probed on each call (some drivers list them only while MIG
+  // mode is on; R580 lists them either way).
   core::Result<MigModeState> MigMode() override;
   core::Result<std::vector<MigGpuInstance>> MigInstances() override;
+  core::Result<std::vector<MigProfileInfo>> MigProfiles() override;
   core::Result<int> CreateGpuInstance(int profile_id, int start) override;
   core::Result<int> CreateComputeInstance(int gpu_instance_id, int compute_slices) override;
   core::Status DestroyComputeInstance(int gpu_instance_id, int compute_instance_id) override;
@@ -82,7 +84,6 @@ class NvmlDevice final : public Device {
   core::Result<std::vector<GpuProcess>> RunningProcesses() override;
 
  private:
-  struct GiProfileInfo;
   struct GiEntry;
   struct CiEntry;
   // OK, or the typed error for `rc` naming this GPU and `what`.
@@ -94,7 +95,11 @@ class NvmlDevice final : public Device {
     return Check(rc, what.c_str());
   }
   // MIG helpers (nvml_mig.cc).
-  core::Result<std::vector<GiProfileInfo>> GpuInstanceProfiles() const;
+  // The profiles the driver answers, by NVML profile value, without their placements.
+  core::Result<std::vector<MigProfileInfo>> GpuInstanceProfiles() const;
+  // The driver's placements for profile ID `profile_id`, ascending; `what` names the caller.
+  core::Result<std::vector<MigPlacement>> PossiblePlacements(int profile_id,
+                                                             const std::string& what) const;
   core::Result<std::vector<GiEntry>> GpuInstances() const;
   core::Result<GiEntry> FindGpuInstance(int gpu_instance_id, const char* what) const;
   core::Result<std::vector<CiEntry>> ComputeInstances(nvmlGpuInstance_t gi) const;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -46,19 +48,48 @@ nvmlReturn_t ComputeInstanceProfile(const NvmlApi& api, nvmlGpuInstance_t gi, un
   return api.get_ci_profile_info(gi, profile, kComputeInstanceEngineProfileShared, info);
 }
 
-}  // namespace
+// A GPU-instance profile in the Device's terms, from either form of NVML's profile info (they
+// share every field but the version and name).
+template <class Info>
+MigProfileInfo ToProfileInfo(unsigned int nvml_profile, const Info& info) {
+  return {.nvml_profile = static_cast<int>(nvml_profile),
+          .id = static_cast<int>(info.id),
+          .slices = static_cast<int>(info.sliceCount),
+          .max_instances = static_cast<int>(info.instanceCount),
+          .sm_count = static_cast<int>(info.multiprocessorCount),
+          .memory_bytes = info.memorySizeMB * kBytesPerMib,
+          .copy_engines = static_cast<int>(info.copyEngineCount),
+          .decoders = static_cast<int>(info.decoderCount),
+          .encoders = static_cast<int>(info.encoderCount),
+          .jpeg = static_cast<int>(info.jpegCount),
+          .ofa = static_cast<int>(info.ofaCount)};
+}
 
-struct NvmlDevice::GiProfileInfo {
-  unsigned int id = 0;
-  unsigned int instance_count = 0;
-  unsigned int sm_count = 0;
-  unsigned long long memory_mib = 0;
-};
+// NVML profile `profile` of `device` through the versioned call where the driver has it (it also
+// carries the name), else the plain one. REQUIRES: one of the two is bound.
+nvmlReturn_t GpuInstanceProfile(const NvmlApi& api, nvmlDevice_t device, unsigned int profile,
+                                MigProfileInfo* out) {
+  if (api.get_gi_profile_info_v != nullptr) {
+    nvmlGpuInstanceProfileInfo_v2_t info{};
+    info.version = kGpuInstanceProfileInfoV2;
+    const nvmlReturn_t rc = api.get_gi_profile_info_v(device, profile, &info);
+    *out = ToProfileInfo(profile, info);
+    info.name[sizeof(info.name) - 1] = '\0';
+    out->name = info.name;
+    return rc;
+  }
+  nvmlGpuInstanceProfileInfo_t info{};
+  const nvmlReturn_t rc = api.get_gi_profile_info(device, profile, &info);
+  *out = ToProfileInfo(profile, info);
+  return rc;
+}
+
+}  // namespace
 
 struct NvmlDevice::GiEntry {
   nvmlGpuInstance_t handle = nullptr;
   nvmlGpuInstanceInfo_t info = {};
-  GiProfileInfo profile = {};
+  MigProfileInfo profile = {};
 };
 
 struct NvmlDevice::CiEntry {
@@ -76,31 +107,77 @@ core::Result<MigModeState> NvmlDevice::MigMode() {
   return MigModeState{.current = current == kMigEnable, .pending = pending == kMigEnable};
 }
 
-core::Result<std::vector<NvmlDevice::GiProfileInfo>> NvmlDevice::GpuInstanceProfiles() const {
+core::Result<std::vector<MigProfileInfo>> NvmlDevice::GpuInstanceProfiles() const {
   if (api_.get_gi_profile_info_v == nullptr) {
     HEADROOM_RETURN_IF_ERROR(
-        Require(reinterpret_cast<const void*>(api_.get_gi_profile_info), "GPU-instance profiles"));
+        Require(reinterpret_cast<const void*>(api_.get_gi_profile_info),
+                "GPU-instance profiles (nvmlDeviceGetGpuInstanceProfileInfo[V])"));
   }
-  std::vector<GiProfileInfo> profiles;
+  std::vector<MigProfileInfo> profiles;
   for (unsigned int profile = 0; profile < kGpuInstanceProfileCount; ++profile) {
-    GiProfileInfo found;
-    nvmlReturn_t rc = kSuccess;
-    // The versioned call where the driver has it (it also carries the name, unused here).
-    if (api_.get_gi_profile_info_v != nullptr) {
-      nvmlGpuInstanceProfileInfo_v2_t info{};
-      info.version = kGpuInstanceProfileInfoV2;
-      rc = api_.get_gi_profile_info_v(handle_, profile, &info);
-      found = {info.id, info.instanceCount, info.multiprocessorCount, info.memorySizeMB};
-    } else {
-      nvmlGpuInstanceProfileInfo_t info{};
-      rc = api_.get_gi_profile_info(handle_, profile, &info);
-      found = {info.id, info.instanceCount, info.multiprocessorCount, info.memorySizeMB};
-    }
+    MigProfileInfo found;
+    const nvmlReturn_t rc = GpuInstanceProfile(api_, handle_, profile, &found);
     if (ProfileAbsent(rc)) continue;
-    HEADROOM_RETURN_IF_ERROR(Check(rc, "GPU-instance profiles"));
+    HEADROOM_RETURN_IF_ERROR(
+        Check(rc, fmt::format("GPU-instance profile info (NVML profile {:#x})", profile)));
     const bool seen = std::any_of(profiles.begin(), profiles.end(),
-                                  [&found](const GiProfileInfo& p) { return p.id == found.id; });
-    if (!seen) profiles.push_back(found);
+                                  [&found](const MigProfileInfo& p) { return p.id == found.id; });
+    if (!seen) profiles.push_back(std::move(found));
+  }
+  return profiles;
+}
+
+core::Result<std::vector<MigPlacement>> NvmlDevice::PossiblePlacements(
+    int profile_id, const std::string& what) const {
+  HEADROOM_RETURN_IF_ERROR(
+      Require(reinterpret_cast<const void*>(api_.get_gi_possible_placements), what.c_str()));
+  // The usual two calls: the count first, then the placements.
+  const auto id = static_cast<unsigned int>(profile_id);
+  unsigned int count = 0;
+  HEADROOM_RETURN_IF_ERROR(Check(api_.get_gi_possible_placements(handle_, id, nullptr, &count),
+                                 what + ": possible placements (count)"));
+  std::vector<nvmlGpuInstancePlacement_t> raw(std::max(count, 1U));
+  count = static_cast<unsigned int>(raw.size());
+  HEADROOM_RETURN_IF_ERROR(Check(api_.get_gi_possible_placements(handle_, id, raw.data(), &count),
+                                 what + ": possible placements"));
+  std::vector<MigPlacement> out;
+  for (unsigned int i = 0; i < count && i < raw.size(); ++i) {
+    out.push_back({static_cast<int>(raw[i].start), static_cast<int>(raw[i].size)});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const MigPlacement& a, const MigPlacement& b) { return a.start < b.start; });
+  return out;
+}
+
+core::Result<std::vector<MigProfileInfo>> NvmlDevice::MigProfiles() {
+  // Read-only: profile info and possible placements, never MIG mode changes or instances.
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<MigProfileInfo> profiles, GpuInstanceProfiles());
+  std::optional<bool> mig_on;
+  if (api_.get_mig_mode != nullptr) {
+    unsigned int current = kMigDisable;
+    unsigned int pending = kMigDisable;
+    if (api_.get_mig_mode(handle_, &current, &pending) == kSuccess) {
+      mig_on = current == kMigEnable;
+    }
+  }
+  const std::string mode_note = !mig_on.has_value() ? ""
+                                : *mig_on           ? " (MIG mode is enabled)"
+                                                    : " (MIG mode is disabled)";
+  if (profiles.empty()) {
+    return Fail(Error::Unimplemented(fmt::format(
+        "GPU {}: MIG profiles: the driver answered no GPU-instance profile (NVML profiles 0x0 to "
+        "{:#x}: NOT_SUPPORTED or INVALID_ARGUMENT){}{}",
+        info_.index, kGpuInstanceProfileCount - 1, mode_note,
+        mig_on == false ? "; this driver may list them only with MIG mode enabled" : "")));
+  }
+  for (MigProfileInfo& profile : profiles) {
+    auto placements = PossiblePlacements(
+        profile.id, fmt::format("MIG profile {} ({})", profile.id,
+                                profile.name.empty() ? "unnamed" : profile.name));
+    if (!placements) {
+      return Fail(Error(placements.error().code(), placements.error().message() + mode_note));
+    }
+    profile.placements = std::move(*placements);
   }
   return profiles;
 }
@@ -121,13 +198,15 @@ core::Result<std::vector<NvmlDevice::GiEntry>> NvmlDevice::GpuInstances() const 
           fmt::format("GPU {}: MIG instances: MIG mode is disabled", info_.index)));
     }
   }
-  HEADROOM_ASSIGN_OR_RETURN(std::vector<GiProfileInfo> profiles, GpuInstanceProfiles());
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<MigProfileInfo> profiles, GpuInstanceProfiles());
   std::vector<GiEntry> entries;
-  for (const GiProfileInfo& profile : profiles) {
-    std::vector<nvmlGpuInstance_t> handles(std::max(profile.instance_count, 1U));
+  for (const MigProfileInfo& profile : profiles) {
+    std::vector<nvmlGpuInstance_t> handles(static_cast<size_t>(std::max(profile.max_instances, 1)));
     unsigned int count = static_cast<unsigned int>(handles.size());
-    HEADROOM_RETURN_IF_ERROR(Check(
-        api_.get_gpu_instances(handle_, profile.id, handles.data(), &count), "MIG GPU instances"));
+    HEADROOM_RETURN_IF_ERROR(
+        Check(api_.get_gpu_instances(handle_, static_cast<unsigned int>(profile.id), handles.data(),
+                                     &count),
+              "MIG GPU instances"));
     for (unsigned int i = 0; i < count && i < handles.size(); ++i) {
       GiEntry entry{.handle = handles[i], .profile = profile};
       HEADROOM_RETURN_IF_ERROR(
@@ -221,8 +300,8 @@ core::Result<std::vector<MigGpuInstance>> NvmlDevice::MigInstances() {
                       .profile_id = static_cast<int>(entry.info.profileId),
                       .start = static_cast<int>(entry.info.placement.start),
                       .size = static_cast<int>(entry.info.placement.size),
-                      .sm_count = static_cast<int>(entry.profile.sm_count),
-                      .memory_bytes = entry.profile.memory_mib * kBytesPerMib};
+                      .sm_count = entry.profile.sm_count,
+                      .memory_bytes = entry.profile.memory_bytes};
     HEADROOM_ASSIGN_OR_RETURN(std::vector<CiEntry> cis, ComputeInstances(entry.handle));
     for (const CiEntry& ci : cis) {
       gi.compute_instances.push_back({.id = static_cast<int>(ci.info.id),
@@ -236,35 +315,29 @@ core::Result<std::vector<MigGpuInstance>> NvmlDevice::MigInstances() {
 }
 
 core::Result<int> NvmlDevice::CreateGpuInstance(int profile_id, int start) {
-  for (const void* fn : {reinterpret_cast<const void*>(api_.get_gi_possible_placements),
-                         reinterpret_cast<const void*>(api_.create_gi_with_placement),
+  for (const void* fn : {reinterpret_cast<const void*>(api_.create_gi_with_placement),
                          reinterpret_cast<const void*>(api_.gi_get_info)}) {
     HEADROOM_RETURN_IF_ERROR(Require(fn, "create GPU instance"));
   }
   const std::string what =
       fmt::format("create GPU instance (profile {} at memory slice {})", profile_id, start);
   // The placement's size comes from the driver's own list of placements for the profile.
-  std::array<nvmlGpuInstancePlacement_t, 16> placements{};
-  unsigned int count = placements.size();
-  HEADROOM_RETURN_IF_ERROR(
-      Check(api_.get_gi_possible_placements(handle_, static_cast<unsigned int>(profile_id),
-                                            placements.data(), &count),
-            what + ": possible placements"));
-  count = std::min<unsigned int>(count, placements.size());
-  auto placement =
-      std::find_if(placements.begin(), placements.begin() + count,
-                   [start](const auto& p) { return static_cast<int>(p.start) == start; });
-  if (placement == placements.begin() + count) {
-    std::vector<unsigned int> starts;
-    for (unsigned int i = 0; i < count; ++i) starts.push_back(placements[i].start);
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<MigPlacement> placements,
+                            PossiblePlacements(profile_id, what));
+  auto placement = std::find_if(placements.begin(), placements.end(),
+                                [start](const MigPlacement& p) { return p.start == start; });
+  if (placement == placements.end()) {
+    std::vector<int> starts;
+    for (const MigPlacement& p : placements) starts.push_back(p.start);
     return Fail(Error::InvalidArgument(fmt::format("GPU {}: {}: the driver allows starts {}",
                                                    info_.index, what, fmt::join(starts, ","))));
   }
+  const nvmlGpuInstancePlacement_t chosen{static_cast<unsigned int>(placement->start),
+                                          static_cast<unsigned int>(placement->size)};
   nvmlGpuInstance_t gi = nullptr;
-  HEADROOM_RETURN_IF_ERROR(
-      Check(api_.create_gi_with_placement(handle_, static_cast<unsigned int>(profile_id),
-                                          &*placement, &gi),
-            what));
+  HEADROOM_RETURN_IF_ERROR(Check(
+      api_.create_gi_with_placement(handle_, static_cast<unsigned int>(profile_id), &chosen, &gi),
+      what));
   nvmlGpuInstanceInfo_t info{};
   HEADROOM_RETURN_IF_ERROR(Check(api_.gi_get_info(gi, &info), what + ": info"));
   return static_cast<int>(info.id);

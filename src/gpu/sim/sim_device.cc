@@ -87,6 +87,12 @@ core::Result<std::vector<MigGpuInstance>> SimDevice::MigInstances() {
   return mig->Instances();
 }
 
+core::Result<std::vector<MigProfileInfo>> SimDevice::MigProfiles() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("MIG profiles"));
+  return mig->Profiles();
+}
+
 core::Result<int> SimDevice::CreateGpuInstance(int profile_id, int start) {
   HEADROOM_RETURN_IF_ERROR(CheckControl("create GPU instance"));
   core::MutexLock lock(&mu_);

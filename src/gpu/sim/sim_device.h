@@ -68,6 +68,8 @@ class SimDevice final : public Device {
 
   core::Result<MigModeState> MigMode() override EXCLUDES(mu_);
   core::Result<std::vector<MigGpuInstance>> MigInstances() override EXCLUDES(mu_);
+  // The catalog's profiles, whatever the MIG mode.
+  core::Result<std::vector<MigProfileInfo>> MigProfiles() override EXCLUDES(mu_);
   core::Result<int> CreateGpuInstance(int profile_id, int start) override EXCLUDES(mu_);
   core::Result<int> CreateComputeInstance(int gpu_instance_id, int compute_slices) override
       EXCLUDES(mu_);

@@ -134,6 +134,30 @@ core::Result<std::vector<MigGpuInstance>> SimMig::Instances() const {
   return out;
 }
 
+std::vector<MigProfileInfo> SimMig::Profiles() const {
+  std::vector<MigProfileInfo> out;
+  for (const mig::GiProfile& p : spec_.profiles) {
+    MigProfileInfo info{.nvml_profile = p.nvml_value,
+                        .id = p.id,
+                        .name = "MIG " + p.name,
+                        .slices = p.compute_slices,
+                        .max_instances = p.max_instances,
+                        .sm_count = p.sm_count,
+                        .memory_bytes = static_cast<std::uint64_t>(p.memory_gib * kBytesPerGib),
+                        .copy_engines = p.engines.copy,
+                        .decoders = p.engines.decoders,
+                        .encoders = p.engines.encoders,
+                        .jpeg = p.engines.jpeg,
+                        .ofa = p.engines.ofa};
+    for (int start : p.starts) info.placements.push_back({start, p.memory_slices});
+    out.push_back(std::move(info));
+  }
+  std::sort(out.begin(), out.end(), [](const MigProfileInfo& a, const MigProfileInfo& b) {
+    return a.nvml_profile < b.nvml_profile;
+  });
+  return out;
+}
+
 core::Result<int> SimMig::CreateGpuInstance(int profile_id, int start) {
   HEADROOM_RETURN_IF_ERROR(RequireEnabled("create GPU instance"));
   auto profile = std::find_if(spec_.profiles.begin(), spec_.profiles.end(),

@@ -30,6 +30,8 @@ class SimMig {
   const std::vector<GpuProcess>& processes() const { return processes_; }
 
   [[nodiscard]] core::Result<std::vector<MigGpuInstance>> Instances() const;
+  // The catalog's profiles as a driver lists them (by NVML profile value), whatever the mode.
+  std::vector<MigProfileInfo> Profiles() const;
   [[nodiscard]] core::Result<int> CreateGpuInstance(int profile_id, int start);
   [[nodiscard]] core::Result<int> CreateComputeInstance(int gpu_instance_id, int compute_slices);
   [[nodiscard]] core::Status DestroyComputeInstance(int gpu_instance_id, int compute_instance_id);

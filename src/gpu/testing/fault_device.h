@@ -63,6 +63,9 @@ class FaultDevice final : public Device {
   core::Result<std::vector<MigGpuInstance>> MigInstances() override {
     return Call(&Device::MigInstances);
   }
+  core::Result<std::vector<MigProfileInfo>> MigProfiles() override {
+    return Call(&Device::MigProfiles);
+  }
   core::Result<int> CreateGpuInstance(int profile_id, int start) override {
     if (auto fault = CreateFault()) return core::Fail(*fault);
     return Call(&Device::CreateGpuInstance, profile_id, start);
