@@ -214,7 +214,29 @@ TEST_F(MigCharacterizeDeviceTest, RefusesWithMigModeOffAndChangesNothing) {
   const CommandRun run = Headroom("mig characterize --backend nvml --idle 0.1 -- true", Env());
   EXPECT_EQ(run.exit_code, 1) << run.out;
   EXPECT_TRUE(Contains(run.out, "MIG mode is disabled")) << run.out;
-  EXPECT_TRUE(Contains(run.out, "never changes MIG mode")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "--enable-mig")) << run.out;
+}
+
+TEST_F(MigCharacterizeDeviceTest, EnableMigTurnsItOnForTheSweepAndOffAfter) {
+  const CommandRun run = Headroom(
+      "mig characterize --backend nvml --enable-mig --layout 3g.40gb@0,3g.40gb@4 --idle 0.1 "
+      "--json -- true",
+      Env());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out.substr(run.out.find("{\n")));
+  EXPECT_EQ(j["runs"][0]["instances"].size(), 2u);
+  const CommandRun show = Headroom("mig show --backend nvml --json", Env());
+  const auto shown = nlohmann::json::parse(show.out, nullptr, false);
+  ASSERT_FALSE(shown.is_discarded()) << show.out;
+  EXPECT_EQ(shown["gpus"][0]["mig"]["current"], false) << show.out;
+}
+
+TEST_F(MigCharacterizeDeviceTest, EnableMigRefusesWhenTheGpuWouldNeedAReset) {
+  const CommandRun run = Headroom("mig characterize --backend nvml --enable-mig --idle 0.1 -- true",
+                                  Env("HEADROOM_FAKE_NVML_MIG_NEEDS_RESET=1"));
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_TRUE(Contains(run.out, "needs a reset")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "never resets GPUs")) << run.out;
 }
 
 TEST_F(MigCharacterizeDeviceTest, CtrlCStopsTheCopiesAndRestoresTheLayout) {

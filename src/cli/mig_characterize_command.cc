@@ -301,6 +301,9 @@ void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction*
                   "With a command: seconds of idle measured first (idle power for attribution)")
       ->check(CLI::Range(0.1, 600.0))
       ->capture_default_str();
+  cmd->add_flag("--enable-mig", o->device.enable_mig,
+                "With a command: turn MIG mode on for the sweep if it is off, and off after "
+                "(refused when the GPU would need a reset)");
   cmd->add_option("command", o->device.command,
                   "Run this on every MIG instance of each layout (after --), measured on a real "
                   "GPU; without it, the slice model is swept")

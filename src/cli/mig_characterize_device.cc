@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -113,6 +114,23 @@ struct LayoutRun {
   double window_s = 0;
   double energy_j = 0;
   std::vector<InstanceRow> instances = {};
+};
+
+// Turns MIG mode back off (it was off before --enable-mig turned it on), after the layout
+// restorer has removed the sweep's instances.
+class MigModeRestorer {
+ public:
+  explicit MigModeRestorer(gpu::Device& device) : device_(device) {}
+  MigModeRestorer(const MigModeRestorer&) = delete;
+  MigModeRestorer& operator=(const MigModeRestorer&) = delete;
+  ~MigModeRestorer() {
+    if (auto off = device_.SetMigMode(false); !off) {
+      std::cerr << "headroom: turning MIG mode back off failed: " << off.error().message() << "\n";
+    }
+  }
+
+ private:
+  gpu::Device& device_;
 };
 
 // Puts the original layout back whatever happens after it was read.
@@ -226,11 +244,26 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   if (!spec) return ReportError(spec.error());
   auto mode = device.MigMode();
   if (!mode) return ReportError(mode.error());
+  std::optional<MigModeRestorer> mode_restorer;
   if (!mode->current) {
-    return ReportError(core::Error::FailedPrecondition(fmt::format(
-        "GPU {}: MIG mode is disabled; enable it first (as root: nvidia-smi -i {} -mig 1, then "
-        "reset the GPU if nvidia-smi asks) - headroom never changes MIG mode itself",
-        device.info().index, device.info().index)));
+    if (!o.enable_mig) {
+      return ReportError(core::Error::FailedPrecondition(fmt::format(
+          "GPU {}: MIG mode is disabled; enable it first (as root: nvidia-smi -i {} -mig 1, then "
+          "reset the GPU if nvidia-smi asks), or pass --enable-mig to have headroom turn it on "
+          "for the sweep and off after",
+          device.info().index, device.info().index)));
+    }
+    auto enabled = device.SetMigMode(true);
+    if (!enabled) return ReportError(enabled.error().WithContext("--enable-mig"));
+    if (!enabled->current) {
+      (void)device.SetMigMode(false);  // leave no pending change behind
+      return ReportError(core::Error::FailedPrecondition(fmt::format(
+          "--enable-mig: GPU {} needs a reset before MIG mode takes effect, and headroom never "
+          "resets GPUs; enable it with nvidia-smi -i {} -mig 1, reset the GPU, then run without "
+          "--enable-mig",
+          device.info().index, device.info().index)));
+    }
+    mode_restorer.emplace(device);
   }
   std::vector<mig::Layout> layouts;
   for (const std::string& text : o.layouts) {
@@ -266,6 +299,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
                     device.info().index, processes->size())));
   }
   InstallStopHandlers();
+  // Declared after mode_restorer, so the layout goes back before MIG mode is turned off.
   LayoutRestorer restorer(device, *spec, original);
 
   // Idle power: the energy counter over a quiet window, on the layout found.

@@ -20,6 +20,7 @@ struct MigDeviceSweepOptions {
   std::vector<std::string> command;
   std::optional<double> samples;  // work each copy does, for J/sample
   double idle_s = 3;              // idle window measured before the sweep
+  bool enable_mig = false;        // turn MIG mode on for the sweep (and off after) if it is off
   std::string out;
   bool json = false;
 };

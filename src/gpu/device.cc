@@ -36,6 +36,9 @@ core::Error NoMig(const DeviceInfo& info, const char* what) {
 }  // namespace
 
 core::Result<MigModeState> Device::MigMode() { return core::Fail(NoMig(info(), "MIG mode")); }
+core::Result<MigModeState> Device::SetMigMode(bool) {
+  return core::Fail(NoMig(info(), "set MIG mode"));
+}
 
 core::Result<std::vector<MigGpuInstance>> Device::MigInstances() {
   return core::Fail(NoMig(info(), "MIG instances"));

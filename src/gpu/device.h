@@ -166,6 +166,10 @@ class Device {
   // destroying what a process still uses is kFailedPrecondition. These defaults serve backends
   // without MIG.
   [[nodiscard]] virtual core::Result<MigModeState> MigMode();
+  // Turns MIG mode on or off (root). Returns the mode after the call: `pending` differs from
+  // `current` when the change waits for a GPU reset, which headroom never performs. Turning it
+  // off while GPU instances exist is kFailedPrecondition.
+  [[nodiscard]] virtual core::Result<MigModeState> SetMigMode(bool enabled);
   // Every GPU instance with its compute instances, by GPU-instance id.
   [[nodiscard]] virtual core::Result<std::vector<MigGpuInstance>> MigInstances();
   // Creates a GPU instance of `profile_id` at memory slice `start`; returns its id.

@@ -35,8 +35,11 @@
 //                                            profile info and possible placements answer
 //                                            NOT_SUPPORTED while MIG mode is off; by default
 //                                            they answer with MIG mode off too, as R580 does
+//   HEADROOM_FAKE_NVML_MIG_NEEDS_RESET=1    nvmlDeviceSetMigMode reports RESET_REQUIRED and
+//                                            changes nothing (a real GPU would hold the mode
+//                                            as pending until a reset)
 // Overlapping or excess placements return INSUFFICIENT_RESOURCES, and with
-// HEADROOM_FAKE_NVML_NOT_ROOT creating or destroying returns NO_PERMISSION.
+// HEADROOM_FAKE_NVML_NOT_ROOT creating, destroying or setting MIG mode returns NO_PERMISSION.
 // The MIG entry points are in fake_nvml_mig.cc, the state they share in fake_state.h.
 // Built twice: the full library, and with HEADROOM_FAKE_NVML_LEGACY an 11.x-era one that exports
 // only unversioned init/count/handle names, no energy counter, no field values, and only the old
@@ -109,6 +112,7 @@ nvmlReturn_t StartMig(const headroom::gpu::sim::SimOptions& options, FakeState* 
   if (!options.mig.has_value()) return nvml::kSuccess;
   state->mig_spec = options.mig;
   state->mig_profiles_need_mig = EnvFlag("HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG");
+  state->mig_mode_needs_reset = EnvFlag("HEADROOM_FAKE_NVML_MIG_NEEDS_RESET");
   // What the driver reports may differ from the catalog; the simulated GPU keeps the catalog.
   if (!headroom::fake_nvml::PerturbProfiles(EnvOr("HEADROOM_FAKE_NVML_MIG_PERTURB", ""),
                                             &*state->mig_spec)) {

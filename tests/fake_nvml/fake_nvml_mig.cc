@@ -196,6 +196,25 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t handle, unsigned int*
   return rc;
 }
 
+FAKE_EXPORT nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t handle, unsigned int mode,
+                                              nvmlReturn_t* activation_status) {
+  std::lock_guard lock(g_mu);
+  if (activation_status == nullptr || mode > 1) return nvml::kErrorInvalidArgument;
+  SimDevice* device = nullptr;
+  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
+  if (g_state->mig_mode_needs_reset) {
+    // The change would wait for a GPU reset; this fake keeps no pending mode, so nothing changes.
+    constexpr nvmlReturn_t kErrorResetRequired = 14;
+    *activation_status = kErrorResetRequired;
+    return nvml::kSuccess;
+  }
+  auto changed = device->SetMigMode(mode == 1);
+  if (!changed) return ReturnFor(changed.error());
+  *activation_status = nvml::kSuccess;
+  PersistMig();
+  return nvml::kSuccess;
+}
+
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(
     nvmlDevice_t handle, unsigned int profile, nvml::nvmlGpuInstanceProfileInfo_t* info) {
   std::lock_guard lock(g_mu);

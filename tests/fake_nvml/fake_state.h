@@ -50,6 +50,7 @@ struct FakeState {
   int mig_fail_create = 0;                  // 0: none fails
   std::optional<mig::GpuMigSpec> mig_spec;  // the profiles as the driver reports them
   bool mig_profiles_need_mig = false;       // profile queries NOT_SUPPORTED with MIG off
+  bool mig_mode_needs_reset = false;        // nvmlDeviceSetMigMode changes nothing until a reset
 };
 
 extern std::mutex g_mu;

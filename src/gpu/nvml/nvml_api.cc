@@ -68,6 +68,7 @@ core::Result<NvmlApi> NvmlApi::Load(const NvmlLibrary& lib) {
   Bind(lib, api.get_clock_event_reasons,
        {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   Bind(lib, api.get_mig_mode, {"nvmlDeviceGetMigMode"});
+  Bind(lib, api.set_mig_mode, {"nvmlDeviceSetMigMode"});
   Bind(lib, api.get_gi_profile_info, {"nvmlDeviceGetGpuInstanceProfileInfo"});
   Bind(lib, api.get_gi_profile_info_v, {"nvmlDeviceGetGpuInstanceProfileInfoV"});
   Bind(lib, api.get_gpu_instances, {"nvmlDeviceGetGpuInstances"});

@@ -53,6 +53,7 @@ struct NvmlApi {
   using Gi = nvmlGpuInstance_t;
   using Ci = nvmlComputeInstance_t;
   nvmlReturn_t (*get_mig_mode)(Dev, unsigned int*, unsigned int*) = nullptr;
+  nvmlReturn_t (*set_mig_mode)(Dev, unsigned int, nvmlReturn_t*) = nullptr;
   nvmlReturn_t (*get_gi_profile_info)(Dev, unsigned int, nvmlGpuInstanceProfileInfo_t*) = nullptr;
   nvmlReturn_t (*get_gi_profile_info_v)(Dev, unsigned int,
                                         nvmlGpuInstanceProfileInfo_v2_t*) = nullptr;

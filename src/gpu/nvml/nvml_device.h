@@ -75,6 +75,7 @@ class NvmlDevice final : public Device {
   // MIG, in nvml_mig.cc. Profiles are probed on each call (some drivers list them only while MIG
   // mode is on; R580 lists them either way).
   core::Result<MigModeState> MigMode() override;
+  core::Result<MigModeState> SetMigMode(bool enabled) override;
   core::Result<std::vector<MigGpuInstance>> MigInstances() override;
   core::Result<std::vector<MigProfileInfo>> MigProfiles() override;
   core::Result<int> CreateGpuInstance(int profile_id, int start) override;

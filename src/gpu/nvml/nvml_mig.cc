@@ -107,6 +107,17 @@ core::Result<MigModeState> NvmlDevice::MigMode() {
   return MigModeState{.current = current == kMigEnable, .pending = pending == kMigEnable};
 }
 
+core::Result<MigModeState> NvmlDevice::SetMigMode(bool enabled) {
+  HEADROOM_RETURN_IF_ERROR(
+      Require(reinterpret_cast<const void*>(api_.set_mig_mode), "set MIG mode"));
+  // The activation status says whether the change applied now or waits for a reset; the mode
+  // read back says the same, so it is what the caller gets.
+  nvmlReturn_t activation = kSuccess;
+  HEADROOM_RETURN_IF_ERROR(Check(
+      api_.set_mig_mode(handle_, enabled ? kMigEnable : kMigDisable, &activation), "set MIG mode"));
+  return MigMode();
+}
+
 core::Result<std::vector<MigProfileInfo>> NvmlDevice::GpuInstanceProfiles() const {
   if (api_.get_gi_profile_info_v == nullptr) {
     HEADROOM_RETURN_IF_ERROR(

@@ -121,6 +121,14 @@ core::Status SimDevice::DestroyGpuInstance(int gpu_instance_id) {
   return mig->DestroyGpuInstance(gpu_instance_id);
 }
 
+core::Result<MigModeState> SimDevice::SetMigMode(bool enabled) {
+  core::MutexLock lock(&mu_);
+  HEADROOM_RETURN_IF_ERROR(CheckControl("set MIG mode"));
+  HEADROOM_ASSIGN_OR_RETURN(SimMig * mig, Mig("set MIG mode"));
+  HEADROOM_RETURN_IF_ERROR(mig->SetEnabled(enabled));
+  return mig->mode();
+}
+
 core::Result<std::vector<GpuProcess>> SimDevice::RunningProcesses() { return options_.processes; }
 
 core::Status SimDevice::RestoreMig(bool enabled, const std::vector<MigGpuInstance>& instances) {

@@ -76,6 +76,7 @@ class SimDevice final : public Device {
   core::Status DestroyComputeInstance(int gpu_instance_id, int compute_instance_id) override
       EXCLUDES(mu_);
   core::Status DestroyGpuInstance(int gpu_instance_id) override EXCLUDES(mu_);
+  core::Result<MigModeState> SetMigMode(bool enabled) override EXCLUDES(mu_);
   core::Result<std::vector<GpuProcess>> RunningProcesses() override;
 
   // Simulation-only: replaces the MIG state, ids included (SimMig::Restore), e.g. a driver's

@@ -41,6 +41,16 @@ std::string SimMig::Name(const Gi& gi) const {
   return fmt::format("{}@{}", gi.profile.name, gi.start);
 }
 
+core::Status SimMig::SetEnabled(bool enabled) {
+  if (!enabled && !instances_.empty()) {
+    return Fail(Error::FailedPrecondition(
+        fmt::format("GPU {}: MIG mode cannot be turned off while {} GPU instances exist",
+                    gpu_index_, instances_.size())));
+  }
+  enabled_ = enabled;
+  return core::Ok();
+}
+
 core::Status SimMig::RequireEnabled(const char* what) const {
   if (enabled_) return core::Ok();
   return Fail(

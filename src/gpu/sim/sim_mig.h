@@ -26,6 +26,8 @@ class SimMig {
          std::vector<GpuProcess> processes);
 
   MigModeState mode() const { return {enabled_, enabled_}; }
+  // Takes effect at once (a simulated GPU needs no reset); off needs no GPU instances left.
+  core::Status SetEnabled(bool enabled);
   const mig::GpuMigSpec& spec() const { return spec_; }
   const std::vector<GpuProcess>& processes() const { return processes_; }
 

@@ -108,5 +108,22 @@ TEST(SimMigTest, SimDeviceWithoutMigOrWithoutRootRefuses) {
   EXPECT_EQ(user.CreateGpuInstance(k7g, 0).error().code(), core::Code::kPermissionDenied);
 }
 
+TEST(SimMigTest, ModeTurnsOnAtOnceAndOffOnlyWithoutInstances) {
+  SimMig mig(A100Mig(), false, 0, "GPU-test", {});
+  EXPECT_FALSE(mig.mode().current);
+  EXPECT_FALSE(mig.CreateGpuInstance(k7g, 0));
+  ASSERT_TRUE(mig.SetEnabled(true));
+  EXPECT_TRUE(mig.mode().current);
+  auto gi = mig.CreateGpuInstance(k1g, 0);
+  ASSERT_TRUE(gi);
+  auto off = mig.SetEnabled(false);
+  ASSERT_FALSE(off);
+  EXPECT_EQ(off.error().code(), core::Code::kFailedPrecondition);
+  EXPECT_TRUE(mig.mode().current);
+  ASSERT_TRUE(mig.DestroyGpuInstance(*gi));
+  ASSERT_TRUE(mig.SetEnabled(false));
+  EXPECT_FALSE(mig.mode().current);
+}
+
 }  // namespace
 }  // namespace headroom::gpu::sim

@@ -80,6 +80,9 @@ class FaultDevice final : public Device {
   core::Status DestroyGpuInstance(int gpu_instance_id) override {
     return Call(&Device::DestroyGpuInstance, gpu_instance_id);
   }
+  core::Result<MigModeState> SetMigMode(bool enabled) override {
+    return Call(&Device::SetMigMode, enabled);
+  }
   core::Result<std::vector<GpuProcess>> RunningProcesses() override {
     return Call(&Device::RunningProcesses);
   }
