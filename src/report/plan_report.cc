@@ -84,9 +84,15 @@ std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
       worst = l;
     }
   }
-  return fmt::format("{} fits {} servers, {:+.1f}% over {}, {} {:+.1f}%, {}", chosen->policy,
-                     chosen->max_servers, chosen->extra_pct, plan.baseline_servers, worst.name,
-                     worst.pct, Plural(chosen->at_max.brake_events, "brake"));
+  std::string answer =
+      fmt::format("{} fits {} servers, {:+.1f}% over {}, {} {:+.1f}%, {}", chosen->policy,
+                  chosen->max_servers, chosen->extra_pct, plan.baseline_servers, worst.name,
+                  worst.pct, Plural(chosen->at_max.brake_events, "brake"));
+  // What capping adds is measured against the uncapped row, when the plan has it.
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (p.policy == "none") answer += fmt::format(" (uncapped: {})", p.max_servers);
+  }
+  return answer;
 }
 
 }  // namespace headroom::report

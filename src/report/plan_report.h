@@ -61,8 +61,8 @@ PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows);
 
 // "How many servers fit in the row's 260 kW budget (provisioned for 40) while the SLO holds?"
 std::string PlanQuestion(const sim::CapacityPlan& plan);
-// "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes": the chosen policy, and the
-// latency change nearest its SLO bound.
+// "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)": the chosen
+// policy, the latency change nearest its SLO bound, and what the uncapped row fits.
 std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo);
 
 }  // namespace headroom::report

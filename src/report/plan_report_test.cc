@@ -28,12 +28,12 @@ TEST(PlanReportTest, AnswerComesFromThePlan) {
             "the latency SLO holds and the brake never engages?");
   // LP P50 +4.1% of +5% is nearer its bound than HP P50 +0.5% of +1%.
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
-            "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes");
+            "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)");
   r.plan.policies[1].impact.hp_p50_e2e_pct = 0.9;
   r.plan.policies[1].max_servers = 44;
   r.plan.policies[1].extra_pct = 10;
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
-            "polca fits 44 servers, +10.0% over 40, HP P50 +0.9%, 0 brakes");
+            "polca fits 44 servers, +10.0% over 40, HP P50 +0.9%, 0 brakes (uncapped: 40)");
   r.plan.policies[1].max_servers = 0;
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
             "No capping policy keeps the SLO even at the provisioned 40 servers");
