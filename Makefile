@@ -19,9 +19,11 @@ build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job on its embedded default: how many more servers fit in the POLCA row's power
-# budget, per policy (data/scenarios/polca-a100-row.yaml, docs/row-simulator.md).
+# budget, per policy (data/scenarios/polca-a100-row.yaml, docs/row-simulator.md). Prints the
+# table and writes plan.json and report.html (docs/report.md) into $(PLAN_DIR).
+PLAN_DIR ?= headroom-plan
 run: build
-	@$(HEADROOM) plan
+	@$(HEADROOM) plan --report --out $(PLAN_DIR)
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)

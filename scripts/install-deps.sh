@@ -10,7 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libnlopt-cxx-dev              # derivative-free fitting of the inference model
-  gnuplot-nox                   # plots (SVG) of characterizations
+  gnuplot-nox                   # plots (SVG) of characterizations and reports
+  chromium libpng-dev           # tests: report.html rendered in headless Chromium, screenshot decoded
   python3-yaml yamllint         # deploy/check.sh: the deployment files parse
   prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
   libcpp-httplib-dev            # HTTP(S) server and client of the agent and controller (service/)

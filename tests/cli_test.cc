@@ -466,44 +466,9 @@ TEST(CliTest, TraceBadInput) {
   }
 }
 
-// The default scenario's structure at 4 servers with a 4-server budget and no synth block, so
-// that it replays the real 1-hour traces (fast enough for a test).
-constexpr const char* kSmallScenario = R"(name: small-row
-description: 4 DGX-A100 servers, llama2-70b (TP 8), the real 1-hour Azure traces
-row:
-  server: dgx-a100
-  servers: 4
-  budget_servers: 4
-  hp_server_fraction: 0.5
-serving:
-  model: llama2-70b
-  tp: 8
-  max_batch_sequences: 128
-  max_prefill_tokens: 8192
-  memory_fraction: 0.9
-  router: least-work
-workload:
-  priority: by-service
-  hp_trace: azure-conv
-  lp_trace: azure-code
-  hp_rate_per_server: 0.66
-  lp_rate_per_server: 0.66
-power:
-  telemetry_period: 1s
-  telemetry_delay: 0s
-  cap_delay: 40s
-  brake_delay: 5s
-  in_band: false
-slo:
-  hp_p50_e2e_pct: 1
-  hp_p99_e2e_pct: 5
-  lp_p50_e2e_pct: 5
-  max_brake_events: 0
-plan:
-  policies: [none, polca]
-  max_extra_pct: 50
-seed: 1
-)";
+// tests/testdata/small-row.yaml: the default scenario's structure at 4 servers, replaying the
+// real 1-hour traces (fast enough for a test).
+const std::string kSmallScenario = ReadAll(SMALL_ROW_SCENARIO);
 
 std::string WriteTempFile(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
@@ -636,6 +601,27 @@ TEST(CliTest, PlanASmallScenario) {
   EXPECT_NE(table.out.find("servers"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\nnone "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\npolca "), std::string::npos) << table.out;
+}
+
+TEST(CliTest, ReportNamesWhatIsMissing) {
+  const std::string dir = ::testing::TempDir() + "headroom_report_errors";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/empty").c_str()), 0);
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  for (const Case& c : {Case{"report " + dir + "/nothing", dir + "/nothing: no such directory"},
+                        Case{"report " + dir + "/empty", dir + "/empty/plan.json: missing"}}) {
+    const CommandRun run = Headroom(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
+    EXPECT_EQ(Lines(run.out).size(), 1u) << run.out;
+  }
+  std::ofstream(dir + "/empty/plan.json") << "{\"baseline_servers\": 4}";
+  const CommandRun bad = Headroom("report " + dir + "/empty");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find(dir + "/empty/plan.json: field 'inputs' is missing"), std::string::npos)
+      << bad.out;
 }
 
 }  // namespace

@@ -343,7 +343,7 @@ std::vector<report::Plot> SweepPlots(const std::vector<sim::Row>& rows, size_t s
                      "latency (s)",
                      {latency}});
   }
-  report::Series all{"settings", {}, false}, front{"Pareto front"};
+  report::Series all{"settings", {}, report::Style::kPoints}, front{"Pareto front"};
   for (size_t i = k; i < rows.size(); i += shapes) {
     all.points.emplace_back(rows[i].latency_s, rows[i].energy_per_unit_j);
   }

@@ -24,6 +24,7 @@ void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* ru
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterReport(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterTrace(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 // Subcommands of `headroom model`.
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);

@@ -32,6 +32,7 @@ int Main(int argc, char** argv) {
   RegisterModel(app, global, &run);
   RegisterSimulate(app, global, &run);
   RegisterPlan(app, global, &run);
+  RegisterReport(app, global, &run);
   RegisterTrace(app, global, &run);
   RegisterMig(app, global, &run);
   RegisterAgent(app, global, &run);

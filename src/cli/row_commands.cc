@@ -1,8 +1,10 @@
 // `headroom simulate` (one row simulation) and `headroom plan` (capacity planning): both read a
 // scenario (built-in by name, or a YAML file), bind it to the catalog and run the row simulator.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -15,6 +17,9 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "policy/policy_factory.h"
+#include "report/plan_dir.h"
+#include "report/plan_html.h"
+#include "report/plan_report.h"
 #include "report/simulation_report.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
@@ -147,8 +152,45 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
   return kExitOk;
 }
 
+// Where `plan --report` writes when no --out is given.
+constexpr const char* kDefaultPlanDir = "headroom-plan";
+
+report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const RowOptions& o) {
+  const sim::Scenario& s = resolved.scenario;
+  report::PlanInputs in{.scenario = s.name,
+                        .description = s.description,
+                        .scenario_source = s.source,
+                        .trace = o.trace,
+                        .seed = s.seed,
+                        .version = HEADROOM_VERSION,
+                        .overrides = o.set,
+                        .slo = s.slo,
+                        .t1_frac = resolved.params.t1,
+                        .t2_frac = resolved.params.t2};
+  return in;
+}
+
+// The chosen policy once more at its capacity, keeping its row power: the report's time series.
+core::Result<std::optional<report::PowerTrace>> ChosenPowerTrace(
+    const sim::ResolvedScenario& resolved, const sim::CapacityPlan& plan,
+    const std::string& trace) {
+  const sim::PolicyPlan* chosen = report::ChosenPolicy(plan);
+  if (chosen == nullptr) return std::optional<report::PowerTrace>();
+  ProgressBar bar(fmt::format("{} at {} servers", chosen->policy, chosen->max_servers),
+                  ProgressWanted());
+  sim::RunOptions run;
+  run.stop = &StopRequested();
+  run.progress = [&bar](double f) { bar.Update(f); };
+  run.keep_power_series = true;
+  auto result = sim::RunScenario(resolved, chosen->policy, chosen->max_servers, trace, run);
+  bar.Finish();
+  if (!result) return core::Fail(result.error());
+  // About 2,000 windows: a week in 5-minute windows, an hour in 2-second ones.
+  return std::optional<report::PowerTrace>(report::ReducePowerTrace(*result, 2000));
+}
+
 int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string& policies,
-            int threads, bool calibrate) {
+            int threads, bool calibrate, bool html) {
   auto resolved = Bind(global, o);
   if (!resolved) return ReportError(resolved.error());
   sim::PlanOptions options;
@@ -193,29 +235,43 @@ int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string&
   auto plan = sim::PlanCapacity(*resolved, options);
   bar.Finish();
   if (!plan) return ReportError(plan.error());
-  const nlohmann::ordered_json j = report::PlanJson(*plan, s.name);
-  if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (auto st = core::WriteFileAtomically(o.out + "/plan.json", j.dump(2) + "\n"); !st) {
-      return ReportError(st.error());
+  report::PlanReport data{.plan = std::move(*plan), .inputs = PlanInputsOf(*resolved, o)};
+  const std::string out = o.out.empty() && html ? kDefaultPlanDir : o.out;
+  std::optional<report::WrittenReport> written;
+  if (!out.empty()) {
+    auto power = ChosenPowerTrace(*resolved, data.plan, o.trace);
+    if (!power) return ReportError(power.error());
+    data.power = std::move(*power);
+    if (auto st = report::WritePlanDir(out, data); !st) return ReportError(st.error());
+    if (html) {
+      auto w = report::WritePlanReport(out);
+      if (!w) return ReportError(w.error());
+      for (const std::string& warning : w->warnings) {
+        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+      }
+      written = std::move(*w);
     }
   }
   if (o.json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::PlanReportJson(data).dump(2) << "\n";
+    if (written) std::fprintf(stderr, "report: %s\n", written->path.c_str());
     return kExitOk;
   }
-  const sim::RunSummary& b = plan->baseline;
+  const sim::CapacityPlan* plan_result = &data.plan;
+  const sim::RunSummary& b = plan_result->baseline;
   std::cout << fmt::format(
       "{}: {}\nbudget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
       "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"
       "SLO: 0 brakes, HP P50 within +{}% and P99 within +{}%, LP P50 within +{}% of the "
       "uncapped row at the same per-server load\n\n",
-      s.name, s.description, b.budget_w / 1e3, plan->baseline_servers, b.peak_frac * 100,
+      s.name, s.description, b.budget_w / 1e3, plan_result->baseline_servers, b.peak_frac * 100,
       b.mean_frac * 100, b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s,
       s.slo.hp_p50_e2e_pct, s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct);
-  std::cout << report::PlanTable(*plan);
-  std::cout << fmt::format("\n{} simulations on {} threads\n", plan->simulations, options.threads);
+  std::cout << report::PlanTable(*plan_result);
+  std::cout << fmt::format("\n{} simulations on {} threads\n", plan_result->simulations,
+                           options.threads);
+  if (!out.empty()) std::cout << fmt::format("wrote {}/{}\n", out, report::kPlanFile);
+  if (written) std::cout << fmt::format("report: {}\n", written->path);
   return kExitOk;
 }
 
@@ -255,18 +311,25 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
   auto policies = std::make_shared<std::string>();
   auto threads = std::make_shared<int>(0);
   auto calibrate = std::make_shared<bool>(false);
+  auto html = std::make_shared<bool>(false);
   AddRowOptions(cmd, o.get());
   cmd->add_option("--policies", *policies,
                   "Comma-separated policies to plan for (default: the scenario's)");
   cmd->add_option("--threads", *threads, "Simulations in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--out", o->out, "Write plan.json here");
+  cmd->add_option("--out", o->out,
+                  "Write plan.json and row-power.csv here (the chosen policy is simulated once "
+                  "more at its capacity, keeping its row power)");
+  cmd->add_flag("--report", *html,
+                fmt::format("Also write report.html (self-contained HTML, plots inline) into --out "
+                            "(default {}/) and print its path",
+                            kDefaultPlanDir));
   cmd->add_flag("--calibrate", *calibrate,
                 "Find the per-server load at which the uncapped row peaks at the scenario's "
                 "target_baseline_peak, and print it");
-  cmd->callback([&global, run, o, policies, threads, calibrate] {
-    *run = [&global, o, policies, threads, calibrate] {
-      return RunPlan(global, *o, *policies, *threads, *calibrate);
+  cmd->callback([&global, run, o, policies, threads, calibrate, html] {
+    *run = [&global, o, policies, threads, calibrate, html] {
+      return RunPlan(global, *o, *policies, *threads, *calibrate, *html);
     };
   });
 }

@@ -23,27 +23,65 @@ std::string Quote(const std::string& text) {
   return out + "'";
 }
 
+const char* With(Style style) {
+  switch (style) {
+    case Style::kLines:
+      return "lines";
+    case Style::kPoints:
+      return "points pt 7 ps 1.2";
+    case Style::kBoxes:
+      return "boxes";
+    case Style::kLinesPoints:
+      break;
+  }
+  return "linespoints";
+}
+
+// The axis settings beyond labels: categorical tics, the y range, filled boxes.
+std::string AxisSettings(const Plot& plot) {
+  std::string out;
+  if (!plot.x_tics.empty()) {
+    std::string tics;
+    for (const auto& [x, label] : plot.x_tics) {
+      tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", Quote(label), x);
+    }
+    out += fmt::format("set xtics ({})\nset xrange [{}:{}]\n", tics,
+                       plot.x_tics.front().first - 0.6, plot.x_tics.back().first + 0.6);
+  }
+  if (plot.y_min) out += fmt::format("set yrange [{}:*]\n", *plot.y_min);
+  // Room above the highest point or reference line, so that neither sits on the frame.
+  out += "set offsets 0, 0, graph 0.08, 0\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n";
+  return out;
+}
+
 }  // namespace
 
 core::Status RenderPlot(const std::string& dir, const Plot& plot) {
   const std::string stem = dir + "/" + plot.name;
   std::string data;
   std::string plots;
-  for (size_t i = 0; i < plot.series.size(); ++i) {
-    const Series& s = plot.series[i];
+  int block = 0;
+  for (const Series& s : plot.series) {
+    if (s.points.empty()) continue;
     data += fmt::format("# {}\n", s.label);
     for (const auto& [x, y] : s.points) data += fmt::format("{} {}\n", x, y);
     data += "\n\n";  // gnuplot data blocks are separated by two blank lines
-    plots +=
-        fmt::format("{}{} index {} using 1:2 with {} lw 2 title {}", i == 0 ? "" : ", ",
-                    Quote(stem + ".dat"), i, s.lines ? "linespoints" : "points", Quote(s.label));
+    plots += fmt::format("{}{} index {} using 1:2 with {} lw 2{} title {}", block == 0 ? "" : ", ",
+                         Quote(stem + ".dat"), block, With(s.style), s.dashed ? " dt 2" : "",
+                         Quote(s.label));
+    ++block;
+  }
+  if (block == 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}.svg not drawn: plot '{}' has no data", stem, plot.title)));
   }
   HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(stem + ".dat", data));
   const std::string script = fmt::format(
       "set terminal svg size 800,480 dynamic enhanced font 'sans,12' background '#ffffff'\n"
       "set output {}\nset title {}\nset xlabel {}\nset ylabel {}\nset grid\n"
-      "set key outside right top\nplot {}\n",
-      Quote(stem + ".svg"), Quote(plot.title), Quote(plot.x_label), Quote(plot.y_label), plots);
+      "set key outside right top\n{}plot {}\n",
+      Quote(stem + ".svg"), Quote(plot.title), Quote(plot.x_label), Quote(plot.y_label),
+      AxisSettings(plot), plots);
   HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(stem + ".gp", script));
 
   const std::string gp_path = stem + ".gp";

@@ -3,6 +3,7 @@
 #ifndef HEADROOM_REPORT_PLOT_H_
 #define HEADROOM_REPORT_PLOT_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,10 +12,14 @@
 
 namespace headroom::report {
 
+enum class Style { kLinesPoints, kLines, kPoints, kBoxes };
+
+// A series with no points is left out of the plot (gnuplot cannot plot an empty block).
 struct Series {
   std::string label;
   std::vector<std::pair<double, double>> points = {};
-  bool lines = true;  // false: points only
+  Style style = Style::kLinesPoints;
+  bool dashed = false;
 };
 
 struct Plot {
@@ -23,6 +28,9 @@ struct Plot {
   std::string x_label;
   std::string y_label;
   std::vector<Series> series = {};
+  // Categorical x axis: a label at each position (e.g. one bar per policy); empty: numeric.
+  std::vector<std::pair<double, std::string>> x_tics = {};
+  std::optional<double> y_min = {};  // lower end of the y axis; empty: gnuplot's choice
 };
 
 // Writes <dir>/<name>.dat and .gp and renders <dir>/<name>.svg. kUnavailable (naming the package

@@ -21,10 +21,6 @@ nlohmann::ordered_json ClassJson(const sim::RunSummary::Class& c) {
   return j;
 }
 
-std::string Seconds(double s) {
-  return s < 1 ? fmt::format("{:.0f} ms", s * 1e3) : fmt::format("{:.2f} s", s);
-}
-
 std::string Pct(double pct) { return FormatChange(pct / 100); }
 
 }  // namespace
@@ -94,9 +90,10 @@ std::string SimulationText(const sim::RowResult& r) {
                    {"E2E P99"},
                    {"tokens/s"}});
   for (const auto& [name, c] : {std::pair{"HP", s.hp}, std::pair{"LP", s.lp}}) {
-    table.AddRow({name, std::to_string(c.requests), Seconds(c.ttft_p50_s), Seconds(c.ttft_p99_s),
-                  Seconds(c.tbt_p50_s), Seconds(c.tbt_p99_s), Seconds(c.e2e_p50_s),
-                  Seconds(c.e2e_p99_s), fmt::format("{:.0f}", c.throughput_tok_s)});
+    table.AddRow({name, std::to_string(c.requests), FormatSeconds(c.ttft_p50_s),
+                  FormatSeconds(c.ttft_p99_s), FormatSeconds(c.tbt_p50_s),
+                  FormatSeconds(c.tbt_p99_s), FormatSeconds(c.e2e_p50_s),
+                  FormatSeconds(c.e2e_p99_s), fmt::format("{:.0f}", c.throughput_tok_s)});
   }
   out += table.Render();
   if (!r.states.empty()) {

@@ -58,4 +58,8 @@ std::string FormatChange(double fraction) {
   return fmt::format("{:+.1f}%", std::abs(pct) < 0.05 ? 0.0 : pct);
 }
 
+std::string FormatSeconds(double s) {
+  return s < 1 ? fmt::format("{:.0f} ms", s * 1e3) : fmt::format("{:.2f} s", s);
+}
+
 }  // namespace headroom::report

@@ -36,6 +36,8 @@ class TextTable {
 
 // A relative change as "+12.3%" / "-4.0%", never "-0.0%".
 std::string FormatChange(double fraction);
+// A latency: "850 ms" below a second, else "1.25 s".
+std::string FormatSeconds(double seconds);
 
 }  // namespace headroom::report
 

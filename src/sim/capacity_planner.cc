@@ -227,6 +227,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     }
     plan.policies.push_back(std::move(pp));
   }
+  for (const auto& [key, run] : done) plan.runs.push_back(run);
   return plan;
 }
 

@@ -66,6 +66,9 @@ struct CapacityPlan {
   RunSummary baseline;  // none, at the provisioned servers
   std::vector<PolicyPlan> policies;
   int simulations = 0;
+  // Every simulation the search ran (the baselines as policy "none"), by policy then servers.
+  // Runs with stopped_early set broke the power SLO and cover part of the trace only.
+  std::vector<RunSummary> runs;
 };
 
 struct PlanOptions {

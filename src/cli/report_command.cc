@@ -1,0 +1,34 @@
+// `headroom report DIR`: (re)builds DIR/report.html from the files `headroom plan --out DIR`
+// wrote, without simulating anything.
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "report/plan_html.h"
+
+namespace headroom::cli {
+namespace {
+
+int RunReport(const std::string& dir) {
+  auto written = report::WritePlanReport(dir);
+  if (!written) return ReportError(written.error());
+  for (const std::string& warning : written->warnings) {
+    std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+  }
+  std::cout << fmt::format("report: {}\n", written->path);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterReport(CLI::App& app, const GlobalOptions& /*global*/, RunFunction* run) {
+  auto* cmd = app.add_subcommand(
+      "report", "Write DIR/report.html (self-contained HTML) from what `plan --out DIR` wrote");
+  auto dir = std::make_shared<std::string>();
+  cmd->add_option("DIR", *dir, "Directory written by `headroom plan --out DIR`")->required();
+  cmd->callback([run, dir] { *run = [dir] { return RunReport(*dir); }; });
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,99 @@
+#include "report/html.h"
+
+#include <fmt/format.h>
+
+namespace headroom::report {
+namespace {
+
+// Readable on screen and on paper: one column, system fonts, tables with aligned numbers.
+constexpr std::string_view kCss = R"css(
+:root { color-scheme: light; }
+body { margin: 0; background: #f6f7f9; color: #1b1f24;
+       font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 1.7em; margin: 0.2em 0 0.3em; }
+h2 { font-size: 1.2em; margin: 1.8em 0 0.5em; border-bottom: 1px solid #d8dde3; }
+.question { color: #4a5560; font-size: 1.05em; margin: 0; }
+.answer { color: #0b5394; }
+.meta, figcaption, .note { color: #4a5560; font-size: 0.92em; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #e3e7eb; text-align: right; }
+th { background: #eef1f4; }
+td:first-child, th:first-child, table.inputs td { text-align: left; }
+table.inputs th { text-align: left; background: none; font-weight: 600; }
+tr.chosen td { background: #e8f1fb; font-weight: 600; }
+figure { margin: 1.2em 0; }
+figure svg { width: 100%; height: auto; border: 1px solid #e3e7eb; }
+.missing { color: #a61b1b; }
+code { font-size: 0.95em; }
+)css";
+
+// Inserts `prefix` after every occurrence of `marker` in `text`.
+void PrefixAfter(std::string& text, std::string_view marker, std::string_view prefix) {
+  for (std::size_t at = text.find(marker); at != std::string::npos;
+       at = text.find(marker, at + marker.size() + prefix.size())) {
+    text.insert(at + marker.size(), prefix);
+  }
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string HtmlPage(std::string_view title, std::string_view body_html) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n{}</main>\n</body>\n"
+      "</html>\n",
+      HtmlEscape(title), kCss, body_html);
+}
+
+core::Result<std::string> InlineSvg(std::string_view svg, std::string_view title,
+                                    std::string_view id_prefix) {
+  const std::size_t start = svg.find("<svg");
+  const std::size_t end = svg.rfind("</svg>");
+  if (start == std::string_view::npos || end == std::string_view::npos || end < start) {
+    return core::Fail(core::Error::InvalidArgument("not an SVG document (no <svg> element)"));
+  }
+  std::string out(svg.substr(start, end + 6 - start));
+  const std::string prefix = std::string(id_prefix) + "-";
+  for (std::string_view marker : {"id='", "id=\"", "href='#", "href=\"#", "url(#"}) {
+    PrefixAfter(out, marker, prefix);
+  }
+  const std::size_t t0 = out.find("<title>");
+  const std::size_t t1 = out.find("</title>");
+  if (t0 != std::string::npos && t1 != std::string::npos && t1 > t0) {
+    out.replace(t0 + 7, t1 - t0 - 7, HtmlEscape(title));
+  }
+  // Screen readers announce the plot by its title.
+  out.insert(4, " role=\"img\"");
+  return out;
+}
+
+}  // namespace headroom::report

@@ -1,0 +1,89 @@
+#include "report/plan_dir.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "report/testing/sample_plan.h"
+
+namespace headroom::report {
+namespace {
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "plan_dir_test_" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(PlanDirTest, WhatIsWrittenReadsBackTheSame) {
+  const std::string dir = FreshDir("round_trip");
+  const PlanReport written = testing::SamplePlanReport();
+  ASSERT_TRUE(WritePlanDir(dir, written));
+  auto read = ReadPlanDir(dir);
+  ASSERT_TRUE(read) << read.error().message();
+  // The same report, so the same JSON (every field of every struct is in it).
+  EXPECT_EQ(PlanReportJson(*read).dump(), PlanReportJson(written).dump());
+  ASSERT_TRUE(read->power);
+  EXPECT_EQ(read->power->windows.size(), 10u);
+  EXPECT_DOUBLE_EQ(read->power->windows[9].max_w, 198'000);
+  EXPECT_EQ(read->inputs.description, written.inputs.description);
+}
+
+TEST(PlanDirTest, WithoutPowerTraceThereIsNoCsv) {
+  const std::string dir = FreshDir("no_power");
+  PlanReport written = testing::SamplePlanReport();
+  written.power.reset();
+  ASSERT_TRUE(WritePlanDir(dir, written));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/row-power.csv"));
+  auto read = ReadPlanDir(dir);
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_FALSE(read->power);
+}
+
+TEST(PlanDirTest, ErrorsNameTheDirectoryFileAndField) {
+  auto missing = ReadPlanDir("/nonexistent/plan-dir");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), core::Code::kNotFound);
+  EXPECT_NE(missing.error().message().find("/nonexistent/plan-dir: no such directory"),
+            std::string::npos)
+      << missing.error().message();
+
+  const std::string empty = FreshDir("empty");
+  std::filesystem::create_directories(empty);
+  auto no_plan = ReadPlanDir(empty);
+  ASSERT_FALSE(no_plan);
+  EXPECT_EQ(no_plan.error().code(), core::Code::kNotFound);
+  EXPECT_NE(no_plan.error().message().find(empty + "/plan.json: missing"), std::string::npos)
+      << no_plan.error().message();
+
+  const std::string dir = FreshDir("bad_field");
+  ASSERT_TRUE(WritePlanDir(dir, testing::SamplePlanReport()));
+  auto json = PlanReportJson(testing::SamplePlanReport());
+  json["policies"][1]["max_servers"] = "many";
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", json.dump()));
+  auto bad = ReadPlanDir(dir);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), core::Code::kInvalidArgument);
+  EXPECT_NE(bad.error().message().find(dir + "/plan.json: field 'policies[1].max_servers' is of "
+                                             "the wrong type"),
+            std::string::npos)
+      << bad.error().message();
+
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", "{not json"));
+  auto garbled = ReadPlanDir(dir);
+  ASSERT_FALSE(garbled);
+  EXPECT_NE(garbled.error().message().find("plan.json: not a JSON object"), std::string::npos);
+
+  ASSERT_TRUE(WritePlanDir(dir, testing::SamplePlanReport()));
+  std::ofstream(dir + "/row-power.csv", std::ios::app) << "1,2\n";
+  auto bad_csv = ReadPlanDir(dir);
+  ASSERT_FALSE(bad_csv);
+  EXPECT_NE(bad_csv.error().message().find("row-power.csv:12: expected three numbers"),
+            std::string::npos)
+      << bad_csv.error().message();
+}
+
+}  // namespace
+}  // namespace headroom::report

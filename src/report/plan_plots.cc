@@ -1,0 +1,169 @@
+#include "report/plan_plots.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace headroom::report {
+namespace {
+
+// A horizontal reference line from x0 to x1.
+Series Level(std::string label, double y, double x0, double x1) {
+  return {.label = std::move(label),
+          .points = {{x0, y}, {x1, y}},
+          .style = Style::kLines,
+          .dashed = true};
+}
+
+CaptionedPlot CapacityPlot(const PlanReport& report) {
+  const sim::CapacityPlan& plan = report.plan;
+  Plot plot{.name = "capacity",
+            .title = "Servers that fit the row's budget, per policy",
+            .x_label = "policy",
+            .y_label = "servers keeping the SLO",
+            .y_min = 0.0};
+  Series bars{.label = "servers", .style = Style::kBoxes};
+  for (std::size_t i = 0; i < plan.policies.size(); ++i) {
+    const double x = static_cast<double>(i);
+    bars.points.emplace_back(x, plan.policies[i].max_servers);
+    plot.x_tics.emplace_back(x, plan.policies[i].policy);
+  }
+  plot.series.push_back(std::move(bars));
+  plot.series.push_back(Level(fmt::format("provisioned ({})", plan.baseline_servers),
+                              plan.baseline_servers, -0.5,
+                              static_cast<double>(plan.policies.size()) - 0.5));
+  return {std::move(plot),
+          "The largest server count each policy runs in the row's budget while it keeps the SLO "
+          "(0: not even the provisioned row). The dashed line is the row as provisioned."};
+}
+
+CaptionedPlot RowPowerPlot(const PowerTrace& p, const PlanInputs& in) {
+  Plot plot{.name = "row-power",
+            .title = fmt::format("Row power, {} at {} servers", p.policy, p.servers),
+            .x_label = "time (h)",
+            .y_label = "row power (kW)"};
+  Series mean{.label = fmt::format("mean per {:.0f} s", p.window_s), .style = Style::kLines};
+  Series max{.label = fmt::format("highest 1 s sample per {:.0f} s", p.window_s),
+             .style = Style::kLines};
+  for (const PowerWindow& w : p.windows) {
+    mean.points.emplace_back(w.start_s / 3600, w.mean_w / 1e3);
+    max.points.emplace_back(w.start_s / 3600, w.max_w / 1e3);
+  }
+  const double end_h = p.windows.empty() ? 1 : (p.windows.back().start_s + p.window_s) / 3600;
+  plot.series.push_back(std::move(max));
+  plot.series.push_back(std::move(mean));
+  plot.series.push_back(
+      Level(fmt::format("budget ({:.0f} kW)", p.budget_w / 1e3), p.budget_w / 1e3, 0, end_h));
+  plot.series.push_back(Level(fmt::format("T2 ({:.0f}%)", in.t2_frac * 100),
+                              in.t2_frac * p.budget_w / 1e3, 0, end_h));
+  plot.series.push_back(Level(fmt::format("T1 ({:.0f}%)", in.t1_frac * 100),
+                              in.t1_frac * p.budget_w / 1e3, 0, end_h));
+  Series brakes{.label = "brake engaged", .style = Style::kPoints};
+  for (double t : p.brake_s) brakes.points.emplace_back(t / 3600, p.budget_w / 1e3);
+  plot.series.push_back(std::move(brakes));
+  return {std::move(plot),
+          fmt::format("Metered row power of the chosen policy at its capacity over the whole "
+                      "trace, against the budget and the T1/T2 capping thresholds; {} brake{}.",
+                      p.brake_s.size(), p.brake_s.size() == 1 ? "" : "s")};
+}
+
+// Per policy, the points (servers, value(run)) of the plan's runs, in server order.
+template <typename Value>
+std::vector<Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only, Value value) {
+  std::map<std::string, Series> by_policy;
+  std::vector<std::string> order;
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (capping_only && p.policy == "none") continue;
+    order.push_back(p.policy);
+    by_policy[p.policy].label = p.policy;
+  }
+  for (const sim::RunSummary& run : plan.runs) {
+    auto it = by_policy.find(run.policy);
+    if (it == by_policy.end()) continue;
+    if (std::optional<double> y = value(run)) it->second.points.emplace_back(run.servers, *y);
+  }
+  std::vector<Series> out;
+  for (const std::string& name : order) out.push_back(std::move(by_policy[name]));
+  return out;
+}
+
+std::pair<double, double> ServerRange(const sim::CapacityPlan& plan) {
+  double lo = plan.baseline_servers, hi = plan.baseline_servers;
+  for (const sim::RunSummary& run : plan.runs) {
+    lo = std::min(lo, static_cast<double>(run.servers));
+    hi = std::max(hi, static_cast<double>(run.servers));
+  }
+  return {lo, hi};
+}
+
+CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
+  Plot plot{.name = "peak-power",
+            .title = "Peak row power against servers, per policy",
+            .x_label = "servers in the row",
+            .y_label = "peak row power (% of budget)"};
+  plot.series = PerPolicy(plan, false, [](const sim::RunSummary& r) -> std::optional<double> {
+    return r.peak_frac * 100;
+  });
+  const auto [lo, hi] = ServerRange(plan);
+  plot.series.push_back(Level("budget", 100, lo, hi));
+  return {std::move(plot),
+          "The highest metered 1 s row power of every simulation the search ran. Runs that broke "
+          "the power SLO stopped at their first event, so their peak is where they stopped."};
+}
+
+struct LatencyMetric {
+  const char* name;   // plot stem
+  const char* label;  // "HP P50"
+  double sim::Impact::*field;
+  double bound_pct;
+};
+
+std::optional<CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan, const LatencyMetric& m) {
+  std::map<int, const sim::RunSummary*> baseline;
+  for (const sim::RunSummary& r : plan.runs) {
+    if (r.policy == "none") baseline[r.servers] = &r;
+  }
+  Plot plot{.name = m.name,
+            .title = fmt::format("{} end-to-end latency against servers, per policy", m.label),
+            .x_label = "servers in the row",
+            .y_label = fmt::format("{} change vs uncapped (%)", m.label)};
+  plot.series = PerPolicy(plan, true, [&](const sim::RunSummary& r) -> std::optional<double> {
+    const auto base = baseline.find(r.servers);
+    if (r.stopped_early || base == baseline.end()) return std::nullopt;
+    return sim::Compare(r, *base->second).*m.field;
+  });
+  bool any = false;
+  for (const Series& s : plot.series) any = any || !s.points.empty();
+  if (!any) return std::nullopt;
+  const auto [lo, hi] = ServerRange(plan);
+  plot.series.push_back(Level(fmt::format("SLO (+{}%)", m.bound_pct), m.bound_pct, lo, hi));
+  return CaptionedPlot{
+      std::move(plot),
+      fmt::format("{} end-to-end latency of each capping policy's complete runs, as a change "
+                  "from the uncapped row at the same server count (same per-server load). "
+                  "Above the dashed line the SLO is broken.",
+                  m.label)};
+}
+
+}  // namespace
+
+std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
+  std::vector<CaptionedPlot> plots;
+  plots.push_back(CapacityPlot(report));
+  if (report.power) plots.push_back(RowPowerPlot(*report.power, report.inputs));
+  plots.push_back(PeakPowerPlot(report.plan));
+  const sim::Slo& slo = report.inputs.slo;
+  for (const LatencyMetric& m :
+       {LatencyMetric{"latency-hp-p50", "HP P50", &sim::Impact::hp_p50_e2e_pct, slo.hp_p50_e2e_pct},
+        LatencyMetric{"latency-hp-p99", "HP P99", &sim::Impact::hp_p99_e2e_pct, slo.hp_p99_e2e_pct},
+        LatencyMetric{"latency-lp-p50", "LP P50", &sim::Impact::lp_p50_e2e_pct,
+                      slo.lp_p50_e2e_pct}}) {
+    if (auto p = LatencyPlot(report.plan, m)) plots.push_back(std::move(*p));
+  }
+  return plots;
+}
+
+}  // namespace headroom::report

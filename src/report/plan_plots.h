@@ -1,0 +1,26 @@
+// The plots of a capacity plan's report, as data (report/plot.h draws them): servers per policy,
+// row power against the budget over time for the chosen policy at its capacity, peak power and
+// the SLO's latency changes against the server count per policy. Pure; thread-compatible.
+#ifndef HEADROOM_REPORT_PLAN_PLOTS_H_
+#define HEADROOM_REPORT_PLAN_PLOTS_H_
+
+#include <string>
+#include <vector>
+
+#include "report/plan_report.h"
+#include "report/plot.h"
+
+namespace headroom::report {
+
+struct CaptionedPlot {
+  Plot plot;
+  std::string caption;  // plain text: what the plot shows and how to read it
+};
+
+// Plots with no data are left out: the row power plot without a power trace, a latency plot
+// when no capping policy has a complete run.
+std::vector<CaptionedPlot> PlanPlots(const PlanReport& report);
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_PLAN_PLOTS_H_

@@ -1,0 +1,98 @@
+#include "report/plan_report.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace headroom::report {
+namespace {
+
+std::string Plural(std::uint64_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+const sim::PolicyPlan* ChosenPolicy(const sim::CapacityPlan& plan) {
+  const sim::PolicyPlan* best = nullptr;
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (p.policy == "none" || p.max_servers == 0) continue;
+    if (best == nullptr || p.max_servers > best->max_servers) best = &p;
+  }
+  return best;
+}
+
+PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
+  PowerTrace trace;
+  trace.policy = result.policy;
+  trace.servers = result.servers;
+  trace.budget_w = result.budget_w;
+  const std::size_t n = result.power.size();
+  const std::size_t per_window =
+      std::max<std::size_t>(1, (n + static_cast<std::size_t>(max_windows) - 1) /
+                                   static_cast<std::size_t>(std::max(1, max_windows)));
+  for (std::size_t i = 0; i < n; i += per_window) {
+    const std::size_t end = std::min(n, i + per_window);
+    PowerWindow w;
+    // A sample's time is the end of its metering period.
+    const double period_s =
+        i > 0 ? result.power[i].time_s - result.power[i - 1].time_s : result.power[i].time_s;
+    w.start_s = result.power[i].time_s - period_s;
+    double sum = 0;
+    for (std::size_t k = i; k < end; ++k) {
+      sum += result.power[k].row_w;
+      w.max_w = std::max(w.max_w, result.power[k].row_w);
+    }
+    w.mean_w = sum / static_cast<double>(end - i);
+    if (trace.windows.empty()) trace.window_s = period_s * static_cast<double>(per_window);
+    trace.windows.push_back(w);
+  }
+  for (const policy::Event& e : result.events) {
+    if (e.to == "brake") {
+      trace.brake_s.push_back(std::chrono::duration<double>(e.at).count());
+    }
+  }
+  return trace;
+}
+
+std::string PlanQuestion(const sim::CapacityPlan& plan) {
+  return fmt::format(
+      "How many servers fit in the row's {:.0f} kW power budget (provisioned for {}) while the "
+      "latency SLO holds and the brake never engages?",
+      plan.baseline.budget_w / 1e3, plan.baseline_servers);
+}
+
+std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
+  const sim::PolicyPlan* chosen = ChosenPolicy(plan);
+  if (chosen == nullptr) {
+    return fmt::format("No capping policy keeps the SLO even at the provisioned {} servers",
+                       plan.baseline_servers);
+  }
+  // The latency change nearest its bound is the one that limits the row.
+  struct Latency {
+    const char* name;
+    double pct;
+    double bound_pct;
+  };
+  const sim::Impact& i = chosen->impact;
+  Latency worst{"HP P50", i.hp_p50_e2e_pct, slo.hp_p50_e2e_pct};
+  for (const Latency& l : {Latency{"HP P99", i.hp_p99_e2e_pct, slo.hp_p99_e2e_pct},
+                           Latency{"LP P50", i.lp_p50_e2e_pct, slo.lp_p50_e2e_pct}}) {
+    if (l.bound_pct > 0 && l.pct / l.bound_pct > worst.pct / std::max(worst.bound_pct, 1e-9)) {
+      worst = l;
+    }
+  }
+  std::string answer =
+      fmt::format("{} fits {} servers, {:+.1f}% over {}, {} {:+.1f}%, {}", chosen->policy,
+                  chosen->max_servers, chosen->extra_pct, plan.baseline_servers, worst.name,
+                  worst.pct, Plural(chosen->at_max.brake_events, "brake"));
+  // What capping adds is measured against the uncapped row, when the plan has it.
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (p.policy == "none") answer += fmt::format(" (uncapped: {})", p.max_servers);
+  }
+  return answer;
+}
+
+}  // namespace headroom::report

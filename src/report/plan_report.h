@@ -1,0 +1,70 @@
+// What the capacity plan's report is made of: the plan itself, the inputs that produced it, and
+// the row power of the chosen policy at its capacity, reduced to a few thousand windows so that
+// it can be kept beside plan.json and drawn. Also the plan's headline (the question and its
+// answer), derived from the result. Plain value types and pure functions; thread-compatible.
+#ifndef HEADROOM_REPORT_PLAN_REPORT_H_
+#define HEADROOM_REPORT_PLAN_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/capacity_planner.h"
+#include "sim/row_simulator.h"
+#include "sim/scenario.h"
+
+namespace headroom::report {
+
+struct PlanInputs {
+  std::string scenario;  // name
+  std::string description;
+  std::string scenario_source;  // the file it was read from, or "built-in"
+  std::string trace;            // as --trace; empty: the scenario's workload
+  std::uint64_t seed = 0;
+  std::string version;                 // headroom's
+  std::vector<std::string> overrides;  // "--set key=value" policy constants, in order
+  sim::Slo slo;
+  double t1_frac = 0;  // the policies' T1 and T2 thresholds, fractions of the budget
+  double t2_frac = 0;
+};
+
+// Row power over time of one run, in windows of equal length: mean and highest metered sample.
+struct PowerWindow {
+  double start_s = 0;
+  double mean_w = 0;
+  double max_w = 0;
+};
+
+struct PowerTrace {
+  std::string policy;
+  int servers = 0;
+  double budget_w = 0;
+  double window_s = 0;
+  std::vector<PowerWindow> windows = {};
+  std::vector<double> brake_s = {};  // times the brake engaged
+};
+
+struct PlanReport {
+  sim::CapacityPlan plan;
+  PlanInputs inputs;
+  std::optional<PowerTrace> power = {};  // empty: not simulated (the plot is left out)
+};
+
+// The capping policy that fits the most servers (the first listed on a tie); nullptr when no
+// policy but "none" was planned or none keeps the SLO at the provisioned row.
+const sim::PolicyPlan* ChosenPolicy(const sim::CapacityPlan& plan);
+
+// REQUIRES: result.power holds the metered series (RunOptions::keep_power_series).
+// Windows of a whole number of metering periods, at most `max_windows` of them.
+PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows);
+
+// "How many servers fit in the row's 260 kW budget (provisioned for 40) while the SLO holds?"
+std::string PlanQuestion(const sim::CapacityPlan& plan);
+// "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)": the chosen
+// policy, the latency change nearest its SLO bound, and what the uncapped row fits.
+std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo);
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_PLAN_REPORT_H_

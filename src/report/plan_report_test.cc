@@ -1,0 +1,93 @@
+#include "report/plan_report.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "report/plan_plots.h"
+#include "report/testing/sample_plan.h"
+
+namespace headroom::report {
+namespace {
+
+using testing::SamplePlanReport;
+
+TEST(PlanReportTest, ChosenPolicyFitsTheMostServersAndIsNeverNone) {
+  PlanReport r = SamplePlanReport();
+  ASSERT_NE(ChosenPolicy(r.plan), nullptr);
+  EXPECT_EQ(ChosenPolicy(r.plan)->policy, "polca");
+  r.plan.policies[1].max_servers = 0;
+  EXPECT_EQ(ChosenPolicy(r.plan), nullptr);  // none fits 40, uniform 0
+}
+
+TEST(PlanReportTest, AnswerComesFromThePlan) {
+  PlanReport r = SamplePlanReport();
+  EXPECT_EQ(PlanQuestion(r.plan),
+            "How many servers fit in the row's 260 kW power budget (provisioned for 40) while "
+            "the latency SLO holds and the brake never engages?");
+  // LP P50 +4.1% of +5% is nearer its bound than HP P50 +0.5% of +1%.
+  EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
+            "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)");
+  r.plan.policies[1].impact.hp_p50_e2e_pct = 0.9;
+  r.plan.policies[1].max_servers = 44;
+  r.plan.policies[1].extra_pct = 10;
+  EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
+            "polca fits 44 servers, +10.0% over 40, HP P50 +0.9%, 0 brakes (uncapped: 40)");
+  r.plan.policies[1].max_servers = 0;
+  EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
+            "No capping policy keeps the SLO even at the provisioned 40 servers");
+}
+
+TEST(PlanReportTest, ReducePowerTraceKeepsMeanMaxAndBrakes) {
+  sim::RowResult run;
+  run.policy = "polca";
+  run.servers = 3;
+  run.budget_w = 1000;
+  for (int i = 1; i <= 10; ++i) {
+    run.power.push_back({.time_s = static_cast<double>(i), .row_w = 100.0 * i, .state = 0});
+  }
+  run.events.push_back({.at = std::chrono::seconds(7), .from = "t2", .to = "brake", .reason = ""});
+  run.events.push_back({.at = std::chrono::seconds(9), .from = "brake", .to = "t2", .reason = ""});
+  const PowerTrace t = ReducePowerTrace(run, 4);
+  EXPECT_EQ(t.policy, "polca");
+  EXPECT_EQ(t.servers, 3);
+  EXPECT_DOUBLE_EQ(t.window_s, 3);
+  ASSERT_EQ(t.windows.size(), 4u);  // 3 + 3 + 3 + 1 samples
+  EXPECT_DOUBLE_EQ(t.windows[0].start_s, 0);
+  EXPECT_DOUBLE_EQ(t.windows[0].mean_w, 200);
+  EXPECT_DOUBLE_EQ(t.windows[0].max_w, 300);
+  EXPECT_DOUBLE_EQ(t.windows[3].start_s, 9);
+  EXPECT_DOUBLE_EQ(t.windows[3].max_w, 1000);
+  EXPECT_EQ(t.brake_s, std::vector<double>{7});
+}
+
+TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
+  PlanReport r = SamplePlanReport();
+  std::vector<std::string> names;
+  for (const CaptionedPlot& p : PlanPlots(r)) {
+    names.push_back(p.plot.name);
+    EXPECT_FALSE(p.plot.x_label.empty()) << p.plot.name;
+    EXPECT_FALSE(p.plot.y_label.empty()) << p.plot.name;
+    EXPECT_FALSE(p.caption.empty()) << p.plot.name;
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"capacity", "row-power", "peak-power", "latency-hp-p50",
+                                      "latency-hp-p99", "latency-lp-p50"}));
+  const Plot latency = PlanPlots(r)[3].plot;
+  // Capping policies only, the run stopped at its brake left out, and the SLO line.
+  ASSERT_EQ(latency.series.size(), 3u);
+  EXPECT_EQ(latency.series[0].label, "polca");
+  EXPECT_EQ(latency.series[0].points.size(), 3u);
+  EXPECT_NEAR(latency.series[0].points[2].second, 0.9, 1e-9);  // 49 servers: +0.9%
+  EXPECT_EQ(latency.series[1].label, "uniform");
+  EXPECT_EQ(latency.series[2].label, "SLO (+1%)");
+
+  r.power.reset();
+  names.clear();
+  for (const CaptionedPlot& p : PlanPlots(r)) names.push_back(p.plot.name);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "row-power"), 0);
+}
+
+}  // namespace
+}  // namespace headroom::report

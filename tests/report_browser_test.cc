@@ -1,0 +1,210 @@
+// The capacity plan's report.html as a reader sees it: `headroom plan --report` on a small
+// scenario, then headless Chromium renders the page (a screenshot, which must not be blank) and
+// dumps the DOM after load (every plot must be an <svg> whose data groups draw paths). Skips only
+// when chromium is not installed. Every process runs under `timeout`.
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <png.h>
+
+#include "headroom_command.h"
+
+namespace {
+
+using headroom::testing::CommandRun;
+using headroom::testing::Headroom;
+
+// What the report of a plan with capping policies, complete runs and a power trace draws.
+const std::vector<std::string> kPlots = {"capacity",       "row-power",      "peak-power",
+                                         "latency-hp-p50", "latency-hp-p99", "latency-lp-p50"};
+
+constexpr const char* kChromiumFlags =
+    "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
+    "--disable-component-update --disable-sync";
+
+// Runs a shell command and returns its exit code and stdout (and stderr unless the command
+// redirects it).
+CommandRun Shell(const std::string& command) {
+  CommandRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (Shell("command -v chromium >/dev/null 2>&1").exit_code != 0) {
+      GTEST_SKIP() << "chromium is not installed (Debian package chromium; "
+                      "scripts/install-deps.sh installs it): the report is not tested in a "
+                      "browser";
+    }
+    dir_ = ::testing::TempDir() + "headroom_report_browser";
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+
+  // Chromium with the test's flags, a fresh profile, and `args`, killed after 90 s. Its stderr
+  // (D-Bus complaints and the like) goes to a log beside the profile, read back on failure.
+  CommandRun Chromium(const std::string& args) {
+    const std::string profile = fmt::format("{}/profile-{}", dir_, ++profiles_);
+    std::filesystem::create_directories(profile);
+    CommandRun run = Shell(fmt::format("timeout -k 5 90 chromium {} --user-data-dir={} {} 2>{}.log",
+                                       kChromiumFlags, profile, args, profile));
+    if (run.exit_code != 0) run.out += "\nchromium's stderr:\n" + ReadAll(profile + ".log");
+    return run;
+  }
+
+  std::string dir_;
+  int profiles_ = 0;
+};
+
+// The <figure> of plot `name` in the DOM, or "".
+std::string FigureOf(const std::string& dom, const std::string& name) {
+  const std::size_t start = dom.find(fmt::format("data-plot=\"{}\"", name));
+  if (start == std::string::npos) return "";
+  const std::size_t end = dom.find("</figure>", start);
+  return dom.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// The values of attribute `name` (quoted with " or ') of every element in `html`. A plain scan:
+// libstdc++'s recursive std::regex overflows the stack on a page this size.
+std::vector<std::string> AttributeValues(const std::string& html, const std::string& name) {
+  std::vector<std::string> values;
+  const std::string key = " " + name + "=";
+  for (std::size_t at = html.find(key); at != std::string::npos; at = html.find(key, at + 1)) {
+    const std::size_t open = at + key.size();
+    if (open >= html.size() || (html[open] != '"' && html[open] != '\'')) continue;
+    const std::size_t close = html.find(html[open], open + 1);
+    if (close == std::string::npos) break;
+    values.push_back(html.substr(open + 1, close - open - 1));
+  }
+  return values;
+}
+
+// Paths drawn inside gnuplot's data groups (ids "<plot>-gnuplot_plot_<k>", after the axes)
+// whose d attribute moves through at least two points.
+int DrawnDataPaths(const std::string& figure) {
+  const std::size_t data = figure.find("gnuplot_plot_");
+  if (data == std::string::npos) return 0;
+  int drawn = 0;
+  for (const std::string& d : AttributeValues(figure.substr(data), "d")) {
+    int numbers = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      const bool digit = d[i] >= '0' && d[i] <= '9';
+      if (digit && (i == 0 || !((d[i - 1] >= '0' && d[i - 1] <= '9') || d[i - 1] == '.'))) {
+        ++numbers;
+      }
+    }
+    if (numbers >= 4) ++drawn;
+  }
+  return drawn;
+}
+
+struct Pixels {
+  unsigned width = 0, height = 0;
+  std::vector<unsigned char> rgba = {};
+  std::string error;
+};
+
+// Decodes a PNG with libpng's simplified API.
+Pixels ReadPng(const std::string& path) {
+  Pixels out;
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (png_image_begin_read_from_file(&image, path.c_str()) == 0) {
+    out.error = image.message;
+    return out;
+  }
+  image.format = PNG_FORMAT_RGBA;
+  out.width = image.width;
+  out.height = image.height;
+  out.rgba.resize(PNG_IMAGE_SIZE(image));
+  if (png_image_finish_read(&image, nullptr, out.rgba.data(), 0, nullptr) == 0) {
+    out.error = image.message;
+  }
+  png_image_free(&image);
+  return out;
+}
+
+TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
+  const std::string out = dir_ + "/plan";
+  const CommandRun plan = Headroom(
+      // A looser LP bound than the scenario's, so that polca keeps the SLO at the provisioned
+      // row and the report has a chosen policy (and its row power over time).
+      fmt::format("plan --config {} --threads 2 --slo lp_p50_e2e_pct=15 --report --out {}",
+                  SMALL_ROW_SCENARIO, out));
+  ASSERT_EQ(plan.exit_code, 0) << plan.out;
+  const std::string report = out + "/report.html";
+  EXPECT_NE(plan.out.find("report: " + report), std::string::npos) << plan.out;
+  ASSERT_TRUE(std::filesystem::exists(report)) << plan.out;
+  // `headroom report DIR` rebuilds the same page from the directory alone.
+  const std::string first = ReadAll(report);
+  std::filesystem::remove_all(out + "/plots");
+  std::filesystem::remove(report);
+  const CommandRun rebuilt = Headroom("report " + out);
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.out;
+  EXPECT_EQ(rebuilt.out, "report: " + report + "\n");
+  EXPECT_TRUE(ReadAll(report) == first) << "report DIR wrote a different page";
+  const std::string url = "file://" + std::filesystem::absolute(report).string();
+
+  const CommandRun dom = Chromium("--dump-dom " + url);
+  ASSERT_EQ(dom.exit_code, 0) << dom.out.substr(0, 2000);
+  ASSERT_NE(dom.out.find("</html>"), std::string::npos) << dom.out.substr(0, 2000);
+  EXPECT_NE(dom.out.find("class=\"answer\""), std::string::npos);
+  EXPECT_EQ(dom.out.find("Plot not drawn"), std::string::npos);
+  for (const std::string& name : kPlots) {
+    const std::string figure = FigureOf(dom.out, name);
+    ASSERT_FALSE(figure.empty()) << "no figure for plot " << name;
+    EXPECT_NE(figure.find("<svg"), std::string::npos) << name << " has no <svg>";
+    EXPECT_GE(DrawnDataPaths(figure), 1) << name << " draws no data";
+  }
+  // No figure beyond the expected ones goes unchecked.
+  const std::vector<std::string> figures = AttributeValues(dom.out, "data-plot");
+  EXPECT_EQ(std::set<std::string>(figures.begin(), figures.end()),
+            std::set<std::string>(kPlots.begin(), kPlots.end()));
+  EXPECT_EQ(figures.size(), kPlots.size());
+
+  const std::string png = dir_ + "/report.png";
+  const CommandRun shot =
+      Chromium(fmt::format("--screenshot={} --window-size=1280,2000 {}", png, url));
+  ASSERT_EQ(shot.exit_code, 0) << shot.out.substr(0, 2000);
+  const Pixels pixels = ReadPng(png);
+  ASSERT_TRUE(pixels.error.empty()) << png << ": " << pixels.error << "\n" << shot.out;
+  EXPECT_EQ(pixels.width, 1280u);
+  EXPECT_EQ(pixels.height, 2000u);
+  // Not blank: many colours (text, plot lines, table shading), and a fair share of pixels
+  // that differ from the page's first pixel (the background).
+  std::set<std::uint32_t> colours;
+  std::size_t differing = 0;
+  const std::size_t n = pixels.rgba.size() / 4;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* p = &pixels.rgba[4 * i];
+    colours.insert(static_cast<std::uint32_t>(p[0] << 16 | p[1] << 8 | p[2]));
+    if (p[0] != pixels.rgba[0] || p[1] != pixels.rgba[1] || p[2] != pixels.rgba[2]) ++differing;
+  }
+  EXPECT_GE(colours.size(), 32u);
+  EXPECT_GT(static_cast<double>(differing) / static_cast<double>(n), 0.2);
+}
+
+}  // namespace
