@@ -203,7 +203,8 @@ TEST_F(MigCharacterizeDeviceTest, RunsOneCopyPerInstanceAndRestoresTheLayout) {
 
 TEST_F(MigCharacterizeDeviceTest, AFailingCommandIsReportedAndTheLayoutStillRestored) {
   const CommandRun run =
-      Headroom("mig characterize --backend nvml --layout 3g.40gb@0 --idle 0.1 -- sh -c 'exit 3'",
+      Headroom("mig characterize --backend nvml --layout 3g.40gb@0 --idle 0.1 --out " +
+                   dir_.path().string() + " -- sh -c 'exit 3'",
                Env("HEADROOM_FAKE_NVML_MIG=1 HEADROOM_FAKE_NVML_MIG_LAYOUT=7g.80gb@0"));
   EXPECT_EQ(run.exit_code, 1) << run.out;
   EXPECT_TRUE(Contains(run.out, "Original layout '7g.80gb@0' restored")) << run.out;
@@ -220,7 +221,8 @@ TEST_F(MigCharacterizeDeviceTest, RefusesWithMigModeOffAndChangesNothing) {
 TEST_F(MigCharacterizeDeviceTest, EnableMigTurnsItOnForTheSweepAndOffAfter) {
   const CommandRun run = Headroom(
       "mig characterize --backend nvml --enable-mig --layout 3g.40gb@0,3g.40gb@4 --idle 0.1 "
-      "--json -- true",
+      "--json --out " +
+          dir_.path().string() + " -- true",
       Env());
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out.substr(run.out.find("{\n")));
@@ -243,10 +245,10 @@ TEST_F(MigCharacterizeDeviceTest, CtrlCStopsTheCopiesAndRestoresTheLayout) {
   // Run in the background, interrupt it while the copies sleep, then read the layout back.
   const fs::path out = dir_.path() / "out.txt";
   const std::string line = fmt::format(
-      "{} {} mig characterize --backend nvml --layout 1g.10gb@0,1g.10gb@1 --idle 0.1 -- "
-      "sleep 30 > {} 2>&1 & echo $!",
+      "{} {} mig characterize --backend nvml --layout 1g.10gb@0,1g.10gb@1 --idle 0.1 --out {} "
+      "-- sleep 30 > {} 2>&1 & echo $!",
       Env("HEADROOM_FAKE_NVML_MIG=1 HEADROOM_FAKE_NVML_MIG_LAYOUT=4g.40gb@0,3g.40gb@4"),
-      HEADROOM_BINARY, out.string());
+      HEADROOM_BINARY, dir_.path().string(), out.string());
   FILE* pipe = popen(line.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   int pid = 0;
