@@ -31,6 +31,10 @@ inline CommandRun Headroom(const std::string& args, const std::string& env = "")
   return run;
 }
 
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace headroom::testing
 
 #endif  // HEADROOM_TESTS_HEADROOM_COMMAND_H_

@@ -16,11 +16,8 @@
 namespace {
 
 using headroom::testing::CommandRun;
+using headroom::testing::Contains;
 using headroom::testing::Headroom;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 class MigApplyTest : public ::testing::Test {
  protected:

@@ -20,12 +20,9 @@
 namespace {
 
 using headroom::testing::CommandRun;
+using headroom::testing::Contains;
 using headroom::testing::Headroom;
 namespace fs = std::filesystem;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path);

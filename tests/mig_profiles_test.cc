@@ -12,11 +12,8 @@
 namespace {
 
 using headroom::testing::CommandRun;
+using headroom::testing::Contains;
 using headroom::testing::Headroom;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The last non-empty line of `text`.
 std::string LastLine(const std::string& text) {

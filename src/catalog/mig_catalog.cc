@@ -17,22 +17,14 @@ using core::Result;
 using core::Status;
 using core::YamlReader;
 
-Result<int> WholeNumberIn(const YamlReader& doc, std::string_view key, int min, int max) {
-  HEADROOM_ASSIGN_OR_RETURN(double value, doc.NumberIn(key, min, max));
-  if (value != static_cast<int>(value)) {
-    return Fail(doc.ErrorAt(key, fmt::format("{} is not a whole number", value)));
-  }
-  return static_cast<int>(value);
-}
-
 Status ParseEngines(const YamlReader& doc, mig::Engines& engines) {
   HEADROOM_ASSIGN_OR_RETURN(YamlReader map, doc.Map("engines"));
   HEADROOM_RETURN_IF_ERROR(map.CheckKnownKeys({"copy", "decoders", "encoders", "jpeg", "ofa"}));
-  HEADROOM_ASSIGN_OR_RETURN(engines.copy, WholeNumberIn(map, "copy", 0, 64));
-  HEADROOM_ASSIGN_OR_RETURN(engines.decoders, WholeNumberIn(map, "decoders", 0, 64));
-  HEADROOM_ASSIGN_OR_RETURN(engines.encoders, WholeNumberIn(map, "encoders", 0, 64));
-  HEADROOM_ASSIGN_OR_RETURN(engines.jpeg, WholeNumberIn(map, "jpeg", 0, 64));
-  HEADROOM_ASSIGN_OR_RETURN(engines.ofa, WholeNumberIn(map, "ofa", 0, 64));
+  HEADROOM_ASSIGN_OR_RETURN(engines.copy, map.IntegerIn("copy", 0, 64));
+  HEADROOM_ASSIGN_OR_RETURN(engines.decoders, map.IntegerIn("decoders", 0, 64));
+  HEADROOM_ASSIGN_OR_RETURN(engines.encoders, map.IntegerIn("encoders", 0, 64));
+  HEADROOM_ASSIGN_OR_RETURN(engines.jpeg, map.IntegerIn("jpeg", 0, 64));
+  HEADROOM_ASSIGN_OR_RETURN(engines.ofa, map.IntegerIn("ofa", 0, 64));
   return core::Ok();
 }
 
@@ -60,7 +52,7 @@ Result<mig::GiProfile> ParseProfile(const YamlReader& doc, const mig::GpuMigSpec
       doc.CheckKnownKeys({"id", "nvml", "name", "short_name", "compute_slices", "memory_slices",
                           "sm_count", "memory_gib", "engines", "starts", "max_instances"}));
   mig::GiProfile p;
-  HEADROOM_ASSIGN_OR_RETURN(p.id, WholeNumberIn(doc, "id", 0, 1000));
+  HEADROOM_ASSIGN_OR_RETURN(p.id, doc.IntegerIn("id", 0, 1000));
   HEADROOM_ASSIGN_OR_RETURN(p.nvml_enum, doc.String("nvml"));
   const auto value = mig::NvmlGpuInstanceProfileValue(p.nvml_enum);
   if (!value) {
@@ -76,15 +68,13 @@ Result<mig::GiProfile> ParseProfile(const YamlReader& doc, const mig::GpuMigSpec
     return Fail(doc.ErrorAt("short_name", "a \"+me\" profile needs a \"+me\" short name"));
   }
   HEADROOM_ASSIGN_OR_RETURN(p.compute_slices,
-                            WholeNumberIn(doc, "compute_slices", 1, spec.compute_slices));
-  HEADROOM_ASSIGN_OR_RETURN(p.memory_slices,
-                            WholeNumberIn(doc, "memory_slices", 1, spec.memory_slices));
-  HEADROOM_ASSIGN_OR_RETURN(p.sm_count, WholeNumberIn(doc, "sm_count", 1, 100000));
+                            doc.IntegerIn("compute_slices", 1, spec.compute_slices));
+  HEADROOM_ASSIGN_OR_RETURN(p.memory_slices, doc.IntegerIn("memory_slices", 1, spec.memory_slices));
+  HEADROOM_ASSIGN_OR_RETURN(p.sm_count, doc.IntegerIn("sm_count", 1, 100000));
   HEADROOM_ASSIGN_OR_RETURN(p.memory_gib, doc.NumberIn("memory_gib", 0.001, 1e5));
   HEADROOM_RETURN_IF_ERROR(ParseEngines(doc, p.engines));
   HEADROOM_RETURN_IF_ERROR(ParseStarts(doc, spec.memory_slices - p.memory_slices, p.starts));
-  HEADROOM_ASSIGN_OR_RETURN(p.max_instances,
-                            WholeNumberIn(doc, "max_instances", 1, spec.memory_slices));
+  HEADROOM_ASSIGN_OR_RETURN(p.max_instances, doc.IntegerIn("max_instances", 1, spec.memory_slices));
   return p;
 }
 
@@ -97,8 +87,8 @@ Result<mig::GpuMigSpec> ParseGpuMigSpec(const YamlReader& doc) {
   HEADROOM_ASSIGN_OR_RETURN(spec.name, doc.String("gpu"));
   HEADROOM_ASSIGN_OR_RETURN(spec.aliases, doc.StringList("aliases"));
   // The memory-slice mask of the enumeration holds at most 32 slices.
-  HEADROOM_ASSIGN_OR_RETURN(spec.memory_slices, WholeNumberIn(doc, "memory_slices", 1, 32));
-  HEADROOM_ASSIGN_OR_RETURN(spec.compute_slices, WholeNumberIn(doc, "compute_slices", 1, 32));
+  HEADROOM_ASSIGN_OR_RETURN(spec.memory_slices, doc.IntegerIn("memory_slices", 1, 32));
+  HEADROOM_ASSIGN_OR_RETURN(spec.compute_slices, doc.IntegerIn("compute_slices", 1, 32));
   HEADROOM_ASSIGN_OR_RETURN(std::vector<YamlReader> profiles, doc.MapList("profiles"));
   if (profiles.empty()) return Fail(doc.ErrorAt("profiles", "no profiles"));
   std::set<int> ids;

@@ -12,14 +12,6 @@ using core::Fail;
 using core::Result;
 using core::YamlReader;
 
-Result<int> Whole(const YamlReader& doc, std::string_view key, int min, int max) {
-  HEADROOM_ASSIGN_OR_RETURN(double value, doc.NumberIn(key, min, max));
-  if (value != static_cast<int>(value)) {
-    return Fail(doc.ErrorAt(key, fmt::format("{} is not a whole number", value)));
-  }
-  return static_cast<int>(value);
-}
-
 Result<mig::MeasuredWorkload> ParseWorkload(const YamlReader& w, const std::string& name) {
   HEADROOM_RETURN_IF_ERROR(w.CheckKnownKeys(
       {"model", "kind", "mode", "sequence_tokens", "parameters", "trained_parameters", "optimizer",
@@ -36,7 +28,7 @@ Result<mig::MeasuredWorkload> ParseWorkload(const YamlReader& w, const std::stri
     return Fail(w.ErrorAt("mode", fmt::format("'{}' is not pretrain or finetune", out.mode)));
   }
   if (w.Has("sequence_tokens")) {
-    HEADROOM_RETURN_IF_ERROR(Whole(w, "sequence_tokens", 1, 1 << 20));
+    HEADROOM_RETURN_IF_ERROR(w.IntegerIn("sequence_tokens", 1, 1 << 20));
   }
   HEADROOM_ASSIGN_OR_RETURN(out.parameters, w.NumberIn("parameters", 1, 1e13));
   HEADROOM_ASSIGN_OR_RETURN(std::string trained, w.String("trained_parameters"));
@@ -55,13 +47,13 @@ Result<mig::MeasuredWorkload> ParseWorkload(const YamlReader& w, const std::stri
   }
   HEADROOM_ASSIGN_OR_RETURN(out.flops_per_sample, w.NumberIn("flops_per_sample", 1, 1e18));
   HEADROOM_ASSIGN_OR_RETURN(out.samples_per_epoch, w.NumberIn("samples_per_epoch", 1, 1e12));
-  HEADROOM_ASSIGN_OR_RETURN(out.default_batch, Whole(w, "default_batch", 1, 1 << 20));
+  HEADROOM_ASSIGN_OR_RETURN(out.default_batch, w.IntegerIn("default_batch", 1, 1 << 20));
   HEADROOM_ASSIGN_OR_RETURN(std::vector<YamlReader> points, w.MapList("measured"));
   if (points.size() < 2) return Fail(w.ErrorAt("measured", "needs two or more batch sizes"));
   for (const YamlReader& p : points) {
     HEADROOM_RETURN_IF_ERROR(p.CheckKnownKeys({"batch", "samples_per_s", "power_w", "memory_gib"}));
     mig::MeasuredPoint point;
-    HEADROOM_ASSIGN_OR_RETURN(point.batch, Whole(p, "batch", 1, 1 << 20));
+    HEADROOM_ASSIGN_OR_RETURN(point.batch, p.IntegerIn("batch", 1, 1 << 20));
     HEADROOM_ASSIGN_OR_RETURN(point.samples_per_s, p.NumberIn("samples_per_s", 1e-6, 1e9));
     HEADROOM_ASSIGN_OR_RETURN(point.power_w, p.NumberIn("power_w", 1, 1e5));
     HEADROOM_ASSIGN_OR_RETURN(point.memory_gib, p.NumberIn("memory_gib", 0, 1e6));

@@ -32,7 +32,8 @@ using Steady = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
 constexpr auto kTermGrace = std::chrono::seconds(5);
 
-// One copy of the user's command on one MIG instance. Its output passes straight through.
+// One copy of the user's command on one MIG instance. Its output passes straight through. Not
+// ChildProcess: that one forwards signals to a single child per process, and here several run.
 class InstanceProcess {
  public:
   static core::Result<InstanceProcess> Start(const std::vector<std::string>& argv,
@@ -170,10 +171,7 @@ core::Result<LayoutRun> RunLayout(gpu::Device& device, const mig::GpuMigSpec& sp
   LayoutRun run{.layout = mig::FormatLayout(layout)};
   std::vector<std::vector<std::string>> envs;
   for (const gpu::MigGpuInstance& gi : instances) {
-    const mig::GiProfile* profile = nullptr;
-    for (const mig::GiProfile& p : spec.profiles) {
-      if (p.id == gi.profile_id) profile = &p;
-    }
+    const mig::GiProfile* profile = spec.FindProfileById(gi.profile_id);
     for (const gpu::MigComputeInstance& ci : gi.compute_instances) {
       InstanceRow row{
           .layout = run.layout,
@@ -281,6 +279,8 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   }
   auto state = gpu::ReadMigState(device, *spec);
   if (!state) return ReportError(state.error());
+  // Not mig::ToLayout: it writes a GPU instance without compute instances as "/0c", which apply
+  // refuses; restoring gives such an instance one compute instance instead.
   mig::Layout original;
   for (const mig::GpuInstanceState& gi : *state) {
     mig::GpuInstance instance{.profile = gi.profile, .start = gi.start};

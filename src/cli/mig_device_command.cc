@@ -22,8 +22,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
 struct MigDeviceOptions {
   BackendOptions backend;
   std::string layout;
@@ -93,7 +91,7 @@ std::string ShowText(const GpuMigView& view) {
         std::to_string(gi.id), view.profile_names[i],
         gi.size == 1 ? std::to_string(gi.start)
                      : fmt::format("{}-{}", gi.start, gi.start + gi.size - 1),
-        std::to_string(gi.sm_count), fmt::format("{:.2f}", gi.memory_bytes / kBytesPerGib)};
+        std::to_string(gi.sm_count), fmt::format("{:.2f}", gi.memory_bytes / core::kBytesPerGib)};
     if (gi.compute_instances.empty()) {
       head.insert(head.end(), {"-", "-", "-", "(no compute instance)"});
       table.AddRow(head);

@@ -167,7 +167,6 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
   if (!catalogs) return ReportError(catalogs.error());
   auto model = catalogs->Model(o.gpu, std::nullopt);
   if (!model) return ReportError(model.error());
-  const catalog::MigTrainingCatalog* workloads = &catalogs->workloads;
   const mig::Slice whole = mig::WholeGpuSlice(model->gpu(), model->mig());
   const mig::GiProfile& smallest = model->mig().profiles.front();
   const mig::Slice small = mig::InstanceSlice(smallest, smallest.starts.front());
@@ -185,13 +184,13 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
                            {"WHOLE_SAMPLES/S"},
                            {fmt::format("{}_SAMPLES/S", smallest.name)}});
   ordered_json list = ordered_json::array();
-  for (const mig::MeasuredWorkload& w : workloads->workloads()) {
+  for (const mig::MeasuredWorkload& w : catalogs->workloads.workloads()) {
     auto fit = catalogs->Fit(w);
     if (!fit) return ReportError(fit.error());
     const int b = w.default_batch;
     const core::Megahertz f = model->gpu().sm_clock_max;
     const double whole_rate = b / model->IterationSeconds(*fit, b, whole, f);
-    const bool fits_small = model->CheckFits(*fit, b, small).has_value();
+    const bool fits_small = model->Fits(*fit, b, small);
     const double small_rate = b / model->IterationSeconds(*fit, b, small, f);
     table.AddRow({w.name, std::to_string(b), fmt::format("{:.2f}", fit->host_s * 1e3),
                   fmt::format("{:.2f}", fit->optimizer_s * 1e3),
@@ -219,7 +218,7 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
   }
   if (o.json) {
     std::cout << ordered_json{{"gpu", model->mig().name},
-                              {"reference_gpu", workloads->reference_gpu()},
+                              {"reference_gpu", catalogs->workloads.reference_gpu()},
                               {"workloads", list}}
                      .dump(2)
               << "\n";
@@ -227,7 +226,7 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
   }
   std::cout << fmt::format(
       "Training workloads measured on {}, modeled on {} (docs/mig.md, \"The slice model\")\n",
-      workloads->reference_gpu(), model->mig().name);
+      catalogs->workloads.reference_gpu(), model->mig().name);
   std::cout << table.Render();
   return kExitOk;
 }

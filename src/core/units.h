@@ -9,6 +9,8 @@
 
 namespace headroom::core {
 
+inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
 template <class Tag>
 class Quantity {
  public:

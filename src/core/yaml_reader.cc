@@ -84,6 +84,14 @@ Result<double> YamlReader::NumberIn(std::string_view key, double min, double max
   return value;
 }
 
+Result<int> YamlReader::IntegerIn(std::string_view key, int min, int max) const {
+  HEADROOM_ASSIGN_OR_RETURN(double value, NumberIn(key, min, max));
+  if (value != static_cast<int>(value)) {
+    return Fail(ErrorAt(key, fmt::format("{} is not a whole number", value)));
+  }
+  return static_cast<int>(value);
+}
+
 Result<std::string> YamlReader::String(std::string_view key) const {
   HEADROOM_ASSIGN_OR_RETURN(YAML::Node child, Required(key));
   if (!child.IsScalar()) return Fail(ErrorAt(key, "expected a string"));

@@ -27,6 +27,8 @@ class YamlReader {
   [[nodiscard]] Result<std::optional<double>> OptionalNumber(std::string_view key) const;
   // A number that must lie in [min, max].
   [[nodiscard]] Result<double> NumberIn(std::string_view key, double min, double max) const;
+  // A whole number that must lie in [min, max].
+  [[nodiscard]] Result<int> IntegerIn(std::string_view key, int min, int max) const;
   [[nodiscard]] Result<std::string> String(std::string_view key) const;
   [[nodiscard]] Result<std::optional<std::string>> OptionalString(std::string_view key) const;
   [[nodiscard]] Result<bool> Bool(std::string_view key) const;

@@ -107,9 +107,8 @@ core::Result<std::vector<mig::GpuInstanceState>> ToMigState(
     const mig::GpuMigSpec& spec, const std::vector<MigGpuInstance>& instances) {
   std::vector<mig::GpuInstanceState> out;
   for (const MigGpuInstance& gi : instances) {
-    auto profile = std::find_if(spec.profiles.begin(), spec.profiles.end(),
-                                [&gi](const mig::GiProfile& p) { return p.id == gi.profile_id; });
-    if (profile == spec.profiles.end()) {
+    const mig::GiProfile* profile = spec.FindProfileById(gi.profile_id);
+    if (profile == nullptr) {
       return Fail(Error::InvalidArgument(
           fmt::format("GPU instance {} has profile ID {}, which the MIG catalog of {} lacks", gi.id,
                       gi.profile_id, spec.name)));

@@ -10,8 +10,6 @@
 namespace headroom::gpu {
 namespace {
 
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
 // The driver's name without its "MIG " prefix ("MIG 3g.40gb" -> "3g.40gb").
 std::string DriverName(const MigProfileInfo& p) {
   constexpr std::string_view kPrefix = "MIG ";
@@ -70,7 +68,7 @@ std::vector<MigPlacement> CatalogPlacements(const mig::GiProfile& p) {
 }
 
 double MemoryGib(const MigProfileInfo& p) {
-  return static_cast<double>(p.memory_bytes) / kBytesPerGib;
+  return static_cast<double>(p.memory_bytes) / core::kBytesPerGib;
 }
 
 std::vector<MigProfileComparison> CompareMigProfiles(const mig::GpuMigSpec& spec,

@@ -11,14 +11,8 @@ LayoutResult CharacterizeLayout(const SliceModel& model, const std::optional<Lay
   result.layout = layout ? FormatLayout(*layout) : "MIG off";
   result.workload = workload.name;
   result.batch = batch;
-  std::vector<Slice> slices;
-  if (layout) {
-    for (const GpuInstance& gi : layout->instances) {
-      slices.push_back(InstanceSlice(*model.mig().FindProfile(gi.profile), gi.start));
-    }
-  } else {
-    slices.push_back(WholeGpuSlice(model.gpu(), model.mig()));
-  }
+  const std::vector<Slice> slices = layout ? LayoutSlices(model.mig(), *layout)
+                                           : std::vector{WholeGpuSlice(model.gpu(), model.mig())};
   result.instances = static_cast<int>(slices.size());
   std::vector<SliceJob> jobs;
   std::vector<int> job_instance;
@@ -26,7 +20,7 @@ LayoutResult CharacterizeLayout(const SliceModel& model, const std::optional<Lay
     InstanceResult r{.slice = slices[i].name,
                      .sm_count = slices[i].sm_count,
                      .memory_gib = slices[i].memory_gib,
-                     .fits = model.CheckFits(fit, batch, slices[i]).has_value()};
+                     .fits = model.Fits(fit, batch, slices[i])};
     if (r.fits) {
       jobs.push_back(SliceJob{.fit = fit, .batch = batch, .slice = slices[i]});
       job_instance.push_back(static_cast<int>(i));

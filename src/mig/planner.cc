@@ -24,7 +24,7 @@ double AloneSeconds(const SliceModel& model, const PlanJob& job, const Slice& sl
 }
 
 bool Fits(const SliceModel& model, const PlanJob& job, const Slice& slice) {
-  return model.CheckFits(job.fit, job.batch, slice).has_value();
+  return model.Fits(job.fit, job.batch, slice);
 }
 
 // Within an instance: higher priority first, then earlier deadline, then shorter job (least mean
@@ -82,14 +82,6 @@ PlanOption MakeOption(std::string name, std::optional<Layout> layout, std::vecto
   option.layout = std::move(layout);
   option.slices = std::move(slices);
   return option;
-}
-
-std::vector<Slice> SlicesOf(const GpuMigSpec& spec, const Layout& layout) {
-  std::vector<Slice> slices;
-  for (const GpuInstance& gi : layout.instances) {
-    slices.push_back(InstanceSlice(*spec.FindProfile(gi.profile), gi.start));
-  }
-  return slices;
 }
 
 void Explain(const SliceModel& model, const PlanRequest& request, PlanOption& option) {
@@ -256,11 +248,12 @@ core::Result<PlanResult> Plan(const SliceModel& model, const PlanRequest& reques
       MakeOption("whole GPU, one after another", std::nullopt, {WholeGpuSlice(model.gpu(), spec)});
   result.baselines.push_back(with_greedy(whole));
   if (auto halves = UniformLayout(spec, "3g", 2)) {
-    result.baselines.push_back(with_greedy(
-        MakeOption("balanced (" + FormatLayout(*halves) + ")", *halves, SlicesOf(spec, *halves))));
+    result.baselines.push_back(with_greedy(MakeOption("balanced (" + FormatLayout(*halves) + ")",
+                                                      *halves, LayoutSlices(spec, *halves))));
   }
   if (auto sevens = UniformLayout(spec, "1g", spec.compute_slices)) {
-    result.baselines.push_back(with_greedy(MakeOption("7x1g", *sevens, SlicesOf(spec, *sevens))));
+    result.baselines.push_back(
+        with_greedy(MakeOption("7x1g", *sevens, LayoutSlices(spec, *sevens))));
   }
 
   // Search: every distinct multiset of maximal layouts, greedy then local search.
@@ -284,11 +277,12 @@ core::Result<PlanResult> Plan(const SliceModel& model, const PlanRequest& reques
   for (const PlanOption& b : result.baselines) {
     if (Better(b, best, request.objective)) best = b;
   }
-  std::vector<PlanOption> starts = {whole};
+  // MIG off is scored once, as the first baseline (one instance: nothing to search).
+  std::vector<PlanOption> starts;
   for (const auto& [key, layout] : distinct) {
-    starts.push_back(MakeOption("planned", layout, SlicesOf(spec, layout)));
+    starts.push_back(MakeOption("planned", layout, LayoutSlices(spec, layout)));
   }
-  result.layouts_considered = static_cast<int>(starts.size());
+  result.layouts_considered = static_cast<int>(starts.size()) + 1;
   // Local search from a start: move one job to another instance, or swap two, while that helps.
   auto improve = [&](PlanOption current) {
     for (int round = 0; round < kMaxLocalSearchRounds; ++round) {
@@ -350,7 +344,7 @@ core::Result<PlanResult> Plan(const SliceModel& model, const PlanRequest& reques
   }
   for (const Layout& layout : request.extra_layouts) {
     PlanOption option =
-        improve(with_greedy(MakeOption(FormatLayout(layout), layout, SlicesOf(spec, layout))));
+        improve(with_greedy(MakeOption(FormatLayout(layout), layout, LayoutSlices(spec, layout))));
     if (Better(option, best, request.objective)) best = option;
     result.extra.push_back(std::move(option));
   }

@@ -20,6 +20,13 @@ const GiProfile* GpuMigSpec::FindProfile(std::string_view name) const {
   return nullptr;
 }
 
+const GiProfile* GpuMigSpec::FindProfileById(int id) const {
+  for (const GiProfile& profile : profiles) {
+    if (profile.id == id) return &profile;
+  }
+  return nullptr;
+}
+
 const GiProfile* GpuMigSpec::FindProfileOrClass(std::string_view name) const {
   if (const GiProfile* profile = FindProfile(name)) return profile;
   const std::string key = core::ToLower(name);

@@ -53,6 +53,8 @@ struct GpuMigSpec {
   const GiProfile* FindProfile(std::string_view name) const;
   // The profile whose name or short name is `name` ("3g", "1g.2x", "3g.40gb"), or nullptr.
   const GiProfile* FindProfileOrClass(std::string_view name) const;
+  // The profile with NVML profile ID `id`, or nullptr.
+  const GiProfile* FindProfileById(int id) const;
 };
 
 // The value of an NVML GPU-instance profile constant given without its "NVML_" prefix

@@ -8,7 +8,7 @@ Slice WholeGpuSlice(const model::GpuSpec& gpu, const GpuMigSpec& mig) {
   return Slice{.name = "whole GPU",
                .sm_count = gpu.sm_count,
                .memory_slices = mig.memory_slices,
-               .memory_gib = static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024.0 * 1024.0)};
+               .memory_gib = static_cast<double>(gpu.memory_bytes) / core::kBytesPerGib};
 }
 
 Slice InstanceSlice(const GiProfile& profile, int start) {
@@ -16,6 +16,14 @@ Slice InstanceSlice(const GiProfile& profile, int start) {
                .sm_count = profile.sm_count,
                .memory_slices = profile.memory_slices,
                .memory_gib = profile.memory_gib};
+}
+
+std::vector<Slice> LayoutSlices(const GpuMigSpec& mig, const Layout& layout) {
+  std::vector<Slice> slices;
+  for (const GpuInstance& gi : layout.instances) {
+    slices.push_back(InstanceSlice(*mig.FindProfile(gi.profile), gi.start));
+  }
+  return slices;
 }
 
 SliceModel::SliceModel(model::GpuSpec gpu, model::GpuSpec reference, GpuMigSpec mig,
@@ -31,9 +39,13 @@ double SliceModel::FootprintGib(const WorkloadFit& fit, int batch) const {
          kCudaContextGib;
 }
 
+bool SliceModel::Fits(const WorkloadFit& fit, int batch, const Slice& slice) const {
+  return FootprintGib(fit, batch) <= slice.memory_gib;
+}
+
 core::Status SliceModel::CheckFits(const WorkloadFit& fit, int batch, const Slice& slice) const {
+  if (Fits(fit, batch, slice)) return core::Ok();
   const double need = FootprintGib(fit, batch);
-  if (need <= slice.memory_gib) return core::Ok();
   return core::Fail(
       core::Error::OutOfRange(fmt::format("out of memory on {}: needs {:.1f} GiB, has {:.1f} GiB",
                                           slice.name, need, slice.memory_gib)));
@@ -64,13 +76,13 @@ OperatingPoint SliceModel::Solve(std::span<const SliceJob> jobs) const {
   const model::GpuSpec& g = gpu();
   const double energy_scale = EnergyScale();
   const model::PowerModelParams& pm = g.power;
+  // The chip-wide active power, paid once while any job runs, is shared by SM share.
+  double sms = 0;
+  for (const SliceJob& job : jobs) sms += job.slice.sm_count;
   OperatingPoint point;
   for (core::Megahertz f : clocks_) {
     point = OperatingPoint{.clock = f};
     const double dynamic_scale = power_.DynamicScale(f);
-    // The chip-wide active power, paid once while any job runs, is shared by SM share.
-    double sms = 0;
-    for (const SliceJob& job : jobs) sms += job.slice.sm_count;
     const double active_w = jobs.empty() ? 0.0 : pm.active_w * dynamic_scale;
     point.power_w = g.idle_power.value() + active_w;
     for (const SliceJob& job : jobs) {

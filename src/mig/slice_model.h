@@ -17,6 +17,7 @@
 
 #include "core/result.h"
 #include "core/units.h"
+#include "mig/layout.h"
 #include "mig/profile.h"
 #include "mig/training_workload.h"
 #include "model/gpu_power_model.h"
@@ -36,6 +37,8 @@ struct Slice {
 Slice WholeGpuSlice(const model::GpuSpec& gpu, const GpuMigSpec& mig);
 // A MIG instance of `profile` placed at `start`.
 Slice InstanceSlice(const GiProfile& profile, int start);
+// Every instance of `layout`, in its order. REQUIRES: ValidateLayout(mig, layout) passed.
+std::vector<Slice> LayoutSlices(const GpuMigSpec& mig, const Layout& layout);
 
 // A job on a slice: its workload's fit and batch size.
 struct SliceJob {
@@ -72,8 +75,9 @@ class SliceModel {
 
   // Memory a job needs: the fitted footprint plus allocator slack and the CUDA context.
   double FootprintGib(const WorkloadFit& fit, int batch) const;
-  // kResourceExhausted-style kOutOfRange naming the need and the slice's memory when it does not
-  // fit.
+  // Whether that footprint fits the slice's memory (cheap: the planner's search asks often).
+  bool Fits(const WorkloadFit& fit, int batch, const Slice& slice) const;
+  // As Fits, with a kOutOfRange error naming the need and the slice's memory when it does not.
   [[nodiscard]] core::Status CheckFits(const WorkloadFit& fit, int batch, const Slice& slice) const;
   double IterationSeconds(const WorkloadFit& fit, int batch, const Slice& slice,
                           core::Megahertz clock) const;

@@ -8,7 +8,6 @@
 namespace headroom::mig {
 namespace {
 
-constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 // Bytes moved per byte of activation memory kept for the backward pass: written in the forward
 // pass, read in the backward pass, and its gradient written once (an estimate; no counters here).
 constexpr double kTrafficPerActivationByte = 3.0;
@@ -51,7 +50,8 @@ core::Result<WorkloadFit> FitWorkload(const MeasuredWorkload& w, const model::Gp
 
   // Roofline split of the per-sample time: FLOPs at the datasheet rate against the activation
   // traffic at the datasheet bandwidth.
-  const double bytes_per_sample = fit.memory_per_sample_gib * kGib * kTrafficPerActivationByte;
+  const double bytes_per_sample =
+      fit.memory_per_sample_gib * core::kBytesPerGib * kTrafficPerActivationByte;
   const double compute_time = w.flops_per_sample / reference.bf16_flops_per_s;
   const double memory_time = bytes_per_sample / reference.memory_bandwidth_bytes_per_s;
   fit.compute_share = compute_time / (compute_time + memory_time);

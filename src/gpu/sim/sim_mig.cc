@@ -17,8 +17,6 @@ using core::Fail;
 // Compute-instance sizes NVML has for these GPUs (NVML_COMPUTE_INSTANCE_PROFILE_*_SLICE).
 constexpr int kComputeInstanceSizes[] = {1, 2, 3, 4, 7};
 
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
 // The lowest id >= `first` that `taken` lacks, as drivers hand them out.
 template <class T>
 int LowestFreeId(const std::vector<T>& taken, int first) {
@@ -131,7 +129,7 @@ core::Result<std::vector<MigGpuInstance>> SimMig::Instances() const {
         .start = gi.start,
         .size = gi.profile.memory_slices,
         .sm_count = gi.profile.sm_count,
-        .memory_bytes = static_cast<std::uint64_t>(gi.profile.memory_gib * kBytesPerGib)};
+        .memory_bytes = static_cast<std::uint64_t>(gi.profile.memory_gib * core::kBytesPerGib)};
     for (const Ci& ci : gi.compute_instances) {
       instance.compute_instances.push_back(
           {.id = ci.id,
@@ -147,18 +145,19 @@ core::Result<std::vector<MigGpuInstance>> SimMig::Instances() const {
 std::vector<MigProfileInfo> SimMig::Profiles() const {
   std::vector<MigProfileInfo> out;
   for (const mig::GiProfile& p : spec_.profiles) {
-    MigProfileInfo info{.nvml_profile = p.nvml_value,
-                        .id = p.id,
-                        .name = "MIG " + p.name,
-                        .slices = p.compute_slices,
-                        .max_instances = p.max_instances,
-                        .sm_count = p.sm_count,
-                        .memory_bytes = static_cast<std::uint64_t>(p.memory_gib * kBytesPerGib),
-                        .copy_engines = p.engines.copy,
-                        .decoders = p.engines.decoders,
-                        .encoders = p.engines.encoders,
-                        .jpeg = p.engines.jpeg,
-                        .ofa = p.engines.ofa};
+    MigProfileInfo info{
+        .nvml_profile = p.nvml_value,
+        .id = p.id,
+        .name = "MIG " + p.name,
+        .slices = p.compute_slices,
+        .max_instances = p.max_instances,
+        .sm_count = p.sm_count,
+        .memory_bytes = static_cast<std::uint64_t>(p.memory_gib * core::kBytesPerGib),
+        .copy_engines = p.engines.copy,
+        .decoders = p.engines.decoders,
+        .encoders = p.engines.encoders,
+        .jpeg = p.engines.jpeg,
+        .ofa = p.engines.ofa};
     for (int start : p.starts) info.placements.push_back({start, p.memory_slices});
     out.push_back(std::move(info));
   }
@@ -170,9 +169,8 @@ std::vector<MigProfileInfo> SimMig::Profiles() const {
 
 core::Result<int> SimMig::CreateGpuInstance(int profile_id, int start) {
   HEADROOM_RETURN_IF_ERROR(RequireEnabled("create GPU instance"));
-  auto profile = std::find_if(spec_.profiles.begin(), spec_.profiles.end(),
-                              [profile_id](const auto& p) { return p.id == profile_id; });
-  if (profile == spec_.profiles.end()) {
+  const mig::GiProfile* profile = spec_.FindProfileById(profile_id);
+  if (profile == nullptr) {
     return Fail(Error::InvalidArgument(fmt::format("GPU {}: no GPU-instance profile {} on {}",
                                                    gpu_index_, profile_id, spec_.name)));
   }
@@ -227,9 +225,8 @@ core::Status SimMig::Restore(bool enabled, const std::vector<MigGpuInstance>& in
   std::vector<Gi> restored;
   std::set<int> gi_ids;
   for (const MigGpuInstance& want : instances) {
-    auto profile = std::find_if(spec_.profiles.begin(), spec_.profiles.end(),
-                                [&want](const auto& p) { return p.id == want.profile_id; });
-    if (profile == spec_.profiles.end() || !gi_ids.insert(want.id).second) {
+    const mig::GiProfile* profile = spec_.FindProfileById(want.profile_id);
+    if (profile == nullptr || !gi_ids.insert(want.id).second) {
       return Fail(Error::InvalidArgument(fmt::format(
           "GPU {}: MIG state: GPU instance {} has an unknown profile {} or a repeated id",
           gpu_index_, want.id, want.profile_id)));
