@@ -1,6 +1,6 @@
 #include "gpu/sim/load_script.h"
 
-#include <map>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -13,15 +13,26 @@ namespace {
 using core::Error;
 using core::Fail;
 
-const std::map<std::string, std::string, std::less<>>& Presets() {
-  // An inference server alternates compute-bound prefill bursts with memory-bound decode.
-  static const auto* presets = new std::map<std::string, std::string, std::less<>>{
-      {"idle", "idle"},
-      {"prefill", "prefill"},
-      {"decode", "decode"},
-      {"inference", "prefill:400ms,decode:1600ms"},
-  };
-  return *presets;
+struct Preset {
+  std::string_view name;
+  std::string_view script;
+};
+
+// An inference server alternates compute-bound prefill bursts with memory-bound decode.
+// A constant table rather than a heap-allocated map: this code also runs inside the fake
+// libnvidia-ml.so, which tests dlopen and dlclose, and a leaked singleton there is a real leak.
+constexpr std::array<Preset, 4> kPresets = {{
+    {"idle", "idle"},
+    {"prefill", "prefill"},
+    {"decode", "decode"},
+    {"inference", "prefill:400ms,decode:1600ms"},
+}};
+
+std::string_view ExpandPreset(std::string_view body) {
+  for (const Preset& p : kPresets) {
+    if (p.name == body) return p.script;
+  }
+  return body;
 }
 
 core::Result<model::Phase> PhaseOfKind(std::string_view kind) {
@@ -68,7 +79,7 @@ core::Result<LoadSegment> ParseSegment(std::string_view text, bool alone) {
 
 core::Result<LoadScript> LoadScript::Parse(std::string_view text) {
   std::string_view body = core::Trim(text);
-  if (auto it = Presets().find(body); it != Presets().end()) body = it->second;
+  body = ExpandPreset(body);
   LoadScript script;
   script.text_ = std::string(core::Trim(text));
   const auto parts = core::Split(body, ',');
