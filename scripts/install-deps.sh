@@ -16,6 +16,7 @@ packages=(
   prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
   libcpp-httplib-dev            # HTTP(S) server and client of the agent and controller (service/)
   openssl                       # tests: a self-signed certificate for the HTTPS agents
+  curl                          # docs/guide/deploy.md talks to the agents and the controller
 )
 
 missing=()
