@@ -148,6 +148,42 @@ std::optional<CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan, const La
                   m.label)};
 }
 
+// How the capacity answer moves with the SLO: every latency bound scaled together (the brake
+// bound stays), from the runs the search already has. No new simulation, so each point is a
+// lower bound; the caption says so.
+std::optional<CaptionedPlot> SloMarginPlot(const PlanReport& report) {
+  constexpr double kFactors[] = {0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4};
+  const sim::Slo& slo = report.inputs.slo;
+  Plot plot{.name = "slo-margin",
+            .title = "Servers that fit against the SLO's latency bounds, per policy",
+            .x_label = fmt::format("latency bounds, x the SLO's (HP P50 +{}%, HP P99 +{}%, LP "
+                                   "P50 +{}%)",
+                                   slo.hp_p50_e2e_pct, slo.hp_p99_e2e_pct, slo.lp_p50_e2e_pct),
+            .y_label = "servers that fit (at least)"};
+  bool any = false;
+  for (const sim::PolicyPlan& pp : report.plan.policies) {
+    Series series{.label = pp.policy};
+    for (double f : kFactors) {
+      sim::Slo scaled = slo;
+      scaled.hp_p50_e2e_pct *= f;
+      scaled.hp_p99_e2e_pct *= f;
+      scaled.lp_p50_e2e_pct *= f;
+      const int fits = sim::CapacityUnderSlo(report.plan, pp.policy, scaled).fits;
+      if (fits > 0) series.points.emplace_back(f, fits);
+    }
+    any = any || !series.points.empty();
+    plot.series.push_back(std::move(series));
+  }
+  if (!any) return std::nullopt;
+  return CaptionedPlot{
+      std::move(plot),
+      "How much the answer depends on the SLO: for each policy, the most servers among the counts "
+      "the search simulated that keep the SLO with its latency bounds scaled by the factor on the "
+      "x axis (the brake bound unchanged; 1 is the plan's own SLO). It reuses the plan's "
+      "simulations, so each point is a lower bound: the search did not simulate every count, and "
+      "a count it skipped may fit too. A flat line is a policy limited by power, not latency."};
+}
+
 }  // namespace
 
 std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
@@ -163,6 +199,7 @@ std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
                       slo.lp_p50_e2e_pct}}) {
     if (auto p = LatencyPlot(report.plan, m)) plots.push_back(std::move(*p));
   }
+  if (auto p = SloMarginPlot(report)) plots.push_back(std::move(*p));
   return plots;
 }
 

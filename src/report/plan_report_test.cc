@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "report/plan_plots.h"
 #include "report/testing/sample_plan.h"
+#include "sim/capacity_planner.h"
 
 namespace headroom::report {
 namespace {
@@ -73,7 +77,7 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
   }
   EXPECT_EQ(names,
             (std::vector<std::string>{"capacity", "row-power", "peak-power", "latency-hp-p50",
-                                      "latency-hp-p99", "latency-lp-p50"}));
+                                      "latency-hp-p99", "latency-lp-p50", "slo-margin"}));
   const Plot latency = PlanPlots(r)[3].plot;
   // Capping policies only, the run stopped at its brake left out, and the SLO line.
   ASSERT_EQ(latency.series.size(), 3u);
@@ -87,6 +91,43 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
   names.clear();
   for (const CaptionedPlot& p : PlanPlots(r)) names.push_back(p.plot.name);
   EXPECT_EQ(std::count(names.begin(), names.end(), "row-power"), 0);
+}
+
+// The sample's POLCA runs: 45, 48, 49 servers at +0.5, +0.8, +0.9% on every latency, 50 braked.
+TEST(PlanReportTest, CapacityUnderAnotherSloComesFromThePlansRuns) {
+  const PlanReport r = SamplePlanReport();
+  sim::Slo slo = r.inputs.slo;  // HP P50 +1%
+  sim::CapacityBounds b = sim::CapacityUnderSlo(r.plan, "polca", slo);
+  EXPECT_EQ(b.fits, 49);
+  EXPECT_EQ(b.fails, 50);  // the brake, whatever the latency bounds
+  slo.hp_p50_e2e_pct = 0.75;
+  b = sim::CapacityUnderSlo(r.plan, "polca", slo);
+  EXPECT_EQ(b.fits, 45);
+  EXPECT_EQ(b.fails, 48);
+  slo.hp_p50_e2e_pct = 0.25;
+  b = sim::CapacityUnderSlo(r.plan, "polca", slo);
+  EXPECT_EQ(b.fits, 0);
+  EXPECT_EQ(b.fails, 45);
+  slo.hp_p50_e2e_pct = slo.hp_p99_e2e_pct = slo.lp_p50_e2e_pct = 10;
+  EXPECT_EQ(sim::CapacityUnderSlo(r.plan, "uniform", slo).fits, 45);  // +8% everywhere
+  EXPECT_EQ(sim::CapacityUnderSlo(r.plan, "no-such-policy", slo).fits, 0);
+}
+
+TEST(PlanReportTest, SloMarginPlotScalesEveryLatencyBound) {
+  const PlanReport r = SamplePlanReport();
+  std::optional<Plot> margin;
+  for (const CaptionedPlot& p : PlanPlots(r)) {
+    if (p.plot.name == "slo-margin") margin = p.plot;
+  }
+  ASSERT_TRUE(margin);
+  ASSERT_EQ(margin->series.size(), 3u);  // none, polca, uniform
+  const Series& polca = margin->series[1];
+  EXPECT_EQ(polca.label, "polca");
+  // x0.25 keeps no simulated count (left out); x0.5 and x0.75 keep 45; x1 and up 49.
+  const std::vector<std::pair<double, double>> expected = {
+      {0.5, 45}, {0.75, 45}, {1, 49}, {1.5, 49}, {2, 49}, {3, 49}, {4, 49}};
+  EXPECT_EQ(polca.points, expected);
+  EXPECT_TRUE(margin->series[2].points.empty());  // uniform's +8% is over even 4 x 1%
 }
 
 }  // namespace

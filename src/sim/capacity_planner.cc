@@ -127,6 +127,26 @@ std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo&
   return "";
 }
 
+CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,
+                                const Slo& slo) {
+  std::map<int, const RunSummary*> runs, baseline;
+  for (const RunSummary& r : plan.runs) {
+    if (r.policy == policy) runs[r.servers] = &r;
+    if (r.policy == "none") baseline[r.servers] = &r;
+  }
+  CapacityBounds bounds;
+  for (const auto& [servers, run] : runs) {  // in ascending server count
+    const auto base = baseline.find(servers);
+    if (base == baseline.end()) continue;
+    if (!SloViolation(*run, Compare(*run, *base->second), slo).empty()) {
+      bounds.fails = servers;
+      break;
+    }
+    bounds.fits = servers;
+  }
+  return bounds;
+}
+
 core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std::string& policy,
                                     int servers, const std::string& trace, RunOptions options) {
   RowConfig row = scenario.row;

@@ -71,6 +71,19 @@ struct CapacityPlan {
   std::vector<RunSummary> runs;
 };
 
+// What the plan's own simulations say about a policy's capacity under another SLO, without
+// simulating more. Of the server counts the search evaluated for `policy` (with the uncapped
+// baseline at each), `fits` is the largest that keeps `slo` with every smaller evaluated count
+// keeping it too (0 when none does), and `fails` the smallest evaluated count above it that
+// breaks it (0 when none does). The true capacity under `slo` lies in [fits, fails - 1] when
+// capacity falls with servers, as the search itself assumes.
+struct CapacityBounds {
+  int fits = 0;
+  int fails = 0;
+};
+CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,
+                                const Slo& slo);
+
 struct PlanOptions {
   std::vector<std::string> policies;  // empty: the scenario's plan.policies
   std::string trace;                  // as MakeWorkload
