@@ -1,7 +1,8 @@
-// The capacity plan's report.html as a reader sees it: `headroom plan --report` on a small
-// scenario, then headless Chromium renders the page (a screenshot, which must not be blank) and
-// dumps the DOM after load (every plot must be an <svg> whose data groups draw paths). Skips only
-// when chromium is not installed. Every process runs under `timeout`.
+// The reports as a reader sees them: `headroom plan --report` on a small scenario, then headless
+// Chromium renders the page (a screenshot, which must not be blank) and dumps the DOM after load
+// (every plot must be an <svg> whose data groups draw paths); then the reports of `simulate`,
+// `characterize` and `measure` (--report) on small inputs, each page's DOM checked the same way.
+// Skips only when chromium is not installed. Every process runs under `timeout`.
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -76,6 +77,10 @@ class ReportBrowserTest : public ::testing::Test {
     return run;
   }
 
+  // Chromium loads `report` and its DOM holds exactly `plots`, each an <svg> drawing data, and
+  // the answer.
+  void ExpectEveryPlotDrawn(const std::string& report, const std::vector<std::string>& plots);
+
   std::string dir_;
   int profiles_ = 0;
 };
@@ -148,6 +153,27 @@ Pixels ReadPng(const std::string& path) {
   return out;
 }
 
+void ReportBrowserTest::ExpectEveryPlotDrawn(const std::string& report,
+                                             const std::vector<std::string>& plots) {
+  const std::string url = "file://" + std::filesystem::absolute(report).string();
+  const CommandRun dom = Chromium("--dump-dom " + url);
+  ASSERT_EQ(dom.exit_code, 0) << dom.out.substr(0, 2000);
+  ASSERT_NE(dom.out.find("</html>"), std::string::npos) << dom.out.substr(0, 2000);
+  EXPECT_NE(dom.out.find("class=\"answer\""), std::string::npos);
+  EXPECT_EQ(dom.out.find("Plot not drawn"), std::string::npos);
+  for (const std::string& name : plots) {
+    const std::string figure = FigureOf(dom.out, name);
+    ASSERT_FALSE(figure.empty()) << report << ": no figure for plot " << name;
+    EXPECT_NE(figure.find("<svg"), std::string::npos) << name << " has no <svg>";
+    EXPECT_GE(DrawnDataPaths(figure), 1) << name << " draws no data";
+  }
+  // No figure beyond the expected ones goes unchecked.
+  const std::vector<std::string> figures = AttributeValues(dom.out, "data-plot");
+  EXPECT_EQ(std::set<std::string>(figures.begin(), figures.end()),
+            std::set<std::string>(plots.begin(), plots.end()));
+  EXPECT_EQ(figures.size(), plots.size());
+}
+
 TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   const std::string out = dir_ + "/plan";
   const CommandRun plan = Headroom(
@@ -169,22 +195,7 @@ TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   EXPECT_TRUE(ReadAll(report) == first) << "report DIR wrote a different page";
   const std::string url = "file://" + std::filesystem::absolute(report).string();
 
-  const CommandRun dom = Chromium("--dump-dom " + url);
-  ASSERT_EQ(dom.exit_code, 0) << dom.out.substr(0, 2000);
-  ASSERT_NE(dom.out.find("</html>"), std::string::npos) << dom.out.substr(0, 2000);
-  EXPECT_NE(dom.out.find("class=\"answer\""), std::string::npos);
-  EXPECT_EQ(dom.out.find("Plot not drawn"), std::string::npos);
-  for (const std::string& name : kPlots) {
-    const std::string figure = FigureOf(dom.out, name);
-    ASSERT_FALSE(figure.empty()) << "no figure for plot " << name;
-    EXPECT_NE(figure.find("<svg"), std::string::npos) << name << " has no <svg>";
-    EXPECT_GE(DrawnDataPaths(figure), 1) << name << " draws no data";
-  }
-  // No figure beyond the expected ones goes unchecked.
-  const std::vector<std::string> figures = AttributeValues(dom.out, "data-plot");
-  EXPECT_EQ(std::set<std::string>(figures.begin(), figures.end()),
-            std::set<std::string>(kPlots.begin(), kPlots.end()));
-  EXPECT_EQ(figures.size(), kPlots.size());
+  ExpectEveryPlotDrawn(report, kPlots);
 
   const std::string png = dir_ + "/report.png";
   const CommandRun shot =
@@ -206,6 +217,38 @@ TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   }
   EXPECT_GE(colours.size(), 32u);
   EXPECT_GT(static_cast<double>(differing) / static_cast<double>(n), 0.2);
+}
+
+TEST_F(ReportBrowserTest, EveryPlotOfSimulateCharacterizeAndMeasureIsDrawn) {
+  struct Case {
+    std::string args;
+    std::vector<std::string> plots;
+  };
+  const std::vector<Case> cases = {
+      {fmt::format("simulate --config {} --policy polca --report --out {}/simulate",
+                   SMALL_ROW_SCENARIO, dir_),
+       {"row-power", "latency-hp", "latency-lp", "ttft"}},
+      {fmt::format("characterize --model llama2-70b --gpu a100-80gb --sm-clocks 1110,1260 "
+                   "--power-limits 300 --prompts 2048 --batches 1 --report --out {}/characterize",
+                   dir_),
+       {"power-vs-clock", "latency-vs-clock", "power-vs-limit", "latency-vs-limit", "pareto",
+        "power-over-time", "phase-power"}},
+      {fmt::format("measure --backend sim --sim-count 1 --sim-load inference --interval 50ms "
+                   "--report --out {}/measure -- bash -c 'echo \"phase prefill\" > "
+                   "$HEADROOM_MARKERS; sleep 0.3; echo \"phase decode\" > $HEADROOM_MARKERS; "
+                   "sleep 0.5'",
+                   dir_),
+       {"power", "phase-power"}},
+  };
+  for (const Case& c : cases) {
+    const CommandRun run = Headroom(c.args);
+    ASSERT_EQ(run.exit_code, 0) << c.args << "\n" << run.out;
+    const std::size_t at = run.out.find("report: ");
+    ASSERT_NE(at, std::string::npos) << run.out;
+    const std::string report = run.out.substr(at + 8, run.out.find('\n', at) - at - 8);
+    SCOPED_TRACE(report);
+    ExpectEveryPlotDrawn(report, c.plots);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -21,7 +22,8 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "gpu/control_restorer.h"
-#include "report/plot.h"
+#include "report/characterize_dir.h"
+#include "report/characterize_html.h"
 #include "report/table.h"
 #include "sim/characterize.h"
 
@@ -31,6 +33,9 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr core::Duration kSettle = std::chrono::milliseconds(500);
+
+// Where `characterize --report` writes when no --out is given.
+constexpr const char* kDefaultCharacterizeDir = "headroom-characterize";
 
 struct CharacterizeOptions {
   std::string workload = "inference";
@@ -47,6 +52,7 @@ struct CharacterizeOptions {
   std::string slo = "5%";
   std::string interval = "10ms";
   bool json = false;
+  bool report = false;
   BackendOptions backend;            // command mode only
   std::vector<std::string> command;  // after --: run it under each setting
 };
@@ -310,68 +316,15 @@ std::vector<sim::Setting> ShownSettings(const std::vector<sim::Setting>& setting
   return shown;
 }
 
-// The plots of a simulated sweep, for the last (largest) shape: power and latency against the
-// clock lock and against the power limit, energy per token against latency with its Pareto front,
-// and (inference) power over one request under the default and the extreme settings.
-std::vector<report::Plot> SweepPlots(const std::vector<sim::Row>& rows, size_t shapes,
-                                     const std::vector<sim::Trace>& traces, bool training) {
-  std::vector<report::Plot> plots;
-  const size_t k = shapes - 1;
-  for (const auto& [kind, unit, name] :
-       {std::tuple{sim::Setting::Kind::kClockLock, "SM clock lock (MHz)", "clock"},
-        std::tuple{sim::Setting::Kind::kPowerLimit, "power limit (W)", "limit"}}) {
-    report::Series peak{"peak power"}, mean{"mean power"}, latency{"latency"};
-    for (size_t i = k; i < rows.size(); i += shapes) {
-      const sim::Row& r = rows[i];
-      if (r.setting.kind != kind) continue;
-      peak.points.emplace_back(r.setting.value, r.peak_power_w);
-      mean.points.emplace_back(r.setting.value, r.mean_power_w);
-      latency.points.emplace_back(r.setting.value, r.latency_s);
-    }
-    if (peak.points.empty()) continue;
-    for (report::Series* s : {&peak, &mean, &latency}) {
-      std::sort(s->points.begin(), s->points.end());
-    }
-    plots.push_back({fmt::format("power_vs_{}", name),
-                     fmt::format("Power per GPU vs {}", unit),
-                     unit,
-                     "power per GPU (W)",
-                     {peak, mean}});
-    plots.push_back({fmt::format("latency_vs_{}", name),
-                     fmt::format("Latency vs {}", unit),
-                     unit,
-                     "latency (s)",
-                     {latency}});
-  }
-  report::Series all{"settings", {}, report::Style::kPoints}, front{"Pareto front"};
-  for (size_t i = k; i < rows.size(); i += shapes) {
-    all.points.emplace_back(rows[i].latency_s, rows[i].energy_per_unit_j);
-  }
-  std::vector<std::pair<double, double>> sorted = all.points;
-  std::sort(sorted.begin(), sorted.end());
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& p : sorted) {
-    if (p.second < best) {
-      front.points.push_back(p);
-      best = p.second;
+// The traced runs as power-trace.csv: setting,time_s,power_w.
+std::string TraceCsv(const std::vector<sim::Trace>& traces) {
+  std::string out = "setting,time_s,power_w\n";
+  for (const sim::Trace& t : traces) {
+    for (const auto& [time, watts] : t.power) {
+      out += fmt::format("{},{:.4f},{:.2f}\n", t.label, time, watts);
     }
   }
-  plots.push_back({"pareto",
-                   "Energy per token vs latency",
-                   "latency (s)",
-                   "energy per token, all GPUs (J)",
-                   {all, front}});
-  if (!traces.empty()) {
-    report::Plot timeline{"power_over_time",
-                          training ? "Power over training iterations: compute, then the sync dip"
-                                   : "Power over one request: prefill spike, then decode",
-                          "time (s)",
-                          "power per GPU (W)",
-                          {}};
-    for (const sim::Trace& t : traces) timeline.series.push_back({t.label, t.power});
-    plots.push_back(timeline);
-  }
-  return plots;
+  return out;
 }
 
 int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
@@ -395,7 +348,15 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     return ReportError(core::Error::InvalidArgument(
         fmt::format("--slo '{}' is not a latency increase such as 5%", o.slo)));
   }
-  if (!o.command.empty()) return RunCommandSweep(global, o, *slo);
+  if (!o.command.empty()) {
+    if (o.report) {
+      return ReportError(core::Error::InvalidArgument(
+          "--report: only the simulated sweep has a report; a command's sweep writes "
+          "results.csv and summary.json with --out"));
+    }
+    return RunCommandSweep(global, o, *slo);
+  }
+  const std::string out_dir = o.out.empty() && o.report ? kDefaultCharacterizeDir : o.out;
   const model::GpuPowerModel gpu_model(**gpu);
   core::Result<std::vector<sim::Row>> rows = core::Fail(core::Error::Internal("not run"));
   std::vector<sim::Trace> traces;
@@ -416,7 +377,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     shapes = cases.size();
     const model::InferenceModel m(**spec, gpu_model, fit->efficiency);
     rows = sim::CharacterizeInference(m, *settings, cases, *interval);
-    if (rows && !o.out.empty()) {
+    if (rows && !out_dir.empty()) {
       for (const sim::Setting& st : ShownSettings(*settings)) {
         auto trace = sim::TraceInference(m, st, cases.back(), *interval);
         if (!trace) return ReportError(trace.error());
@@ -430,7 +391,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     if (!w) return ReportError(w.error().WithContext("--model"));
     const model::TrainingModel m(*w, gpu_model, fit->efficiency);
     rows = sim::CharacterizeTraining(m, *settings, o.iterations, *interval);
-    if (rows && !o.out.empty()) {
+    if (rows && !out_dir.empty()) {
       for (const sim::Setting& st : ShownSettings(*settings)) {
         auto trace = sim::TraceTraining(m, st, o.iterations, *interval);
         if (!trace) return ReportError(trace.error());
@@ -458,19 +419,35 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
                                {"energy_per_token_change", s.energy_change}});
   }
   out["best_under_slo"] = best != nullptr ? json(best->label) : json(nullptr);
-  if (!o.out.empty()) {
-    if (auto st = WriteResults(o.out, Csv(*rows, inference), out); !st) {
+  out["inputs"] = report::CharacterizeInputsJson({.tp = o.tp,
+                                                  .prompts = o.prompts,
+                                                  .batches = o.batches,
+                                                  .output = o.output,
+                                                  .iterations = o.iterations,
+                                                  .interval = o.interval,
+                                                  .version = HEADROOM_VERSION});
+  std::optional<report::WrittenReport> written;
+  if (!out_dir.empty()) {
+    if (auto st = WriteResults(out_dir, Csv(*rows, inference), out); !st) {
       return ReportError(st.error());
     }
-    for (const report::Plot& plot : SweepPlots(*rows, shapes, traces, !inference)) {
-      if (auto st = report::RenderPlot(o.out, plot); !st) {
-        std::fprintf(stderr, "headroom: %s\n", st.error().message().c_str());
-        break;
+    if (auto st =
+            core::WriteFileAtomically(out_dir + "/" + report::kPowerTraceFile, TraceCsv(traces));
+        !st) {
+      return ReportError(st.error());
+    }
+    if (o.report) {
+      auto w = report::WriteCharacterizeReport(out_dir);
+      if (!w) return ReportError(w.error());
+      for (const std::string& warning : w->warnings) {
+        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
       }
+      written = std::move(*w);
     }
   }
   if (o.json) {
     std::cout << out.dump(2) << "\n";
+    if (written) std::fprintf(stderr, "report: %s\n", written->path.c_str());
     return kExitOk;
   }
   report::TextTable table({{"SETTING", report::TextTable::Align::kLeft},
@@ -489,9 +466,11 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
         "Best under a {}% latency SLO: {} (peak power {:+.1f}%, energy per token {:+.1f}%).\n",
         *slo, best->label, best->peak_change * 100, best->energy_change * 100);
   }
-  if (!o.out.empty()) {
-    std::cout << "Wrote " << o.out << "/results.csv, summary.json and the plots (*.svg)\n";
+  if (!out_dir.empty()) {
+    std::cout << fmt::format("Wrote {}/results.csv, summary.json and {}\n", out_dir,
+                             report::kPowerTraceFile);
   }
+  if (written) std::cout << fmt::format("report: {}\n", written->path);
   return kExitOk;
 }
 
@@ -524,7 +503,13 @@ void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunctio
       ->capture_default_str();
   cmd->add_option("--interval", o->interval, "Telemetry sampling interval (virtual time)")
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Write results.csv and summary.json into this directory");
+  cmd->add_option("--out", o->out,
+                  "Write results.csv, summary.json (and for the simulated sweep power-trace.csv) "
+                  "into this directory");
+  cmd->add_flag("--report", o->report,
+                fmt::format("Also write report.html (self-contained HTML, plots inline) into --out "
+                            "(default {}/) and print its path",
+                            kDefaultCharacterizeDir));
   cmd->add_option("--slo", o->slo, "Largest acceptable latency increase, e.g. 5%")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as JSON");

@@ -1,8 +1,11 @@
 // `headroom measure -- CMD ARGS...`: runs a command and reports the energy, power and
 // throttling of the GPUs while it ran, per GPU, in total, per phase and per unit of work.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -13,16 +16,22 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "report/device_report.h"
+#include "report/measure_dir.h"
+#include "report/measure_html.h"
 #include "report/measure_report.h"
 #include "telemetry/sampler.h"
 
 namespace headroom::cli {
 namespace {
 
+// Where `measure --report` writes when no --out is given.
+constexpr const char* kDefaultMeasureDir = "headroom-measure";
+
 struct MeasureOptions {
   BackendOptions backend;
   std::string interval = "100ms";
-  std::string out;
+  std::string out;  // FILE.csv / FILE.jsonl, or a directory (no extension, or ending in /)
+  bool report = false;
   bool json = false;
   double work = 0;
   std::string unit = "units";
@@ -40,8 +49,9 @@ class SeriesFile {
     } else if (path.ends_with(".jsonl")) {
       format = report::MonitorFormat::kJsonl;
     } else {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("--out {}: use a .csv or .jsonl file name", path)));
+      return core::Fail(core::Error::InvalidArgument(fmt::format(
+          "--out {}: use a .csv or .jsonl file name, or a directory name without an extension",
+          path)));
     }
     auto file = std::unique_ptr<SeriesFile>(new SeriesFile(path, format));
     if (!file->stream_) {
@@ -69,6 +79,30 @@ class SeriesFile {
   std::map<int, core::Joules> first_energy_;
 };
 
+// `--out` names a directory when it ends in '/' or its last component has no '.'; with
+// --report and no --out, the default directory.
+std::optional<std::string> OutDir(const MeasureOptions& o) {
+  if (o.out.empty())
+    return o.report ? std::optional<std::string>(kDefaultMeasureDir) : std::nullopt;
+  if (o.out.ends_with('/')) return o.out.substr(0, o.out.size() - 1);
+  const std::string last =
+      o.out.substr(o.out.rfind('/') == std::string::npos ? 0 : o.out.rfind('/') + 1);
+  if (last.find('.') == std::string::npos) return o.out;
+  return std::nullopt;
+}
+
+// The phases' spans from their start times (relative to the command's start) and the end.
+std::vector<report::PhaseSpan> Spans(const std::vector<std::pair<std::string, double>>& starts,
+                                     double end_s) {
+  std::vector<report::PhaseSpan> spans;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    spans.push_back({.name = starts[i].first,
+                     .start_s = starts[i].second,
+                     .end_s = i + 1 < starts.size() ? starts[i + 1].second : end_s});
+  }
+  return spans;
+}
+
 int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   auto interval = core::ParseDuration(options.interval);
   if (!interval) return ReportError(interval.error().WithContext("--interval"));
@@ -81,9 +115,23 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
           fmt::format("--work-regex '{}': {}", options.work_regex, e.what())));
     }
   }
+  const std::optional<std::string> dir = OutDir(options);
+  if (options.report && !dir) {
+    return ReportError(core::Error::InvalidArgument(fmt::format(
+        "--report needs --out DIR (a directory name without an extension), not the file {}",
+        options.out)));
+  }
   std::unique_ptr<SeriesFile> series;
-  if (!options.out.empty()) {
-    auto file = SeriesFile::Open(options.out);
+  if (dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) {
+      return ReportError(core::Error::InvalidArgument(
+          fmt::format("--out {}: cannot create the directory: {}", *dir, ec.message())));
+    }
+  }
+  if (!options.out.empty() || dir) {
+    auto file = SeriesFile::Open(dir ? *dir + "/" + report::kSeriesFile : options.out);
     if (!file) return ReportError(file.error());
     series = std::move(*file);
   }
@@ -99,6 +147,13 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   if (series) {
     run_options.sink = [&series, start](const telemetry::Sample& s) { series->Write(s, start); };
   }
+  std::vector<std::pair<std::string, double>> phase_starts;  // written on the marker thread
+  std::mutex phase_mu;
+  run_options.on_phase = [&](const std::string& phase) {
+    const double t = core::ToSeconds(clock.Now() - start);
+    std::lock_guard<std::mutex> lock(phase_mu);
+    phase_starts.emplace_back(phase, t);
+  };
   auto run = RunMeasured(devices, &clock, run_options);
   if (!run) return ReportError(run.error());
   telemetry::Sampler& sampler = *run->sampler;
@@ -126,7 +181,31 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   } else {
     std::cout << report::MeasureText(summary);
   }
-  if (!options.out.empty()) {
+  if (dir) {
+    nlohmann::ordered_json saved = json;
+    saved["inputs"] = {{"interval", options.interval}, {"version", HEADROOM_VERSION}};
+    std::vector<report::PhaseSpan> spans;
+    {
+      std::lock_guard<std::mutex> lock(phase_mu);
+      spans = Spans(phase_starts, run->duration_s);
+    }
+    series.reset();  // flushes and closes series.csv
+    for (const auto& [file, content] :
+         {std::pair{report::kMeasureSummaryFile, saved.dump(2) + "\n"},
+          std::pair{report::kPhasesFile, report::PhaseSpansCsv(spans)}}) {
+      if (auto st = core::WriteFileAtomically(*dir + "/" + file, content); !st) {
+        return ReportError(st.error());
+      }
+    }
+    if (options.report) {
+      auto w = report::WriteMeasureReport(*dir);
+      if (!w) return ReportError(w.error());
+      for (const std::string& warning : w->warnings) {
+        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+      }
+      std::fprintf(options.json ? stderr : stdout, "report: %s\n", w->path.c_str());
+    }
+  } else if (!options.out.empty()) {
     const std::string summary_path =
         options.out.substr(0, options.out.rfind('.')) + ".summary.json";
     if (auto st = core::WriteFileAtomically(summary_path, json.dump(2) + "\n"); !st) {
@@ -154,7 +233,13 @@ void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* ru
       ->capture_default_str();
   cmd->add_option("--out", options->out,
                   "Save the time series to FILE (.csv or .jsonl) and the summary beside it "
-                  "(FILE without extension + .summary.json)");
+                  "(FILE without extension + .summary.json); or, given a directory (a name "
+                  "without an extension, or ending in /), series.csv, summary.json and "
+                  "phases.csv in it");
+  cmd->add_flag("--report", options->report,
+                fmt::format("Also write report.html (self-contained HTML, plots inline) into "
+                            "the --out directory (default {}/) and print its path",
+                            kDefaultMeasureDir));
   cmd->add_flag("--json", options->json, "Print the summary as JSON");
   cmd->add_option("--work", options->work, "Units of work the command did (e.g. tokens)")
       ->check(CLI::PositiveNumber);

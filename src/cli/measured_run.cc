@@ -36,7 +36,11 @@ core::Result<MeasuredRunResult> RunMeasured(const std::vector<gpu::Device*>& dev
 
   HEADROOM_ASSIGN_OR_RETURN(
       auto markers,
-      MarkerChannel::Create({.phase = [&sampler](const std::string& p) { sampler.MarkPhase(p); },
+      MarkerChannel::Create({.phase =
+                                 [&sampler, &options](const std::string& p) {
+                                   sampler.MarkPhase(p);
+                                   if (options.on_phase) options.on_phase(p);
+                                 },
                              .work = [&sampler](double units) { sampler.AddWork(units); }}));
   std::function<void(const std::string&)> on_line;
   if (options.work_pattern) {

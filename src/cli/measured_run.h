@@ -24,6 +24,8 @@ struct MeasuredRunOptions {
   core::Duration interval{std::chrono::milliseconds(100)};
   std::optional<std::regex> work_pattern = {};  // adds each match's first group (or whole match)
   std::function<void(const telemetry::Sample&)> sink = {};  // every sample, as it is taken
+  // Every 'phase NAME' marker, after the sampler has it (its time is the caller's to take).
+  std::function<void(const std::string&)> on_phase = {};
 };
 
 struct MeasuredRunResult {

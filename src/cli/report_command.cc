@@ -1,5 +1,5 @@
-// `headroom report DIR`: (re)builds DIR/report.html from the files `headroom plan --out DIR`
-// wrote, without simulating anything.
+// `headroom report DIR`: (re)builds DIR/report.html from the files `headroom plan`, `simulate`,
+// `characterize` or `measure` --out DIR wrote, without simulating or measuring anything.
 #include <cstdio>
 #include <iostream>
 
@@ -7,12 +7,15 @@
 
 #include "cli/commands.h"
 #include "report/plan_html.h"
+#include "report/result_dir.h"
 
 namespace headroom::cli {
 namespace {
 
 int RunReport(const std::string& dir) {
-  auto written = report::WritePlanReport(dir);
+  auto written = report::DetectResultKind(dir) != report::ResultKind::kNone
+                     ? report::WriteResultReport(dir)
+                     : report::WritePlanReport(dir);
   if (!written) return ReportError(written.error());
   for (const std::string& warning : written->warnings) {
     std::fprintf(stderr, "headroom: %s\n", warning.c_str());
@@ -25,9 +28,13 @@ int RunReport(const std::string& dir) {
 
 void RegisterReport(CLI::App& app, const GlobalOptions& /*global*/, RunFunction* run) {
   auto* cmd = app.add_subcommand(
-      "report", "Write DIR/report.html (self-contained HTML) from what `plan --out DIR` wrote");
+      "report",
+      "Write DIR/report.html (self-contained HTML) from what `plan`, `simulate`, "
+      "`characterize` or `measure` --out DIR wrote");
   auto dir = std::make_shared<std::string>();
-  cmd->add_option("DIR", *dir, "Directory written by `headroom plan --out DIR`")->required();
+  cmd->add_option("DIR", *dir,
+                  "Directory written by `headroom plan|simulate|characterize|measure --out DIR`")
+      ->required();
   cmd->callback([run, dir] { *run = [dir] { return RunReport(*dir); }; });
 }
 

@@ -20,6 +20,8 @@
 #include "report/plan_dir.h"
 #include "report/plan_html.h"
 #include "report/plan_report.h"
+#include "report/simulate_dir.h"
+#include "report/simulate_html.h"
 #include "report/simulation_report.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
@@ -89,8 +91,61 @@ core::Result<int> ParseOversubscription(const std::string& text, int servers) {
   return static_cast<int>(std::lround(servers * (1 + *pct / 100)));
 }
 
+// Where `simulate --report` writes when no --out is given.
+constexpr const char* kDefaultSimulateDir = "headroom-simulate";
+
+// Opens DIR/FILE for the per-request CSV and writes its header.
+core::Status OpenRequestCsv(const std::string& dir, const char* file, std::ofstream& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  out.open(fmt::format("{}/{}", dir, file));
+  if (ec || !out) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--out {}: cannot write there{}", dir, ec ? ": " + ec.message() : "")));
+  }
+  report::WriteRequestCsvHeader(out);
+  return core::Ok();
+}
+
+// The uncapped row (policy none) on the same servers and trace, its requests written to
+// `requests`: the report's comparison. Run on its own thread beside the policy's run.
+struct UncappedRun {
+  std::ofstream requests;
+  std::optional<core::Result<sim::RowResult>> result;
+  std::thread thread;
+};
+
+void StartUncapped(const sim::ResolvedScenario& resolved, int servers, const std::string& trace,
+                   UncappedRun& u) {
+  u.thread = std::thread([&resolved, servers, trace, &u] {
+    sim::RunOptions run;
+    run.stop = &StopRequested();
+    run.on_request = [&u](const sim::RequestResult& r) {
+      report::WriteRequestCsvRow(r, u.requests);
+    };
+    u.result = sim::RunScenario(resolved, "none", servers, trace, run);
+  });
+}
+
+report::SimulateInputs SimulateInputsOf(const sim::ResolvedScenario& resolved, const RowOptions& o,
+                                        const std::string& policy, int servers) {
+  const sim::Scenario& s = resolved.scenario;
+  return {.scenario = s.name,
+          .description = s.description,
+          .scenario_source = s.source,
+          .trace = o.trace,
+          .seed = s.seed,
+          .policy = policy,
+          .servers = servers,
+          .provisioned_servers = s.servers,
+          .version = HEADROOM_VERSION,
+          .overrides = o.set,
+          .t1_frac = resolved.params.t1,
+          .t2_frac = resolved.params.t2};
+}
+
 int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::string& policy,
-                int servers, const std::string& oversubscription, bool per_iteration) {
+                int servers, const std::string& oversubscription, bool per_iteration, bool html) {
   auto resolved = Bind(global, o);
   if (!resolved) return ReportError(resolved.error());
   int n = servers > 0 ? servers : resolved->scenario.servers;
@@ -100,23 +155,27 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
     n = *m;
   }
   resolved->row.macro_steps = !per_iteration;
+  const std::string out = o.out.empty() && html ? kDefaultSimulateDir : o.out;
   std::ofstream requests;
-  if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    requests.open(o.out + "/requests.csv");
-    if (ec || !requests) {
-      return ReportError(core::Error::InvalidArgument(
-          fmt::format("--out {}: cannot write there{}", o.out, ec ? ": " + ec.message() : "")));
+  if (!out.empty()) {
+    if (auto st = OpenRequestCsv(out, report::kRequestsFile, requests); !st) {
+      return ReportError(st.error());
     }
-    report::WriteRequestCsvHeader(requests);
   }
   InstallStopHandlers();
+  UncappedRun uncapped;
+  const bool compare = html && policy != "none";
+  if (compare) {
+    if (auto st = OpenRequestCsv(out, report::kUncappedRequestsFile, uncapped.requests); !st) {
+      return ReportError(st.error());
+    }
+    StartUncapped(*resolved, n, o.trace, uncapped);
+  }
   ProgressBar bar("simulating", ProgressWanted());
   sim::RunOptions run;
   run.stop = &StopRequested();
   run.progress = [&bar](double f) { bar.Update(f); };
-  run.keep_power_series = !o.out.empty();
+  run.keep_power_series = !out.empty();
   if (requests.is_open()) {
     run.on_request = [&requests](const sim::RequestResult& r) {
       report::WriteRequestCsvRow(r, requests);
@@ -124,30 +183,51 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
   }
   auto result = sim::RunScenario(*resolved, policy, n, o.trace, run);
   bar.Finish();
+  if (compare) uncapped.thread.join();
   if (!result) return ReportError(result.error());
-  const nlohmann::ordered_json summary = report::SimulationJson(*result);
-  if (!o.out.empty()) {
+  nlohmann::ordered_json summary = report::SimulationJson(*result);
+  summary["inputs"] = report::SimulateInputsJson(SimulateInputsOf(*resolved, o, policy, n));
+  if (compare) {
+    if (!*uncapped.result) return ReportError(uncapped.result->error());
+    summary["uncapped"] = report::RunJson(sim::Summarize(**uncapped.result));
+    uncapped.requests.close();
+    if (!uncapped.requests) {
+      return ReportError(core::Error::Unavailable(
+          fmt::format("cannot write {}/{}", out, report::kUncappedRequestsFile)));
+    }
+  }
+  std::optional<report::WrittenReport> written;
+  if (!out.empty()) {
     requests.close();
     if (!requests) {
       return ReportError(
-          core::Error::Unavailable(fmt::format("cannot write {}/requests.csv", o.out)));
+          core::Error::Unavailable(fmt::format("cannot write {}/requests.csv", out)));
     }
-    std::ofstream power(o.out + "/power.csv");
+    std::ofstream power(out + "/power.csv");
     report::WritePowerCsv(*result, power);
     power.close();
     if (!power) {
-      return ReportError(core::Error::Unavailable(fmt::format("cannot write {}/power.csv", o.out)));
+      return ReportError(core::Error::Unavailable(fmt::format("cannot write {}/power.csv", out)));
     }
-    if (auto st = core::WriteFileAtomically(o.out + "/summary.json", summary.dump(2) + "\n"); !st) {
+    if (auto st = core::WriteFileAtomically(out + "/summary.json", summary.dump(2) + "\n"); !st) {
       return ReportError(st.error());
+    }
+    if (html) {
+      auto w = report::WriteSimulateReport(out);
+      if (!w) return ReportError(w.error());
+      for (const std::string& warning : w->warnings) {
+        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+      }
+      written = std::move(*w);
     }
   }
   if (o.json) {
     std::cout << summary.dump(2) << "\n";
+    if (written) std::fprintf(stderr, "report: %s\n", written->path.c_str());
   } else {
     std::cout << report::SimulationText(*result);
-    if (!o.out.empty())
-      std::cout << "\nwrote " << o.out << "/{summary.json,power.csv,requests.csv}\n";
+    if (!out.empty()) std::cout << "\nwrote " << out << "/{summary.json,power.csv,requests.csv}\n";
+    if (written) std::cout << fmt::format("report: {}\n", written->path);
   }
   return kExitOk;
 }
@@ -285,6 +365,7 @@ void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* r
   auto servers = std::make_shared<int>(0);
   auto over = std::make_shared<std::string>();
   auto per_iteration = std::make_shared<bool>(false);
+  auto html = std::make_shared<bool>(false);
   AddRowOptions(cmd, o.get());
   cmd->add_option("--policy", *policy,
                   fmt::format("Row policy: {}", fmt::join(policy::PolicyNames(), ", ")))
@@ -295,11 +376,16 @@ void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* r
                   "Servers beyond the provisioned row, e.g. 30% (exclusive with --servers)")
       ->excludes(s);
   cmd->add_option("--out", o->out, "Write summary.json, power.csv and requests.csv here");
+  cmd->add_flag("--report", *html,
+                fmt::format("Also simulate the uncapped row beside it (in parallel) and write "
+                            "report.html (self-contained HTML, plots inline) into --out "
+                            "(default {}/); print its path",
+                            kDefaultSimulateDir));
   cmd->add_flag("--per-iteration", *per_iteration,
                 "One event per decode iteration (slow; the reference for the macro steps)");
-  cmd->callback([&global, run, o, policy, servers, over, per_iteration] {
-    *run = [&global, o, policy, servers, over, per_iteration] {
-      return RunSimulate(global, *o, *policy, *servers, *over, *per_iteration);
+  cmd->callback([&global, run, o, policy, servers, over, per_iteration, html] {
+    *run = [&global, o, policy, servers, over, per_iteration, html] {
+      return RunSimulate(global, *o, *policy, *servers, *over, *per_iteration, *html);
     };
   });
 }

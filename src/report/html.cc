@@ -1,6 +1,10 @@
 #include "report/html.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
+
+#include "core/files.h"
 
 namespace headroom::report {
 namespace {
@@ -94,6 +98,57 @@ core::Result<std::string> InlineSvg(std::string_view svg, std::string_view title
   // Screen readers announce the plot by its title.
   out.insert(4, " role=\"img\"");
   return out;
+}
+
+std::string HtmlRow(const std::vector<std::string>& cells, const char* tag, const char* css_class) {
+  std::string out = css_class != nullptr ? fmt::format("<tr class=\"{}\">", css_class) : "<tr>";
+  for (const std::string& c : cells) out += fmt::format("<{0}>{1}</{0}>", tag, HtmlEscape(c));
+  return out + "</tr>\n";
+}
+
+std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::string out = "<section id=\"inputs\">\n<h2>Inputs</h2>\n<table class=\"inputs\">\n";
+  for (const auto& [key, value] : rows) {
+    out += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", HtmlEscape(key), HtmlEscape(value));
+  }
+  return out + "</table>\n</section>\n";
+}
+
+std::string HtmlFigure(const CaptionedPlot& p, const std::string& plot_dir,
+                       std::vector<std::string>& warnings) {
+  core::Result<std::string> svg = [&]() -> core::Result<std::string> {
+    HEADROOM_RETURN_IF_ERROR(RenderPlot(plot_dir, p.plot));
+    HEADROOM_ASSIGN_OR_RETURN(std::string file,
+                              core::ReadFile(fmt::format("{}/{}.svg", plot_dir, p.plot.name)));
+    return InlineSvg(file, p.plot.title, p.plot.name);
+  }();
+  std::string body;
+  if (svg) {
+    body = *svg;
+  } else {
+    warnings.push_back(svg.error().message());
+    body = fmt::format("<p class=\"missing\">Plot not drawn: {}</p>",
+                       HtmlEscape(svg.error().message()));
+  }
+  return fmt::format(
+      "<figure class=\"plot\" data-plot=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+      HtmlEscape(p.plot.name), body, HtmlEscape(p.caption));
+}
+
+core::Result<WrittenReport> WriteReportPage(
+    const std::string& dir, const std::function<HtmlReport(const std::string& plot_dir)>& build) {
+  const std::string plot_dir = dir + "/plots";
+  std::error_code ec;
+  std::filesystem::create_directories(plot_dir, ec);
+  if (ec) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("{}: cannot create the directory: {}", plot_dir, ec.message())));
+  }
+  HtmlReport html = build(plot_dir);
+  WrittenReport written{.path = fmt::format("{}/{}", dir, kReportFile),
+                        .warnings = std::move(html.warnings)};
+  HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(written.path, html.html));
+  return written;
 }
 
 }  // namespace headroom::report

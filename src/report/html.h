@@ -1,13 +1,20 @@
-// Pieces of self-contained HTML reports: text escaping, the page around a body (inline CSS, no
-// external resource of any kind), and an SVG file rendered by gnuplot made fit to inline.
-// Pure functions except InlineSvgFile, which reads one file. Thread-compatible.
+// Pieces of self-contained HTML reports, shared by every report (plan, simulate, characterize,
+// measure): text escaping, the page around a body (inline CSS, no external resource of any
+// kind), an SVG file rendered by gnuplot made fit to inline, table rows, the inputs table, a
+// plot's <figure>, and writing DIR/report.html with its plots under DIR/plots/.
+// HtmlFigure and WriteReportPage run gnuplot and touch files; the rest are pure.
+// Thread-compatible.
 #ifndef HEADROOM_REPORT_HTML_H_
 #define HEADROOM_REPORT_HTML_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/result.h"
+#include "report/plot.h"
 
 namespace headroom::report {
 
@@ -22,6 +29,35 @@ std::string HtmlPage(std::string_view title, std::string_view body_html);
 // that several plots on one page never share an id. kInvalidArgument when `svg` holds no <svg>.
 [[nodiscard]] core::Result<std::string> InlineSvg(std::string_view svg, std::string_view title,
                                                   std::string_view id_prefix);
+
+inline constexpr const char* kReportFile = "report.html";
+
+// <tr> of escaped cells; `tag` "th" for a header row; `css_class` set on the row when not null.
+std::string HtmlRow(const std::vector<std::string>& cells, const char* tag = "td",
+                    const char* css_class = nullptr);
+
+// <section id="inputs"> with a two-column table of (name, value), both escaped.
+std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& rows);
+
+// <figure class="plot" data-plot="NAME">: the plot rendered by gnuplot into `plot_dir` and
+// inlined, or a note saying why it was not drawn (the reason also appended to `warnings`).
+std::string HtmlFigure(const CaptionedPlot& plot, const std::string& plot_dir,
+                       std::vector<std::string>& warnings);
+
+struct HtmlReport {
+  std::string html;
+  // Plots that could not be drawn (e.g. gnuplot missing); the page says so in their place.
+  std::vector<std::string> warnings = {};
+};
+
+struct WrittenReport {
+  std::string path;  // DIR/report.html
+  std::vector<std::string> warnings = {};
+};
+
+// Creates DIR/plots, builds the page with `build(plot_dir)` and writes DIR/report.html.
+[[nodiscard]] core::Result<WrittenReport> WriteReportPage(
+    const std::string& dir, const std::function<HtmlReport(const std::string& plot_dir)>& build);
 
 }  // namespace headroom::report
 

@@ -18,63 +18,6 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-// Typed access to a parsed file's fields that keeps the first error, naming the file and the
-// field's path; a missing or mistyped field reads as zero or empty.
-class FieldReader {
- public:
-  explicit FieldReader(std::string file) : file_(std::move(file)) {}
-
-  double Number(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a number", [](const json& x) { return x.is_number(); });
-    return v != nullptr ? v->get<double>() : 0;
-  }
-  std::uint64_t Count(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a count", [](const json& x) {
-      return x.is_number_integer() && x.get<std::int64_t>() >= 0;
-    });
-    return v != nullptr ? v->get<std::uint64_t>() : 0;
-  }
-  std::string Text(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a string", [](const json& x) { return x.is_string(); });
-    return v != nullptr ? v->get<std::string>() : "";
-  }
-  bool Flag(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "true or false", [](const json& x) { return x.is_boolean(); });
-    return v != nullptr && v->get<bool>();
-  }
-  const json& Object(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "an object", [](const json& x) { return x.is_object(); });
-    return v != nullptr ? *v : Empty();
-  }
-  const json& List(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a list", [](const json& x) { return x.is_array(); });
-    return v != nullptr ? *v : Empty();
-  }
-
-  const std::optional<core::Error>& error() const { return error_; }
-
- private:
-  static const json& Empty() {
-    static const json empty = json::object();
-    return empty;
-  }
-  template <typename Check>
-  const json* Find(const json& j, const std::string& key, const std::string& at, const char* what,
-                   Check check) {
-    const auto it = j.is_object() ? j.find(key) : j.end();
-    if (it != j.end() && check(*it)) return &*it;
-    if (!error_) {
-      error_ = core::Error::InvalidArgument(
-          fmt::format("{}: field '{}{}' is {} (expected {}; the file `headroom plan --out` writes)",
-                      file_, at, key, it == j.end() ? "missing" : "of the wrong type", what));
-    }
-    return nullptr;
-  }
-
-  std::string file_;
-  std::optional<core::Error> error_;
-};
-
 // Reads each listed key of `j` into its member of `into`.
 template <typename T>
 void ReadNumbers(FieldReader& r, const json& j, const std::string& at, T& into,
@@ -98,8 +41,9 @@ sim::RunSummary::Class ReadClass(FieldReader& r, const json& j, const std::strin
   return c;
 }
 
-// The inverse of RunJson.
-sim::RunSummary ReadRun(FieldReader& r, const json& j, const std::string& at) {
+}  // namespace
+
+sim::RunSummary ReadRunJson(FieldReader& r, const json& j, const std::string& at) {
   sim::RunSummary s;
   s.policy = r.Text(j, "policy", at);
   s.servers = static_cast<int>(r.Count(j, "servers", at));
@@ -120,6 +64,8 @@ sim::RunSummary ReadRun(FieldReader& r, const json& j, const std::string& at) {
   return s;
 }
 
+namespace {
+
 sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string& at) {
   sim::PolicyPlan p;
   p.policy = r.Text(j, "policy", at);
@@ -134,7 +80,7 @@ sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string&
                   {"lp_p99_impact_pct", &I::lp_p99_e2e_pct},
                   {"hp_throughput_change_pct", &I::hp_throughput_pct},
                   {"lp_throughput_change_pct", &I::lp_throughput_pct}});
-  if (p.max_servers > 0) p.at_max = ReadRun(r, r.Object(j, "run", at), at + "run.");
+  if (p.max_servers > 0) p.at_max = ReadRunJson(r, r.Object(j, "run", at), at + "run.");
   return p;
 }
 
@@ -244,19 +190,21 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   const std::string path = fmt::format("{}/{}", dir, kPlanFile);
   if (!std::filesystem::exists(path, ec)) {
     return core::Fail(core::Error::NotFound(
-        fmt::format("{}: missing; {} is not a directory `headroom plan --out` wrote", path, dir)));
+        fmt::format("{}: missing; {} is not a directory that `headroom plan`, `simulate`, "
+                    "`characterize` or `measure` --out wrote",
+                    path, dir)));
   }
   HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path));
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return core::Fail(core::Error::InvalidArgument(fmt::format("{}: not a JSON object", path)));
   }
-  FieldReader r(path);
+  FieldReader r(path, "headroom plan --out");
   PlanReport report;
   report.inputs = ReadInputs(r, r.Object(j, "inputs", ""));
   sim::CapacityPlan& plan = report.plan;
   plan.baseline_servers = static_cast<int>(r.Count(j, "baseline_servers", ""));
-  plan.baseline = ReadRun(r, r.Object(j, "baseline", ""), "baseline.");
+  plan.baseline = ReadRunJson(r, r.Object(j, "baseline", ""), "baseline.");
   plan.simulations = static_cast<int>(r.Count(j, "simulations", ""));
   const json& policies = r.List(j, "policies", "");
   for (std::size_t i = 0; i < policies.size(); ++i) {
@@ -264,7 +212,7 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   }
   const json& runs = r.List(j, "runs", "");
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    plan.runs.push_back(ReadRun(r, runs[i], fmt::format("runs[{}].", i)));
+    plan.runs.push_back(ReadRunJson(r, runs[i], fmt::format("runs[{}].", i)));
   }
   const auto power = j.find("row_power");
   if (power != j.end() && !power->is_null()) {

@@ -1,25 +1,14 @@
 #include "report/plan_html.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
-#include "core/files.h"
 #include "report/html.h"
 #include "report/plan_dir.h"
 #include "report/plan_plots.h"
-#include "report/plot.h"
 #include "report/table.h"
 
 namespace headroom::report {
 namespace {
-
-std::string Row(const std::vector<std::string>& cells, const char* tag = "td",
-                const char* css_class = nullptr) {
-  std::string out = css_class != nullptr ? fmt::format("<tr class=\"{}\">", css_class) : "<tr>";
-  for (const std::string& c : cells) out += fmt::format("<{0}>{1}</{0}>", tag, HtmlEscape(c));
-  return out + "</tr>\n";
-}
 
 std::string Header(const PlanReport& r) {
   const sim::RunSummary& b = r.plan.baseline;
@@ -37,41 +26,36 @@ std::string Header(const PlanReport& r) {
 
 std::string Inputs(const PlanInputs& in) {
   const sim::Slo& slo = in.slo;
-  std::string rows;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"scenario", in.scenario},
-           {"scenario file", in.scenario_source},
-           {"trace", in.trace.empty() ? "the scenario's workload" : in.trace},
-           {"seed", std::to_string(in.seed)},
-           {"policy overrides",
-            in.overrides.empty() ? "none" : fmt::format("{}", fmt::join(in.overrides, ", "))},
-           {"thresholds", fmt::format("T1 {:.0f}%, T2 {:.0f}% of the budget", in.t1_frac * 100,
-                                      in.t2_frac * 100)},
-           {"SLO", fmt::format("at most {} brakes; HP P50 within +{}%, HP P99 within +{}%, LP P50 "
-                               "within +{}% of the uncapped row at the same per-server load",
-                               slo.max_brake_events, slo.hp_p50_e2e_pct, slo.hp_p99_e2e_pct,
-                               slo.lp_p50_e2e_pct)},
-           {"headroom", in.version}}) {
-    rows += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", HtmlEscape(key), HtmlEscape(value));
-  }
-  return "<section id=\"inputs\">\n<h2>Inputs</h2>\n<table class=\"inputs\">\n" + rows +
-         "</table>\n</section>\n";
+  return HtmlInputs(
+      {{"scenario", in.scenario},
+       {"scenario file", in.scenario_source},
+       {"trace", in.trace.empty() ? "the scenario's workload" : in.trace},
+       {"seed", std::to_string(in.seed)},
+       {"policy overrides",
+        in.overrides.empty() ? "none" : fmt::format("{}", fmt::join(in.overrides, ", "))},
+       {"thresholds",
+        fmt::format("T1 {:.0f}%, T2 {:.0f}% of the budget", in.t1_frac * 100, in.t2_frac * 100)},
+       {"SLO", fmt::format("at most {} brakes; HP P50 within +{}%, HP P99 within +{}%, LP P50 "
+                           "within +{}% of the uncapped row at the same per-server load",
+                           slo.max_brake_events, slo.hp_p50_e2e_pct, slo.hp_p99_e2e_pct,
+                           slo.lp_p50_e2e_pct)},
+       {"headroom", in.version}});
 }
 
 std::string Policies(const sim::CapacityPlan& plan) {
   std::string out =
       "<section id=\"policies\">\n<h2>Policies</h2>\n<table class=\"policies\">\n" +
-      Row({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50", "HP P50 E2E", "LP P50 E2E",
-           "LP tok/s", "peak", "brakes", "capped", "next server fails on"},
-          "th");
+      HtmlRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50", "HP P50 E2E",
+               "LP P50 E2E", "LP tok/s", "peak", "brakes", "capped", "next server fails on"},
+              "th");
   const sim::PolicyPlan* chosen = ChosenPolicy(plan);
   for (const sim::PolicyPlan& p : plan.policies) {
     if (p.max_servers == 0) {
-      out += Row({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
+      out += HtmlRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
       continue;
     }
     const auto pct = [](double v) { return FormatChange(v / 100); };
-    out += Row(
+    out += HtmlRow(
         {p.policy, std::to_string(p.max_servers), fmt::format("{:+.1f}%", p.extra_pct),
          pct(p.impact.hp_p50_e2e_pct), pct(p.impact.hp_p99_e2e_pct), pct(p.impact.lp_p50_e2e_pct),
          FormatSeconds(p.at_max.hp.e2e_p50_s), FormatSeconds(p.at_max.lp.e2e_p50_s),
@@ -87,34 +71,12 @@ std::string Policies(const sim::CapacityPlan& plan) {
          "</section>\n";
 }
 
-// One figure: the plot drawn by gnuplot and inlined, or a note saying why it is not there.
-std::string Figure(const CaptionedPlot& p, const std::string& plot_dir,
-                   std::vector<std::string>& warnings) {
-  core::Result<std::string> svg = [&]() -> core::Result<std::string> {
-    HEADROOM_RETURN_IF_ERROR(RenderPlot(plot_dir, p.plot));
-    HEADROOM_ASSIGN_OR_RETURN(std::string file,
-                              core::ReadFile(fmt::format("{}/{}.svg", plot_dir, p.plot.name)));
-    return InlineSvg(file, p.plot.title, p.plot.name);
-  }();
-  std::string body;
-  if (svg) {
-    body = *svg;
-  } else {
-    warnings.push_back(svg.error().message());
-    body = fmt::format("<p class=\"missing\">Plot not drawn: {}</p>",
-                       HtmlEscape(svg.error().message()));
-  }
-  return fmt::format(
-      "<figure class=\"plot\" data-plot=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-      HtmlEscape(p.plot.name), body, HtmlEscape(p.caption));
-}
-
 std::string Notes(const PlanReport& r) {
   std::string out =
       "<section id=\"notes\">\n<h2>Not shown</h2>\n<ul class=\"note\">\n<li>Latency "
       "distributions (CDFs): the plan keeps P50, P90 and P99 per run, not whole "
-      "distributions; <code>headroom simulate --out DIR</code> writes every request of one "
-      "run.</li>\n";
+      "distributions; <code>headroom simulate --report</code> draws them for one run, against "
+      "the uncapped row.</li>\n";
   if (!r.power) {
     out +=
         "<li>Row power over time: this plan's directory has no <code>row_power</code>; "
@@ -130,7 +92,7 @@ HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir)
   HtmlReport out;
   std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
                      "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : PlanPlots(report)) body += Figure(p, plot_dir, out.warnings);
+  for (const CaptionedPlot& p : PlanPlots(report)) body += HtmlFigure(p, plot_dir, out.warnings);
   body += "</section>\n" + Notes(report) +
           fmt::format(
               "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom "
@@ -143,18 +105,8 @@ HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir)
 
 core::Result<WrittenReport> WritePlanReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(PlanReport report, ReadPlanDir(dir));
-  const std::string plot_dir = dir + "/plots";
-  std::error_code ec;
-  std::filesystem::create_directories(plot_dir, ec);
-  if (ec) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("{}: cannot create the directory: {}", plot_dir, ec.message())));
-  }
-  HtmlReport html = PlanReportHtml(report, plot_dir);
-  WrittenReport written{.path = fmt::format("{}/{}", dir, kReportFile),
-                        .warnings = std::move(html.warnings)};
-  HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(written.path, html.html));
-  return written;
+  return WriteReportPage(
+      dir, [&](const std::string& plot_dir) { return PlanReportHtml(report, plot_dir); });
 }
 
 }  // namespace headroom::report

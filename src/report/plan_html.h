@@ -9,25 +9,13 @@
 #include <vector>
 
 #include "core/result.h"
+#include "report/html.h"
 #include "report/plan_report.h"
 
 namespace headroom::report {
 
-inline constexpr const char* kReportFile = "report.html";
-
-struct HtmlReport {
-  std::string html;
-  // Plots that could not be drawn (e.g. gnuplot missing); the page says so in their place.
-  std::vector<std::string> warnings = {};
-};
-
 // Renders the plots into `plot_dir` (their .dat, .gp and .svg stay there) and builds the page.
 HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir);
-
-struct WrittenReport {
-  std::string path;  // DIR/report.html
-  std::vector<std::string> warnings = {};
-};
 
 // Reads the directory `plan --out DIR` wrote (plan_dir.h) and writes DIR/report.html, the plots'
 // files under DIR/plots/. Errors name the file: a missing or invalid DIR, plan.json or

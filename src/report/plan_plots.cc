@@ -40,7 +40,10 @@ CaptionedPlot CapacityPlot(const PlanReport& report) {
           "(0: not even the provisioned row). The dashed line is the row as provisioned."};
 }
 
-CaptionedPlot RowPowerPlot(const PowerTrace& p, const PlanInputs& in) {
+}  // namespace
+
+CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
+                           const std::string& what) {
   Plot plot{.name = "row-power",
             .title = fmt::format("Row power, {} at {} servers", p.policy, p.servers),
             .x_label = "time (h)",
@@ -57,18 +60,20 @@ CaptionedPlot RowPowerPlot(const PowerTrace& p, const PlanInputs& in) {
   plot.series.push_back(std::move(mean));
   plot.series.push_back(
       Level(fmt::format("budget ({:.0f} kW)", p.budget_w / 1e3), p.budget_w / 1e3, 0, end_h));
-  plot.series.push_back(Level(fmt::format("T2 ({:.0f}%)", in.t2_frac * 100),
-                              in.t2_frac * p.budget_w / 1e3, 0, end_h));
-  plot.series.push_back(Level(fmt::format("T1 ({:.0f}%)", in.t1_frac * 100),
-                              in.t1_frac * p.budget_w / 1e3, 0, end_h));
+  plot.series.push_back(
+      Level(fmt::format("T2 ({:.0f}%)", t2_frac * 100), t2_frac * p.budget_w / 1e3, 0, end_h));
+  plot.series.push_back(
+      Level(fmt::format("T1 ({:.0f}%)", t1_frac * 100), t1_frac * p.budget_w / 1e3, 0, end_h));
   Series brakes{.label = "brake engaged", .style = Style::kPoints};
   for (double t : p.brake_s) brakes.points.emplace_back(t / 3600, p.budget_w / 1e3);
   plot.series.push_back(std::move(brakes));
   return {std::move(plot),
-          fmt::format("Metered row power of the chosen policy at its capacity over the whole "
-                      "trace, against the budget and the T1/T2 capping thresholds; {} brake{}.",
-                      p.brake_s.size(), p.brake_s.size() == 1 ? "" : "s")};
+          fmt::format("{} over the whole trace, against the budget and the T1/T2 capping "
+                      "thresholds; {} brake{}.",
+                      what, p.brake_s.size(), p.brake_s.size() == 1 ? "" : "s")};
 }
+
+namespace {
 
 // Per policy, the points (servers, value(run)) of the plan's runs, in server order.
 template <typename Value>
@@ -189,7 +194,10 @@ std::optional<CaptionedPlot> SloMarginPlot(const PlanReport& report) {
 std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
   std::vector<CaptionedPlot> plots;
   plots.push_back(CapacityPlot(report));
-  if (report.power) plots.push_back(RowPowerPlot(*report.power, report.inputs));
+  if (report.power) {
+    plots.push_back(RowPowerPlot(*report.power, report.inputs.t1_frac, report.inputs.t2_frac,
+                                 "Metered row power of the chosen policy at its capacity"));
+  }
   plots.push_back(PeakPowerPlot(report.plan));
   const sim::Slo& slo = report.inputs.slo;
   for (const LatencyMetric& m :

@@ -12,14 +12,15 @@
 
 namespace headroom::report {
 
-struct CaptionedPlot {
-  Plot plot;
-  std::string caption;  // plain text: what the plot shows and how to read it
-};
-
 // Plots with no data are left out: the row power plot without a power trace, a latency plot
 // when no capping policy has a complete run.
 std::vector<CaptionedPlot> PlanPlots(const PlanReport& report);
+
+// Row power (kW) over time, mean and highest sample per window, against the budget and the
+// T1/T2 thresholds (fractions of the budget), brake engagements marked; the plan's chosen policy
+// at its capacity, or the run of `headroom simulate`. `what` opens the caption.
+CaptionedPlot RowPowerPlot(const PowerTrace& power, double t1_frac, double t2_frac,
+                           const std::string& what);
 
 }  // namespace headroom::report
 

@@ -24,12 +24,9 @@ const sim::PolicyPlan* ChosenPolicy(const sim::CapacityPlan& plan) {
   return best;
 }
 
-PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
+PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int max_windows) {
   PowerTrace trace;
-  trace.policy = result.policy;
-  trace.servers = result.servers;
-  trace.budget_w = result.budget_w;
-  const std::size_t n = result.power.size();
+  const std::size_t n = power.size();
   const std::size_t per_window =
       std::max<std::size_t>(1, (n + static_cast<std::size_t>(max_windows) - 1) /
                                    static_cast<std::size_t>(std::max(1, max_windows)));
@@ -37,18 +34,25 @@ PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
     const std::size_t end = std::min(n, i + per_window);
     PowerWindow w;
     // A sample's time is the end of its metering period.
-    const double period_s =
-        i > 0 ? result.power[i].time_s - result.power[i - 1].time_s : result.power[i].time_s;
-    w.start_s = result.power[i].time_s - period_s;
+    const double period_s = i > 0 ? power[i].time_s - power[i - 1].time_s : power[i].time_s;
+    w.start_s = power[i].time_s - period_s;
     double sum = 0;
     for (std::size_t k = i; k < end; ++k) {
-      sum += result.power[k].row_w;
-      w.max_w = std::max(w.max_w, result.power[k].row_w);
+      sum += power[k].row_w;
+      w.max_w = std::max(w.max_w, power[k].row_w);
     }
     w.mean_w = sum / static_cast<double>(end - i);
     if (trace.windows.empty()) trace.window_s = period_s * static_cast<double>(per_window);
     trace.windows.push_back(w);
   }
+  return trace;
+}
+
+PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
+  PowerTrace trace = ReducePowerSamples(result.power, max_windows);
+  trace.policy = result.policy;
+  trace.servers = result.servers;
+  trace.budget_w = result.budget_w;
   for (const policy::Event& e : result.events) {
     if (e.to == "brake") {
       trace.brake_s.push_back(std::chrono::duration<double>(e.at).count());

@@ -58,6 +58,9 @@ const sim::PolicyPlan* ChosenPolicy(const sim::CapacityPlan& plan);
 // REQUIRES: result.power holds the metered series (RunOptions::keep_power_series).
 // Windows of a whole number of metering periods, at most `max_windows` of them.
 PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows);
+// The windows alone (policy, servers, budget and brakes left empty), from metered samples in
+// time order, each stamped at the end of its metering period.
+PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int max_windows);
 
 // "How many servers fit in the row's 260 kW budget (provisioned for 40) while the SLO holds?"
 std::string PlanQuestion(const sim::CapacityPlan& plan);

@@ -1,6 +1,7 @@
 #include "report/plot.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include <fcntl.h>
@@ -49,8 +50,11 @@ std::string AxisSettings(const Plot& plot) {
                        plot.x_tics.front().first - 0.6, plot.x_tics.back().first + 0.6);
   }
   if (plot.y_min) out += fmt::format("set yrange [{}:*]\n", *plot.y_min);
+  if (plot.log_x) out += "set logscale x\n";
   // Room above the highest point or reference line, so that neither sits on the frame.
-  out += "set offsets 0, 0, graph 0.08, 0\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n";
+  out += fmt::format(
+      "set offsets 0, 0, graph 0.08, 0\nset style fill solid 0.6 border -1\nset boxwidth {}\n",
+      plot.box_width);
   return out;
 }
 
@@ -64,7 +68,10 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
   for (const Series& s : plot.series) {
     if (s.points.empty()) continue;
     data += fmt::format("# {}\n", s.label);
-    for (const auto& [x, y] : s.points) data += fmt::format("{} {}\n", x, y);
+    for (const auto& [x, y] : s.points) {
+      // One blank line inside a block lifts the pen; two would start a new block.
+      data += std::isnan(y) ? std::string("\n") : fmt::format("{} {}\n", x, y);
+    }
     data += "\n\n";  // gnuplot data blocks are separated by two blank lines
     plots += fmt::format("{}{} index {} using 1:2 with {} lw 2{} title {}", block == 0 ? "" : ", ",
                          Quote(stem + ".dat"), block, With(s.style), s.dashed ? " dt 2" : "",

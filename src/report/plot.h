@@ -14,7 +14,8 @@ namespace headroom::report {
 
 enum class Style { kLinesPoints, kLines, kPoints, kBoxes };
 
-// A series with no points is left out of the plot (gnuplot cannot plot an empty block).
+// A series with no points is left out of the plot (gnuplot cannot plot an empty block). A point
+// whose y is NaN breaks the line there (e.g. between two stretches of one phase).
 struct Series {
   std::string label;
   std::vector<std::pair<double, double>> points = {};
@@ -31,6 +32,14 @@ struct Plot {
   // Categorical x axis: a label at each position (e.g. one bar per policy); empty: numeric.
   std::vector<std::pair<double, std::string>> x_tics = {};
   std::optional<double> y_min = {};  // lower end of the y axis; empty: gnuplot's choice
+  double box_width = 0.6;            // Style::kBoxes, in x units (narrower for grouped bars)
+  bool log_x = false;                // a logarithmic x axis (e.g. latency spanning decades)
+};
+
+// A plot and the words under it in a report.
+struct CaptionedPlot {
+  Plot plot;
+  std::string caption;  // plain text: what the plot shows and how to read it
 };
 
 // Writes <dir>/<name>.dat and .gp and renders <dir>/<name>.svg. kUnavailable (naming the package

@@ -1,0 +1,53 @@
+// Strict reading of the JSON files the reports' directories hold: typed access to fields that
+// keeps the first error, naming the file, the field's path and the command that writes the file.
+// Thread-compatible.
+#ifndef HEADROOM_REPORT_JSON_FIELDS_H_
+#define HEADROOM_REPORT_JSON_FIELDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace headroom::report {
+
+// A missing or mistyped field reads as zero, empty or false, and the first such field is kept
+// as the error: "DIR/plan.json: field 'policies[1].max_servers' is of the wrong type (expected a
+// count; the file `headroom plan --out` writes)". `at` is the path of `j` ("" or "inputs.").
+class FieldReader {
+ public:
+  using json = nlohmann::json;
+
+  // `writer`: the command that writes the file, e.g. "headroom plan --out".
+  FieldReader(std::string file, std::string writer)
+      : file_(std::move(file)), writer_(std::move(writer)) {}
+
+  double Number(const json& j, const std::string& key, const std::string& at);
+  std::uint64_t Count(const json& j, const std::string& key, const std::string& at);
+  std::string Text(const json& j, const std::string& key, const std::string& at);
+  bool Flag(const json& j, const std::string& key, const std::string& at);
+  const json& Object(const json& j, const std::string& key, const std::string& at);
+  const json& List(const json& j, const std::string& key, const std::string& at);
+
+  const std::optional<core::Error>& error() const { return error_; }
+
+ private:
+  template <typename Check>
+  const json* Find(const json& j, const std::string& key, const std::string& at, const char* what,
+                   Check check);
+
+  std::string file_;
+  std::string writer_;
+  std::optional<core::Error> error_;
+};
+
+// The JSON object in `path`. kNotFound when the file is missing; kInvalidArgument when it is not
+// a JSON object.
+[[nodiscard]] core::Result<nlohmann::json> ReadJsonObject(const std::string& path);
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_JSON_FIELDS_H_

@@ -1,0 +1,161 @@
+#include "report/simulate_dir.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "report/csv_reader.h"
+#include "report/json_fields.h"
+#include "report/plan_dir.h"
+#include "report/table.h"
+
+namespace headroom::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kWriter = "headroom simulate --out";
+// Windows of the row power plot: a week in 5-minute windows, an hour in 2-second ones.
+constexpr int kPowerWindows = 2000;
+
+SimulateInputs ReadInputs(FieldReader& r, const json& j) {
+  const std::string at = "inputs.";
+  SimulateInputs in;
+  in.scenario = r.Text(j, "scenario", at);
+  in.description = r.Text(j, "description", at);
+  in.scenario_source = r.Text(j, "scenario_source", at);
+  in.trace = r.Text(j, "trace", at);
+  in.seed = r.Count(j, "seed", at);
+  in.policy = r.Text(j, "policy", at);
+  in.servers = static_cast<int>(r.Count(j, "servers", at));
+  in.provisioned_servers = static_cast<int>(r.Count(j, "provisioned_servers", at));
+  in.version = r.Text(j, "version", at);
+  for (const json& o : r.List(j, "overrides", at)) {
+    if (o.is_string()) in.overrides.push_back(o.get<std::string>());
+  }
+  in.t1_frac = r.Number(j, "t1_frac", at);
+  in.t2_frac = r.Number(j, "t2_frac", at);
+  return in;
+}
+
+// power.csv reduced to windows; a brake mark where the state turns to "brake".
+core::Status ReadPower(const std::string& path, PowerTrace& trace) {
+  std::vector<sim::PowerSample> samples;
+  std::vector<double> brakes;
+  bool braking = false;
+  HEADROOM_RETURN_IF_ERROR(
+      ReadCsv(path, {"time_s", "row_w", "state"}, [&](const CsvRow& row) -> core::Status {
+        HEADROOM_ASSIGN_OR_RETURN(double t, row.Number(0));
+        HEADROOM_ASSIGN_OR_RETURN(double w, row.Number(1));
+        if (!samples.empty() && t <= samples.back().time_s) {
+          return core::Fail(core::Error::InvalidArgument(fmt::format(
+              "{}:{}: column 'time_s': {} is not after the line before", path, row.line(), t)));
+        }
+        samples.push_back({.time_s = t, .row_w = w, .state = 0});
+        const bool brake = row.Text(2) == "brake";
+        if (brake && !braking) brakes.push_back(t);
+        braking = brake;
+        return core::Ok();
+      }));
+  if (samples.empty()) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format("{}: no samples", path)));
+  }
+  PowerTrace reduced = ReducePowerSamples(samples, kPowerWindows);
+  trace.window_s = reduced.window_s;
+  trace.windows = std::move(reduced.windows);
+  trace.brake_s = std::move(brakes);
+  return core::Ok();
+}
+
+core::Result<RequestLatencies> ReadRequests(const std::string& path) {
+  RequestLatencies out;
+  HEADROOM_RETURN_IF_ERROR(
+      ReadCsv(path, {"priority", "ttft_s", "e2e_s"}, [&](const CsvRow& row) -> core::Status {
+        HEADROOM_ASSIGN_OR_RETURN(double ttft, row.Number(1));
+        HEADROOM_ASSIGN_OR_RETURN(double e2e, row.Number(2));
+        if (row.Text(0) == "hp") {
+          out.hp_ttft_s.push_back(ttft);
+          out.hp_e2e_s.push_back(e2e);
+        } else if (row.Text(0) == "lp") {
+          out.lp_ttft_s.push_back(ttft);
+          out.lp_e2e_s.push_back(e2e);
+        } else {
+          return core::Fail(core::Error::InvalidArgument(
+              fmt::format("{}:{}: column 'priority': '{}' is neither hp nor lp", path, row.line(),
+                          row.Text(0))));
+        }
+        return core::Ok();
+      }));
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json SimulateInputsJson(const SimulateInputs& in) {
+  return {{"scenario", in.scenario},
+          {"description", in.description},
+          {"scenario_source", in.scenario_source},
+          {"trace", in.trace},
+          {"seed", in.seed},
+          {"policy", in.policy},
+          {"servers", in.servers},
+          {"provisioned_servers", in.provisioned_servers},
+          {"version", in.version},
+          {"overrides", in.overrides},
+          {"t1_frac", in.t1_frac},
+          {"t2_frac", in.t2_frac}};
+}
+
+core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));
+  }
+  const std::string path = fmt::format("{}/{}", dir, kSimulateSummaryFile);
+  HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
+  FieldReader r(path, kWriter);
+  SimulateReport report;
+  report.inputs = ReadInputs(r, r.Object(j, "inputs", ""));
+  report.run = ReadRunJson(r, j, "");
+  report.duration_s = r.Number(j, "duration_s", "");
+  const bool has_uncapped = j.contains("uncapped");
+  if (has_uncapped) report.uncapped = ReadRunJson(r, r.Object(j, "uncapped", ""), "uncapped.");
+  if (r.error()) return core::Fail(*r.error());
+  report.power.policy = report.run.policy;
+  report.power.servers = report.run.servers;
+  report.power.budget_w = report.run.budget_w;
+  HEADROOM_RETURN_IF_ERROR(ReadPower(fmt::format("{}/{}", dir, kSimulatePowerFile), report.power));
+  HEADROOM_ASSIGN_OR_RETURN(report.requests,
+                            ReadRequests(fmt::format("{}/{}", dir, kRequestsFile)));
+  if (has_uncapped) {
+    HEADROOM_ASSIGN_OR_RETURN(report.uncapped_requests,
+                              ReadRequests(fmt::format("{}/{}", dir, kUncappedRequestsFile)));
+  }
+  return report;
+}
+
+std::string SimulateQuestion(const SimulateReport& r) {
+  return fmt::format(
+      "How does {} run {} servers (provisioned for {}) in the row's {:.0f} kW power budget: how "
+      "close does the row come to the budget, what does capping cost in latency, and does the "
+      "brake engage?",
+      r.run.policy, r.run.servers, r.inputs.provisioned_servers, r.run.budget_w / 1e3);
+}
+
+std::string SimulateAnswer(const SimulateReport& r) {
+  const sim::RunSummary& s = r.run;
+  std::string latency;
+  if (r.uncapped) {
+    const sim::Impact i = sim::Compare(s, *r.uncapped);
+    latency = fmt::format("HP P50 {}, LP P50 {} vs uncapped", FormatChange(i.hp_p50_e2e_pct / 100),
+                          FormatChange(i.lp_p50_e2e_pct / 100));
+  } else {
+    latency = fmt::format("HP P50 {}, LP P50 {}", FormatSeconds(s.hp.e2e_p50_s),
+                          FormatSeconds(s.lp.e2e_p50_s));
+  }
+  return fmt::format("{} on {} servers: peak {:.1f}% of budget, {}, {} brake{}", s.policy,
+                     s.servers, s.peak_frac * 100, latency, s.brake_events,
+                     s.brake_events == 1 ? "" : "s");
+}
+
+}  // namespace headroom::report

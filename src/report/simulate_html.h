@@ -1,0 +1,31 @@
+// The report of one `headroom simulate` run as a self-contained HTML page (report.html): the
+// question and the answer first, the inputs, the summary tables, and the plots inlined as <svg>:
+// row power against the budget over time (the plan's plot) and the latency CDFs per priority
+// (end-to-end and time to first token), against the uncapped row when it was simulated too.
+// Every figure is <figure class="plot" data-plot="NAME">. Thread-compatible.
+#ifndef HEADROOM_REPORT_SIMULATE_HTML_H_
+#define HEADROOM_REPORT_SIMULATE_HTML_H_
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "report/html.h"
+#include "report/plot.h"
+#include "report/simulate_dir.h"
+
+namespace headroom::report {
+
+// row-power, latency-hp, latency-lp, ttft (CDFs with at most a few hundred points each).
+std::vector<CaptionedPlot> SimulatePlots(const SimulateReport& report);
+
+// Renders the plots into `plot_dir` and builds the page.
+HtmlReport SimulateReportHtml(const SimulateReport& report, const std::string& plot_dir);
+
+// Reads the directory `simulate --out DIR` wrote (simulate_dir.h) and writes DIR/report.html,
+// the plots' files under DIR/plots/.
+[[nodiscard]] core::Result<WrittenReport> WriteSimulateReport(const std::string& dir);
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_SIMULATE_HTML_H_
