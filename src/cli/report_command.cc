@@ -1,18 +1,20 @@
 // `headroom report DIR`: (re)builds DIR/report.html from the files `headroom plan --out DIR`
-// wrote, without simulating anything.
+// (or `mig plan --report`, `mig characterize --report`) wrote, without simulating anything.
 #include <cstdio>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "report/mig_report_dir.h"
 #include "report/plan_html.h"
 
 namespace headroom::cli {
 namespace {
 
 int RunReport(const std::string& dir) {
-  auto written = report::WritePlanReport(dir);
+  auto written =
+      report::IsMigReportDir(dir) ? report::WriteMigReport(dir) : report::WritePlanReport(dir);
   if (!written) return ReportError(written.error());
   for (const std::string& warning : written->warnings) {
     std::fprintf(stderr, "headroom: %s\n", warning.c_str());

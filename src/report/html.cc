@@ -14,7 +14,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 24px 32px 48px; background: #
 h1 { font-size: 1.7em; margin: 0.2em 0 0.3em; }
 h2 { font-size: 1.2em; margin: 1.8em 0 0.5em; border-bottom: 1px solid #d8dde3; }
 .question { color: #4a5560; font-size: 1.05em; margin: 0; }
-.answer { color: #0b5394; }
+.answer { color: #0b5394; overflow-wrap: anywhere; }
 .meta, figcaption, .note { color: #4a5560; font-size: 0.92em; }
 table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #e3e7eb; text-align: right; }
@@ -24,6 +24,11 @@ table.inputs th { text-align: left; background: none; font-weight: 600; }
 tr.chosen td { background: #e8f1fb; font-weight: 600; }
 figure { margin: 1.2em 0; }
 figure svg { width: 100%; height: auto; border: 1px solid #e3e7eb; }
+figure svg svg { width: auto; border: none; }
+ul.why li { margin: 0.2em 0; }
+details { margin: 0.4em 0; }
+summary { cursor: pointer; font-weight: 600; }
+tr.gpu td { font-weight: 600; background: #f6f7f9; }
 .missing { color: #a61b1b; }
 code { font-size: 0.95em; }
 )css";
@@ -63,6 +68,13 @@ std::string HtmlEscape(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string HtmlTableRow(const std::vector<std::string>& cells, const char* tag,
+                         const char* css_class) {
+  std::string out = css_class != nullptr ? fmt::format("<tr class=\"{}\">", css_class) : "<tr>";
+  for (const std::string& c : cells) out += fmt::format("<{0}>{1}</{0}>", tag, HtmlEscape(c));
+  return out + "</tr>\n";
 }
 
 std::string HtmlPage(std::string_view title, std::string_view body_html) {

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -13,6 +14,10 @@ namespace headroom::report {
 
 // Escapes & < > " ' so that `text` reads as itself in element content and attribute values.
 std::string HtmlEscape(std::string_view text);
+
+// One table row: each cell escaped, inside <td> (or `tag`), the row of class `css_class` if any.
+std::string HtmlTableRow(const std::vector<std::string>& cells, const char* tag = "td",
+                         const char* css_class = nullptr);
 
 // A whole HTML5 document: UTF-8, the title, the house CSS, and `body_html` inside <main>.
 std::string HtmlPage(std::string_view title, std::string_view body_html);

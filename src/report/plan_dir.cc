@@ -10,6 +10,7 @@
 
 #include "core/files.h"
 #include "core/parse.h"
+#include "report/json_fields.h"
 #include "report/simulation_report.h"
 
 namespace headroom::report {
@@ -18,71 +19,14 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-// Typed access to a parsed file's fields that keeps the first error, naming the file and the
-// field's path; a missing or mistyped field reads as zero or empty.
-class FieldReader {
- public:
-  explicit FieldReader(std::string file) : file_(std::move(file)) {}
-
-  double Number(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a number", [](const json& x) { return x.is_number(); });
-    return v != nullptr ? v->get<double>() : 0;
-  }
-  std::uint64_t Count(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a count", [](const json& x) {
-      return x.is_number_integer() && x.get<std::int64_t>() >= 0;
-    });
-    return v != nullptr ? v->get<std::uint64_t>() : 0;
-  }
-  std::string Text(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a string", [](const json& x) { return x.is_string(); });
-    return v != nullptr ? v->get<std::string>() : "";
-  }
-  bool Flag(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "true or false", [](const json& x) { return x.is_boolean(); });
-    return v != nullptr && v->get<bool>();
-  }
-  const json& Object(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "an object", [](const json& x) { return x.is_object(); });
-    return v != nullptr ? *v : Empty();
-  }
-  const json& List(const json& j, const std::string& key, const std::string& at) {
-    const json* v = Find(j, key, at, "a list", [](const json& x) { return x.is_array(); });
-    return v != nullptr ? *v : Empty();
-  }
-
-  const std::optional<core::Error>& error() const { return error_; }
-
- private:
-  static const json& Empty() {
-    static const json empty = json::object();
-    return empty;
-  }
-  template <typename Check>
-  const json* Find(const json& j, const std::string& key, const std::string& at, const char* what,
-                   Check check) {
-    const auto it = j.is_object() ? j.find(key) : j.end();
-    if (it != j.end() && check(*it)) return &*it;
-    if (!error_) {
-      error_ = core::Error::InvalidArgument(
-          fmt::format("{}: field '{}{}' is {} (expected {}; the file `headroom plan --out` writes)",
-                      file_, at, key, it == j.end() ? "missing" : "of the wrong type", what));
-    }
-    return nullptr;
-  }
-
-  std::string file_;
-  std::optional<core::Error> error_;
-};
-
 // Reads each listed key of `j` into its member of `into`.
 template <typename T>
-void ReadNumbers(FieldReader& r, const json& j, const std::string& at, T& into,
+void ReadNumbers(JsonFields& r, const json& j, const std::string& at, T& into,
                  std::initializer_list<std::pair<const char*, double T::*>> fields) {
   for (const auto& [key, member] : fields) into.*member = r.Number(j, key, at);
 }
 
-sim::RunSummary::Class ReadClass(FieldReader& r, const json& j, const std::string& at) {
+sim::RunSummary::Class ReadClass(JsonFields& r, const json& j, const std::string& at) {
   using C = sim::RunSummary::Class;
   C c;
   c.requests = r.Count(j, "requests", at);
@@ -99,7 +43,7 @@ sim::RunSummary::Class ReadClass(FieldReader& r, const json& j, const std::strin
 }
 
 // The inverse of RunJson.
-sim::RunSummary ReadRun(FieldReader& r, const json& j, const std::string& at) {
+sim::RunSummary ReadRun(JsonFields& r, const json& j, const std::string& at) {
   sim::RunSummary s;
   s.policy = r.Text(j, "policy", at);
   s.servers = static_cast<int>(r.Count(j, "servers", at));
@@ -120,7 +64,7 @@ sim::RunSummary ReadRun(FieldReader& r, const json& j, const std::string& at) {
   return s;
 }
 
-sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string& at) {
+sim::PolicyPlan ReadPolicyPlan(JsonFields& r, const json& j, const std::string& at) {
   sim::PolicyPlan p;
   p.policy = r.Text(j, "policy", at);
   p.max_servers = static_cast<int>(r.Count(j, "max_servers", at));
@@ -138,7 +82,7 @@ sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string&
   return p;
 }
 
-PlanInputs ReadInputs(FieldReader& r, const json& j) {
+PlanInputs ReadInputs(JsonFields& r, const json& j) {
   const std::string at = "inputs.";
   PlanInputs in;
   in.scenario = r.Text(j, "scenario", at);
@@ -251,7 +195,7 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   if (j.is_discarded() || !j.is_object()) {
     return core::Fail(core::Error::InvalidArgument(fmt::format("{}: not a JSON object", path)));
   }
-  FieldReader r(path);
+  JsonFields r(path, "`headroom plan --out`");
   PlanReport report;
   report.inputs = ReadInputs(r, r.Object(j, "inputs", ""));
   sim::CapacityPlan& plan = report.plan;

@@ -1,10 +1,9 @@
 #include "report/plan_html.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "core/files.h"
+#include "report/figure.h"
 #include "report/html.h"
 #include "report/plan_dir.h"
 #include "report/plan_plots.h"
@@ -13,13 +12,6 @@
 
 namespace headroom::report {
 namespace {
-
-std::string Row(const std::vector<std::string>& cells, const char* tag = "td",
-                const char* css_class = nullptr) {
-  std::string out = css_class != nullptr ? fmt::format("<tr class=\"{}\">", css_class) : "<tr>";
-  for (const std::string& c : cells) out += fmt::format("<{0}>{1}</{0}>", tag, HtmlEscape(c));
-  return out + "</tr>\n";
-}
 
 std::string Header(const PlanReport& r) {
   const sim::RunSummary& b = r.plan.baseline;
@@ -61,17 +53,18 @@ std::string Inputs(const PlanInputs& in) {
 std::string Policies(const sim::CapacityPlan& plan) {
   std::string out =
       "<section id=\"policies\">\n<h2>Policies</h2>\n<table class=\"policies\">\n" +
-      Row({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50", "HP P50 E2E", "LP P50 E2E",
-           "LP tok/s", "peak", "brakes", "capped", "next server fails on"},
-          "th");
+      HtmlTableRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50", "HP P50 E2E",
+                    "LP P50 E2E", "LP tok/s", "peak", "brakes", "capped", "next server fails on"},
+                   "th");
   const sim::PolicyPlan* chosen = ChosenPolicy(plan);
   for (const sim::PolicyPlan& p : plan.policies) {
     if (p.max_servers == 0) {
-      out += Row({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
+      out +=
+          HtmlTableRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
       continue;
     }
     const auto pct = [](double v) { return FormatChange(v / 100); };
-    out += Row(
+    out += HtmlTableRow(
         {p.policy, std::to_string(p.max_servers), fmt::format("{:+.1f}%", p.extra_pct),
          pct(p.impact.hp_p50_e2e_pct), pct(p.impact.hp_p99_e2e_pct), pct(p.impact.lp_p50_e2e_pct),
          FormatSeconds(p.at_max.hp.e2e_p50_s), FormatSeconds(p.at_max.lp.e2e_p50_s),
@@ -85,28 +78,6 @@ std::string Policies(const sim::CapacityPlan& plan) {
          "row at the same server count; peak is the highest 1 s row power as a share of the "
          "budget; capped is the share of server-time under a clock cap or power limit.</p>\n"
          "</section>\n";
-}
-
-// One figure: the plot drawn by gnuplot and inlined, or a note saying why it is not there.
-std::string Figure(const CaptionedPlot& p, const std::string& plot_dir,
-                   std::vector<std::string>& warnings) {
-  core::Result<std::string> svg = [&]() -> core::Result<std::string> {
-    HEADROOM_RETURN_IF_ERROR(RenderPlot(plot_dir, p.plot));
-    HEADROOM_ASSIGN_OR_RETURN(std::string file,
-                              core::ReadFile(fmt::format("{}/{}.svg", plot_dir, p.plot.name)));
-    return InlineSvg(file, p.plot.title, p.plot.name);
-  }();
-  std::string body;
-  if (svg) {
-    body = *svg;
-  } else {
-    warnings.push_back(svg.error().message());
-    body = fmt::format("<p class=\"missing\">Plot not drawn: {}</p>",
-                       HtmlEscape(svg.error().message()));
-  }
-  return fmt::format(
-      "<figure class=\"plot\" data-plot=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-      HtmlEscape(p.plot.name), body, HtmlEscape(p.caption));
 }
 
 std::string Notes(const PlanReport& r) {
@@ -130,7 +101,7 @@ HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir)
   HtmlReport out;
   std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
                      "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : PlanPlots(report)) body += Figure(p, plot_dir, out.warnings);
+  for (const CaptionedPlot& p : PlanPlots(report)) body += PlotFigure(p, plot_dir, out.warnings);
   body += "</section>\n" + Notes(report) +
           fmt::format(
               "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom "
@@ -143,13 +114,7 @@ HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir)
 
 core::Result<WrittenReport> WritePlanReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(PlanReport report, ReadPlanDir(dir));
-  const std::string plot_dir = dir + "/plots";
-  std::error_code ec;
-  std::filesystem::create_directories(plot_dir, ec);
-  if (ec) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("{}: cannot create the directory: {}", plot_dir, ec.message())));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(const std::string plot_dir, MakePlotDir(dir));
   HtmlReport html = PlanReportHtml(report, plot_dir);
   WrittenReport written{.path = fmt::format("{}/{}", dir, kReportFile),
                         .warnings = std::move(html.warnings)};

@@ -12,11 +12,6 @@
 
 namespace headroom::report {
 
-struct CaptionedPlot {
-  Plot plot;
-  std::string caption;  // plain text: what the plot shows and how to read it
-};
-
 // Plots with no data are left out: the row power plot without a power trace, a latency plot
 // when no capping policy has a complete run.
 std::vector<CaptionedPlot> PlanPlots(const PlanReport& report);

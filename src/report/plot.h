@@ -20,6 +20,8 @@ struct Series {
   std::vector<std::pair<double, double>> points = {};
   Style style = Style::kLinesPoints;
   bool dashed = false;
+  double line_width = 2;    // gnuplot lw; a timeline's bars are thick lines
+  double point_size = 1.2;  // gnuplot ps, for kPoints and kLinesPoints
 };
 
 struct Plot {
@@ -31,6 +33,16 @@ struct Plot {
   // Categorical x axis: a label at each position (e.g. one bar per policy); empty: numeric.
   std::vector<std::pair<double, std::string>> x_tics = {};
   std::optional<double> y_min = {};  // lower end of the y axis; empty: gnuplot's choice
+  std::optional<double> x_min = {};  // lower end of the x axis; empty: gnuplot's choice
+  // Categorical y axis, drawn top to bottom in the order given (e.g. one row per MIG instance).
+  std::vector<std::pair<double, std::string>> y_tics = {};
+  bool rotate_x_tics = false;  // long category names: slanted so that neighbours never overlap
+  bool pad_x = false;          // room left and right of the data (a scatter of few points)
+};
+
+struct CaptionedPlot {
+  Plot plot;
+  std::string caption;  // plain text: what the plot shows and how to read it
 };
 
 // Writes <dir>/<name>.dat and .gp and renders <dir>/<name>.svg. kUnavailable (naming the package

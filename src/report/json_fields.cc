@@ -1,0 +1,88 @@
+#include "report/json_fields.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/files.h"
+
+namespace headroom::report {
+namespace {
+
+using nlohmann::json;
+
+const json& Empty() {
+  static const json empty = json::object();
+  return empty;
+}
+
+}  // namespace
+
+template <typename Check>
+const json* JsonFields::Find(const json& j, const std::string& key, const std::string& at,
+                             const char* what, Check check) {
+  const auto it = j.is_object() ? j.find(key) : j.end();
+  if (it != j.end() && check(*it)) return &*it;
+  if (!error_) {
+    error_ = core::Error::InvalidArgument(
+        fmt::format("{}: field '{}{}' is {} (expected {}; the file {} writes)", file_, at, key,
+                    it == j.end() ? "missing" : "of the wrong type", what, writer_));
+  }
+  return nullptr;
+}
+
+double JsonFields::Number(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "a number", [](const json& x) { return x.is_number(); });
+  return v != nullptr ? v->get<double>() : 0;
+}
+
+std::uint64_t JsonFields::Count(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "a count", [](const json& x) {
+    return x.is_number_integer() && x.get<std::int64_t>() >= 0;
+  });
+  return v != nullptr ? v->get<std::uint64_t>() : 0;
+}
+
+std::string JsonFields::Text(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "a string", [](const json& x) { return x.is_string(); });
+  return v != nullptr ? v->get<std::string>() : "";
+}
+
+bool JsonFields::Flag(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "true or false", [](const json& x) { return x.is_boolean(); });
+  return v != nullptr && v->get<bool>();
+}
+
+const json& JsonFields::Object(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "an object", [](const json& x) { return x.is_object(); });
+  return v != nullptr ? *v : Empty();
+}
+
+const json& JsonFields::List(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "a list", [](const json& x) { return x.is_array(); });
+  return v != nullptr ? *v : Empty();
+}
+
+std::optional<double> JsonFields::OptionalNumber(const json& j, const std::string& key,
+                                                 const std::string& at) {
+  const json* v = Find(j, key, at, "a number or null",
+                       [](const json& x) { return x.is_number() || x.is_null(); });
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  return v->get<double>();
+}
+
+core::Result<json> ReadJsonObjectFile(const std::string& path, const std::string& writer) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return core::Fail(core::Error::NotFound(
+        fmt::format("{}: missing; its directory is not one {} wrote", path, writer)));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path));
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format("{}: not a JSON object", path)));
+  }
+  return j;
+}
+
+}  // namespace headroom::report
