@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <png.h>
+#include <unistd.h>
 
 #include "headroom_command.h"
 
@@ -160,9 +161,16 @@ class ReportBrowserTest : public ::testing::Test {
                       "scripts/install-deps.sh installs it): the report is not tested in a "
                       "browser";
     }
-    dir_ = ::testing::TempDir() + "headroom_report_browser";
+    // One directory per test and process: ctest runs the tests side by side.
+    dir_ = fmt::format("{}headroom_report_browser_{}_{}", ::testing::TempDir(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
+  }
+
+  // Kept after a failure, to look at.
+  void TearDown() override {
+    if (!dir_.empty() && !HasFailure()) std::filesystem::remove_all(dir_);
   }
 
   // Chromium with the test's flags, a fresh profile, and `args`, killed after 90 s. Its stderr
