@@ -3,6 +3,7 @@
 // file): one copy of the command per instance with its own MIG UUID, energy attributed, the
 // original layout restored after the sweep, after a failure and after Ctrl-C.
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -135,6 +136,103 @@ TEST(MigPlanCliTest, CharacterizeSweepsTheModelIntoACsvAndPlots) {
   const CommandRun bad = Headroom("mig characterize --workloads bert --out " + dir.path().string());
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_TRUE(Contains(bad.out, "--workloads")) << bad.out;
+}
+
+// Replaces the first `from` in the file at `path` with `to`.
+void ReplaceInFile(const fs::path& path, const std::string& from, const std::string& to) {
+  std::string text = ReadAll(path);
+  const std::size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+// `headroom report DIR` rebuilds report.html from the directory alone, byte for byte.
+void ExpectReportRebuilds(const fs::path& dir) {
+  const std::string first = ReadAll(dir / "report.html");
+  ASSERT_FALSE(first.empty());
+  fs::remove_all(dir / "plots");
+  fs::remove(dir / "report.html");
+  const CommandRun rebuilt = Headroom("report " + dir.string());
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.out;
+  EXPECT_EQ(rebuilt.out, "report: " + (dir / "report.html").string() + "\n");
+  EXPECT_TRUE(ReadAll(dir / "report.html") == first) << "report DIR wrote a different page";
+}
+
+TEST(MigPlanCliTest, PlanReportWritesThePlanAndAPageThatReportDirRebuilds) {
+  TempDir dir;
+  const fs::path out = dir.path() / "plan";
+  const std::string jobs = "data/mig-jobs/mixed-small-medium-large.yaml";
+  const CommandRun run = Headroom(fmt::format("mig plan {} --report --out {}", jobs, out.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_TRUE(Contains(run.out, "report: " + (out / "report.html").string())) << run.out;
+  // mig-plan.json is what --json prints: the plan, baselines, layouts, and the inputs.
+  const CommandRun json = Headroom(fmt::format("mig plan {} --json", jobs));
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const auto printed = nlohmann::json::parse(json.out);
+  const auto file = nlohmann::json::parse(ReadAll(out / "mig-plan.json"));
+  EXPECT_EQ(file, printed);
+  EXPECT_EQ(file["inputs"]["jobs_file"], jobs);
+  EXPECT_EQ(file["inputs"]["objective"], "energy");
+  EXPECT_EQ(file["inputs"]["mig"]["gpu"], file["gpu"]);
+  EXPECT_FALSE(file["inputs"]["version"].get<std::string>().empty());
+  // The page's answer is the plan's, against the whole-GPU baseline.
+  const auto& plan = file["plan"];
+  const double energy = plan["energy_vs_whole_gpu"].get<double>();
+  const std::string answer =
+      fmt::format("on the {}: {:.1f}% {} energy", file["gpu"].get<std::string>(),
+                  std::abs(energy) * 100, energy <= 0 ? "less" : "more");
+  const std::string page = ReadAll(out / "report.html");
+  EXPECT_TRUE(Contains(page, answer)) << answer;
+  for (const char* plot : {"energy-makespan", "timeline"}) {
+    EXPECT_TRUE(fs::exists(out / "plots" / fmt::format("{}.svg", plot))) << plot;
+  }
+  const std::size_t options = 1 + file["baselines"].size() + file["layouts"].size();
+  EXPECT_TRUE(Contains(page, fmt::format("data-plot=\"slots-{}\"", options - 1)));
+  EXPECT_FALSE(Contains(page, fmt::format("data-plot=\"slots-{}\"", options)));
+  ExpectReportRebuilds(out);
+
+  // A corrupt file: exit 2, naming the file and the field.
+  ReplaceInFile(out / "mig-plan.json", "\"energy_j\": ", "\"energy_j\": \"x\", \"was\": ");
+  const CommandRun bad = Headroom("report " + out.string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(Contains(
+      bad.out, (out / "mig-plan.json").string() + ": field 'plan.energy_j' is of the wrong type"))
+      << bad.out;
+}
+
+TEST(MigPlanCliTest, CharacterizeReportDrawsASmallSweepAndReportDirRebuildsIt) {
+  TempDir dir;
+  const fs::path out = dir.path() / "characterize";
+  const CommandRun run = Headroom(fmt::format(
+      "mig characterize --workloads resnet50-finetune,gpt2-1.5b-pretrain --profiles 3g,7g "
+      "--report --out {}",
+      out.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_TRUE(Contains(run.out, "report: " + (out / "report.html").string())) << run.out;
+  const auto inputs = nlohmann::json::parse(ReadAll(out / "mig-characterize.json"))["inputs"];
+  EXPECT_EQ(inputs["workloads"].size(), 2u);
+  const std::size_t layouts = inputs["layouts"].size();
+  EXPECT_GE(layouts, 3u) << "MIG off, 7g and two 3g at least";
+  const std::string page = ReadAll(out / "report.html");
+  for (std::size_t k = 0; k < layouts; ++k) {
+    EXPECT_TRUE(Contains(page, fmt::format("data-plot=\"slots-{}\"", k))) << k;
+  }
+  for (const char* plot : {"throughput", "energy", "power"}) {
+    EXPECT_TRUE(fs::exists(out / "plots" / fmt::format("{}.svg", plot))) << plot;
+  }
+  // Per instance, both attribution methods; and the rows of instances a workload does not fit.
+  EXPECT_TRUE(Contains(page, "J/sample (activity)</th><th>J/sample (SM share)"));
+  ExpectReportRebuilds(out);
+
+  ReplaceInFile(out / "results.csv", ",resnet50-finetune,", ",resnet50-finetune,big,");
+  const CommandRun bad = Headroom("report " + out.string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(Contains(bad.out, (out / "results.csv").string() + ":2: ")) << bad.out;
+
+  const CommandRun device = Headroom("mig characterize --report --backend sim -- true");
+  EXPECT_EQ(device.exit_code, 2) << device.out;
+  EXPECT_TRUE(Contains(device.out, "--report")) << device.out;
 }
 
 // characterize with a command, through the fake NVML: one A100 in MIG mode, state in a file.

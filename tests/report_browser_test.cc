@@ -1,12 +1,15 @@
-// The reports as a reader sees them: `headroom plan --report` on a small scenario, then headless
-// Chromium renders the page (a screenshot, which must not be blank) and dumps the DOM after load
-// (every plot must be an <svg> whose data groups draw paths); then the reports of `simulate`,
-// `characterize` and `measure` (--report) on small inputs, each page's DOM checked the same way.
-// Skips only when chromium is not installed. Every process runs under `timeout`.
+// The reports as a reader sees them: `headroom plan --report` on a small scenario, `headroom mig
+// plan --report` on a jobs file, `headroom mig characterize --report` on a small sweep, and the
+// reports of `simulate`, `characterize` and `measure` on small inputs. Headless Chromium renders
+// each page (a screenshot, which must not be blank) and dumps the DOM after load (every gnuplot
+// plot must be an <svg> whose data groups draw paths or points, every layout drawing an <svg>
+// with its instances' blocks). Skips only when chromium is not installed. Every process runs
+// under `timeout`.
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -15,6 +18,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <png.h>
+#include <unistd.h>
 
 #include "headroom_command.h"
 
@@ -52,38 +56,6 @@ std::string ReadAll(const std::string& path) {
   buffer << in.rdbuf();
   return buffer.str();
 }
-
-class ReportBrowserTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (Shell("command -v chromium >/dev/null 2>&1").exit_code != 0) {
-      GTEST_SKIP() << "chromium is not installed (Debian package chromium; "
-                      "scripts/install-deps.sh installs it): the report is not tested in a "
-                      "browser";
-    }
-    dir_ = ::testing::TempDir() + "headroom_report_browser";
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-
-  // Chromium with the test's flags, a fresh profile, and `args`, killed after 90 s. Its stderr
-  // (D-Bus complaints and the like) goes to a log beside the profile, read back on failure.
-  CommandRun Chromium(const std::string& args) {
-    const std::string profile = fmt::format("{}/profile-{}", dir_, ++profiles_);
-    std::filesystem::create_directories(profile);
-    CommandRun run = Shell(fmt::format("timeout -k 5 90 chromium {} --user-data-dir={} {} 2>{}.log",
-                                       kChromiumFlags, profile, args, profile));
-    if (run.exit_code != 0) run.out += "\nchromium's stderr:\n" + ReadAll(profile + ".log");
-    return run;
-  }
-
-  // Chromium loads `report` and its DOM holds exactly `plots`, each an <svg> drawing data, and
-  // the answer.
-  void ExpectEveryPlotDrawn(const std::string& report, const std::vector<std::string>& plots);
-
-  std::string dir_;
-  int profiles_ = 0;
-};
 
 // The <figure> of plot `name` in the DOM, or "".
 std::string FigureOf(const std::string& dom, const std::string& name) {
@@ -127,6 +99,36 @@ int DrawnDataPaths(const std::string& figure) {
   return drawn;
 }
 
+// Points gnuplot drew inside its data groups: <use> of a point symbol beyond each group's one key
+// sample.
+int DrawnDataPoints(const std::string& figure) {
+  int drawn = 0;
+  const std::string marker = "gnuplot_plot_";
+  for (std::size_t at = figure.find(marker); at != std::string::npos;) {
+    const std::size_t next = figure.find(marker, at + marker.size());
+    const std::string group = figure.substr(at, next == std::string::npos ? next : next - at);
+    int uses = 0;
+    for (std::size_t u = group.find("<use"); u != std::string::npos;
+         u = group.find("<use", u + 1)) {
+      ++uses;
+    }
+    drawn += std::max(uses - 1, 0);
+    at = next;
+  }
+  return drawn;
+}
+
+// GPU-instance blocks of a layout drawing with a positive width.
+int DrawnBlocks(const std::string& figure) {
+  int drawn = 0;
+  const std::string key = "<rect class=\"gi\"";
+  for (std::size_t at = figure.find(key); at != std::string::npos; at = figure.find(key, at + 1)) {
+    const std::size_t width = figure.find("width=\"", at);
+    if (width != std::string::npos && std::atof(figure.c_str() + width + 7) > 0) ++drawn;
+  }
+  return drawn;
+}
+
 struct Pixels {
   unsigned width = 0, height = 0;
   std::vector<unsigned char> rgba = {};
@@ -153,70 +155,148 @@ Pixels ReadPng(const std::string& path) {
   return out;
 }
 
-void ReportBrowserTest::ExpectEveryPlotDrawn(const std::string& report,
-                                             const std::vector<std::string>& plots) {
-  const std::string url = "file://" + std::filesystem::absolute(report).string();
-  const CommandRun dom = Chromium("--dump-dom " + url);
-  ASSERT_EQ(dom.exit_code, 0) << dom.out.substr(0, 2000);
-  ASSERT_NE(dom.out.find("</html>"), std::string::npos) << dom.out.substr(0, 2000);
-  EXPECT_NE(dom.out.find("class=\"answer\""), std::string::npos);
-  EXPECT_EQ(dom.out.find("Plot not drawn"), std::string::npos);
-  for (const std::string& name : plots) {
-    const std::string figure = FigureOf(dom.out, name);
-    ASSERT_FALSE(figure.empty()) << report << ": no figure for plot " << name;
-    EXPECT_NE(figure.find("<svg"), std::string::npos) << name << " has no <svg>";
-    EXPECT_GE(DrawnDataPaths(figure), 1) << name << " draws no data";
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (Shell("command -v chromium >/dev/null 2>&1").exit_code != 0) {
+      GTEST_SKIP() << "chromium is not installed (Debian package chromium; "
+                      "scripts/install-deps.sh installs it): the report is not tested in a "
+                      "browser";
+    }
+    // One directory per test and process: ctest runs the tests side by side.
+    dir_ = fmt::format("{}headroom_report_browser_{}_{}", ::testing::TempDir(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
   }
-  // No figure beyond the expected ones goes unchecked.
-  const std::vector<std::string> figures = AttributeValues(dom.out, "data-plot");
-  EXPECT_EQ(std::set<std::string>(figures.begin(), figures.end()),
-            std::set<std::string>(plots.begin(), plots.end()));
-  EXPECT_EQ(figures.size(), plots.size());
-}
+
+  // Kept after a failure, to look at.
+  void TearDown() override {
+    if (!dir_.empty() && !HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  // Chromium with the test's flags, a fresh profile, and `args`, killed after 90 s. Its stderr
+  // (D-Bus complaints and the like) goes to a log beside the profile, read back on failure.
+  CommandRun Chromium(const std::string& args) {
+    const std::string profile = fmt::format("{}/profile-{}", dir_, ++profiles_);
+    std::filesystem::create_directories(profile);
+    CommandRun run = Shell(fmt::format("timeout -k 5 90 chromium {} --user-data-dir={} {} 2>{}.log",
+                                       kChromiumFlags, profile, args, profile));
+    if (run.exit_code != 0) run.out += "\nchromium's stderr:\n" + ReadAll(profile + ".log");
+    return run;
+  }
+
+  // The page at `url` as a 1280x2000 screenshot: many colours, and a fair share of pixels off the
+  // background.
+  void ExpectScreenshotNotBlank(const std::string& url) {
+    const std::string png = fmt::format("{}/report-{}.png", dir_, profiles_);
+    const CommandRun shot =
+        Chromium(fmt::format("--screenshot={} --window-size=1280,2000 {}", png, url));
+    ASSERT_EQ(shot.exit_code, 0) << shot.out.substr(0, 2000);
+    const Pixels pixels = ReadPng(png);
+    ASSERT_TRUE(pixels.error.empty()) << png << ": " << pixels.error << "\n" << shot.out;
+    EXPECT_EQ(pixels.width, 1280u);
+    EXPECT_EQ(pixels.height, 2000u);
+    // Not blank: many colours (text, plot lines, table shading), and a fair share of pixels
+    // that differ from the page's first pixel (the background).
+    std::set<std::uint32_t> colours;
+    std::size_t differing = 0;
+    const std::size_t n = pixels.rgba.size() / 4;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned char* p = &pixels.rgba[4 * i];
+      colours.insert(static_cast<std::uint32_t>(p[0] << 16 | p[1] << 8 | p[2]));
+      if (p[0] != pixels.rgba[0] || p[1] != pixels.rgba[1] || p[2] != pixels.rgba[2]) ++differing;
+    }
+    EXPECT_GE(colours.size(), 32u);
+    EXPECT_GT(static_cast<double>(differing) / static_cast<double>(n), 0.2);
+  }
+
+  // The DOM of the page at `url` after load: it must hold exactly the figures `expected`, each
+  // drawn (`drawn` says how much of a figure is data).
+  void ExpectFiguresDrawn(const std::string& url, const std::vector<std::string>& expected,
+                          const std::function<int(const std::string& figure)>& drawn) {
+    const CommandRun dom = Chromium("--dump-dom " + url);
+    ASSERT_EQ(dom.exit_code, 0) << dom.out.substr(0, 2000);
+    ASSERT_NE(dom.out.find("</html>"), std::string::npos) << dom.out.substr(0, 2000);
+    EXPECT_NE(dom.out.find("class=\"answer\""), std::string::npos);
+    EXPECT_EQ(dom.out.find("Plot not drawn"), std::string::npos);
+    for (const std::string& name : expected) {
+      const std::string figure = FigureOf(dom.out, name);
+      ASSERT_FALSE(figure.empty()) << "no figure for plot " << name;
+      EXPECT_NE(figure.find("<svg"), std::string::npos) << name << " has no <svg>";
+      EXPECT_GE(drawn(figure), 1) << name << " draws no data";
+    }
+    // No figure beyond the expected ones goes unchecked.
+    const std::vector<std::string> figures = AttributeValues(dom.out, "data-plot");
+    EXPECT_EQ(std::set<std::string>(figures.begin(), figures.end()),
+              std::set<std::string>(expected.begin(), expected.end()));
+    EXPECT_EQ(figures.size(), expected.size());
+  }
+
+  // Runs `headroom ARGS` (which writes DIR/report.html), then checks that `headroom report DIR`
+  // rebuilds the same page from the directory alone; returns the page's file:// URL.
+  std::string MakeReport(const std::string& args, const std::string& out) {
+    const CommandRun made = Headroom(args);
+    EXPECT_EQ(made.exit_code, 0) << made.out;
+    const std::string report = out + "/report.html";
+    EXPECT_NE(made.out.find("report: " + report), std::string::npos) << made.out;
+    const std::string first = ReadAll(report);
+    EXPECT_FALSE(first.empty()) << made.out;
+    std::filesystem::remove_all(out + "/plots");
+    std::filesystem::remove(report);
+    const CommandRun rebuilt = Headroom("report " + out);
+    EXPECT_EQ(rebuilt.exit_code, 0) << rebuilt.out;
+    EXPECT_EQ(rebuilt.out, "report: " + report + "\n");
+    EXPECT_TRUE(ReadAll(report) == first) << "report DIR wrote a different page";
+    return "file://" + std::filesystem::absolute(report).string();
+  }
+
+  std::string dir_;
+  int profiles_ = 0;
+};
 
 TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   const std::string out = dir_ + "/plan";
-  const CommandRun plan = Headroom(
-      // A looser LP bound than the scenario's, so that polca keeps the SLO at the provisioned
-      // row and the report has a chosen policy (and its row power over time).
+  // A looser LP bound than the scenario's, so that polca keeps the SLO at the provisioned row and
+  // the report has a chosen policy (and its row power over time).
+  const std::string url = MakeReport(
       fmt::format("plan --config {} --threads 2 --slo lp_p50_e2e_pct=15 --report --out {}",
-                  SMALL_ROW_SCENARIO, out));
-  ASSERT_EQ(plan.exit_code, 0) << plan.out;
-  const std::string report = out + "/report.html";
-  EXPECT_NE(plan.out.find("report: " + report), std::string::npos) << plan.out;
-  ASSERT_TRUE(std::filesystem::exists(report)) << plan.out;
-  // `headroom report DIR` rebuilds the same page from the directory alone.
-  const std::string first = ReadAll(report);
-  std::filesystem::remove_all(out + "/plots");
-  std::filesystem::remove(report);
-  const CommandRun rebuilt = Headroom("report " + out);
-  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.out;
-  EXPECT_EQ(rebuilt.out, "report: " + report + "\n");
-  EXPECT_TRUE(ReadAll(report) == first) << "report DIR wrote a different page";
-  const std::string url = "file://" + std::filesystem::absolute(report).string();
+                  SMALL_ROW_SCENARIO, out),
+      out);
+  ASSERT_FALSE(HasFailure());
+  ExpectFiguresDrawn(url, kPlots, DrawnDataPaths);
+  ExpectScreenshotNotBlank(url);
+}
 
-  ExpectEveryPlotDrawn(report, kPlots);
+// Layout drawings: blocks; gnuplot plots: lines (paths) or points.
+int Drawn(const std::string& figure) {
+  return figure.find("gnuplot_plot_") == std::string::npos
+             ? DrawnBlocks(figure)
+             : DrawnDataPaths(figure) + DrawnDataPoints(figure);
+}
 
-  const std::string png = dir_ + "/report.png";
-  const CommandRun shot =
-      Chromium(fmt::format("--screenshot={} --window-size=1280,2000 {}", png, url));
-  ASSERT_EQ(shot.exit_code, 0) << shot.out.substr(0, 2000);
-  const Pixels pixels = ReadPng(png);
-  ASSERT_TRUE(pixels.error.empty()) << png << ": " << pixels.error << "\n" << shot.out;
-  EXPECT_EQ(pixels.width, 1280u);
-  EXPECT_EQ(pixels.height, 2000u);
-  // Not blank: many colours (text, plot lines, table shading), and a fair share of pixels
-  // that differ from the page's first pixel (the background).
-  std::set<std::uint32_t> colours;
-  std::size_t differing = 0;
-  const std::size_t n = pixels.rgba.size() / 4;
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char* p = &pixels.rgba[4 * i];
-    colours.insert(static_cast<std::uint32_t>(p[0] << 16 | p[1] << 8 | p[2]));
-    if (p[0] != pixels.rgba[0] || p[1] != pixels.rgba[1] || p[2] != pixels.rgba[2]) ++differing;
-  }
-  EXPECT_GE(colours.size(), 32u);
-  EXPECT_GT(static_cast<double>(differing) / static_cast<double>(n), 0.2);
+TEST_F(ReportBrowserTest, MigPlanLayoutsAndPlotsAreDrawnInChromium) {
+  const std::string out = dir_ + "/mig-plan";
+  const std::string url =
+      MakeReport("mig plan data/mig-jobs/mixed-small-medium-large.yaml --report --out " + out, out);
+  ASSERT_FALSE(HasFailure());
+  // The plan and three baselines (whole GPU, two halves, seven 1g), each drawn as slots.
+  ExpectFiguresDrawn(
+      url, {"slots-0", "slots-1", "slots-2", "slots-3", "energy-makespan", "timeline"}, Drawn);
+  ExpectScreenshotNotBlank(url);
+}
+
+TEST_F(ReportBrowserTest, MigCharacterizeLayoutsAndPlotsAreDrawnInChromium) {
+  const std::string out = dir_ + "/mig-characterize";
+  // MIG off, the two halves and 7g: three layouts.
+  const std::string url = MakeReport(
+      "mig characterize --workloads resnet50-finetune,gpt2-124m-finetune --layout "
+      "3g.71gb@0,3g.71gb@4 --layout 7g.141gb@0 --report --out " +
+          out,
+      out);
+  ASSERT_FALSE(HasFailure());
+  ExpectFiguresDrawn(url, {"slots-0", "slots-1", "slots-2", "throughput", "energy", "power"},
+                     Drawn);
 }
 
 TEST_F(ReportBrowserTest, EveryPlotOfSimulateCharacterizeAndMeasureIsDrawn) {
@@ -247,7 +327,8 @@ TEST_F(ReportBrowserTest, EveryPlotOfSimulateCharacterizeAndMeasureIsDrawn) {
     ASSERT_NE(at, std::string::npos) << run.out;
     const std::string report = run.out.substr(at + 8, run.out.find('\n', at) - at - 8);
     SCOPED_TRACE(report);
-    ExpectEveryPlotDrawn(report, c.plots);
+    ExpectFiguresDrawn("file://" + std::filesystem::absolute(report).string(), c.plots,
+                       DrawnDataPaths);
   }
 }
 

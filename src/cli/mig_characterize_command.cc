@@ -1,13 +1,11 @@
 // `headroom mig characterize`: every MIG layout x training workload on the slice model (every
 // instance runs its own copy of the workload), written as a CSV with per-instance and whole-GPU
 // throughput, power and energy per sample, plots, and a summary table (docs/mig.md).
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -18,10 +16,11 @@
 #include "cli/mig_catalogs.h"
 #include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
-#include "core/files.h"
 #include "core/parse.h"
 #include "mig/characterize.h"
 #include "mig/enumerate.h"
+#include "report/mig_characterize_html.h"
+#include "report/mig_characterize_report.h"
 #include "report/plot.h"
 #include "report/table.h"
 
@@ -38,6 +37,7 @@ struct MigCharacterizeOptions {
   std::optional<double> power_limit_w;
   std::string out = "mig-characterize";
   bool json = false;
+  bool report = false;  // also report.html in --out
   // A command after "--": measure it on the selected GPU instead of the model.
   MigDeviceSweepOptions device;
 };
@@ -91,26 +91,6 @@ core::Result<std::vector<std::optional<mig::Layout>>> SelectLayouts(
   return out;
 }
 
-std::string Csv(const std::vector<mig::LayoutResult>& results) {
-  std::string csv =
-      "layout,workload,batch,instance,slice,sm_count,memory_gib,fits,samples_per_s,busy,"
-      "power_activity_w,power_sm_share_w,j_per_sample_activity,j_per_sample_sm_share,"
-      "gpu_samples_per_s,gpu_power_w,gpu_j_per_sample,clock_mhz,power_limited\n";
-  for (const mig::LayoutResult& r : results) {
-    for (size_t i = 0; i < r.per_instance.size(); ++i) {
-      const mig::InstanceResult& in = r.per_instance[i];
-      csv += fmt::format(
-          "\"{}\",{},{},{},{},{},{:.2f},{},{:.3f},{:.4f},{:.2f},{:.2f},{:.6g},{:.6g},{:.3f},{:.2f},"
-          "{:.6g},{:.0f},{}\n",
-          r.layout, r.workload, r.batch, i, in.slice, in.sm_count, in.memory_gib, in.fits ? 1 : 0,
-          in.samples_per_s, in.busy, in.power_activity_w, in.power_sm_share_w,
-          in.j_per_sample_activity, in.j_per_sample_sm_share, r.gpu_samples_per_s, r.gpu_power_w,
-          r.gpu_j_per_sample, r.clock_mhz, r.power_limited ? 1 : 0);
-    }
-  }
-  return csv;
-}
-
 // Throughput and energy per sample with 1, 2, 3 and 7 equal instances (7g, 3g, 2g, 1g) relative
 // to MIG off, one line per workload.
 std::vector<report::Plot> Plots(const mig::SliceModel& model,
@@ -153,6 +133,10 @@ std::vector<report::Plot> Plots(const mig::SliceModel& model,
 
 int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   if (!o.device.command.empty()) {
+    if (o.report) {
+      return ReportError(core::Error::InvalidArgument(
+          "--report: only for the sweep on the model (no command after --) for now"));
+    }
     MigDeviceSweepOptions device = o.device;
     device.layouts = o.layouts;
     device.out = o.out;
@@ -187,14 +171,23 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   }
   progress.Finish();
 
-  std::error_code ec;
-  std::filesystem::create_directories(o.out, ec);
-  if (ec) {
-    return ReportError(core::Error::Unavailable(
-        fmt::format("--out {}: cannot create the directory: {}", o.out, ec.message())));
+  report::MigCharacterizeReport data{.inputs = {.power_limit_w = model->power_limit().value(),
+                                                .version = HEADROOM_VERSION,
+                                                .geometry = report::GeometryOf(model->mig())},
+                                     .results = std::move(results)};
+  for (const mig::MeasuredWorkload& w : *workloads) data.inputs.workloads.push_back(w.name);
+  for (const auto& layout : *layouts) {
+    data.inputs.layouts.push_back(layout ? mig::FormatLayout(*layout) : "MIG off");
   }
-  if (auto st = core::WriteFileAtomically(o.out + "/results.csv", Csv(results)); !st) {
-    return ReportError(st.error());
+  if (auto st = report::WriteMigCharacterizeDir(o.out, data); !st) return ReportError(st.error());
+  std::string report_path;
+  if (o.report) {
+    auto written = report::WriteMigCharacterizeReport(o.out);
+    if (!written) return ReportError(written.error());
+    for (const std::string& warning : written->warnings) {
+      std::cerr << "headroom: " << warning << "\n";
+    }
+    report_path = written->path;
   }
   bool plotted = true;
   for (const report::Plot& plot : Plots(*model, *workloads, fits)) {
@@ -213,7 +206,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   };
   std::map<std::string, Best> best;
   std::vector<std::string> order;
-  for (const mig::LayoutResult& r : results) {
+  for (const mig::LayoutResult& r : data.results) {
     Best& b = best[r.workload];
     if (b.off == nullptr) order.push_back(r.workload);
     if (r.layout == "MIG off") b.off = &r;
@@ -244,6 +237,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
                               {"workloads", list}}
                      .dump(2)
               << "\n";
+    if (!report_path.empty()) std::cerr << "report: " << report_path << "\n";
     return kExitOk;
   }
   using Align = report::TextTable::Align;
@@ -270,6 +264,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   std::cout << table.Render();
   std::cout << fmt::format("Wrote {}/results.csv{}\n", o.out,
                            plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : "");
+  if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
   return kExitOk;
 }
 
@@ -287,9 +282,13 @@ void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction*
       ->capture_default_str();
   cmd->add_option("--layout", o->layouts, "Sweep these layouts instead (repeatable)");
   cmd->add_option("--power-limit", o->power_limit_w, "Power limit in W (default: the GPU's)");
-  cmd->add_option("--out", o->out, "Directory for results.csv and the plots")
+  cmd->add_option("--out", o->out,
+                  "Directory for results.csv, mig-characterize.json (the inputs) and the plots")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  cmd->add_flag("--report", o->report,
+                "Also write report.html (self-contained HTML: layouts drawn as slots, plots "
+                "inline) into --out and print its path (the model sweep only)");
   cmd->add_option("--backend", o->device.backend.backend,
                   "With a command: nvml (a real GPU in MIG mode) or sim")
       ->check(CLI::IsMember({"sim", "nvml"}));

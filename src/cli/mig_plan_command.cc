@@ -1,5 +1,6 @@
 // `headroom mig plan JOBS.yaml`: the MIG layout and job assignment that minimize energy (or
 // makespan) for a set of training jobs on one GPU, beside the baselines (docs/mig.md).
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +14,8 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/planner.h"
+#include "report/mig_plan_html.h"
+#include "report/mig_plan_report.h"
 #include "report/table.h"
 
 namespace headroom::cli {
@@ -26,42 +29,28 @@ struct MigPlanOptions {
   std::string makespan_bound;        // empty: the file's
   std::vector<std::string> layouts;  // to score beside the baselines
   bool json = false;
+  std::string out;      // write mig-plan.json here
+  bool report = false;  // and report.html
 };
+
+// Where `mig plan --report` writes when no --out is given.
+constexpr const char* kDefaultMigPlanDir = "headroom-mig-plan";
 
 std::string LayoutText(const mig::PlanOption& o) {
   return o.layout ? mig::FormatLayout(*o.layout) : std::string("MIG off");
 }
 
-ordered_json OptionJson(const mig::PlanOption& o, const mig::PlanOption& whole) {
-  ordered_json j = {{"name", o.name}, {"layout", LayoutText(o)}, {"feasible", o.feasible}};
-  if (!o.feasible) {
-    j["reason"] = o.infeasible_reason;
-    return j;
+// Writes DIR/mig-plan.json and, with --report, DIR/report.html built from it; returns the
+// report's path, or "" without --report.
+core::Result<std::string> WriteMigPlanOut(const report::MigPlanReport& data, const std::string& out,
+                                          bool html) {
+  HEADROOM_RETURN_IF_ERROR(report::WriteMigPlanDir(out, data));
+  if (!html) return std::string();
+  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written, report::WriteMigPlanReport(out));
+  for (const std::string& warning : written.warnings) {
+    std::fprintf(stderr, "headroom: %s\n", warning.c_str());
   }
-  j["energy_j"] = o.energy_j;
-  j["makespan_s"] = o.makespan_s;
-  j["samples_per_s"] = o.samples_per_s;
-  j["samples_per_j"] = o.samples_per_j;
-  if (whole.feasible) {
-    j["energy_vs_whole_gpu"] = o.energy_j / whole.energy_j - 1;
-    j["throughput_vs_whole_gpu"] = o.samples_per_s / whole.samples_per_s - 1;
-  }
-  j["meets_bound"] = o.meets_bound;
-  j["unattributed_idle_j"] = o.unattributed_j;
-  ordered_json jobs = ordered_json::array();
-  for (const mig::JobOutcome& job : o.jobs) {
-    jobs.push_back({{"job", job.job},
-                    {"slice", o.slices[job.instance].name},
-                    {"start_s", job.start_s},
-                    {"end_s", job.end_s},
-                    {"samples_per_s", job.samples_per_s},
-                    {"energy_j", job.energy_activity_j},
-                    {"energy_sm_share_j", job.energy_sm_share_j},
-                    {"meets_deadline", job.meets_deadline},
-                    {"explanation", job.explanation}});
-  }
-  j["jobs"] = jobs;
-  return j;
+  return written.path;
 }
 
 int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
@@ -87,6 +76,22 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
   auto result = mig::Plan(input->model, input->request);
   if (!result) return ReportError(result.error().WithContext(o.file));
   const mig::PlanOption& whole = result->baselines.front();
+  const report::MigPlanReport data = report::MigPlanReportOf(
+      *result,
+      {.jobs_file = o.file,
+       .power_limit_w = input->model.power_limit().value(),
+       .objective = input->request.objective == mig::Objective::kEnergy ? "energy" : "makespan",
+       .makespan_bound_s = input->request.makespan_bound_s,
+       .version = HEADROOM_VERSION,
+       .geometry = report::GeometryOf(input->model.mig())},
+      static_cast<int>(input->request.jobs.size()));
+  const std::string out = o.out.empty() && o.report ? kDefaultMigPlanDir : o.out;
+  std::string report_path;
+  if (!out.empty()) {
+    auto written = WriteMigPlanOut(data, out, o.report);
+    if (!written) return ReportError(written.error());
+    report_path = *written;
+  }
   const std::string objective =
       input->request.objective == mig::Objective::kEnergy ? "least energy" : "shortest makespan";
   const std::string bound =
@@ -94,23 +99,8 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
           ? fmt::format(", makespan at most {:.0f} s", *input->request.makespan_bound_s)
           : "";
   if (o.json) {
-    ordered_json j = {
-        {"gpu", input->model.mig().name},
-        {"power_limit_w", input->model.power_limit().value()},
-        {"objective", input->request.objective == mig::Objective::kEnergy ? "energy" : "makespan"},
-        {"makespan_bound_s", input->request.makespan_bound_s
-                                 ? ordered_json(*input->request.makespan_bound_s)
-                                 : ordered_json(nullptr)},
-        {"layouts_considered", result->layouts_considered},
-        {"schedules_evaluated", result->schedules_evaluated},
-        {"plan", OptionJson(result->best, whole)}};
-    ordered_json baselines = ordered_json::array();
-    for (const mig::PlanOption& b : result->baselines) baselines.push_back(OptionJson(b, whole));
-    j["baselines"] = baselines;
-    ordered_json extra = ordered_json::array();
-    for (const mig::PlanOption& e : result->extra) extra.push_back(OptionJson(e, whole));
-    j["layouts"] = extra;
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::MigPlanJson(data).dump(2) << "\n";
+    if (!report_path.empty()) std::fprintf(stderr, "report: %s\n", report_path.c_str());
     return kExitOk;
   }
   std::cout << fmt::format("MIG plan for {} jobs on {} (power limit {:.0f} W): {}{}\n",
@@ -152,6 +142,8 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
       "\n{} partitions searched, {} schedules evaluated. Energy per job: idle power by SM share, "
       "dynamic power by activity; {:.1f} kJ of idle power falls on instances with no job left.\n",
       result->layouts_considered, result->schedules_evaluated, result->best.unattributed_j / 1e3);
+  if (!out.empty()) std::cout << fmt::format("wrote {}/{}\n", out, report::kMigPlanFile);
+  if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
   return kExitOk;
 }
 
@@ -257,6 +249,12 @@ void AddMigPlan(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
   plan->add_option("--layout", o->layouts,
                    "Also score this layout (repeatable), e.g. 3g.71gb@0,3g.71gb@4");
   plan->add_flag("--json", o->json, "Print the plan and baselines as JSON");
+  plan->add_option("--out", o->out,
+                   "Write mig-plan.json (what --json prints, plus the inputs) here");
+  plan->add_flag("--report", o->report,
+                 fmt::format("Also write report.html (self-contained HTML: layouts drawn as "
+                             "slots, plots inline) into --out (default {}/) and print its path",
+                             kDefaultMigPlanDir));
   plan->callback([run, o, &global] { *run = [o, &global] { return RunMigPlan(global, *o); }; });
 }
 

@@ -1,5 +1,5 @@
 // `headroom report DIR`: (re)builds DIR/report.html from the files `headroom plan`, `simulate`,
-// `characterize` or `measure` --out DIR wrote, without simulating or measuring anything.
+// `characterize`, `measure`, `mig plan` or `mig characterize` wrote, without simulating or measuring.
 #include <cstdio>
 #include <iostream>
 

@@ -18,7 +18,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 24px 32px 48px; background: #
 h1 { font-size: 1.7em; margin: 0.2em 0 0.3em; }
 h2 { font-size: 1.2em; margin: 1.8em 0 0.5em; border-bottom: 1px solid #d8dde3; }
 .question { color: #4a5560; font-size: 1.05em; margin: 0; }
-.answer { color: #0b5394; }
+.answer { color: #0b5394; overflow-wrap: anywhere; }
 .meta, figcaption, .note { color: #4a5560; font-size: 0.92em; }
 table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #e3e7eb; text-align: right; }
@@ -28,6 +28,11 @@ table.inputs th { text-align: left; background: none; font-weight: 600; }
 tr.chosen td { background: #e8f1fb; font-weight: 600; }
 figure { margin: 1.2em 0; }
 figure svg { width: 100%; height: auto; border: 1px solid #e3e7eb; }
+figure svg svg { width: auto; border: none; }
+ul.why li { margin: 0.2em 0; }
+details { margin: 0.4em 0; }
+summary { cursor: pointer; font-weight: 600; }
+tr.gpu td { font-weight: 600; background: #f6f7f9; }
 .missing { color: #a61b1b; }
 code { font-size: 0.95em; }
 )css";
@@ -130,9 +135,13 @@ std::string HtmlFigure(const CaptionedPlot& p, const std::string& plot_dir,
     body = fmt::format("<p class=\"missing\">Plot not drawn: {}</p>",
                        HtmlEscape(svg.error().message()));
   }
+  return SvgFigure(p.plot.name, body, p.caption);
+}
+
+std::string SvgFigure(std::string_view name, std::string_view svg, std::string_view caption) {
   return fmt::format(
       "<figure class=\"plot\" data-plot=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-      HtmlEscape(p.plot.name), body, HtmlEscape(p.caption));
+      HtmlEscape(name), svg, HtmlEscape(caption));
 }
 
 core::Result<WrittenReport> WriteReportPage(

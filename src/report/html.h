@@ -44,6 +44,10 @@ std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& r
 std::string HtmlFigure(const CaptionedPlot& plot, const std::string& plot_dir,
                        std::vector<std::string>& warnings);
 
+// The same <figure> around an <svg> element built by the caller (report/mig_slots.h).
+// REQUIRES: `svg` is markup whose text is already escaped.
+std::string SvgFigure(std::string_view name, std::string_view svg, std::string_view caption);
+
 struct HtmlReport {
   std::string html;
   // Plots that could not be drawn (e.g. gnuplot missing); the page says so in their place.

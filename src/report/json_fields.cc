@@ -63,6 +63,14 @@ const json& FieldReader::List(const json& j, const std::string& key, const std::
   return v != nullptr ? *v : Empty();
 }
 
+std::optional<double> FieldReader::OptionalNumber(const json& j, const std::string& key,
+                                                  const std::string& at) {
+  const json* v = Find(j, key, at, "a number or null",
+                       [](const json& x) { return x.is_number() || x.is_null(); });
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  return v->get<double>();
+}
+
 core::Result<json> ReadJsonObject(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {

@@ -31,6 +31,9 @@ class FieldReader {
   bool Flag(const json& j, const std::string& key, const std::string& at);
   const json& Object(const json& j, const std::string& key, const std::string& at);
   const json& List(const json& j, const std::string& key, const std::string& at);
+  // A number or null (nullopt).
+  std::optional<double> OptionalNumber(const json& j, const std::string& key,
+                                       const std::string& at);
 
   const std::optional<core::Error>& error() const { return error_; }
 

@@ -24,37 +24,49 @@ std::string Quote(const std::string& text) {
   return out + "'";
 }
 
-const char* With(Style style) {
-  switch (style) {
+std::string With(const Series& s) {
+  switch (s.style) {
     case Style::kLines:
       return "lines";
     case Style::kPoints:
-      return "points pt 7 ps 1.2";
+      return fmt::format("points pt 7 ps {}", s.point_size);
     case Style::kBoxes:
       return "boxes";
     case Style::kLinesPoints:
       break;
   }
-  return "linespoints";
+  return s.point_size == 1.2 ? "linespoints" : fmt::format("linespoints ps {}", s.point_size);
+}
+
+std::string Tics(const std::vector<std::pair<double, std::string>>& tics) {
+  std::string out;
+  for (const auto& [at, label] : tics) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", Quote(label), at);
+  }
+  return out;
 }
 
 // The axis settings beyond labels: categorical tics, the y range, filled boxes.
 std::string AxisSettings(const Plot& plot) {
   std::string out;
   if (!plot.x_tics.empty()) {
-    std::string tics;
-    for (const auto& [x, label] : plot.x_tics) {
-      tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", Quote(label), x);
-    }
-    out += fmt::format("set xtics ({})\nset xrange [{}:{}]\n", tics,
+    out += fmt::format("set xtics ({}){}\nset xrange [{}:{}]\n", Tics(plot.x_tics),
+                       plot.rotate_x_tics ? " rotate by -30 left" : "",
                        plot.x_tics.front().first - 0.6, plot.x_tics.back().first + 0.6);
+  } else if (plot.x_min) {
+    out += fmt::format("set xrange [{}:*]\n", *plot.x_min);
   }
-  if (plot.y_min) out += fmt::format("set yrange [{}:*]\n", *plot.y_min);
+  if (!plot.y_tics.empty()) {
+    // Reversed, so that the first category is the top row.
+    out += fmt::format("set ytics ({})\nset yrange [{}:{}]\nunset mytics\n", Tics(plot.y_tics),
+                       plot.y_tics.back().first + 0.6, plot.y_tics.front().first - 0.6);
+  } else if (plot.y_min) {
+    out += fmt::format("set yrange [{}:*]\n", *plot.y_min);
+  }
   if (plot.log_x) out += "set logscale x\n";
   // Room above the highest point or reference line, so that neither sits on the frame.
-  out += fmt::format(
-      "set offsets 0, 0, graph 0.08, 0\nset style fill solid 0.6 border -1\nset boxwidth {}\n",
-      plot.box_width);
+  out += fmt::format("set offsets {0}, {0}, graph 0.08, 0\n", plot.pad_x ? "graph 0.06" : "0");
+  out += fmt::format("set style fill solid 0.6 border -1\nset boxwidth {}\n", plot.box_width);
   return out;
 }
 
@@ -73,9 +85,9 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
       data += std::isnan(y) ? std::string("\n") : fmt::format("{} {}\n", x, y);
     }
     data += "\n\n";  // gnuplot data blocks are separated by two blank lines
-    plots += fmt::format("{}{} index {} using 1:2 with {} lw 2{} title {}", block == 0 ? "" : ", ",
-                         Quote(stem + ".dat"), block, With(s.style), s.dashed ? " dt 2" : "",
-                         Quote(s.label));
+    plots += fmt::format("{}{} index {} using 1:2 with {} lw {}{} title {}", block == 0 ? "" : ", ",
+                         Quote(stem + ".dat"), block, With(s), s.line_width,
+                         s.dashed ? " dt 2" : "", Quote(s.label));
     ++block;
   }
   if (block == 0) {

@@ -21,6 +21,8 @@ struct Series {
   std::vector<std::pair<double, double>> points = {};
   Style style = Style::kLinesPoints;
   bool dashed = false;
+  double line_width = 2;    // gnuplot lw; a timeline's bars are thick lines
+  double point_size = 1.2;  // gnuplot ps, for kPoints and kLinesPoints
 };
 
 struct Plot {
@@ -32,8 +34,13 @@ struct Plot {
   // Categorical x axis: a label at each position (e.g. one bar per policy); empty: numeric.
   std::vector<std::pair<double, std::string>> x_tics = {};
   std::optional<double> y_min = {};  // lower end of the y axis; empty: gnuplot's choice
+  std::optional<double> x_min = {};  // lower end of the x axis; empty: gnuplot's choice
   double box_width = 0.6;            // Style::kBoxes, in x units (narrower for grouped bars)
   bool log_x = false;                // a logarithmic x axis (e.g. latency spanning decades)
+  // Categorical y axis, drawn top to bottom in the order given (e.g. one row per MIG instance).
+  std::vector<std::pair<double, std::string>> y_tics = {};
+  bool rotate_x_tics = false;  // long category names: slanted so that neighbours never overlap
+  bool pad_x = false;          // room left and right of the data (a scatter of few points)
 };
 
 // A plot and the words under it in a report.

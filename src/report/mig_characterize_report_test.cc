@@ -1,0 +1,114 @@
+#include "report/mig_characterize_report.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "report/html.h"
+#include "report/mig_characterize_html.h"
+#include "report/testing/sample_mig.h"
+
+namespace headroom::report {
+namespace {
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "mig_characterize_report_test_" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(MigCharacterizeReportTest, WhatIsWrittenReadsBackTheSame) {
+  const std::string dir = FreshDir("round_trip");
+  const MigCharacterizeReport written = testing::SampleMigCharacterizeReport();
+  ASSERT_TRUE(WriteMigCharacterizeDir(dir, written));
+  auto read = ReadMigCharacterizeDir(dir);
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(MigResultsCsv(read->results), MigResultsCsv(written.results));
+  EXPECT_EQ(read->inputs.layouts, written.inputs.layouts);
+  EXPECT_EQ(read->inputs.workloads, written.inputs.workloads);
+  ASSERT_EQ(read->results.size(), 4u);
+  EXPECT_EQ(read->results[3].instances, 2);
+  EXPECT_FALSE(read->results[3].per_instance[1].fits);
+}
+
+TEST(MigCharacterizeReportTest, TheAnswerComesFromTheBestLayouts) {
+  const MigCharacterizeReport r = testing::SampleMigCharacterizeReport();
+  const auto best = BestPerWorkload(r.results);
+  ASSERT_EQ(best.size(), 2u);
+  // resnet: two halves run 2 x 600 samples/s against 1000 at the same 500 W.
+  EXPECT_EQ(best[0].fastest->layout, "3g.71gb@0,3g.71gb@4");
+  EXPECT_EQ(best[0].leanest->layout, "3g.71gb@0,3g.71gb@4");
+  // gpt2-1.5b fits one half only: MIG off wins on both.
+  EXPECT_EQ(best[1].fastest->layout, "MIG off");
+  EXPECT_EQ(MigCharacterizeAnswer(r),
+            "Least energy per sample: 3g x2 for 1 of 2 workloads (-16.7% vs MIG off); most "
+            "throughput: 3g x2 for 1 of 2 workloads (+20.0% vs MIG off)");
+}
+
+TEST(MigCharacterizeReportTest, ReadingIsStrictAndNamesTheFileAndLine) {
+  const std::string dir = FreshDir("bad");
+  ASSERT_TRUE(WriteMigCharacterizeDir(dir, testing::SampleMigCharacterizeReport()));
+  const std::string csv = *core::ReadFile(dir + "/results.csv");
+
+  std::string bad_number = csv;
+  bad_number.replace(bad_number.find(",1980,"), 6, ",fast,");
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", bad_number));
+  auto read = ReadMigCharacterizeDir(dir);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message().find(dir + "/results.csv:2: column 'clock_mhz' is not a number"),
+            std::string::npos)
+      << read.error().message();
+
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", csv + "\"MIG off\",x,1\n"));
+  read = ReadMigCharacterizeDir(dir);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message().find("results.csv:8: expected 19 columns, found 3"),
+            std::string::npos)
+      << read.error().message();
+
+  std::string bad_layout = csv;
+  for (std::size_t at; (at = bad_layout.find("3g.71gb@0,3g.71gb@4")) != std::string::npos;) {
+    bad_layout.replace(at, 19, "3g.71gb@0,9g.99gb@4");
+  }
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", bad_layout));
+  read = ReadMigCharacterizeDir(dir);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message().find("9g.99gb"), std::string::npos) << read.error().message();
+
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", csv));
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/mig-characterize.json",
+                                        R"({"inputs": {"power_limit_w": "700"}})"));
+  read = ReadMigCharacterizeDir(dir);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message().find(
+                "mig-characterize.json: field 'inputs.power_limit_w' is of the wrong type"),
+            std::string::npos)
+      << read.error().message();
+
+  std::filesystem::remove(dir + "/mig-characterize.json");
+  read = ReadMigCharacterizeDir(dir);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().code(), core::Code::kNotFound);
+}
+
+TEST(MigCharacterizeReportTest, PageHoldsEveryLayoutAndThePlots) {
+  const std::string dir = FreshDir("page");
+  const MigCharacterizeReport r = testing::SampleMigCharacterizeReport();
+  ASSERT_TRUE(WriteMigCharacterizeDir(dir, r));
+  auto written = WriteMigCharacterizeReport(dir);
+  ASSERT_TRUE(written) << written.error().message();
+  auto html = core::ReadFile(written->path);
+  ASSERT_TRUE(html);
+  EXPECT_NE(html->find(HtmlEscape(MigCharacterizeAnswer(r))), std::string::npos);
+  for (const char* name : {"slots-0", "slots-1", "throughput", "energy", "power"}) {
+    EXPECT_NE(html->find(fmt::format("data-plot=\"{}\"", name)), std::string::npos) << name;
+  }
+  EXPECT_NE(html->find("does not fit"), std::string::npos);
+  // Both attribution methods, per instance.
+  EXPECT_NE(html->find("<td>250.5</td><td>240.2</td>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace headroom::report

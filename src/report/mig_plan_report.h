@@ -1,0 +1,103 @@
+// What the MIG plan's report is made of (`headroom mig plan --report`): the planner's options
+// (the plan, the baselines, any --layout) as plain values with their instances placed, the
+// inputs that produced them, and the plan's headline (the question and its answer) derived from
+// the result. Also its JSON, which is what `mig plan --json` prints and DIR/mig-plan.json holds,
+// read back strictly. Plain value types and pure functions except the file I/O of
+// WriteMigPlanDir/ReadMigPlanDir; thread-compatible.
+#ifndef HEADROOM_REPORT_MIG_PLAN_REPORT_H_
+#define HEADROOM_REPORT_MIG_PLAN_REPORT_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "mig/planner.h"
+#include "report/mig_instances.h"
+
+namespace headroom::report {
+
+inline constexpr const char* kMigPlanFile = "mig-plan.json";
+
+struct MigPlanInputs {
+  std::string jobs_file = {};  // as given on the command line
+  double power_limit_w = 0;
+  std::string objective = {};  // "energy" or "makespan"
+  std::optional<double> makespan_bound_s = {};
+  std::string version = {};   // headroom's
+  MigGeometry geometry = {};  // the GPU and its profiles
+};
+
+// A job's part of an option's schedule (mig::JobOutcome without the model).
+struct MigJobRun {
+  std::string job = {};
+  int instance = 0;  // index into MigOption::instances
+  double start_s = 0;
+  double end_s = 0;
+  double samples_per_s = 0;
+  double energy_j = 0;           // activity-weighted attribution
+  double energy_sm_share_j = 0;  // by SM share
+  bool meets_deadline = true;
+  std::string explanation = {};
+};
+
+struct MigOption {
+  std::string name = {};    // "planned", "whole GPU, one after another", ...
+  std::string layout = {};  // canonical text, or "MIG off"
+  bool feasible = false;
+  std::string reason = {};  // why not, when infeasible
+  std::vector<MigInstance> instances = {};
+  // The rest only when feasible.
+  double energy_j = 0;
+  double makespan_s = 0;
+  double samples_per_s = 0;
+  double samples_per_j = 0;
+  bool meets_bound = true;
+  double overrun_s = 0;
+  double unattributed_j = 0;
+  std::vector<MigJobRun> jobs = {};  // in the jobs file's order
+
+  // Per instance, its jobs' names in run order.
+  std::vector<std::vector<std::string>> Queues() const;
+};
+
+struct MigPlanReport {
+  MigPlanInputs inputs = {};
+  int jobs = 0;
+  int layouts_considered = 0;
+  long schedules_evaluated = 0;
+  MigOption plan = {};
+  std::vector<MigOption> baselines = {};  // the first: every job one after another, whole GPU
+  std::vector<MigOption> layouts = {};    // --layout, in order
+
+  // The plan, the baselines, then the --layout options.
+  std::vector<const MigOption*> Options() const;
+  // The whole-GPU baseline when it is feasible (the reference of every change), else nullptr.
+  const MigOption* Reference() const;
+};
+
+MigOption MigOptionOf(const mig::PlanOption& option, const MigGeometry& geometry);
+MigPlanReport MigPlanReportOf(const mig::PlanResult& result, MigPlanInputs inputs, int jobs);
+
+// "Which MIG layout runs these 4 training jobs on one h200-141gb-sxm with the least energy?"
+std::string MigPlanQuestion(const MigPlanReport& report);
+// "Layout 3g@0,2g@4,1g@6,1g@7 on the h200-141gb-sxm: 29.7% less energy, +44.6% throughput vs
+// jobs one after another on the whole GPU" (PlacedLayoutName), or why there is no such answer.
+std::string MigPlanAnswer(const MigPlanReport& report);
+
+// What `mig plan --json` prints and mig-plan.json holds: the plan, baselines and layouts (each
+// with its instances and jobs) plus "inputs".
+nlohmann::ordered_json MigPlanJson(const MigPlanReport& report);
+
+// Creates `dir` if needed and writes mig-plan.json.
+[[nodiscard]] core::Status WriteMigPlanDir(const std::string& dir, const MigPlanReport& report);
+
+// kNotFound when `dir` or its mig-plan.json is missing; kInvalidArgument, naming the file and the
+// field, when it does not hold what WriteMigPlanDir writes.
+[[nodiscard]] core::Result<MigPlanReport> ReadMigPlanDir(const std::string& dir);
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_MIG_PLAN_REPORT_H_

@@ -1,0 +1,134 @@
+#include "report/mig_plan_report.h"
+
+#include <filesystem>
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "report/html.h"
+#include "report/mig_plan_html.h"
+#include "report/testing/sample_mig.h"
+
+namespace headroom::report {
+namespace {
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "mig_plan_report_test_" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(MigPlanReportTest, TheAnswerComesFromThePlanAgainstTheWholeGpu) {
+  MigPlanReport r = testing::SampleMigPlanReport();
+  // 70 kJ against 100 kJ; 1e6 samples in 600 s against 900 s.
+  EXPECT_EQ(MigPlanAnswer(r),
+            "Layout 3g@0,2g@4,1g@6,1g@7 on the h200-141gb-sxm: 30.0% less energy, +50.0% "
+            "throughput vs jobs one after another on the whole GPU");
+  EXPECT_EQ(MigPlanQuestion(r),
+            "Which MIG layout runs these 4 training jobs on one h200-141gb-sxm (power limit 700 "
+            "W) with the least energy, all done within 900 s?");
+  r.plan.energy_j = 120'000;
+  EXPECT_NE(MigPlanAnswer(r).find("20.0% more energy"), std::string::npos) << MigPlanAnswer(r);
+  r.plan = r.baselines.front();
+  EXPECT_NE(MigPlanAnswer(r).find("MIG off on the h200-141gb-sxm"), std::string::npos);
+  r.plan = r.layouts.front();
+  EXPECT_NE(MigPlanAnswer(r).find("No option runs every job"), std::string::npos);
+}
+
+TEST(MigPlanReportTest, QueuesFollowStartTimes) {
+  const MigOption o = testing::SampleMigPlanReport().baselines.front();  // one instance
+  ASSERT_EQ(o.Queues().size(), 1u);
+  EXPECT_EQ(o.Queues()[0],
+            (std::vector<std::string>{"effnet", "gpt2 <small>", "resnet", "densenet"}));
+}
+
+TEST(MigPlanReportTest, WhatIsWrittenReadsBackTheSame) {
+  const std::string dir = FreshDir("round_trip");
+  const MigPlanReport written = testing::SampleMigPlanReport();
+  ASSERT_TRUE(WriteMigPlanDir(dir, written));
+  auto read = ReadMigPlanDir(dir);
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(MigPlanJson(*read).dump(), MigPlanJson(written).dump());
+  EXPECT_EQ(read->layouts.front().reason, written.layouts.front().reason);
+  EXPECT_EQ(read->plan.instances[1].start, 4);
+}
+
+// Writes the sample with one change made to its JSON and reads it back.
+core::Result<MigPlanReport> ReadChanged(const std::string& dir,
+                                        const std::function<void(nlohmann::ordered_json&)>& edit) {
+  std::filesystem::create_directories(dir);
+  nlohmann::ordered_json j = MigPlanJson(testing::SampleMigPlanReport());
+  edit(j);
+  EXPECT_TRUE(core::WriteFileAtomically(dir + "/mig-plan.json", j.dump()));
+  return ReadMigPlanDir(dir);
+}
+
+TEST(MigPlanReportTest, ReadingIsStrictAndNamesTheFileAndField) {
+  auto missing = ReadMigPlanDir("/nonexistent/mig-dir");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), core::Code::kNotFound);
+
+  const std::string empty = FreshDir("empty");
+  std::filesystem::create_directories(empty);
+  auto no_file = ReadMigPlanDir(empty);
+  ASSERT_FALSE(no_file);
+  EXPECT_NE(no_file.error().message().find(empty + "/mig-plan.json: missing"), std::string::npos)
+      << no_file.error().message();
+
+  const std::string dir = FreshDir("bad");
+  struct Case {
+    std::function<void(nlohmann::ordered_json&)> edit;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {[](auto& j) { j["baselines"][1]["energy_j"] = "lots"; },
+            "mig-plan.json: field 'baselines[1].energy_j' is of the wrong type"},
+           {[](auto& j) { j["plan"]["jobs"][2].erase("end_s"); },
+            "mig-plan.json: field 'plan.jobs[2].end_s' is missing"},
+           {[](auto& j) { j["inputs"]["mig"].erase("memory_slices"); },
+            "field 'inputs.mig.memory_slices' is missing"},
+           {[](auto& j) { j["plan"]["instances"][3]["start"] = 8; },
+            "field 'plan.instances[3].start' and 'memory_slices' place the instance outside"},
+           {[](auto& j) { j["plan"]["jobs"][0]["instance"] = 9; },
+            "field 'plan.jobs[0].instance' is 9, but the option has 4 instances"},
+           {[](auto& j) { j.erase("layouts"); }, "field 'layouts' is missing"}}) {
+    auto read = ReadChanged(dir, c.edit);
+    ASSERT_FALSE(read) << c.message;
+    EXPECT_EQ(read.error().code(), core::Code::kInvalidArgument);
+    EXPECT_NE(read.error().message().find(c.message), std::string::npos) << read.error().message();
+  }
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/mig-plan.json", "[1, 2]"));
+  auto not_object = ReadMigPlanDir(dir);
+  ASSERT_FALSE(not_object);
+  EXPECT_NE(not_object.error().message().find("not a JSON object"), std::string::npos);
+}
+
+TEST(MigPlanReportTest, PageHoldsTheAnswerEveryLayoutAndThePlots) {
+  const std::string dir = FreshDir("page");
+  const MigPlanReport r = testing::SampleMigPlanReport();
+  ASSERT_TRUE(WriteMigPlanDir(dir, r));
+  auto written = WriteMigPlanReport(dir);
+  ASSERT_TRUE(written) << written.error().message();
+  auto html = core::ReadFile(written->path);
+  ASSERT_TRUE(html);
+  EXPECT_NE(html->find(HtmlEscape(MigPlanAnswer(r))), std::string::npos);
+  // One slot drawing per option, then the two gnuplot plots.
+  for (const char* name :
+       {"slots-0", "slots-1", "slots-2", "slots-3", "energy-makespan", "timeline"}) {
+    EXPECT_NE(html->find(fmt::format("data-plot=\"{}\"", name)), std::string::npos) << name;
+  }
+  EXPECT_EQ(html->find("data-plot=\"slots-4\""), std::string::npos);
+  // A job's name is text, never markup.
+  EXPECT_EQ(html->find("<small>"), std::string::npos);
+  EXPECT_NE(html->find("gpt2 &lt;small&gt;"), std::string::npos);
+  // The timeline's data: one block per job, start and end on its instance's row.
+  if (written->warnings.empty()) {
+    auto dat = core::ReadFile(dir + "/plots/timeline.dat");
+    ASSERT_TRUE(dat);
+    EXPECT_NE(dat->find("# effnet\n0 0\n300 0\n"), std::string::npos) << *dat;
+  }
+}
+
+}  // namespace
+}  // namespace headroom::report
