@@ -1,5 +1,6 @@
 // `headroom report DIR`: (re)builds DIR/report.html from the files `headroom plan`, `simulate`,
-// `characterize`, `measure`, `mig plan` or `mig characterize` wrote, without simulating or measuring.
+// `characterize`, `measure`, `mig plan` or `mig characterize` wrote, without simulating or
+// measuring.
 #include <cstdio>
 #include <iostream>
 

@@ -44,20 +44,20 @@ std::string Inputs(const MigCharacterizeReport& r) {
 std::string Best(const MigCharacterizeReport& r) {
   std::string out =
       "<section id=\"best\">\n<h2>Best layout per workload</h2>\n<table class=\"best\">\n" +
-      HtmlRow({"workload", "MIG off samples/s", "MIG off J/sample", "fastest layout",
-                    "throughput", "least-energy layout", "J/sample"},
-                   "th");
+      HtmlRow({"workload", "MIG off samples/s", "MIG off J/sample", "fastest layout", "throughput",
+               "least-energy layout", "J/sample"},
+              "th");
   for (const MigWorkloadBest& b : BestPerWorkload(r.results)) {
     if (b.off == nullptr || b.fastest == nullptr || b.off->gpu_samples_per_s <= 0) {
       out += HtmlRow({b.workload, "-", "-", "-", "-", "-", "-"});
       continue;
     }
     out += HtmlRow({b.workload, fmt::format("{:.1f}", b.off->gpu_samples_per_s),
-                         fmt::format("{:.4f}", b.off->gpu_j_per_sample),
-                         ShortLayoutName(r.inputs.geometry, b.fastest->layout),
-                         FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
-                         ShortLayoutName(r.inputs.geometry, b.leanest->layout),
-                         FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
+                    fmt::format("{:.4f}", b.off->gpu_j_per_sample),
+                    ShortLayoutName(r.inputs.geometry, b.fastest->layout),
+                    FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
+                    ShortLayoutName(r.inputs.geometry, b.leanest->layout),
+                    FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
   }
   return out +
          "</table>\n<p class=\"note\">Whole-GPU figures: every instance's samples/s summed; "
@@ -113,12 +113,12 @@ std::string Results(const MigCharacterizeReport& r) {
       "every instance's samples). Instances that do not fit their copy's memory run nothing.</p>\n";
   for (std::size_t w = 0; w < r.inputs.workloads.size(); ++w) {
     const std::string& workload = r.inputs.workloads[w];
-    out += fmt::format("<details{}><summary>{}</summary>\n<table class=\"results\">\n",
-                       w == 0 ? " open" : "", HtmlEscape(workload)) +
-           HtmlRow(
-               {"layout", "instance", "SMs", "samples/s", "busy", "power W (activity)",
-                "power W (SM share)", "J/sample (activity)", "J/sample (SM share)", "clock MHz"},
-               "th");
+    out +=
+        fmt::format("<details{}><summary>{}</summary>\n<table class=\"results\">\n",
+                    w == 0 ? " open" : "", HtmlEscape(workload)) +
+        HtmlRow({"layout", "instance", "SMs", "samples/s", "busy", "power W (activity)",
+                 "power W (SM share)", "J/sample (activity)", "J/sample (SM share)", "clock MHz"},
+                "th");
     for (const mig::LayoutResult& res : r.results) {
       if (res.workload != workload) continue;
       int sms = 0;

@@ -40,18 +40,17 @@ std::string Inputs(const MigPlanReport& r) {
 }
 
 std::string Options(const MigPlanReport& r) {
-  std::string out =
-      "<section id=\"options\">\n<h2>Options</h2>\n<table class=\"options\">\n" +
-      HtmlRow({"option", "layout", "energy (kJ)", "makespan (s)", "samples/s", "samples/J",
-                    "energy vs whole GPU", "throughput vs whole GPU", "note"},
-                   "th");
+  std::string out = "<section id=\"options\">\n<h2>Options</h2>\n<table class=\"options\">\n" +
+                    HtmlRow({"option", "layout", "energy (kJ)", "makespan (s)", "samples/s",
+                             "samples/J", "energy vs whole GPU", "throughput vs whole GPU", "note"},
+                            "th");
   const MigOption* whole = r.Reference();
   for (const MigOption* o : r.Options()) {
     const char* css = o == &r.plan ? "chosen" : nullptr;
     if (!o->feasible) {
-      out += HtmlRow({o->name, PlacedLayoutName(r.inputs.geometry, o->layout), "-", "-", "-",
-                           "-", "-", "-", "infeasible: " + o->reason},
-                          "td", css);
+      out += HtmlRow({o->name, PlacedLayoutName(r.inputs.geometry, o->layout), "-", "-", "-", "-",
+                      "-", "-", "infeasible: " + o->reason},
+                     "td", css);
       continue;
     }
     out += HtmlRow(
