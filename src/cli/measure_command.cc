@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/measured_run.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "report/device_report.h"
@@ -124,7 +125,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   if (options.json) {
     std::cout << json.dump(2) << "\n";
   } else {
-    std::cout << report::MeasureText(summary);
+    std::cout << report::MeasureText(summary, StdoutStyle());
   }
   if (!options.out.empty()) {
     const std::string summary_path =
@@ -134,7 +135,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
     }
   }
   if (summary.error) {
-    std::fprintf(stderr, "headroom: measurement incomplete: %s\n", summary.error->c_str());
+    PrintError("measurement incomplete: " + *summary.error);
     return *exit_code != 0 ? *exit_code : kExitRuntime;
   }
   return *exit_code;

@@ -18,6 +18,7 @@
 #include "cli/mig_catalogs.h"
 #include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/characterize.h"
@@ -199,7 +200,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   bool plotted = true;
   for (const report::Plot& plot : Plots(*model, *workloads, fits)) {
     if (auto st = report::RenderPlot(o.out, plot); !st) {
-      std::cerr << "headroom: " << st.error().message() << "\n";
+      PrintWarning(st.error().message());
       plotted = false;
       break;
     }
@@ -267,9 +268,9 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
       "MIG characterization on {} (simulated, power limit {:.0f} W): {} layouts x {} workloads, "
       "every instance running its own copy\n",
       model->mig().name, model->power_limit().value(), layouts->size(), workloads->size());
-  std::cout << table.Render();
-  std::cout << fmt::format("Wrote {}/results.csv{}\n", o.out,
-                           plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : "");
+  std::cout << table.Render(StdoutStyle());
+  PrintNoteOut(fmt::format("Wrote {}/results.csv{}\n", o.out,
+                           plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : ""));
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "report/plan_html.h"
 
 namespace headroom::cli {
@@ -15,7 +16,7 @@ int RunReport(const std::string& dir) {
   auto written = report::WritePlanReport(dir);
   if (!written) return ReportError(written.error());
   for (const std::string& warning : written->warnings) {
-    std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+    PrintWarning(warning);
   }
   std::cout << fmt::format("report: {}\n", written->path);
   return kExitOk;
