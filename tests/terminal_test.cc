@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "headroom_command.h"
 
@@ -66,8 +67,10 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// A path of its own under the test temporary directory: ctest runs each case as a process of its
+// own, in parallel, so the name carries the process id.
 std::string TempDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + name;
+  const std::string dir = fmt::format("{}{}-{}", ::testing::TempDir(), getpid(), name);
   std::filesystem::remove_all(dir);
   return dir;
 }
@@ -90,6 +93,7 @@ TEST(TerminalTest, QuietKeepsTheResultAndDropsTheNotes) {
   EXPECT_TRUE(Contains(quiet.out, "TTFT P50")) << quiet.out;
   EXPECT_EQ(quiet.out, normal.out.substr(0, normal.out.find("\nwrote ")));
   EXPECT_TRUE(std::filesystem::exists(dir + "/summary.json"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TerminalTest, QuietStillPrintsErrors) {
@@ -206,6 +210,7 @@ class CompletionTest : public ::testing::Test {
     ASSERT_EQ(run.exit_code, 0) << run.out;
   }
   static void TearDownTestSuite() {
+    std::filesystem::remove(*script_);
     delete script_;
     script_ = nullptr;
   }
@@ -223,9 +228,10 @@ class CompletionTest : public ::testing::Test {
         "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\nCOMP_LINE='{}'\nCOMP_POINT=${{#COMP_LINE}}\n"
         "_headroom\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
         *script_, array, words.size() - 1, line);
-    const std::string file = ::testing::TempDir() + "headroom_complete.sh";
+    const std::string file = TempDir("headroom_complete.sh");
     std::ofstream(file) << program;
     const CommandRun run = Shell("bash --norc --noprofile " + file);
+    std::filesystem::remove(file);
     EXPECT_EQ(run.exit_code, 0) << line << "\n" << run.out;
     std::vector<std::string> reply;
     for (const std::string& l : Lines(run.out)) {
