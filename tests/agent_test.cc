@@ -172,6 +172,23 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   EXPECT_FALSE(std::filesystem::exists(state_file_));
 }
 
+// --quiet (a global flag, here after the subcommand) drops the daemon's info lines; errors and
+// warnings would stay.
+TEST_F(AgentDaemonTest, QuietDropsTheInfoLogLines) {
+  for (const bool quiet : {false, true}) {
+    std::vector<std::string> args = Args();
+    if (quiet) args.push_back("--quiet");
+    auto agent = Start(args);
+    ASSERT_TRUE(client_);
+    agent->Signal(SIGTERM);
+    ASSERT_EQ(agent->Wait(), 0) << agent->Stderr();
+    const std::string log = agent->Stderr();
+    EXPECT_EQ(log.find("agent up") != std::string::npos, !quiet) << "quiet " << quiet << ":\n"
+                                                                 << log;
+    client_.reset();
+  }
+}
+
 TEST_F(AgentDaemonTest, ExpiredLeaseAppliesTheFailsafeCap) {
   auto agent = Start(Args());
   ASSERT_TRUE(client_);

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "core/yaml_reader.h"
@@ -214,9 +215,9 @@ int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& 
 }
 
 int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
-  auto logger = spdlog::stderr_color_mt("headroom-agent");
+  auto logger = spdlog::stderr_color_mt("headroom-agent", LogColorMode());
   spdlog::set_default_logger(logger);
-  spdlog::set_level(global.verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_level(LogLevel(spdlog::level::info));
   InstallStopHandlers();
   if (!options.config.empty()) {
     if (auto st = ApplyConfig(cmd, &options); !st) return ReportError(st.error());

@@ -19,6 +19,7 @@
 #include "catalog/training_catalog.h"
 #include "cli/commands.h"
 #include "cli/measured_run.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "gpu/control_restorer.h"
@@ -232,14 +233,14 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
     // Let the clocks and the sensor's 25-100 ms windows settle, so the first readings are not
     // of the previous setting.
     clock.SleepUntil(clock.Now() + kSettle, &StopRequested());
-    std::fprintf(stderr, "headroom: running under %s\n", setting.Label().c_str());
+    PrintNote("running under " + setting.Label());
     auto run = RunMeasured(devices, &clock, {.command = o.command, .interval = *interval});
     if (!run) return ReportError(run.error());
     if (auto error = run->sampler->error()) return ReportError(error->WithContext(setting.Label()));
     rows.push_back(Reduce(setting, *run));
     const int code = run->exit_code;
     if (code == 128 + SIGINT || code == 128 + SIGTERM) {
-      std::fprintf(stderr, "headroom: interrupted; restoring GPU settings\n");
+      PrintNote("interrupted; restoring GPU settings");
       break;
     }
     if (code != 0) {
@@ -249,7 +250,7 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   }
   if (auto st = restorer->Restore(); !st) return ReportError(st.error());
   for (const std::string& line : restorer->Describe()) {
-    std::fprintf(stderr, "headroom: restored %s\n", line.c_str());
+    PrintNote("restored " + line);
   }
 
   std::string csv =
@@ -262,11 +263,11 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   const CommandRow* best = nullptr;
   report::TextTable table({{"SETTING", report::TextTable::Align::kLeft},
                            {"TIME s"},
-                           {"LATENCY"},
+                           {"TIME CHANGE"},
                            {"PEAK W"},
-                           {"PEAK"},
+                           {"PEAK CHANGE"},
                            {"ENERGY J"},
-                           {"ENERGY"}});
+                           {"ENERGY CHANGE"}});
   for (const CommandRow& r : rows) {
     const double per_unit = r.work > 0 ? r.energy_j / r.work : 0;
     csv += fmt::format("{},{},{:.3f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:g},{:.6g}\n",
@@ -295,7 +296,7 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   if (o.json) {
     std::cout << out.dump(2) << "\n";
   } else {
-    std::cout << table.Render();
+    std::cout << table.Render(StdoutStyle());
     if (best != nullptr) {
       std::cout << fmt::format("Best under a {}% latency SLO: {}\n", slo, best->setting.Label());
     }
@@ -440,7 +441,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
       auto w = report::WriteCharacterizeReport(out_dir);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
-        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+        PrintWarning(warning);
       }
       written = std::move(*w);
     }
@@ -460,15 +461,15 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   }
   std::cout << fmt::format("{} {} on simulated {} ({} runs, changes vs the default setting):\n",
                            o.model, o.workload, (*gpu)->name, rows->size())
-            << table.Render();
+            << table.Render(StdoutStyle());
   if (best != nullptr) {
     std::cout << fmt::format(
         "Best under a {}% latency SLO: {} (peak power {:+.1f}%, energy per token {:+.1f}%).\n",
         *slo, best->label, best->peak_change * 100, best->energy_change * 100);
   }
   if (!out_dir.empty()) {
-    std::cout << fmt::format("Wrote {}/results.csv, summary.json and {}\n", out_dir,
-                             report::kPowerTraceFile);
+    PrintNoteOut(fmt::format("Wrote {}/results.csv, summary.json and {}\n", out_dir,
+                             report::kPowerTraceFile));
   }
   if (written) std::cout << fmt::format("report: {}\n", written->path);
   return kExitOk;

@@ -26,6 +26,9 @@ void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* r
 void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterReport(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterTrace(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+// `headroom completion bash`: the completion script for `app` as registered so far; register it
+// last, so the script covers every other command.
+void RegisterCompletion(CLI::App& app, RunFunction* run);
 // Subcommands of `headroom model`.
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "catalog/mig_catalog.h"
+#include "cli/terminal.h"
 #include "core/parse.h"
 #include "gpu/nvml/nvml_device.h"
 #include "gpu/sim/sim_device.h"
@@ -155,7 +156,7 @@ core::Result<std::vector<core::Watts>> ParsePowerLimitList(const std::string& te
 }
 
 int ReportError(const core::Error& error) {
-  std::fprintf(stderr, "headroom: %s\n", error.message().c_str());
+  PrintError(error.message());
   switch (error.code()) {
     case core::Code::kInvalidArgument:
     case core::Code::kNotFound:

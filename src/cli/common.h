@@ -26,6 +26,8 @@ inline constexpr int kExitUsage = 2;
 struct GlobalOptions {
   std::string catalog_dir;  // empty: the catalog compiled into the binary
   bool verbose = false;
+  bool quiet = false;
+  std::string color = "auto";  // --color: auto, always or never (cli/terminal.h decides)
 };
 
 struct BackendOptions {
@@ -68,7 +70,7 @@ struct DeviceSet {
 [[nodiscard]] core::Result<std::vector<core::Watts>> ParsePowerLimitList(
     const std::string& text, const model::GpuSpec& spec);
 
-// Prints "headroom: <message>" on stderr and returns the exit code for the error.
+// Prints "headroom: <message>" on stderr (PrintError) and returns the exit code for the error.
 int ReportError(const core::Error& error);
 
 // Set by SIGINT/SIGTERM; long-running commands poll it and stop cleanly.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "service/controller.h"
 #include "service/controller_config.h"
 #include "service/http_server.h"
@@ -51,9 +52,9 @@ core::Result<std::unique_ptr<service::RowMeter>> MakeMeter(const service::Teleme
 }
 
 int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
-  auto logger = spdlog::stderr_color_mt("headroom-controller");
+  auto logger = spdlog::stderr_color_mt("headroom-controller", LogColorMode());
   spdlog::set_default_logger(logger);
-  spdlog::set_level(global.verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_level(LogLevel(spdlog::level::info));
   InstallStopHandlers();
   auto catalog = LoadCatalog(global);
   if (!catalog) return ReportError(catalog.error());

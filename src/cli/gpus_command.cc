@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "gpu/snapshot.h"
 #include "report/device_report.h"
 #include "report/prometheus_text.h"
@@ -48,7 +49,7 @@ int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
     for (const auto& l : listings) out["gpus"].push_back(report::GpuListingJson(l));
     std::cout << out.dump(2) << "\n";
   } else {
-    std::cout << report::GpuListingTable(listings);
+    std::cout << report::GpuListingTable(listings, StdoutStyle());
   }
   return kExitOk;
 }

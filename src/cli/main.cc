@@ -3,10 +3,11 @@
 #include <exception>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/terminal.h"
 
 namespace headroom::cli {
 namespace {
@@ -18,11 +19,21 @@ int Main(int argc, char** argv) {
       "headroom"};
   app.set_version_flag("--version", std::string("headroom ") + HEADROOM_VERSION);
   app.require_subcommand(1);
+  // The global flags below also work after the subcommand (`headroom plan -q`); subcommands
+  // inherit this when they are added, so it comes first.
+  app.fallthrough();
   GlobalOptions global;
   app.add_option("--catalog", global.catalog_dir,
                  "Read the hardware catalog from this directory instead of the built-in one")
       ->envname("HEADROOM_CATALOG_DIR");
-  app.add_flag("-v,--verbose", global.verbose, "Log more detail to stderr");
+  auto* verbose = app.add_flag("-v,--verbose", global.verbose, "Log more detail to stderr");
+  app.add_flag("-q,--quiet", global.quiet,
+               "Print only results, warnings and errors: no progress bars, notes or info logs")
+      ->excludes(verbose);
+  app.add_option("--color", global.color,
+                 "Colour: auto (a terminal, unless NO_COLOR or CI is set), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
 
   RunFunction run;
   RegisterGpus(app, global, &run);
@@ -37,6 +48,7 @@ int Main(int argc, char** argv) {
   RegisterMig(app, global, &run);
   RegisterAgent(app, global, &run);
   RegisterController(app, global, &run);
+  RegisterCompletion(app, &run);
 
   try {
     app.parse(argc, argv);
@@ -47,10 +59,14 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "headroom: %s\nRun with --help for usage.\n", e.what());
+    ConfigureTerminal({.color = ParseColorMode(global.color).value_or(ColorMode::kAuto)});
+    PrintError(fmt::format("{}\nRun with --help for usage.", e.what()));
     return kExitUsage;
   }
-  spdlog::set_level(global.verbose ? spdlog::level::debug : spdlog::level::warn);
+  // --color was checked by CLI11 already.
+  ConfigureTerminal({.quiet = global.quiet,
+                     .verbose = global.verbose,
+                     .color = ParseColorMode(global.color).value_or(ColorMode::kAuto)});
   if (!run) return kExitUsage;
   return run();
 }
@@ -62,10 +78,10 @@ int main(int argc, char** argv) {
   try {
     return headroom::cli::Main(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "headroom: internal error: %s\n", e.what());
+    headroom::cli::PrintError(fmt::format("internal error: {}", e.what()));
     return headroom::cli::kExitRuntime;
   } catch (...) {
-    std::fprintf(stderr, "headroom: internal error\n");
+    headroom::cli::PrintError("internal error");
     return headroom::cli::kExitRuntime;
   }
 }

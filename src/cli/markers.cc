@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/terminal.h"
 #include "core/parse.h"
 
 namespace headroom::cli {
@@ -88,7 +89,7 @@ void MarkerChannel::Run() {
         size_t newline = 0;
         while ((newline = partial.find('\n')) != std::string::npos) {
           const std::string problem = Apply(partial.substr(0, newline), handlers_);
-          if (!problem.empty()) std::fprintf(stderr, "headroom: %s\n", problem.c_str());
+          if (!problem.empty()) PrintWarning(problem);
           partial.erase(0, newline + 1);
         }
         continue;  // drain before looking at the stop flag

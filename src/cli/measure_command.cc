@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/measured_run.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "report/device_report.h"
@@ -179,7 +180,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   if (options.json) {
     std::cout << json.dump(2) << "\n";
   } else {
-    std::cout << report::MeasureText(summary);
+    std::cout << report::MeasureText(summary, StdoutStyle());
   }
   if (dir) {
     nlohmann::ordered_json saved = json;
@@ -201,7 +202,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
       auto w = report::WriteMeasureReport(*dir);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
-        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+        PrintWarning(warning);
       }
       std::fprintf(options.json ? stderr : stdout, "report: %s\n", w->path.c_str());
     }
@@ -213,7 +214,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
     }
   }
   if (summary.error) {
-    std::fprintf(stderr, "headroom: measurement incomplete: %s\n", summary.error->c_str());
+    PrintError("measurement incomplete: " + *summary.error);
     return *exit_code != 0 ? *exit_code : kExitRuntime;
   }
   return *exit_code;

@@ -7,6 +7,7 @@
 
 #include "cli/child_process.h"
 #include "cli/markers.h"
+#include "cli/terminal.h"
 #include "core/parse.h"
 
 namespace headroom::cli {
@@ -61,10 +62,9 @@ core::Result<MeasuredRunResult> RunMeasured(const std::vector<gpu::Device*>& dev
   bool warned = false;
   while (!(exit_code = (*child)->Poll())) {
     if (!warned && sampler.error()) {
-      std::fprintf(stderr,
-                   "headroom: %s; the measurement stopped (data so far kept), waiting for the "
-                   "command to finish\n",
-                   sampler.error()->message().c_str());
+      PrintWarning(sampler.error()->message() +
+                   "; the measurement stopped (data so far kept), waiting for the command to "
+                   "finish");
       warned = true;
     }
     std::this_thread::sleep_for(kPollInterval);

@@ -16,6 +16,8 @@
 #include "cli/mig_catalogs.h"
 #include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
+#include "cli/terminal.h"
+#include "core/files.h"
 #include "core/parse.h"
 #include "mig/characterize.h"
 #include "mig/enumerate.h"
@@ -192,7 +194,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   bool plotted = true;
   for (const report::Plot& plot : Plots(*model, *workloads, fits)) {
     if (auto st = report::RenderPlot(o.out, plot); !st) {
-      std::cerr << "headroom: " << st.error().message() << "\n";
+      PrintWarning(st.error().message());
       plotted = false;
       break;
     }
@@ -261,9 +263,9 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
       "MIG characterization on {} (simulated, power limit {:.0f} W): {} layouts x {} workloads, "
       "every instance running its own copy\n",
       model->mig().name, model->power_limit().value(), layouts->size(), workloads->size());
-  std::cout << table.Render();
-  std::cout << fmt::format("Wrote {}/results.csv{}\n", o.out,
-                           plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : "");
+  std::cout << table.Render(StdoutStyle());
+  PrintNoteOut(fmt::format("Wrote {}/results.csv{}\n", o.out,
+                           plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : ""));
   if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
   return kExitOk;
 }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/time.h"
 #include "gpu/mig_apply.h"
@@ -126,7 +127,7 @@ class MigModeRestorer {
   MigModeRestorer& operator=(const MigModeRestorer&) = delete;
   ~MigModeRestorer() {
     if (auto off = device_.SetMigMode(false); !off) {
-      std::cerr << "headroom: turning MIG mode back off failed: " << off.error().message() << "\n";
+      PrintError("turning MIG mode back off failed: " + off.error().message());
     }
   }
 
@@ -318,13 +319,12 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   std::vector<LayoutRun> runs;
   for (const mig::Layout& layout : layouts) {
     if (StopRequested().load()) break;
-    std::cerr << fmt::format("mig characterize: {} ...\n", mig::FormatLayout(layout));
+    PrintNote(fmt::format("mig characterize: {} ...", mig::FormatLayout(layout)));
     auto run = RunLayout(device, *spec, layout, o, idle_w);
     if (!run) {
       const core::Error error = run.error().WithContext(mig::FormatLayout(layout));
       if (auto st = restorer.Restore(); !st) {
-        std::cerr << "headroom: restoring the original layout failed: " << st.error().message()
-                  << "\n";
+        PrintError("restoring the original layout failed: " + st.error().message());
       }
       return ReportError(error);
     }
@@ -404,7 +404,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
       "MIG characterization of GPU {} ({}): idle {:.1f} W; whole-GPU energy attributed by "
       "activity (idle by SM share, the rest by SMs x run time) and by SM share\n",
       device.info().index, spec->name, idle_w);
-  std::cout << table.Render();
+  std::cout << table.Render(StdoutStyle());
   std::cout << fmt::format("Original layout '{}' restored.{}\n", mig::FormatLayout(original),
                            o.out.empty() ? "" : " Wrote " + o.out + "/results.csv");
   bool failed = false;

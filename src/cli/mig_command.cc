@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "core/parse.h"
 #include "mig/enumerate.h"
 #include "mig/layout.h"
@@ -61,7 +62,7 @@ int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
   }
   std::cout << fmt::format("MIG profiles of {}: {} memory slices, {} compute slices\n", spec->name,
                            spec->memory_slices, spec->compute_slices)
-            << table.Render();
+            << table.Render(StdoutStyle());
   return kExitOk;
 }
 
@@ -71,8 +72,7 @@ int RunValidate(const GlobalOptions& global, const MigOptions& o) {
   auto layout = mig::ParseLayout(o.layout);
   if (!layout) return ReportError(layout.error());
   if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
-    std::fprintf(stderr, "headroom: invalid layout on %s: %s\n", spec->name.c_str(),
-                 valid.error().message().c_str());
+    PrintError(fmt::format("invalid layout on {}: {}", spec->name, valid.error().message()));
     return kExitRuntime;
   }
   int memory = 0;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "gpu/mig_apply.h"
 #include "mig/apply_plan.h"
 #include "mig/layout.h"
@@ -103,7 +104,7 @@ std::string ShowText(const GpuMigView& view) {
       table.AddRow(row);
     }
   }
-  return out + table.Render();
+  return out + table.Render(StdoutStyle());
 }
 
 ordered_json ShowJson(const GpuMigView& view) {
@@ -216,7 +217,7 @@ int ReportApply(const gpu::Device& device, const std::string& target, const gpu:
     message += fmt::format("; ROLLBACK FAILED: {}; the GPU is left at: {}",
                            r.rollback_error->message(), r.after.empty() ? "(none)" : r.after);
   }
-  std::fprintf(stderr, "headroom: %s\n", message.c_str());
+  PrintError(message);
   return kExitRuntime;
 }
 
@@ -232,8 +233,8 @@ int RunApply(const GlobalOptions& global, const MigDeviceOptions& o) {
     auto spec = MigSpecOfDevice(global, *device);
     if (!spec) return ReportError(spec.error());
     if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
-      std::fprintf(stderr, "headroom: GPU %d: invalid layout on %s: %s\n", device->info().index,
-                   spec->name.c_str(), valid.error().message().c_str());
+      PrintError(fmt::format("GPU {}: invalid layout on {}: {}", device->info().index, spec->name,
+                             valid.error().message()));
       return kExitUsage;
     }
     const gpu::MigApplyOptions options{.dry_run = o.dry_run, .force = o.force};

@@ -11,6 +11,7 @@
 #include "catalog/mig_plan_file.h"
 #include "cli/commands.h"
 #include "cli/mig_catalogs.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/planner.h"
@@ -48,7 +49,7 @@ core::Result<std::string> WriteMigPlanOut(const report::MigPlanReport& data, con
   if (!html) return std::string();
   HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written, report::WriteMigPlanReport(out));
   for (const std::string& warning : written.warnings) {
-    std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+    PrintWarning(warning);
   }
   return written.path;
 }
@@ -103,9 +104,11 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
     if (!report_path.empty()) std::fprintf(stderr, "report: %s\n", report_path.c_str());
     return kExitOk;
   }
-  std::cout << fmt::format("MIG plan for {} jobs on {} (power limit {:.0f} W): {}{}\n",
-                           input->request.jobs.size(), input->model.mig().name,
-                           input->model.power_limit().value(), objective, bound);
+  std::cout << StdoutStyle().Bold(
+                   fmt::format("MIG plan for {} jobs on {} (power limit {:.0f} W): {}{}",
+                               input->request.jobs.size(), input->model.mig().name,
+                               input->model.power_limit().value(), objective, bound))
+            << "\n";
   using Align = report::TextTable::Align;
   report::TextTable table({{"OPTION", Align::kLeft},
                            {"LAYOUT", Align::kLeft},
@@ -116,26 +119,30 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
                            {"ENERGY_VS_WHOLE"},
                            {"THROUGHPUT_VS_WHOLE"},
                            {"NOTE", Align::kLeft}});
-  auto add = [&](const mig::PlanOption& opt) {
+  const report::TextStyle style = StdoutStyle();
+  auto add = [&](const mig::PlanOption& opt, report::Tone tone) {
     if (!opt.feasible) {
       table.AddRow({opt.name, LayoutText(opt), "-", "-", "-", "-", "-", "-",
-                    "infeasible: " + opt.infeasible_reason});
+                    style.Red("infeasible: " + opt.infeasible_reason)},
+                   tone);
       return;
     }
     const bool vs = whole.feasible;
-    table.AddRow({opt.name, LayoutText(opt), fmt::format("{:.1f}", opt.energy_j / 1e3),
-                  fmt::format("{:.0f}", opt.makespan_s), fmt::format("{:.1f}", opt.samples_per_s),
-                  fmt::format("{:.3f}", opt.samples_per_j),
-                  vs ? report::FormatChange(opt.energy_j / whole.energy_j - 1) : "-",
-                  vs ? report::FormatChange(opt.samples_per_s / whole.samples_per_s - 1) : "-",
-                  opt.meets_bound
-                      ? ""
-                      : fmt::format("misses the bound or a deadline by {:.0f} s", opt.overrun_s)});
+    table.AddRow(
+        {opt.name, LayoutText(opt), fmt::format("{:.1f}", opt.energy_j / 1e3),
+         fmt::format("{:.0f}", opt.makespan_s), fmt::format("{:.1f}", opt.samples_per_s),
+         fmt::format("{:.3f}", opt.samples_per_j),
+         vs ? report::FormatChange(opt.energy_j / whole.energy_j - 1) : "-",
+         vs ? report::FormatChange(opt.samples_per_s / whole.samples_per_s - 1) : "-",
+         opt.meets_bound
+             ? ""
+             : style.Red(fmt::format("misses the bound or a deadline by {:.0f} s", opt.overrun_s))},
+        tone);
   };
-  add(result->best);
-  for (const mig::PlanOption& b : result->baselines) add(b);
-  for (const mig::PlanOption& e : result->extra) add(e);
-  std::cout << table.Render();
+  add(result->best, report::Tone::kGreen);
+  for (const mig::PlanOption& b : result->baselines) add(b, report::Tone::kPlain);
+  for (const mig::PlanOption& e : result->extra) add(e, report::Tone::kPlain);
+  std::cout << table.Render(style);
   std::cout << "\nWhy (planned):\n";
   for (const mig::JobOutcome& job : result->best.jobs) std::cout << "  " << job.explanation << "\n";
   std::cout << fmt::format(
@@ -219,7 +226,7 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
   std::cout << fmt::format(
       "Training workloads measured on {}, modeled on {} (docs/mig.md, \"The slice model\")\n",
       catalogs->workloads.reference_gpu(), model->mig().name);
-  std::cout << table.Render();
+  std::cout << table.Render(StdoutStyle());
   return kExitOk;
 }
 

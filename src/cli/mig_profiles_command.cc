@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "gpu/mig_profile_check.h"
 #include "report/table.h"
 
@@ -97,7 +98,7 @@ std::vector<std::string> RowCells(const gpu::MigProfileComparison& row) {
                 [](const GiProfile& p) { return std::to_string(p.max_instances); }),
           field([](const MigProfileInfo& p) { return gpu::PlacementsText(p.placements); },
                 [](const GiProfile& p) { return gpu::PlacementsText(gpu::CatalogPlacements(p)); }),
-          row.Verdict()};
+          row.ok() ? row.Verdict() : StdoutStyle().Red(row.Verdict())};
 }
 
 std::string CheckText(const GpuProfileCheck& check) {
@@ -119,7 +120,7 @@ std::string CheckText(const GpuProfileCheck& check) {
                            {"PLACEMENTS", Align::kLeft},
                            {"VERDICT", Align::kLeft}});
   for (const auto& row : check.rows) table.AddRow(RowCells(row));
-  return out + table.Render();
+  return out + table.Render(StdoutStyle());
 }
 
 ordered_json EnginesJson(int copy, int decoders, int encoders, int jpeg, int ofa) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "core/parse.h"
 #include "gpu/sim/burst_probe.h"
 #include "model/dvfs_sweep.h"
@@ -61,9 +62,11 @@ core::Result<std::vector<core::Watts>> Limits(const model::GpuSpec& spec, const 
 
 std::string Pct(double fraction) { return report::FormatChange(fraction); }
 
-// Power with a '!' where even the lowest clock cannot bring it under the limit.
+// Power with a '!' where even the lowest clock cannot bring it under the limit, else a space, so
+// the digits of a right-aligned column line up.
 std::string PowerUnder(const model::PhaseOutcome& o, core::Watts limit) {
-  return fmt::format("{:.0f}{}", o.power.value(), o.power > limit + core::Watts(0.5) ? "!" : "");
+  const std::string power = fmt::format("{:.0f}", o.power.value());
+  return o.power > limit + core::Watts(0.5) ? StdoutStyle().Red(power + "!") : power + " ";
 }
 
 ordered_json OutcomeJson(const model::PhaseOutcome& o) {
@@ -90,7 +93,7 @@ std::string ClockTable(const std::vector<model::SweepRow>& rows) {
                   fmt::format("{:.0f}", r.decode.power.value()), Pct(-r.decode.power_cut),
                   Pct(r.decode.slowdown), Pct(r.decode.energy_rel - 1)});
   }
-  return table.Render();
+  return table.Render(StdoutStyle());
 }
 
 std::string LimitTable(const std::vector<model::SweepRow>& rows) {
@@ -107,7 +110,7 @@ std::string LimitTable(const std::vector<model::SweepRow>& rows) {
                   Pct(r.prefill.slowdown), fmt::format("{:.0f}", r.decode.clock.value()),
                   PowerUnder(r.decode, r.limit), Pct(r.decode.slowdown)});
   }
-  return table.Render() + "(! = above the limit even at the lowest clock)\n";
+  return table.Render(StdoutStyle()) + "(! = above the limit even at the lowest clock)\n";
 }
 
 int RunDvfs(const GlobalOptions& global, const DvfsOptions& options) {

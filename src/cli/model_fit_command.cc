@@ -10,6 +10,7 @@
 #include "catalog/model_catalog.h"
 #include "catalog/perf_profile.h"
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "model/inference_fit.h"
 #include "report/table.h"
@@ -234,7 +235,7 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
                   fmt::format("{:.2f}", p.decode_step_s * 1e3), fmt::format("{:.2f}", dec * 1e3),
                   fmt::format("{:+.1f}%", (dec / p.decode_step_s - 1) * 100)});
       }
-      std::cout << r.gpu << " (" << r.profile_hardware << "):\n" << t.Render();
+      std::cout << r.gpu << " (" << r.profile_hardware << "):\n" << t.Render(StdoutStyle());
     }
   }
   if (!options.write.empty()) {
@@ -251,7 +252,7 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
                    "Fit of the inference model on {} ({}), MAPE of prefill time and "
                    "decode-step time:\n",
                    profile_name, options.model)
-            << table.Render();
+            << table.Render(StdoutStyle());
   for (const GpuFitReport& r : fits) {
     if (!r.activity_from.empty()) {
       std::cout << fmt::format("* {}: no power in its profile; overhead activity taken from {}.\n",
@@ -275,7 +276,7 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
   std::cout << fmt::format("Excluded {} configuration(s) as physically impossible:\n",
                            excluded_reasons.size());
   for (const auto& r : excluded_reasons) std::cout << "  " << r << "\n";
-  if (!options.write.empty()) std::cout << "Wrote " << options.write << "\n";
+  if (!options.write.empty()) PrintNoteOut("Wrote " + options.write + "\n");
   return kExitOk;
 }
 

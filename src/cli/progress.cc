@@ -7,9 +7,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cli/terminal.h"
+
 namespace headroom::cli {
 
-bool ProgressWanted() { return isatty(fileno(stderr)) != 0 && std::getenv("CI") == nullptr; }
+bool ProgressWanted() {
+  return !Quiet() && isatty(fileno(stderr)) != 0 && std::getenv("CI") == nullptr;
+}
 
 ProgressBar::ProgressBar(std::string label, bool enabled)
     : label_(std::move(label)), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}

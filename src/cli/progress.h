@@ -1,6 +1,6 @@
 // ProgressBar: a one-line progress bar with ETA on stderr, shown only on a terminal and never
-// under CI (the CI environment variable) or when stderr is piped. Thread-compatible; Update is
-// cheap and rate-limited, so it may be called often.
+// under --quiet, under CI (the CI environment variable) or when stderr is piped. Thread-compatible;
+// Update is cheap and rate-limited, so it may be called often.
 #ifndef HEADROOM_CLI_PROGRESS_H_
 #define HEADROOM_CLI_PROGRESS_H_
 
@@ -9,7 +9,7 @@
 
 namespace headroom::cli {
 
-// True when stderr is a terminal and CI is unset.
+// True when stderr is a terminal, CI is unset and --quiet is not given.
 bool ProgressWanted();
 
 class ProgressBar {

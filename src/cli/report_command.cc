@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "report/plan_html.h"
 #include "report/result_dir.h"
 
@@ -19,7 +20,7 @@ int RunReport(const std::string& dir) {
                      : report::WritePlanReport(dir);
   if (!written) return ReportError(written.error());
   for (const std::string& warning : written->warnings) {
-    std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+    PrintWarning(warning);
   }
   std::cout << fmt::format("report: {}\n", written->path);
   return kExitOk;

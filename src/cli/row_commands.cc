@@ -14,6 +14,7 @@
 #include "catalog/model_catalog.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "policy/policy_factory.h"
@@ -216,7 +217,7 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
       auto w = report::WriteSimulateReport(out);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
-        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+        PrintWarning(warning);
       }
       written = std::move(*w);
     }
@@ -225,8 +226,10 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
     std::cout << summary.dump(2) << "\n";
     if (written) std::fprintf(stderr, "report: %s\n", written->path.c_str());
   } else {
-    std::cout << report::SimulationText(*result);
-    if (!out.empty()) std::cout << "\nwrote " << out << "/{summary.json,power.csv,requests.csv}\n";
+    std::cout << report::SimulationText(*result, StdoutStyle());
+    if (!out.empty()) {
+      PrintNoteOut(fmt::format("\nwrote {}/{{summary.json,power.csv,requests.csv}}\n", out));
+    }
     if (written) std::cout << fmt::format("report: {}\n", written->path);
   }
   return kExitOk;
@@ -327,7 +330,7 @@ int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string&
       auto w = report::WritePlanReport(out);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
-        std::fprintf(stderr, "headroom: %s\n", warning.c_str());
+        PrintWarning(warning);
       }
       written = std::move(*w);
     }
@@ -339,18 +342,19 @@ int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string&
   }
   const sim::CapacityPlan* plan_result = &data.plan;
   const sim::RunSummary& b = plan_result->baseline;
+  std::cout << StdoutStyle().Bold(fmt::format("{}: {}", s.name, s.description)) << "\n";
   std::cout << fmt::format(
-      "{}: {}\nbudget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
+      "budget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
       "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"
       "SLO: 0 brakes, HP P50 within +{}% and P99 within +{}%, LP P50 within +{}% of the "
       "uncapped row at the same per-server load\n\n",
-      s.name, s.description, b.budget_w / 1e3, plan_result->baseline_servers, b.peak_frac * 100,
-      b.mean_frac * 100, b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s,
-      s.slo.hp_p50_e2e_pct, s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct);
-  std::cout << report::PlanTable(*plan_result);
+      b.budget_w / 1e3, plan_result->baseline_servers, b.peak_frac * 100, b.mean_frac * 100,
+      b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s, s.slo.hp_p50_e2e_pct,
+      s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct);
+  std::cout << report::PlanTable(*plan_result, StdoutStyle());
   std::cout << fmt::format("\n{} simulations on {} threads\n", plan_result->simulations,
                            options.threads);
-  if (!out.empty()) std::cout << fmt::format("wrote {}/{}\n", out, report::kPlanFile);
+  if (!out.empty()) PrintNoteOut(fmt::format("wrote {}/{}\n", out, report::kPlanFile));
   if (written) std::cout << fmt::format("report: {}\n", written->path);
   return kExitOk;
 }

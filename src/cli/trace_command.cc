@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/terminal.h"
 #include "core/parse.h"
 #include "report/table.h"
 #include "sim/named_traces.h"
@@ -101,7 +102,7 @@ int RunSynth(const SynthOptions& options) {
     if ((*writer)->count() % kProgressEvery == 0) {
       if (StopRequested().load()) {
         progress.Finish();
-        std::fprintf(stderr, "headroom: interrupted; %s not written\n", options.out.c_str());
+        PrintError(fmt::format("interrupted; {} not written", options.out));
         return kExitRuntime;
       }
       progress.Update((*next)->arrival_s / duration_s,
@@ -194,7 +195,7 @@ std::string StatsText(const std::string& trace, const sim::TraceStats& s) {
                    std::to_string(t.p50), std::to_string(t.p90), std::to_string(t.p99),
                    std::to_string(t.max)});
   }
-  text += "\n" + tokens.Render();
+  text += "\n" + tokens.Render(StdoutStyle());
   const std::string clock = s.start_time ? "UTC" : "from the first request";
   const int days_seen = static_cast<int>(s.per_day.size());
   std::vector<report::TextTable::Column> columns = {{"HOUR"}, {"REQUESTS"}, {"SHARE"}};
@@ -210,7 +211,7 @@ std::string StatsText(const std::string& trace, const sim::TraceStats& s) {
   }
   text += fmt::format("\nRequests by hour of day ({}{}):\n", clock,
                       days_seen > 1 ? fmt::format("; REQ/S: mean over {} days", days_seen) : "") +
-          hours.Render();
+          hours.Render(StdoutStyle());
   if (days_seen > 1) {
     const auto midnight = FirstMidnight(s);
     report::TextTable days({{"DAY"},
@@ -222,7 +223,7 @@ std::string StatsText(const std::string& trace, const sim::TraceStats& s) {
       days.AddRow({std::to_string(d), midnight ? Date(at) : "-", midnight ? Weekday(at) : "-",
                    std::to_string(s.per_day[d])});
     }
-    text += "\nRequests by day:\n" + days.Render();
+    text += "\nRequests by day:\n" + days.Render(StdoutStyle());
   }
   return text;
 }

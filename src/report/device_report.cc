@@ -108,7 +108,7 @@ nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
   };
 }
 
-std::string GpuListingTable(const std::vector<GpuListing>& gpus) {
+std::string GpuListingTable(const std::vector<GpuListing>& gpus, const TextStyle& style) {
   using Align = TextTable::Align;
   TextTable table({{"GPU"},
                    {"NAME", Align::kLeft},
@@ -137,7 +137,7 @@ std::string GpuListingTable(const std::vector<GpuListing>& gpus) {
                   Cell(g.info.sm_clock_max, [](core::Megahertz x) { return x.value(); }), lock,
                   Cell(g.info.memory_total_bytes, Gib, 1), g.info.uuid});
   }
-  return table.Render();
+  return table.Render(style);
 }
 
 core::Result<MonitorFormat> ParseMonitorFormat(std::string_view text) {

@@ -27,7 +27,8 @@ struct GpuListing {
 };
 
 nlohmann::ordered_json GpuListingJson(const GpuListing& gpu);
-std::string GpuListingTable(const std::vector<GpuListing>& gpus);
+std::string GpuListingTable(const std::vector<GpuListing>& gpus,
+                            const TextStyle& style = TextStyle());
 
 enum class MonitorFormat { kTable, kCsv, kJsonl };
 [[nodiscard]] core::Result<MonitorFormat> ParseMonitorFormat(std::string_view text);

@@ -117,7 +117,7 @@ json MeasureJson(const MeasureSummary& s) {
   return out;
 }
 
-std::string MeasureText(const MeasureSummary& s) {
+std::string MeasureText(const MeasureSummary& s, const TextStyle& style) {
   using Align = TextTable::Align;
   TextTable gpus({{"GPU"},
                   {"ENERGY J"},
@@ -139,9 +139,10 @@ std::string MeasureText(const MeasureSummary& s) {
   }
   const double total = TotalEnergy(s);
   std::string out =
-      fmt::format("Measured {:.2f} s of '{}' (exit code {}) on {} GPU(s):\n", s.duration_s,
-                  fmt::join(s.command, " "), s.exit_code, s.gpus.size());
-  out += gpus.Render();
+      style.Bold(fmt::format("Measured {:.2f} s of '{}' (exit code {}) on {} GPU(s):", s.duration_s,
+                             fmt::join(s.command, " "), s.exit_code, s.gpus.size())) +
+      "\n";
+  out += gpus.Render(style);
   out += fmt::format("Total: {:.1f} J, {:.1f} W on average.\n", total,
                      s.duration_s > 0 ? total / s.duration_s : 0.0);
   for (const MeasuredGpu& g : s.gpus) {
@@ -165,9 +166,9 @@ std::string MeasureText(const MeasureSummary& s) {
                     fmt::format("{:g}", work),
                     work > 0 ? fmt::format("{:.4g}", t.energy_j / work) : "-"});
     }
-    out += "By phase (all GPUs):\n" + table.Render();
+    out += "By phase (all GPUs):\n" + table.Render(style);
   }
-  if (s.error) out += fmt::format("Incomplete: {}\n", *s.error);
+  if (s.error) out += style.Red(fmt::format("Incomplete: {}", *s.error)) + "\n";
   return out;
 }
 

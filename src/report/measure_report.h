@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/device.h"
+#include "report/text_style.h"
 #include "telemetry/energy_meter.h"
 
 namespace headroom::report {
@@ -34,7 +35,7 @@ struct MeasureSummary {
 };
 
 nlohmann::ordered_json MeasureJson(const MeasureSummary& summary);
-std::string MeasureText(const MeasureSummary& summary);
+std::string MeasureText(const MeasureSummary& summary, const TextStyle& style = TextStyle());
 
 }  // namespace headroom::report
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/plan_report.h"
 #include "report/table.h"
 
 namespace headroom::report {
@@ -70,32 +71,34 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
   return j;
 }
 
-std::string SimulationText(const sim::RowResult& r) {
+std::string SimulationText(const sim::RowResult& r, const TextStyle& style) {
   const sim::RunSummary s = sim::Summarize(r);
-  std::string out = fmt::format(
-      "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals\n"
+  std::string out = style.Bold(fmt::format(
+                        "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals", s.servers,
+                        s.hp_servers, s.servers - s.hp_servers, s.policy, r.duration_s / 3600)) +
+                    "\n";
+  out += fmt::format(
       "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%, largest rise {:.1f}% within the cap "
       "delay; brake "
       "events {}; over budget {:.0f} s; capped {:.1f}% of server time\n\n",
-      s.servers, s.hp_servers, s.servers - s.hp_servers, s.policy, r.duration_s / 3600,
       s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100, s.brake_events,
       s.over_budget_s, s.capped_server_fraction * 100);
-  TextTable table({{"class", TextTable::Align::kLeft},
-                   {"requests"},
+  TextTable table({{"CLASS", TextTable::Align::kLeft},
+                   {"REQUESTS"},
                    {"TTFT P50"},
                    {"TTFT P99"},
                    {"TBT P50"},
                    {"TBT P99"},
                    {"E2E P50"},
                    {"E2E P99"},
-                   {"tokens/s"}});
+                   {"TOKENS/s"}});
   for (const auto& [name, c] : {std::pair{"HP", s.hp}, std::pair{"LP", s.lp}}) {
     table.AddRow({name, std::to_string(c.requests), FormatSeconds(c.ttft_p50_s),
                   FormatSeconds(c.ttft_p99_s), FormatSeconds(c.tbt_p50_s),
                   FormatSeconds(c.tbt_p99_s), FormatSeconds(c.e2e_p50_s),
                   FormatSeconds(c.e2e_p99_s), fmt::format("{:.0f}", c.throughput_tok_s)});
   }
-  out += table.Render();
+  out += table.Render(style);
   if (!r.states.empty()) {
     out += "\ntime in state:";
     const double total = r.simulated_s > 0 ? r.simulated_s : 1;
@@ -136,31 +139,34 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
   return j;
 }
 
-std::string PlanTable(const sim::CapacityPlan& plan) {
-  TextTable table({{"policy", TextTable::Align::kLeft},
-                   {"servers"},
-                   {"extra"},
+std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
+  // Every column but SERVERS and BRAKES is a percentage: the cells carry their '%'.
+  TextTable table({{"POLICY", TextTable::Align::kLeft},
+                   {"SERVERS"},
+                   {"EXTRA"},
                    {"HP P50"},
                    {"HP P99"},
                    {"LP P50"},
-                   {"LP tok/s"},
-                   {"peak"},
-                   {"brakes"},
-                   {"capped"},
-                   {"next server fails on", TextTable::Align::kLeft}});
+                   {"LP TOK/s"},
+                   {"PEAK"},
+                   {"BRAKES"},
+                   {"CAPPED"},
+                   {"NEXT SERVER FAILS ON", TextTable::Align::kLeft}});
   for (const sim::PolicyPlan& p : plan.policies) {
-    if (p.max_servers == 0) {
-      table.AddRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
+    if (p.max_servers == 0) {  // fails even at the provisioned row
+      table.AddRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", style.Red(p.limit)});
       continue;
     }
-    table.AddRow({p.policy, std::to_string(p.max_servers), fmt::format("{:+.0f}%", p.extra_pct),
-                  Pct(p.impact.hp_p50_e2e_pct), Pct(p.impact.hp_p99_e2e_pct),
-                  Pct(p.impact.lp_p50_e2e_pct), Pct(p.impact.lp_throughput_pct),
-                  fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
-                  std::to_string(p.at_max.brake_events),
-                  fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), p.limit});
+    const Tone tone = &p == ChosenPolicy(plan) ? Tone::kGreen : Tone::kPlain;
+    table.AddRow(
+        {p.policy, std::to_string(p.max_servers), fmt::format("{:+.0f}%", p.extra_pct),
+         Pct(p.impact.hp_p50_e2e_pct), Pct(p.impact.hp_p99_e2e_pct), Pct(p.impact.lp_p50_e2e_pct),
+         Pct(p.impact.lp_throughput_pct), fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
+         std::to_string(p.at_max.brake_events),
+         fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), p.limit},
+        tone);
   }
-  return table.Render();
+  return table.Render(style);
 }
 
 void WritePowerCsv(const sim::RowResult& r, std::ostream& out) {

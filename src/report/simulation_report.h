@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/text_style.h"
 #include "sim/capacity_planner.h"
 #include "sim/row_simulator.h"
 
@@ -22,13 +23,15 @@ nlohmann::ordered_json RunJson(const sim::RunSummary& run);
 // RunJson plus the simulation's own detail: time in each state, cap actions, power
 // distribution as a fraction of budget, events processed.
 nlohmann::ordered_json SimulationJson(const sim::RowResult& result);
-std::string SimulationText(const sim::RowResult& result);
+// With a colour TextStyle: the headline bold, the table's header bold.
+std::string SimulationText(const sim::RowResult& result, const TextStyle& style = TextStyle());
 
 // Keys: scenario, baseline_servers, baseline (RunJson), simulations, and policies: a list of
 // {policy, max_servers, extra_pct, brake_events, hp_p50_impact_pct, hp_p99_impact_pct,
 // lp_p50_impact_pct, lp_throughput_change_pct, peak_frac, capped_server_fraction, limit, run}.
 nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string& scenario);
-std::string PlanTable(const sim::CapacityPlan& plan);
+// With a colour TextStyle: the header bold, the chosen policy's row (ChosenPolicy) green.
+std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style = TextStyle());
 
 // "time_s,row_w,row_frac,state" per metered sample.
 void WritePowerCsv(const sim::RowResult& result, std::ostream& out);

@@ -9,30 +9,36 @@
 
 namespace headroom::report {
 
-void TextTable::AddRow(std::vector<std::string> cells) {
+void TextTable::AddRow(std::vector<std::string> cells, Tone tone) {
   HEADROOM_CHECK(cells.size() == columns_.size()) << cells.size() << " vs " << columns_.size();
-  rows_.push_back(std::move(cells));
+  rows_.push_back({.cells = std::move(cells), .tone = tone});
 }
 
 std::vector<size_t> TextTable::Widths() const {
   std::vector<size_t> widths;
-  for (const Column& c : columns_) widths.push_back(c.header.size());
-  for (const auto& row : rows_) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  for (const Column& c : columns_) widths.push_back(VisibleWidth(c.header));
+  for (const Row& row : rows_) {
+    for (size_t i = 0; i < row.cells.size(); ++i) {
+      widths[i] = std::max(widths[i], VisibleWidth(row.cells[i]));
+    }
   }
   return widths;
 }
 
 std::string TextTable::RenderRow(const std::vector<std::string>& cells,
-                                 const std::vector<size_t>& widths) const {
+                                 const std::vector<size_t>& widths, const TextStyle& style,
+                                 Tone tone) const {
   std::string line;
   for (size_t i = 0; i < cells.size(); ++i) {
-    const size_t pad = widths[i] > cells[i].size() ? widths[i] - cells[i].size() : 0;
+    const size_t width = VisibleWidth(cells[i]);
+    const size_t pad = widths[i] > width ? widths[i] - width : 0;
     const bool last = i + 1 == cells.size();
+    // Each cell painted on its own: a cell painted already keeps its own colour.
+    const std::string cell = style.Paint(cells[i], tone);
     if (columns_[i].align == Align::kRight) {
-      line += std::string(pad, ' ') + cells[i];
+      line += std::string(pad, ' ') + cell;
     } else {
-      line += cells[i];
+      line += cell;
       if (!last) line += std::string(pad, ' ');
     }
     if (!last) line += "  ";
@@ -40,16 +46,17 @@ std::string TextTable::RenderRow(const std::vector<std::string>& cells,
   return line + "\n";
 }
 
-std::string TextTable::RenderHeader(const std::vector<size_t>& widths) const {
+std::string TextTable::RenderHeader(const std::vector<size_t>& widths,
+                                    const TextStyle& style) const {
   std::vector<std::string> headers;
   for (const Column& c : columns_) headers.push_back(c.header);
-  return RenderRow(headers, widths);
+  return RenderRow(headers, widths, style, Tone::kBold);
 }
 
-std::string TextTable::Render() const {
+std::string TextTable::Render(const TextStyle& style) const {
   const auto widths = Widths();
-  std::string out = RenderHeader(widths);
-  for (const auto& row : rows_) out += RenderRow(row, widths);
+  std::string out = RenderHeader(widths, style);
+  for (const Row& row : rows_) out += RenderRow(row.cells, widths, style, row.tone);
   return out;
 }
 

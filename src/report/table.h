@@ -1,10 +1,14 @@
-// TextTable: aligned plain-text tables for terminal output (numbers right-aligned, text left).
+// TextTable: aligned plain-text tables for terminal output (numbers right-aligned, text left),
+// optionally coloured: a bold header, rows in a tone, cells already painted by a TextStyle. Widths
+// count what a terminal shows, never escape codes, so columns line up coloured or not.
 // Thread-compatible.
 #ifndef HEADROOM_REPORT_TABLE_H_
 #define HEADROOM_REPORT_TABLE_H_
 
 #include <string>
 #include <vector>
+
+#include "report/text_style.h"
 
 namespace headroom::report {
 
@@ -18,20 +22,28 @@ class TextTable {
 
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
 
+  // `tone` paints the whole row (e.g. kGreen for the chosen one) when rendered with colour.
   // REQUIRES: cells.size() == number of columns.
-  void AddRow(std::vector<std::string> cells);
+  void AddRow(std::vector<std::string> cells, Tone tone = Tone::kPlain);
 
-  // Header, then rows, columns separated by two spaces, each line ending in '\n'.
-  std::string Render() const;
-  // Only the header line, or only row i, padded to the given widths (for streaming output).
-  std::string RenderHeader(const std::vector<size_t>& widths) const;
-  std::string RenderRow(const std::vector<std::string>& cells,
-                        const std::vector<size_t>& widths) const;
+  // Header (bold with colour), then rows, columns separated by two spaces, each line ending in
+  // '\n'. The default TextStyle is plain text.
+  std::string Render(const TextStyle& style = TextStyle()) const;
+  // Only the header line, or only one row, padded to the given widths (for streaming output).
+  std::string RenderHeader(const std::vector<size_t>& widths,
+                           const TextStyle& style = TextStyle()) const;
+  std::string RenderRow(const std::vector<std::string>& cells, const std::vector<size_t>& widths,
+                        const TextStyle& style = TextStyle(), Tone tone = Tone::kPlain) const;
+  // Visible widths (VisibleWidth) of the widest cell of each column, header included.
   std::vector<size_t> Widths() const;
 
  private:
+  struct Row {
+    std::vector<std::string> cells;
+    Tone tone = Tone::kPlain;
+  };
   std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  std::vector<Row> rows_;
 };
 
 // A relative change as "+12.3%" / "-4.0%", never "-0.0%".
