@@ -17,9 +17,8 @@ struct CommandRun {
   std::string out;  // stdout and stderr together
 };
 
-// Runs `env timeout 60 HEADROOM_BINARY args` through the shell; env is e.g. "VAR=value".
-inline CommandRun Headroom(const std::string& args, const std::string& env = "") {
-  const std::string command = fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args);
+// Runs `command` through sh: its exit code and stdout (and stderr where the command sends it).
+inline CommandRun RunShell(const std::string& command) {
   CommandRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -29,6 +28,11 @@ inline CommandRun Headroom(const std::string& args, const std::string& env = "")
   const int status = pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return run;
+}
+
+// Runs `env timeout 60 HEADROOM_BINARY args` through the shell; env is e.g. "VAR=value".
+inline CommandRun Headroom(const std::string& args, const std::string& env = "") {
+  return RunShell(fmt::format("{} timeout 60 {} {} 2>&1", env, HEADROOM_BINARY, args));
 }
 
 inline bool Contains(const std::string& text, const std::string& part) {

@@ -26,6 +26,7 @@ namespace {
 
 using headroom::testing::CommandRun;
 using headroom::testing::Headroom;
+using headroom::testing::RunShell;
 
 // What the report of a plan with capping policies, complete runs and a power trace draws.
 const std::vector<std::string> kPlots = {"capacity",       "row-power",      "peak-power",
@@ -35,20 +36,6 @@ const std::vector<std::string> kPlots = {"capacity",       "row-power",      "pe
 constexpr const char* kChromiumFlags =
     "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
     "--disable-component-update --disable-sync";
-
-// Runs a shell command and returns its exit code and stdout (and stderr unless the command
-// redirects it).
-CommandRun Shell(const std::string& command) {
-  CommandRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -158,7 +145,7 @@ Pixels ReadPng(const std::string& path) {
 class ReportBrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (Shell("command -v chromium >/dev/null 2>&1").exit_code != 0) {
+    if (RunShell("command -v chromium >/dev/null 2>&1").exit_code != 0) {
       GTEST_SKIP() << "chromium is not installed (Debian package chromium; "
                       "scripts/install-deps.sh installs it): the report is not tested in a "
                       "browser";
@@ -180,8 +167,9 @@ class ReportBrowserTest : public ::testing::Test {
   CommandRun Chromium(const std::string& args) {
     const std::string profile = fmt::format("{}/profile-{}", dir_, ++profiles_);
     std::filesystem::create_directories(profile);
-    CommandRun run = Shell(fmt::format("timeout -k 5 90 chromium {} --user-data-dir={} {} 2>{}.log",
-                                       kChromiumFlags, profile, args, profile));
+    CommandRun run =
+        RunShell(fmt::format("timeout -k 5 90 chromium {} --user-data-dir={} {} 2>{}.log",
+                             kChromiumFlags, profile, args, profile));
     if (run.exit_code != 0) run.out += "\nchromium's stderr:\n" + ReadAll(profile + ".log");
     return run;
   }

@@ -22,19 +22,10 @@ namespace {
 using headroom::testing::CommandRun;
 using headroom::testing::Contains;
 using headroom::testing::Headroom;
+using headroom::testing::RunShell;
 
-// Runs `command` through sh and returns its exit code and output (stdout and stderr together).
-CommandRun Shell(const std::string& command) {
-  CommandRun run;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+// Runs `command` through sh: its exit code and output (stdout and stderr together).
+CommandRun Shell(const std::string& command) { return RunShell(command + " 2>&1"); }
 
 // Runs headroom with stdout and stderr on a pseudo-terminal (util-linux `script`), CI and
 // NO_COLOR unset unless `env` sets them: what a user at a terminal sees.

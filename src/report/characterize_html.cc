@@ -265,15 +265,9 @@ std::vector<CaptionedPlot> CharacterizePlots(const CharacterizeReport& r) {
 
 HtmlReport CharacterizeReportHtml(const CharacterizeReport& r, const std::string& plot_dir) {
   HtmlReport out;
-  std::string body = Header(r) + Inputs(r) + SettingsTable(r) + PhaseTable(r) +
-                     "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : CharacterizePlots(r)) body += HtmlFigure(p, plot_dir, out.warnings);
-  body += "</section>\n" +
-          fmt::format(
-              "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom "
-              "report DIR</code> from the directory <code>headroom characterize --out "
-              "DIR</code> wrote.</footer>\n",
-              HtmlEscape(r.inputs.version));
+  const std::string body = Header(r) + Inputs(r) + SettingsTable(r) + PhaseTable(r) +
+                           HtmlPlots(CharacterizePlots(r), plot_dir, out.warnings) +
+                           HtmlFooter(r.inputs.version, "headroom characterize --out DIR");
   out.html = HtmlPage(fmt::format("headroom characterize: {} {} on {}", r.inputs.model,
                                   r.inputs.workload, r.inputs.gpu),
                       body);

@@ -138,6 +138,20 @@ std::string HtmlFigure(const CaptionedPlot& p, const std::string& plot_dir,
   return SvgFigure(p.plot.name, body, p.caption);
 }
 
+std::string HtmlPlots(const std::vector<CaptionedPlot>& plots, const std::string& plot_dir,
+                      std::vector<std::string>& warnings) {
+  std::string out = "<section id=\"plots\">\n<h2>Plots</h2>\n";
+  for (const CaptionedPlot& p : plots) out += HtmlFigure(p, plot_dir, warnings);
+  return out + "</section>\n";
+}
+
+std::string HtmlFooter(std::string_view version, std::string_view writer) {
+  return fmt::format(
+      "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom report "
+      "DIR</code> from the directory <code>{}</code> wrote.</footer>\n",
+      HtmlEscape(version), HtmlEscape(writer));
+}
+
 std::string SvgFigure(std::string_view name, std::string_view svg, std::string_view caption) {
   return fmt::format(
       "<figure class=\"plot\" data-plot=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",

@@ -44,6 +44,14 @@ std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& r
 std::string HtmlFigure(const CaptionedPlot& plot, const std::string& plot_dir,
                        std::vector<std::string>& warnings);
 
+// <section id="plots"> with each plot's HtmlFigure.
+std::string HtmlPlots(const std::vector<CaptionedPlot>& plots, const std::string& plot_dir,
+                      std::vector<std::string>& warnings);
+
+// The page's footer: headroom's version, and how to rebuild the page (`headroom report DIR` on
+// the directory `writer`, e.g. "headroom plan --out DIR", wrote).
+std::string HtmlFooter(std::string_view version, std::string_view writer);
+
 // The same <figure> around an <svg> element built by the caller (report/mig_slots.h).
 // REQUIRES: `svg` is markup whose text is already escaped.
 std::string SvgFigure(std::string_view name, std::string_view svg, std::string_view caption);

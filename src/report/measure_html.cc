@@ -111,14 +111,9 @@ std::vector<CaptionedPlot> MeasurePlots(const MeasureReport& m) {
 
 HtmlReport MeasureReportHtml(const MeasureReport& m, const std::string& plot_dir) {
   HtmlReport out;
-  std::string body = Header(m) + Inputs(m) + Tables(m) + "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : MeasurePlots(m)) body += HtmlFigure(p, plot_dir, out.warnings);
-  body += "</section>\n" +
-          fmt::format(
-              "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom "
-              "report DIR</code> from the directory <code>headroom measure --out DIR</code> "
-              "wrote.</footer>\n",
-              HtmlEscape(m.version));
+  const std::string body = Header(m) + Inputs(m) + Tables(m) +
+                           HtmlPlots(MeasurePlots(m), plot_dir, out.warnings) +
+                           HtmlFooter(m.version, "headroom measure --out DIR");
   out.html = HtmlPage(fmt::format("headroom measure: {}", fmt::join(m.command, " ")), body);
   return out;
 }

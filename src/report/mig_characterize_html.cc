@@ -223,17 +223,10 @@ std::vector<CaptionedPlot> MigCharacterizePlots(const MigCharacterizeReport& r) 
 HtmlReport MigCharacterizeReportHtml(const MigCharacterizeReport& report,
                                      const std::string& plot_dir) {
   HtmlReport out;
-  std::string body = Header(report) + Inputs(report) + Best(report) + Layouts(report) +
-                     "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : MigCharacterizePlots(report)) {
-    body += HtmlFigure(p, plot_dir, out.warnings);
-  }
-  body += "</section>\n" + Results(report) +
-          fmt::format(
-              "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom report "
-              "DIR</code> from the directory <code>headroom mig characterize --report --out "
-              "DIR</code> wrote.</footer>\n",
-              HtmlEscape(report.inputs.version));
+  const std::string body =
+      Header(report) + Inputs(report) + Best(report) + Layouts(report) +
+      HtmlPlots(MigCharacterizePlots(report), plot_dir, out.warnings) + Results(report) +
+      HtmlFooter(report.inputs.version, "headroom mig characterize --report --out DIR");
   out.html =
       HtmlPage(fmt::format("headroom mig characterize: {}", report.inputs.geometry.gpu), body);
   return out;

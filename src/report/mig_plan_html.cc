@@ -183,15 +183,10 @@ std::vector<CaptionedPlot> MigPlanPlots(const MigPlanReport& report) {
 
 HtmlReport MigPlanReportHtml(const MigPlanReport& report, const std::string& plot_dir) {
   HtmlReport out;
-  std::string body = Header(report) + Inputs(report) + Options(report) + Why(report) +
-                     Layouts(report) + "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : MigPlanPlots(report)) body += HtmlFigure(p, plot_dir, out.warnings);
-  body += "</section>\n" +
-          fmt::format(
-              "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom report "
-              "DIR</code> from the directory <code>headroom mig plan --report --out DIR</code> "
-              "wrote.</footer>\n",
-              HtmlEscape(report.inputs.version));
+  const std::string body =
+      Header(report) + Inputs(report) + Options(report) + Why(report) + Layouts(report) +
+      HtmlPlots(MigPlanPlots(report), plot_dir, out.warnings) +
+      HtmlFooter(report.inputs.version, "headroom mig plan --report --out DIR");
   out.html = HtmlPage(fmt::format("headroom mig plan: {}", report.inputs.jobs_file), body);
   return out;
 }

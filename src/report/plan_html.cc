@@ -90,15 +90,9 @@ std::string Notes(const PlanReport& r) {
 
 HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir) {
   HtmlReport out;
-  std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
-                     "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : PlanPlots(report)) body += HtmlFigure(p, plot_dir, out.warnings);
-  body += "</section>\n" + Notes(report) +
-          fmt::format(
-              "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom "
-              "report DIR</code> from the directory <code>headroom plan --out DIR</code> "
-              "wrote.</footer>\n",
-              HtmlEscape(report.inputs.version));
+  const std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
+                           HtmlPlots(PlanPlots(report), plot_dir, out.warnings) + Notes(report) +
+                           HtmlFooter(report.inputs.version, "headroom plan --out DIR");
   out.html = HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
   return out;
 }

@@ -150,15 +150,9 @@ std::vector<CaptionedPlot> SimulatePlots(const SimulateReport& r) {
 
 HtmlReport SimulateReportHtml(const SimulateReport& r, const std::string& plot_dir) {
   HtmlReport out;
-  std::string body = Header(r) + Inputs(r.inputs) + RowTable(r.run, r.uncapped) +
-                     "<section id=\"plots\">\n<h2>Plots</h2>\n";
-  for (const CaptionedPlot& p : SimulatePlots(r)) body += HtmlFigure(p, plot_dir, out.warnings);
-  body += "</section>\n" +
-          fmt::format(
-              "<footer class=\"meta\">headroom {} &middot; rebuild with <code>headroom "
-              "report DIR</code> from the directory <code>headroom simulate --out DIR</code> "
-              "wrote.</footer>\n",
-              HtmlEscape(r.inputs.version));
+  const std::string body = Header(r) + Inputs(r.inputs) + RowTable(r.run, r.uncapped) +
+                           HtmlPlots(SimulatePlots(r), plot_dir, out.warnings) +
+                           HtmlFooter(r.inputs.version, "headroom simulate --out DIR");
   out.html = HtmlPage(
       fmt::format("headroom simulate: {} on {} servers", r.run.policy, r.run.servers), body);
   return out;
