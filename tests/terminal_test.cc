@@ -195,15 +195,22 @@ TEST(TerminalTest, BadColorIsAUsageError) {
 
 class CompletionTest : public ::testing::Test {
  protected:
+  // Generated once for the suite. A failure here must fail every test (gtest would only skip
+  // them if the suite's set-up asserted), hence the check in SetUp.
   static void SetUpTestSuite() {
     script_ = new std::string(TempDir("headroom_completion.bash"));
-    const CommandRun run = Shell(fmt::format("{} completion bash > {}", HEADROOM_BINARY, *script_));
-    ASSERT_EQ(run.exit_code, 0) << run.out;
+    generated_ =
+        new CommandRun(Shell(fmt::format("{} completion bash > {}", HEADROOM_BINARY, *script_)));
   }
   static void TearDownTestSuite() {
     std::filesystem::remove(*script_);
     delete script_;
     script_ = nullptr;
+    delete generated_;
+    generated_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_EQ(generated_->exit_code, 0) << "headroom completion bash: " << generated_->out;
   }
 
   // COMPREPLY after the completion function ran on `line`, the cursor at its end (a line ending
@@ -232,9 +239,11 @@ class CompletionTest : public ::testing::Test {
   }
 
   static std::string* script_;
+  static CommandRun* generated_;
 };
 
 std::string* CompletionTest::script_ = nullptr;
+CommandRun* CompletionTest::generated_ = nullptr;
 
 using Words = std::vector<std::string>;
 

@@ -14,8 +14,8 @@ void RegisterCompletion(CLI::App& app, RunFunction* run) {
       "Print a shell completion script: source <(headroom completion bash) (docs/cli.md)");
   auto shell = std::make_shared<std::string>();
   cmd->add_option("SHELL", *shell, "The shell (bash)")->required()->check(CLI::IsMember({"bash"}));
-  // `app` outlives the run: main() owns both.
-  cmd->callback([run, &app] {
+  // `app` outlives the run: main() owns both. The callback holds `shell`, which CLI11 writes.
+  cmd->callback([run, &app, shell] {
     *run = [&app] {
       std::cout << BashCompletion(app);
       return kExitOk;
