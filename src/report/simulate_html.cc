@@ -100,8 +100,11 @@ std::string RowTable(const sim::RunSummary& s, const std::optional<sim::RunSumma
          HtmlRow({"class", "run", "requests", "TTFT P50", "TTFT P99", "TBT P50", "TBT P99",
                   "E2E P50", "E2E P90", "E2E P99", "tokens/s", "E2E P50 vs uncapped"},
                  "th");
-  for (const auto& [name, cls] :
+  for (const auto& [class_name, class_member] :
        {std::pair{"HP", &sim::RunSummary::hp}, std::pair{"LP", &sim::RunSummary::lp}}) {
+    // Copies: clang before 16 cannot capture structured bindings in a lambda.
+    const char* name = class_name;
+    const auto cls = class_member;
     const auto cells = [&](const sim::RunSummary& r, const std::string& change) {
       const sim::RunSummary::Class& c = r.*cls;
       return std::vector<std::string>{name,
