@@ -170,13 +170,11 @@ std::optional<CaptionedPlot> PhasePowerPlot(const CharacterizeReport& r) {
 }
 
 std::string Header(const CharacterizeReport& r) {
-  return fmt::format(
-      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
-      "<p class=\"meta\">Simulated {} ({} settings); the best setting is the one with the "
-      "lowest peak power whose worst latency over all shapes stays within the SLO.</p>\n"
-      "</header>\n",
-      HtmlEscape(CharacterizeQuestion(r)), HtmlEscape(CharacterizeAnswer(r)),
-      HtmlEscape(r.inputs.gpu), r.settings.size());
+  return HtmlHeader(CharacterizeQuestion(r), CharacterizeAnswer(r),
+                    fmt::format("Simulated {} ({} settings); the best setting is the one with the "
+                                "lowest peak power whose worst latency over all shapes stays "
+                                "within the SLO.",
+                                HtmlEscape(r.inputs.gpu), r.settings.size()));
 }
 
 std::string Inputs(const CharacterizeReport& r) {

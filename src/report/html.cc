@@ -138,6 +138,14 @@ std::string HtmlFigure(const CaptionedPlot& p, const std::string& plot_dir,
   return SvgFigure(p.plot.name, body, p.caption);
 }
 
+std::string HtmlHeader(std::string_view question, std::string_view answer,
+                       std::string_view meta_html) {
+  return fmt::format(
+      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
+      "<p class=\"meta\">{}</p>\n</header>\n",
+      HtmlEscape(question), HtmlEscape(answer), meta_html);
+}
+
 std::string HtmlPlots(const std::vector<CaptionedPlot>& plots, const std::string& plot_dir,
                       std::vector<std::string>& warnings) {
   std::string out = "<section id=\"plots\">\n<h2>Plots</h2>\n";

@@ -44,6 +44,11 @@ std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& r
 std::string HtmlFigure(const CaptionedPlot& plot, const std::string& plot_dir,
                        std::vector<std::string>& warnings);
 
+// The page's opening: the question, the answer (both escaped) and a line of context `meta_html`
+// (markup, escaped by the caller).
+std::string HtmlHeader(std::string_view question, std::string_view answer,
+                       std::string_view meta_html);
+
 // <section id="plots"> with each plot's HtmlFigure.
 std::string HtmlPlots(const std::vector<CaptionedPlot>& plots, const std::string& plot_dir,
                       std::vector<std::string>& warnings);

@@ -56,11 +56,11 @@ std::optional<CaptionedPlot> PhasePowerPlot(const MeasureReport& m) {
 }
 
 std::string Header(const MeasureReport& m) {
-  return fmt::format(
-      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
-      "<p class=\"meta\">The command exited with {}.{}</p>\n</header>\n",
-      HtmlEscape(MeasureQuestion(m)), HtmlEscape(MeasureAnswer(m)), m.exit_code,
-      m.error.empty() ? "" : HtmlEscape(" The measurement is incomplete: " + m.error + "."));
+  return HtmlHeader(
+      MeasureQuestion(m), MeasureAnswer(m),
+      fmt::format(
+          "The command exited with {}.{}", m.exit_code,
+          m.error.empty() ? "" : HtmlEscape(" The measurement is incomplete: " + m.error + ".")));
 }
 
 std::string Inputs(const MeasureReport& m) {

@@ -13,14 +13,13 @@ namespace headroom::report {
 namespace {
 
 std::string Header(const MigCharacterizeReport& r) {
-  return fmt::format(
-      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
-      "<p class=\"meta\">{} layouts x {} workloads on the slice model (simulated; docs/mig.md). "
-      "No GPU reports power per MIG instance, so each instance's power is the whole GPU's, "
-      "attributed two ways: <b>activity</b> (idle power by SM share, the rest by SMs x busy "
-      "time) and <b>SM share</b> (all of it by SM share).</p>\n</header>\n",
-      HtmlEscape(MigCharacterizeQuestion(r)), HtmlEscape(MigCharacterizeAnswer(r)),
-      r.inputs.layouts.size(), r.inputs.workloads.size());
+  return HtmlHeader(
+      MigCharacterizeQuestion(r), MigCharacterizeAnswer(r),
+      fmt::format("{} layouts x {} workloads on the slice model (simulated; docs/mig.md). No GPU "
+                  "reports power per MIG instance, so each instance's power is the whole GPU's, "
+                  "attributed two ways: <b>activity</b> (idle power by SM share, the rest by SMs "
+                  "x busy time) and <b>SM share</b> (all of it by SM share).",
+                  r.inputs.layouts.size(), r.inputs.workloads.size()));
 }
 
 std::string Inputs(const MigCharacterizeReport& r) {

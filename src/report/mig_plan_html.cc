@@ -11,13 +11,12 @@ namespace headroom::report {
 namespace {
 
 std::string Header(const MigPlanReport& r) {
-  return fmt::format(
-      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
-      "<p class=\"meta\">{} partitions searched, {} schedules evaluated. Every option is scored "
-      "by the same event-driven evaluation of the slice model (docs/mig.md); energy per job: idle "
-      "power by SM share, dynamic power by activity.</p>\n</header>\n",
-      HtmlEscape(MigPlanQuestion(r)), HtmlEscape(MigPlanAnswer(r)), r.layouts_considered,
-      r.schedules_evaluated);
+  return HtmlHeader(
+      MigPlanQuestion(r), MigPlanAnswer(r),
+      fmt::format("{} partitions searched, {} schedules evaluated. Every option is scored by the "
+                  "same event-driven evaluation of the slice model (docs/mig.md); energy per "
+                  "job: idle power by SM share, dynamic power by activity.",
+                  r.layouts_considered, r.schedules_evaluated));
 }
 
 std::string Inputs(const MigPlanReport& r) {

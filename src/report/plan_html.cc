@@ -12,16 +12,16 @@ namespace {
 
 std::string Header(const PlanReport& r) {
   const sim::RunSummary& b = r.plan.baseline;
-  return fmt::format(
-      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
-      "<p class=\"meta\">Scenario <b>{}</b>: {}. Uncapped, the provisioned row of {} servers "
-      "peaks at {:.1f}% of its budget (mean {:.1f}%); end-to-end latency P50/P99 is {}/{} for "
-      "high priority (HP) and {}/{} for low priority (LP). {} simulations.</p>\n</header>\n",
-      HtmlEscape(PlanQuestion(r.plan)), HtmlEscape(PlanAnswer(r.plan, r.inputs.slo)),
-      HtmlEscape(r.inputs.scenario), HtmlEscape(r.inputs.description), r.plan.baseline_servers,
-      b.peak_frac * 100, b.mean_frac * 100, FormatSeconds(b.hp.e2e_p50_s),
-      FormatSeconds(b.hp.e2e_p99_s), FormatSeconds(b.lp.e2e_p50_s), FormatSeconds(b.lp.e2e_p99_s),
-      r.plan.simulations);
+  return HtmlHeader(
+      PlanQuestion(r.plan), PlanAnswer(r.plan, r.inputs.slo),
+      fmt::format(
+          "Scenario <b>{}</b>: {}. Uncapped, the provisioned row of {} servers "
+          "peaks at {:.1f}% of its budget (mean {:.1f}%); end-to-end latency P50/P99 is {}/{} for "
+          "high priority (HP) and {}/{} for low priority (LP). {} simulations.",
+          HtmlEscape(r.inputs.scenario), HtmlEscape(r.inputs.description), r.plan.baseline_servers,
+          b.peak_frac * 100, b.mean_frac * 100, FormatSeconds(b.hp.e2e_p50_s),
+          FormatSeconds(b.hp.e2e_p99_s), FormatSeconds(b.lp.e2e_p50_s),
+          FormatSeconds(b.lp.e2e_p99_s), r.plan.simulations));
 }
 
 std::string Inputs(const PlanInputs& in) {

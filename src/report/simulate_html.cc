@@ -55,13 +55,12 @@ CaptionedPlot LatencyCdf(const SimulateReport& r, const char* name, const char* 
 
 std::string Header(const SimulateReport& r) {
   const sim::RunSummary& s = r.run;
-  return fmt::format(
-      "<header>\n<p class=\"question\">{}</p>\n<h1 class=\"answer\">{}</h1>\n"
-      "<p class=\"meta\">Scenario <b>{}</b>: {}. {:.1f} h of arrivals; mean row power {:.1f}% "
-      "of the budget; {} HP and {} LP requests.</p>\n</header>\n",
-      HtmlEscape(SimulateQuestion(r)), HtmlEscape(SimulateAnswer(r)), HtmlEscape(r.inputs.scenario),
-      HtmlEscape(r.inputs.description), r.duration_s / 3600, s.mean_frac * 100, s.hp.requests,
-      s.lp.requests);
+  return HtmlHeader(
+      SimulateQuestion(r), SimulateAnswer(r),
+      fmt::format("Scenario <b>{}</b>: {}. {:.1f} h of arrivals; mean row power "
+                  "{:.1f}% of the budget; {} HP and {} LP requests.",
+                  HtmlEscape(r.inputs.scenario), HtmlEscape(r.inputs.description),
+                  r.duration_s / 3600, s.mean_frac * 100, s.hp.requests, s.lp.requests));
 }
 
 std::string Inputs(const SimulateInputs& in) {
