@@ -33,4 +33,6 @@ function(headroom_embed_files out_cc namespace function)
     DEPENDS ${files} ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
     COMMENT "Embedding ${namespace} data files"
     VERBATIM)
+  # Each generated file has its own anonymous-namespace kFile0.. names.
+  set_source_files_properties(${out_cc} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache mold                   # compiler cache and fast linker (cmake/BuildSpeed.cmake)
   clang clang-format            # format check and the thread-safety build
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/testing/embedded_catalogs.h"
 #include "core/files.h"
 
 namespace headroom::catalog {
@@ -29,12 +30,7 @@ std::string ReplaceLine(std::string text, const std::string& key, const std::str
   return text.substr(0, pos + 1) + replacement + text.substr(end);
 }
 
-core::Error ParseError(const std::string& text) {
-  const SourceFile file{"bad.yaml", text};
-  auto catalog = HardwareCatalog::FromFiles(std::span(&file, 1));
-  EXPECT_FALSE(catalog);
-  return catalog ? core::Error::Internal("parsed") : catalog.error();
-}
+using testing::ParseError;
 
 TEST(HardwareCatalogTest, EmbeddedHasEveryRequiredType) {
   auto catalog = HardwareCatalog::Embedded();
@@ -95,22 +91,27 @@ TEST(HardwareCatalogTest, UnknownNameListsKnownOnes) {
 
 TEST(HardwareCatalogTest, MalformedFilesNameFileAndField) {
   const std::string good = A100Text();
-  EXPECT_EQ(ParseError(ReplaceLine(good, "tdp_w", "tdp_w: lots")).message(),
+  EXPECT_EQ(ParseError<HardwareCatalog>(ReplaceLine(good, "tdp_w", "tdp_w: lots")).message(),
             "bad.yaml:11: field 'tdp_w': expected a number");
-  EXPECT_NE(ParseError(ReplaceLine(good, "tdp_w", "tdpw: 400"))
+  EXPECT_NE(ParseError<HardwareCatalog>(ReplaceLine(good, "tdp_w", "tdpw: 400"))
                 .message()
                 .find("field 'tdpw': unknown field"),
             std::string::npos);
-  EXPECT_NE(ParseError(ReplaceLine(good, "tdp_w", "")).message().find("field 'tdp_w': missing"),
-            std::string::npos);
-  EXPECT_NE(ParseError(ReplaceLine(good, "power_limit_w",
-                                   "power_limit_w: {min: 100, max: 400, default: 500}"))
+  EXPECT_NE(ParseError<HardwareCatalog>(ReplaceLine(good, "tdp_w", ""))
                 .message()
-                .find("field 'power_limit_w.default': 500 is outside [100, 400]"),
+                .find("field 'tdp_w': missing"),
             std::string::npos);
-  EXPECT_NE(ParseError(ReplaceLine(good, "kind", "kind: cpu")).message().find("neither gpu"),
+  EXPECT_NE(
+      ParseError<HardwareCatalog>(
+          ReplaceLine(good, "power_limit_w", "power_limit_w: {min: 100, max: 400, default: 500}"))
+          .message()
+          .find("field 'power_limit_w.default': 500 is outside [100, 400]"),
+      std::string::npos);
+  EXPECT_NE(ParseError<HardwareCatalog>(ReplaceLine(good, "kind", "kind: cpu"))
+                .message()
+                .find("neither gpu"),
             std::string::npos);
-  EXPECT_NE(ParseError("kind: gpu\nname: [unclosed\n").message().find("bad.yaml:"),
+  EXPECT_NE(ParseError<HardwareCatalog>("kind: gpu\nname: [unclosed\n").message().find("bad.yaml:"),
             std::string::npos);
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/testing/embedded_catalogs.h"
+
 namespace headroom::catalog {
 namespace {
 
@@ -38,12 +40,7 @@ MigCatalog Embedded() {
   return catalog.value_or(MigCatalog());
 }
 
-core::Error ParseError(const std::string& text) {
-  const SourceFile file{"bad.yaml", text};
-  auto catalog = MigCatalog::FromFiles(std::span(&file, 1));
-  EXPECT_FALSE(catalog);
-  return catalog ? core::Error::Internal("parsed") : catalog.error();
-}
+using testing::ParseError;
 
 constexpr const char* kMinimal = R"(kind: mig
 gpu: test-gpu
@@ -170,7 +167,7 @@ TEST(MigCatalogTest, RejectsBadEntries) {
            {"sm_count: 14", "sm_count: 14.5", "not a whole number"},
            {"ofa: 0}", "ofa: 0, nvdec: 1}", "nvdec"},
        }) {
-    const core::Error error = ParseError(Replace(kMinimal, c.from, c.to));
+    const core::Error error = ParseError<MigCatalog>(Replace(kMinimal, c.from, c.to));
     EXPECT_NE(error.message().find(c.message), std::string::npos)
         << c.to << " -> " << error.message();
   }
@@ -179,7 +176,8 @@ TEST(MigCatalogTest, RejectsBadEntries) {
 TEST(MigCatalogTest, RejectsDuplicateProfiles) {
   std::string text = kMinimal;
   text += text.substr(text.find("  - id: 19"));
-  EXPECT_NE(ParseError(text).message().find("profile ID 19 appears twice"), std::string::npos);
+  EXPECT_NE(ParseError<MigCatalog>(text).message().find("profile ID 19 appears twice"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ namespace {
 using nlohmann::ordered_json;
 using Steady = std::chrono::steady_clock;
 
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
+constexpr auto kCopyPollInterval = std::chrono::milliseconds(20);
 constexpr auto kTermGrace = std::chrono::seconds(5);
 
 // One copy of the user's command on one MIG instance. Its output passes straight through. Not
@@ -92,11 +92,11 @@ void StopAll(std::vector<InstanceProcess>& procs) {
   while (!all && Steady::now() < deadline) {
     all = true;
     for (InstanceProcess& p : procs) all = p.Poll().has_value() && all;
-    if (!all) std::this_thread::sleep_for(kPollInterval);
+    if (!all) std::this_thread::sleep_for(kCopyPollInterval);
   }
   for (InstanceProcess& p : procs) p.Signal(SIGKILL);
   for (InstanceProcess& p : procs) {
-    while (!p.Poll()) std::this_thread::sleep_for(kPollInterval);
+    while (!p.Poll()) std::this_thread::sleep_for(kCopyPollInterval);
   }
 }
 
@@ -207,7 +207,7 @@ core::Result<LayoutRun> RunLayout(gpu::Device& device, const mig::GpuMigSpec& sp
       StopAll(procs);
       return core::Fail(core::Error::Cancelled("interrupted"));
     }
-    std::this_thread::sleep_for(kPollInterval);
+    std::this_thread::sleep_for(kCopyPollInterval);
   }
   run.window_s = std::chrono::duration<double>(Steady::now() - start).count();
   HEADROOM_ASSIGN_OR_RETURN(const double e1, EnergyNow(device));
@@ -309,7 +309,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   const Steady::time_point idle_start = Steady::now();
   while (std::chrono::duration<double>(Steady::now() - idle_start).count() < o.idle_s &&
          !StopRequested().load()) {
-    std::this_thread::sleep_for(kPollInterval);
+    std::this_thread::sleep_for(kCopyPollInterval);
   }
   auto idle_e1 = EnergyNow(device);
   if (!idle_e1) return ReportError(idle_e1.error());

@@ -14,6 +14,8 @@ using Duration = std::chrono::nanoseconds;
 // A point on a monotonic time line. Its epoch is the clock's own; only differences carry meaning.
 using TimePoint = std::chrono::time_point<std::chrono::steady_clock, Duration>;
 
+inline constexpr double kSecondsPerDay = 86'400;
+
 constexpr double ToSeconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 inline Duration FromSeconds(double s) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));

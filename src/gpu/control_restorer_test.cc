@@ -3,15 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "gpu/sim/sim_device.h"
 
 namespace headroom::gpu {
 namespace {
 
-const model::GpuSpec& A100() {
-  static const auto catalog = catalog::HardwareCatalog::Embedded();
-  return **catalog->Gpu("a100-80gb-sxm");
-}
+using catalog::testing::A100;
 
 TEST(ControlRestorerTest, RestoresOnDestructionAndOnRequest) {
   core::FakeClock clock;

@@ -3,16 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "gpu/sim/sim_device.h"
 #include "gpu/testing/fault_device.h"
 
 namespace headroom::gpu {
 namespace {
 
-const model::GpuSpec& A100() {
-  static const auto catalog = catalog::HardwareCatalog::Embedded();
-  return **catalog->Gpu("a100-80gb-sxm");
-}
+using catalog::testing::A100;
 
 TEST(SnapshotTest, UnsupportedReadsAreAbsentNotErrors) {
   core::FakeClock clock;

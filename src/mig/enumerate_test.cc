@@ -5,25 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/mig_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 
 namespace headroom::mig {
 namespace {
 
-const catalog::MigCatalog& Catalog() {
-  static const catalog::MigCatalog* catalog = [] {
-    auto loaded = catalog::MigCatalog::Embedded();
-    EXPECT_TRUE(loaded) << loaded.error().message();
-    return new catalog::MigCatalog(loaded.value_or(catalog::MigCatalog()));
-  }();
-  return *catalog;
-}
-
-const GpuMigSpec& Spec(const std::string& gpu) {
-  auto spec = Catalog().Gpu(gpu);
-  EXPECT_TRUE(spec) << spec.error().message();
-  return **spec;
-}
+using catalog::testing::MigGpu;
 
 std::vector<const GiProfile*> Profiles(const GpuMigSpec& spec,
                                        const std::vector<std::string>& classes) {
@@ -42,7 +29,7 @@ const std::vector<std::string> kWithTwoSliceOneG = {"1g", "1g.2x", "2g", "3g", "
 // multisets) on A100; adding the 2-memory-slice 1g gives 78 maximal placements (38 multisets)".
 TEST(EnumerateTest, ClassicProfilesGive19PlacementsAnd14Multisets) {
   for (const char* gpu : {"a100-40gb-sxm", "a100-80gb-sxm"}) {
-    const GpuMigSpec& spec = Spec(gpu);
+    const GpuMigSpec& spec = MigGpu(gpu);
     const auto layouts = EnumerateMaximalLayouts(spec, Profiles(spec, kClassic));
     EXPECT_EQ(layouts.size(), 19u) << gpu;
     EXPECT_EQ(CountDistinctMultisets(layouts), 14) << gpu;
@@ -51,7 +38,7 @@ TEST(EnumerateTest, ClassicProfilesGive19PlacementsAnd14Multisets) {
 
 TEST(EnumerateTest, TwoSliceOneGGives78PlacementsAnd38Multisets) {
   for (const char* gpu : {"a100-40gb-sxm", "a100-80gb-sxm"}) {
-    const GpuMigSpec& spec = Spec(gpu);
+    const GpuMigSpec& spec = MigGpu(gpu);
     const auto layouts = EnumerateMaximalLayouts(spec, Profiles(spec, kWithTwoSliceOneG));
     EXPECT_EQ(layouts.size(), 78u) << gpu;
     EXPECT_EQ(CountDistinctMultisets(layouts), 38) << gpu;
@@ -60,7 +47,7 @@ TEST(EnumerateTest, TwoSliceOneGGives78PlacementsAnd38Multisets) {
 
 // Placements are identical on these GPUs, so every GPU gives the same counts.
 TEST(EnumerateTest, EveryGpuGivesTheSameCounts) {
-  for (const GpuMigSpec& spec : Catalog().gpus()) {
+  for (const GpuMigSpec& spec : catalog::testing::EmbeddedMig().gpus()) {
     EXPECT_EQ(EnumerateMaximalLayouts(spec, Profiles(spec, kClassic)).size(), 19u) << spec.name;
     EXPECT_EQ(EnumerateMaximalLayouts(spec, Profiles(spec, kWithTwoSliceOneG)).size(), 78u)
         << spec.name;
@@ -68,7 +55,7 @@ TEST(EnumerateTest, EveryGpuGivesTheSameCounts) {
 }
 
 TEST(EnumerateTest, LayoutsAreValidMaximalCanonicalAndDistinct) {
-  const GpuMigSpec& spec = Spec("a100-80gb-sxm");
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
   std::vector<std::string> all_classes;
   for (const GiProfile& p : spec.profiles) all_classes.push_back(p.short_name);
   const auto profiles = Profiles(spec, all_classes);
@@ -93,7 +80,7 @@ TEST(EnumerateTest, LayoutsAreValidMaximalCanonicalAndDistinct) {
 }
 
 TEST(EnumerateTest, ClassicA100LayoutsAreTheKnownOnes) {
-  const GpuMigSpec& spec = Spec("a100-80gb-sxm");
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
   std::vector<std::string> texts;
   for (const Layout& layout : EnumerateMaximalLayouts(spec, Profiles(spec, {"3g", "4g", "7g"}))) {
     texts.push_back(FormatLayout(layout));
@@ -103,7 +90,7 @@ TEST(EnumerateTest, ClassicA100LayoutsAreTheKnownOnes) {
 }
 
 TEST(EnumerateTest, NoProfilesGiveTheEmptyLayout) {
-  const auto layouts = EnumerateMaximalLayouts(Spec("a100-80gb-sxm"), {});
+  const auto layouts = EnumerateMaximalLayouts(MigGpu("a100-80gb-sxm"), {});
   ASSERT_EQ(layouts.size(), 1u);
   EXPECT_TRUE(layouts[0].instances.empty());
 }

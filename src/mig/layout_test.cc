@@ -5,28 +5,19 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/mig_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 
 namespace headroom::mig {
 namespace {
 
-const GpuMigSpec& Spec(const std::string& gpu) {
-  static const catalog::MigCatalog* catalog = [] {
-    auto loaded = catalog::MigCatalog::Embedded();
-    EXPECT_TRUE(loaded) << loaded.error().message();
-    return new catalog::MigCatalog(loaded.value_or(catalog::MigCatalog()));
-  }();
-  auto spec = catalog->Gpu(gpu);
-  EXPECT_TRUE(spec) << spec.error().message();
-  return **spec;
-}
+using catalog::testing::MigGpu;
 
 // The reason ValidateLayout gives for `text` on `gpu`, or "" when the layout is valid.
 std::string Reason(const std::string& gpu, const std::string& text) {
   auto layout = ParseLayout(text);
   EXPECT_TRUE(layout) << layout.error().message();
   if (!layout) return "unparsed";
-  auto status = ValidateLayout(Spec(gpu), *layout);
+  auto status = ValidateLayout(MigGpu(gpu), *layout);
   return status ? "" : status.error().message();
 }
 
@@ -137,7 +128,7 @@ TEST(LayoutTest, RejectsEachRuleWithItsReason) {
 
 // The "+me" rule does not rest on max_instances: a catalog that allowed more still gets one.
 TEST(LayoutTest, RejectsASecondMediaExtensionProfile) {
-  GpuMigSpec spec = Spec("a100-80gb-sxm");
+  GpuMigSpec spec = MigGpu("a100-80gb-sxm");
   for (GiProfile& p : spec.profiles) {
     if (p.media_extension) p.max_instances = 7;
   }
@@ -155,7 +146,7 @@ TEST(LayoutTest, ProfileNamesAreCaseInsensitive) {
 }
 
 TEST(LayoutTest, UniformLayoutsTakeTheEarliestNonOverlappingSlots) {
-  const GpuMigSpec& a100 = Spec("a100-80gb-sxm");
+  const GpuMigSpec& a100 = MigGpu("a100-80gb-sxm");
   auto halves = UniformLayout(a100, "3g", 2);
   ASSERT_TRUE(halves);
   EXPECT_EQ(FormatLayout(*halves), "3g.40gb@0,3g.40gb@4");

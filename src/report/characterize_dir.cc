@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kWriter = "headroom characterize --out";
+constexpr const char* kCharacterizeWriter = "headroom characterize --out";
 
 CharacterizeInputs ReadInputs(FieldReader& r, const json& j) {
   CharacterizeInputs in;
@@ -113,7 +113,7 @@ core::Result<CharacterizeReport> ReadCharacterizeDir(const std::string& dir) {
   }
   const std::string path = fmt::format("{}/{}", dir, kCharacterizeSummaryFile);
   HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
-  FieldReader r(path, kWriter);
+  FieldReader r(path, kCharacterizeWriter);
   CharacterizeReport report;
   report.inputs = ReadInputs(r, j);
   const json& settings = r.List(j, "settings", "");

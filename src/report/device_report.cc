@@ -10,19 +10,19 @@
 namespace headroom::report {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 // Readings carry no more than milli-unit precision; longer decimals are noise in a log.
 double Round3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
 template <class T, class F>
-json OrNull(const std::optional<T>& value, F&& get) {
-  if (!value) return json(nullptr);
+ordered_json OrNull(const std::optional<T>& value, F&& get) {
+  if (!value) return ordered_json(nullptr);
   const auto v = get(*value);
   if constexpr (std::is_floating_point_v<decltype(v)>) {
-    return json(Round3(v));
+    return ordered_json(Round3(v));
   } else {
-    return json(v);
+    return ordered_json(v);
   }
 }
 
@@ -32,7 +32,7 @@ std::string Cell(const std::optional<T>& value, F&& get, int decimals = 0) {
   return value ? fmt::format("{:.{}f}", static_cast<double>(get(*value)), decimals) : "-";
 }
 
-std::string CsvCell(const json& value) {
+std::string CsvCell(const ordered_json& value) {
   if (value.is_null()) return "";
   if (value.is_string()) return value.get<std::string>();
   return value.dump();
@@ -52,11 +52,11 @@ const std::vector<TextTable::Column> kMonitorColumns = {{"TIME s"},
                                                         {"LIMIT W"},
                                                         {"THROTTLE", TextTable::Align::kLeft}};
 
-json MonitorJson(const MonitorRow& row) {
+ordered_json MonitorJson(const MonitorRow& row) {
   const gpu::DeviceSnapshot& s = row.snapshot;
   auto w = [](core::Watts x) { return x.value(); };
   auto mhz = [](core::Megahertz x) { return x.value(); };
-  return json{
+  return ordered_json{
       {"time_s", Round3(row.time_s)},
       {"gpu", row.gpu},
       {"power_w", OrNull(s.power_instant, w)},
@@ -79,10 +79,11 @@ nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
   const gpu::DeviceSnapshot& s = g.snapshot;
   auto w = [](core::Watts x) { return x.value(); };
   auto mhz = [](core::Megahertz x) { return x.value(); };
-  json lock = nullptr;
+  ordered_json lock = nullptr;
   if (g.clock_lock)
-    lock = json{{"min_mhz", g.clock_lock->min.value()}, {"max_mhz", g.clock_lock->max.value()}};
-  return json{
+    lock = ordered_json{{"min_mhz", g.clock_lock->min.value()},
+                        {"max_mhz", g.clock_lock->max.value()}};
+  return ordered_json{
       {"index", g.info.index},
       {"name", g.info.name},
       {"uuid", g.info.uuid},
@@ -155,7 +156,7 @@ MonitorWriter::MonitorWriter(MonitorFormat format, std::ostream& out)
 }
 
 void MonitorWriter::Write(const MonitorRow& row) {
-  const json j = MonitorJson(row);
+  const ordered_json j = MonitorJson(row);
   switch (format_) {
     case MonitorFormat::kJsonl:
       out_ << j.dump() << "\n";

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kWriter = "headroom measure --out";
+constexpr const char* kMeasureWriter = "headroom measure --out";
 
 void ReadSummary(FieldReader& r, const json& j, MeasureReport& m) {
   for (const json& c : r.List(j, "command", "")) {
@@ -107,7 +107,7 @@ core::Result<MeasureReport> ReadMeasureDir(const std::string& dir) {
   }
   const std::string path = fmt::format("{}/{}", dir, kMeasureSummaryFile);
   HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
-  FieldReader r(path, kWriter);
+  FieldReader r(path, kMeasureWriter);
   MeasureReport m;
   ReadSummary(r, j, m);
   if (r.error()) return core::Fail(*r.error());

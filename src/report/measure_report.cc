@@ -11,10 +11,10 @@
 namespace headroom::report {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
-json OptionalJoules(const std::optional<core::Joules>& j) {
-  return j ? json(j->value()) : json(nullptr);
+ordered_json OptionalJoules(const std::optional<core::Joules>& j) {
+  return j ? ordered_json(j->value()) : ordered_json(nullptr);
 }
 
 struct PhaseTotal {
@@ -54,15 +54,15 @@ double TotalEnergy(const MeasureSummary& s) {
 
 }  // namespace
 
-json MeasureJson(const MeasureSummary& s) {
-  json out;
+ordered_json MeasureJson(const MeasureSummary& s) {
+  ordered_json out;
   out["command"] = s.command;
   out["exit_code"] = s.exit_code;
   out["backend"] = s.backend;
   out["complete"] = !s.error.has_value();
-  out["error"] = s.error ? json(*s.error) : json(nullptr);
+  out["error"] = s.error ? ordered_json(*s.error) : ordered_json(nullptr);
   out["duration_s"] = s.duration_s;
-  out["gpus"] = json::array();
+  out["gpus"] = ordered_json::array();
   double peak_sum = 0;
   for (const MeasuredGpu& g : s.gpus) {
     const telemetry::EnergyReport& e = g.energy;
@@ -76,9 +76,11 @@ json MeasureJson(const MeasureSummary& s) {
         {"energy_source_note", e.source_note},
         {"counter_energy_j", OptionalJoules(e.counter_energy)},
         {"integrated_energy_j", OptionalJoules(e.integrated_energy)},
-        {"counter_vs_integration", e.disagreement ? json(*e.disagreement) : json(nullptr)},
-        {"counter_update_period_s",
-         e.counter_update_period ? json(core::ToSeconds(*e.counter_update_period)) : json(nullptr)},
+        {"counter_vs_integration",
+         e.disagreement ? ordered_json(*e.disagreement) : ordered_json(nullptr)},
+        {"counter_update_period_s", e.counter_update_period
+                                        ? ordered_json(core::ToSeconds(*e.counter_update_period))
+                                        : ordered_json(nullptr)},
         {"counter_update_period_is_upper_bound", e.counter_update_period_is_upper_bound},
         {"counter_resets", e.counter_resets},
         {"power_reading", e.power_reading},
@@ -103,16 +105,16 @@ json MeasureJson(const MeasureSummary& s) {
   } else {
     out["work"] = nullptr;
   }
-  out["phases"] = json::array();
+  out["phases"] = ordered_json::array();
   for (const auto& [name, t] : PhaseTotals(s)) {
     const double work = WorkIn(s, name);
-    out["phases"].push_back(
-        {{"name", name},
-         {"duration_s", t.duration_s},
-         {"energy_j", t.energy_j},
-         {"avg_power_w", t.duration_s > 0 ? t.energy_j / t.duration_s : 0.0},
-         {"work", work},
-         {"energy_per_unit_j", work > 0 ? json(t.energy_j / work) : json(nullptr)}});
+    out["phases"].push_back({{"name", name},
+                             {"duration_s", t.duration_s},
+                             {"energy_j", t.energy_j},
+                             {"avg_power_w", t.duration_s > 0 ? t.energy_j / t.duration_s : 0.0},
+                             {"work", work},
+                             {"energy_per_unit_j",
+                              work > 0 ? ordered_json(t.energy_j / work) : ordered_json(nullptr)}});
   }
   return out;
 }

@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-constexpr const char* kWriter = "headroom mig characterize --report";
+constexpr const char* kMigCharacterizeWriter = "headroom mig characterize --report";
 constexpr const char* kCsvHeader =
     "layout,workload,batch,instance,slice,sm_count,memory_gib,fits,samples_per_s,busy,"
     "power_activity_w,power_sm_share_w,j_per_sample_activity,j_per_sample_sm_share,"
@@ -210,7 +210,7 @@ core::Result<MigCharacterizeReport> ReadMigCharacterizeDir(const std::string& di
   }
   const std::string path = fmt::format("{}/{}", dir, kMigCharacterizeFile);
   HEADROOM_ASSIGN_OR_RETURN(const json j, ReadJsonObject(path));
-  FieldReader r(path, kWriter);
+  FieldReader r(path, kMigCharacterizeWriter);
   std::optional<core::Error> invalid;
   MigCharacterizeReport report;
   const json& in = r.Object(j, "inputs", "");

@@ -8,16 +8,13 @@
 #include "core/files.h"
 #include "report/html.h"
 #include "report/mig_characterize_html.h"
+#include "report/testing/fresh_dir.h"
 #include "report/testing/sample_mig.h"
 
 namespace headroom::report {
 namespace {
 
-std::string FreshDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "mig_characterize_report_test_" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+using testing::FreshDir;
 
 TEST(MigCharacterizeReportTest, WhatIsWrittenReadsBackTheSame) {
   const std::string dir = FreshDir("round_trip");

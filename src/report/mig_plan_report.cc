@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-constexpr const char* kWriter = "headroom mig plan --report";
+constexpr const char* kMigPlanWriter = "headroom mig plan --report";
 
 ordered_json OptionJson(const MigOption& o, const MigOption* reference) {
   ordered_json j = {{"name", o.name}, {"layout", o.layout}, {"feasible", o.feasible}};
@@ -261,7 +261,7 @@ core::Result<MigPlanReport> ReadMigPlanDir(const std::string& dir) {
   }
   const std::string path = fmt::format("{}/{}", dir, kMigPlanFile);
   HEADROOM_ASSIGN_OR_RETURN(const json j, ReadJsonObject(path));
-  FieldReader r(path, kWriter);
+  FieldReader r(path, kMigPlanWriter);
   MigPlanReport report;
   const json& in = r.Object(j, "inputs", "");
   report.inputs = {.jobs_file = r.Text(in, "jobs_file", "inputs."),

@@ -6,16 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "core/files.h"
+#include "report/testing/fresh_dir.h"
 #include "report/testing/sample_plan.h"
 
 namespace headroom::report {
 namespace {
 
-std::string FreshDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "plan_dir_test_" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+using testing::FreshDir;
 
 TEST(PlanDirTest, WhatIsWrittenReadsBackTheSame) {
   const std::string dir = FreshDir("round_trip");

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kWriter = "headroom simulate --out";
+constexpr const char* kSimulateWriter = "headroom simulate --out";
 // Windows of the row power plot: a week in 5-minute windows, an hour in 2-second ones.
 constexpr int kPowerWindows = 2000;
 
@@ -113,7 +113,7 @@ core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
   }
   const std::string path = fmt::format("{}/{}", dir, kSimulateSummaryFile);
   HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
-  FieldReader r(path, kWriter);
+  FieldReader r(path, kSimulateWriter);
   SimulateReport report;
   report.inputs = ReadInputs(r, r.Object(j, "inputs", ""));
   report.run = ReadRunJson(r, j, "");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "core/files.h"
 #include "gpu/sim/sim_device.h"
 #include "policy/policy_params.h"
@@ -15,10 +16,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const model::GpuSpec& A100() {
-  static const auto catalog = catalog::HardwareCatalog::Embedded();
-  return **catalog->Gpu("a100-80gb-sxm");
-}
+using catalog::testing::A100;
 
 class AgentTest : public ::testing::Test {
  protected:

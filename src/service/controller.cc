@@ -17,8 +17,8 @@ namespace {
 using nlohmann::ordered_json;
 
 // Agents report clocks snapped to the GPU's grid (A100: 15 MHz) and watts to the milliwatt.
-constexpr double kClockTolerance = 8;
-constexpr double kPowerTolerance = 0.5;
+constexpr double kAckClockToleranceMhz = 8;
+constexpr double kAckPowerToleranceW = 0.5;
 
 template <class T>
 bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
@@ -27,8 +27,8 @@ bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance
 }
 
 bool SameTargets(const policy::ServerTargets& a, const policy::ServerTargets& b) {
-  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, kClockTolerance) &&
-         Near(a.power_limit, b.power_limit, kPowerTolerance);
+  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, kAckClockToleranceMhz) &&
+         Near(a.power_limit, b.power_limit, kAckPowerToleranceW);
 }
 
 ordered_json TargetsJson(const policy::ServerTargets& t) {

@@ -3,16 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "core/time.h"
 #include "gpu/sim/sim_device.h"
 
 namespace headroom::service {
 namespace {
 
-const model::GpuSpec& A100() {
-  static const auto catalog = catalog::HardwareCatalog::Embedded();
-  return **catalog->Gpu("a100-80gb-sxm");
-}
+using catalog::testing::A100;
 
 std::vector<gpu::Device*> Raw(const std::vector<std::unique_ptr<gpu::Device>>& devices) {
   std::vector<gpu::Device*> out;

@@ -11,7 +11,6 @@
 namespace headroom::sim {
 namespace {
 
-constexpr double kDaySeconds = 86'400;
 // Per-day counts stop here: a longer trace almost surely has its times in the wrong unit.
 constexpr double kMaxDays = 3'660;
 
@@ -98,14 +97,14 @@ core::Result<TraceStats> ComputeTraceStats(RequestSource& source) {
     if (r->priority == Priority::kHigh) ++stats.high_priority;
     if (r->priority == Priority::kLow) ++stats.low_priority;
     const double clock_s = std::max(0.0, clock_offset_s + r->arrival_s);
-    if (clock_s >= kMaxDays * kDaySeconds) {
+    if (clock_s >= kMaxDays * core::kSecondsPerDay) {
       return core::Fail(core::Error::InvalidArgument(fmt::format(
           "arrival at {} s is more than {} days into the trace; are its times in seconds?",
           r->arrival_s, kMaxDays)));
     }
-    const auto day = static_cast<size_t>(clock_s / kDaySeconds);
+    const auto day = static_cast<size_t>(clock_s / core::kSecondsPerDay);
     const auto hour =
-        static_cast<size_t>((clock_s - static_cast<double>(day) * kDaySeconds) / 3600);
+        static_cast<size_t>((clock_s - static_cast<double>(day) * core::kSecondsPerDay) / 3600);
     ++stats.per_hour_of_day[std::min<size_t>(hour, 23)];
     if (stats.per_day.size() <= day) stats.per_day.resize(day + 1, 0);
     ++stats.per_day[day];

@@ -12,8 +12,7 @@
 namespace headroom::sim {
 namespace {
 
-constexpr double kDaySeconds = 86'400;
-constexpr double kWeekSeconds = 7 * kDaySeconds;
+constexpr double kWeekSeconds = 7 * core::kSecondsPerDay;
 // The daily curve's shape, cos(x) + kSecondHarmonic cos(2x) with x = 0 at the peak: the second
 // harmonic widens and flattens the night trough and sharpens the afternoon peak. Its maximum is
 // at x = 0 (1 + k) and its minimum at x = pi (-1 + k) for 0 <= k <= 1/4.
@@ -108,14 +107,14 @@ TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
   const std::chrono::sys_time<core::Duration> start(params.start);
   const auto start_day = std::chrono::floor<std::chrono::days>(start);
   const unsigned weekday = std::chrono::weekday(start_day).iso_encoding() - 1;  // Monday: 0
-  start_of_week_s_ = weekday * kDaySeconds + core::ToSeconds(start - start_day);
+  start_of_week_s_ = weekday * core::kSecondsPerDay + core::ToSeconds(start - start_day);
   // peak / trough = (1 + a kShapeMax) / (1 + a kShapeMin).
   const double r = params.peak_to_trough;
   daily_amplitude_ = (r - 1) / (kShapeMax - r * kShapeMin);
   weekly_norm_ = 7 / (5 + 2 * params.weekend_factor);
   // A time is in a burst when one started within burst_length before it: probability
   // 1 - exp(-bursts per second x length) for Poisson starts.
-  const double burst_rate = params.bursts_per_day / kDaySeconds;
+  const double burst_rate = params.bursts_per_day / core::kSecondsPerDay;
   const double in_burst = -std::expm1(-burst_rate * core::ToSeconds(params.burst_length));
   burst_mean_ = 1 + (params.burst_size - 1) * in_burst;
   const double burst_peak = burst_rate > 0 ? params.burst_size : 1.0;
@@ -127,8 +126,8 @@ TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
 
 double TraceSynth::Shape(double t_s) const {
   const double week_s = std::fmod(start_of_week_s_ + t_s, kWeekSeconds);
-  const int day = static_cast<int>(week_s / kDaySeconds);  // Monday: 0
-  const double hour = (week_s - day * kDaySeconds) / 3600;
+  const int day = static_cast<int>(week_s / core::kSecondsPerDay);  // Monday: 0
+  const double hour = (week_s - day * core::kSecondsPerDay) / 3600;
   const double x = 2 * std::numbers::pi * (hour - params_.peak_hour) / 24;
   const double daily = 1 + daily_amplitude_ * (std::cos(x) + kSecondHarmonic * std::cos(2 * x));
   const double weekly = (day >= 5 ? params_.weekend_factor : 1.0) * weekly_norm_;
@@ -138,7 +137,7 @@ double TraceSynth::Shape(double t_s) const {
 double TraceSynth::ExpectedRate(double t_s) const { return target_rate_ * Shape(t_s); }
 
 bool TraceSynth::InBurst(double t_s) {
-  const double burst_rate = params_.bursts_per_day / kDaySeconds;
+  const double burst_rate = params_.bursts_per_day / core::kSecondsPerDay;
   while (next_burst_s_ <= t_s) {
     burst_end_s_ = next_burst_s_ + core::ToSeconds(params_.burst_length);
     next_burst_s_ += ExponentialDraw(bursts_, burst_rate);

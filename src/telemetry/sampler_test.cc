@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "gpu/sim/sim_device.h"
 #include "gpu/testing/fault_device.h"
 
@@ -12,10 +13,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const model::GpuSpec& A100() {
-  static const auto catalog = catalog::HardwareCatalog::Embedded();
-  return **catalog->Gpu("a100-80gb-sxm");
-}
+using catalog::testing::A100;
 
 gpu::sim::SimOptions Load(const char* script) {
   gpu::sim::SimOptions o;

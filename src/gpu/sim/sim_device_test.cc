@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 
 namespace headroom::gpu::sim {
 namespace {
@@ -13,10 +14,7 @@ using core::Megahertz;
 using core::Watts;
 using std::chrono::seconds;
 
-const model::GpuSpec& A100() {
-  static const auto catalog = catalog::HardwareCatalog::Embedded();
-  return **catalog->Gpu("a100-80gb-sxm");
-}
+using catalog::testing::A100;
 
 SimOptions WithScript(const char* script) {
   SimOptions options;
