@@ -10,6 +10,10 @@ if(HEADROOM_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   if(HEADROOM_CCACHE_PROGRAM)
     set(CMAKE_CXX_COMPILER_LAUNCHER env CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} CCACHE_NOHASHDIR=true
         ${HEADROOM_CCACHE_PROGRAM})
+    # __FILE__ (gtest's assertions, HEADROOM_CHECK) and debug info name sources relative to the
+    # tree: unity batches include their sources by absolute path, which would otherwise differ
+    # between clones and miss the cache (ccache rewrites this flag itself under CCACHE_BASEDIR).
+    add_compile_options(-ffile-prefix-map=${CMAKE_SOURCE_DIR}/=)
   endif()
 endif()
 
