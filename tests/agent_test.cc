@@ -11,13 +11,16 @@
 #include <thread>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +64,7 @@ class AgentDaemonTest : public ::testing::Test {
     auto port = agent->WaitForPort();
     EXPECT_TRUE(port) << agent->Stderr();
     if (port) {
+      port_ = *port;
       client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
       client_->set_connection_timeout(2);
       client_->set_read_timeout(5);
@@ -90,6 +94,7 @@ class AgentDaemonTest : public ::testing::Test {
   std::string token_file_;
   std::string state_file_;
   std::unique_ptr<httplib::Client> client_;
+  int port_ = 0;  // of the agent Start() started last
   int starts_ = 0;
 };
 
@@ -172,6 +177,86 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   EXPECT_FALSE(std::filesystem::exists(state_file_));
 }
 
+// A raw TCP connection to the agent, for clients that no well-behaved library would be.
+class RawConnection {
+ public:
+  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~RawConnection() { close(fd_); }
+  bool connected() const { return connected_; }
+  bool Send(const std::string& bytes) {
+    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+  // What the agent answers within `timeout` (empty if nothing).
+  std::string Receive(milliseconds timeout) {
+    pollfd p{fd_, POLLIN, 0};
+    std::string out;
+    char buf[4096];
+    while (poll(&p, 1, static_cast<int>(timeout.count())) > 0) {
+      const ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+      if (out.find("\r\n\r\n") != std::string::npos) break;
+    }
+    return out;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+// Clients that hold connections open, trickle bytes or announce huge bodies must not take the
+// agent away from its controller: /healthz and an authorized PUT are still answered, an
+// unauthenticated body is refused before it is read, and an oversized one with 413.
+TEST_F(AgentDaemonTest, HostileClientsDoNotStarveTheAgent) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  const int port = port_;
+  std::vector<std::unique_ptr<RawConnection>> idle, slow;
+  for (int i = 0; i < 16; ++i) idle.push_back(std::make_unique<RawConnection>(port));
+  for (int i = 0; i < 8; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(port));
+    ASSERT_TRUE(slow.back()->Send("G"));
+  }
+  std::thread trickle([&slow] {
+    for (const char c : std::string("ET /healthz")) {
+      std::this_thread::sleep_for(milliseconds(400));
+      for (auto& conn : slow) conn->Send(std::string(1, c));
+    }
+  });
+  std::this_thread::sleep_for(milliseconds(300));
+  httplib::Client probe("127.0.0.1", port);
+  probe.set_connection_timeout(2);
+  probe.set_read_timeout(2);
+  auto health = probe.Get("/healthz");
+  EXPECT_TRUE(health && health->status == 200) << "healthz starved by 24 hostile connections";
+  auto put = probe.Put("/v1/caps", Auth(),
+                       R"({"sm_clock_mhz": 1275, "lease_s": 30, "request_id": "hostile-1"})",
+                       "application/json");
+  EXPECT_TRUE(put && put->status == 200) << "an authorized PUT starved";
+  trickle.join();
+
+  // 150 MB announced without a token: 401 at once, the body never read.
+  RawConnection huge(port);
+  ASSERT_TRUE(huge.Send("PUT /v1/caps HTTP/1.1\r\nHost: x\r\nContent-Length: 150000000\r\n\r\n"));
+  const std::string refused = huge.Receive(milliseconds(2000));
+  EXPECT_NE(refused.find("HTTP/1.1 401"), std::string::npos) << refused;
+  // With the token, a body over the limit: 413, and the caps stay as they were.
+  auto oversized = Put(std::string(200 * 1024, ' ') + "{}");
+  ASSERT_TRUE(oversized);
+  EXPECT_EQ(oversized->status, 413);
+  EXPECT_EQ(State()["gpus"][0]["caps"]["sm_clock_mhz"], 1275.0);
+  auto after = client_->Get("/healthz");
+  EXPECT_TRUE(after && after->status == 200);
+}
+
 // --quiet (a global flag, here after the subcommand) drops the daemon's info lines; errors and
 // warnings would stay.
 TEST_F(AgentDaemonTest, QuietDropsTheInfoLogLines) {
@@ -239,6 +324,15 @@ TEST_F(AgentDaemonTest, TokenFileMustExistAndHoldAToken) {
   AgentProcess missing(Args(), (dir_ / "missing.log").string());
   EXPECT_EQ(missing.Wait(), 2);
   EXPECT_NE(missing.Stderr().find("--token-file"), std::string::npos) << missing.Stderr();
+}
+
+// Without a writable state directory the agent refuses to start, instead of answering its
+// first cap (in a power emergency) with 503.
+TEST_F(AgentDaemonTest, StateDirectoryMustBeWritable) {
+  state_file_ = (dir_ / "missing-dir" / "state.json").string();
+  AgentProcess agent(Args(), (dir_ / "nostate.log").string());
+  EXPECT_EQ(agent.Wait(), 2);
+  EXPECT_NE(agent.Stderr().find("cannot write there"), std::string::npos) << agent.Stderr();
 }
 
 TEST_F(AgentDaemonTest, TlsNeedsACertificateAndItsKeyThatLoad) {

@@ -1,9 +1,12 @@
 #include "core/parse.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -13,19 +16,53 @@ namespace {
 
 struct UnitScale {
   std::string_view suffix;
-  double seconds;
+  long long ns;
 };
 
 // Longest suffix first so that "ms" is not read as "m" + "s".
 constexpr std::array<UnitScale, 7> kDurationUnits = {{
-    {"ns", 1e-9},
-    {"us", 1e-6},
-    {"ms", 1e-3},
-    {"s", 1.0},
-    {"m", 60.0},
-    {"h", 3600.0},
-    {"d", 86400.0},
+    {"ns", 1},
+    {"us", 1'000},
+    {"ms", 1'000'000},
+    {"s", 1'000'000'000},
+    {"m", 60'000'000'000},
+    {"h", 3'600'000'000'000},
+    {"d", 86'400'000'000'000},
 }};
+
+constexpr long long kMaxNs = std::numeric_limits<long long>::max();
+// Wide enough for a whole number of nanoseconds times a 19-digit fraction (GCC and clang).
+__extension__ typedef __int128 Int128;  // NOLINT(modernize-use-using): __extension__ needs typedef
+
+// "12" or "12.345" times a unit, in whole nanoseconds, exactly (a double would be off by a
+// nanosecond or more beyond 2^53 ns, about 104 days); nullopt when it does not fit int64 ns or is
+// not plain decimal (an exponent goes through ApproximateNs).
+std::optional<long long> ExactNs(std::string_view number, long long unit_ns) {
+  const size_t dot = number.find('.');
+  const std::string_view whole = number.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? "" : number.substr(dot + 1);
+  if (whole.empty() && frac.empty()) return std::nullopt;
+  auto digits = [](std::string_view t) {
+    return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(whole) || !digits(frac)) return std::nullopt;
+  long long w = 0;
+  if (!whole.empty()) {
+    const auto [ptr, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), w);
+    if (ec != std::errc() || ptr != whole.data() + whole.size()) return std::nullopt;
+  }
+  if (w > kMaxNs / unit_ns) return std::nullopt;
+  // The fraction, rounded to the nanosecond: at most 19 digits matter for any unit here.
+  Int128 f = 0, scale = 1;
+  for (char c : frac.substr(0, 19)) {
+    f = f * 10 + (c - '0');
+    scale *= 10;
+  }
+  const Int128 frac_ns = (f * unit_ns * 2 + scale) / (scale * 2);
+  const Int128 total = static_cast<Int128>(w) * unit_ns + frac_ns;
+  if (total > kMaxNs) return std::nullopt;
+  return static_cast<long long>(total);
+}
 
 }  // namespace
 
@@ -88,10 +125,11 @@ Result<Duration> ParseDuration(std::string_view text) {
     const std::string_view number = t.substr(0, t.size() - unit.suffix.size());
     const char last = number.back();
     if (!std::isdigit(static_cast<unsigned char>(last)) && last != '.') continue;
-    auto value = ParseDouble(number);
+    if (auto exact = ExactNs(number, unit.ns)) return Duration(*exact);
+    auto value = ParseDouble(number);  // "1e3s" and the like
     if (!value || *value < 0) break;
-    const double ns = *value * unit.seconds * 1e9;
-    if (ns > 9.2e18) break;
+    const double ns = *value * static_cast<double>(unit.ns);
+    if (ns >= 9.2e18) break;  // below int64's 9.22e18 with room for rounding
     return Duration(static_cast<long long>(std::llround(ns)));
   }
   return Fail(Error::InvalidArgument(fmt::format(
@@ -133,8 +171,10 @@ Result<std::vector<double>> ParseValueList(std::string_view text) {
     if ((stop - start) / step > 100000) {
       return Fail(Error::InvalidArgument(fmt::format("range '{}' has too many values", text)));
     }
-    // Tolerance so that 1110:1410:75 includes 1410 despite rounding.
-    for (double x = start; x <= stop + step * 1e-9; x += step) values.push_back(x);
+    // Counted, not accumulated: `x += step` stops moving x where step is below x's precision
+    // (1e20:1e20:1). The tolerance lets 1110:1410:75 include 1410 despite rounding.
+    const auto count = static_cast<long long>(std::floor((stop - start) / step + 1e-9)) + 1;
+    for (long long i = 0; i < count; ++i) values.push_back(start + static_cast<double>(i) * step);
     return values;
   }
   for (std::string_view part : Split(t, ',')) {

@@ -36,6 +36,26 @@ TEST(ParseDurationTest, FormatRoundTrips) {
   EXPECT_EQ(FormatDuration(seconds(120)), "2m");
 }
 
+// Durations are whole nanoseconds in int64: read exactly, never wrapped.
+TEST(ParseDurationTest, ExactToTheNanosecondAndBoundedByInt64) {
+  EXPECT_EQ(ParseDuration("3740000000000000ns")->count(), 3'740'000'000'000'000LL);
+  EXPECT_EQ(ParseDuration("9223372036854775807ns")->count(), 9'223'372'036'854'775'807LL);
+  EXPECT_EQ(ParseDuration("1.000000001s")->count(), 1'000'000'001LL);
+  EXPECT_EQ(ParseDuration("0.0000000005s")->count(), 1);  // half a nanosecond rounds up
+  EXPECT_EQ(ParseDuration("106751d")->count(), 106'751LL * 86'400'000'000'000LL);
+  EXPECT_EQ(ParseDuration("1e3ms")->count(), 1'000'000'000LL);
+  for (const char* big : {"9223372036854775808ns", "106752d", "36000000000d", "1e300s", "9.3e18ns",
+                          "99999999999999999999999s"}) {
+    EXPECT_FALSE(ParseDuration(big)) << big;
+  }
+  // Every duration FormatDuration writes reads back the same.
+  for (long long ns : {1LL, 999LL, 1'500'000LL, 3'740'000'000'000'001LL, 86'400'000'000'000LL * 3,
+                       9'223'372'036'854'775'807LL}) {
+    EXPECT_EQ(ParseDuration(FormatDuration(Duration(ns)))->count(), ns)
+        << FormatDuration(Duration(ns));
+  }
+}
+
 TEST(ParseNumberTest, Strict) {
   EXPECT_DOUBLE_EQ(*ParseDouble("1.25"), 1.25);
   EXPECT_FALSE(ParseDouble("1.25W"));
@@ -53,6 +73,14 @@ TEST(ParseValueListTest, RangesAndLists) {
   EXPECT_FALSE(ParseValueList("1:2"));
   EXPECT_FALSE(ParseValueList("1:10:0"));
   EXPECT_FALSE(ParseValueList("250,x"));
+}
+
+// A step below the start's precision used to leave x where it was and loop until memory ran out.
+TEST(ParseValueListTest, StepsTooSmallToMoveTheValueEnd) {
+  EXPECT_EQ(*ParseValueList("1e20:1e20:1"), (std::vector<double>{1e20}));
+  EXPECT_EQ(*ParseValueList("1100:1100:1e-300"), (std::vector<double>{1100}));
+  EXPECT_FALSE(ParseValueList("1100:1101:1e-300"));  // too many values
+  EXPECT_EQ(ParseValueList("0:1:0.1")->size(), 11u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,29 @@ namespace headroom::core {
 namespace {
 
 std::string Key(std::string_view key) { return std::string(key); }
+
+// yaml-cpp keeps the first of two equal keys and drops the second without a word; a file that
+// says `budget_w` twice is a mistake to point at, not to resolve silently.
+Status CheckNoDuplicateKeys(const YAML::Node& node, const std::string& source) {
+  if (node.IsMap()) {
+    std::vector<std::string> seen;
+    for (const auto& entry : node) {
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+      if (entry.first.IsScalar()) {
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+          return Fail(Error::InvalidArgument(fmt::format("{}:{}: field '{}' is given twice", source,
+                                                         entry.first.Mark().line + 1, key)));
+        }
+        seen.push_back(key);
+      }
+      HEADROOM_RETURN_IF_ERROR(CheckNoDuplicateKeys(entry.second, source));
+    }
+  } else if (node.IsSequence()) {
+    for (const YAML::Node& item : node)
+      HEADROOM_RETURN_IF_ERROR(CheckNoDuplicateKeys(item, source));
+  }
+  return Ok();
+}
 
 }  // namespace
 
@@ -21,6 +45,7 @@ Result<YamlReader> YamlReader::Parse(std::string_view text, std::string source) 
     return Fail(Error::InvalidArgument(
         fmt::format("{}:{}: malformed YAML: {}", source, e.mark.line + 1, e.msg)));
   }
+  HEADROOM_RETURN_IF_ERROR(CheckNoDuplicateKeys(root, source));
   if (!root.IsMap()) {
     return Fail(Error::InvalidArgument(
         fmt::format("{}: expected a YAML mapping (key: value lines) at the top level", source)));

@@ -76,5 +76,16 @@ TEST(YamlReaderTest, MapListNamesEachItemInErrors) {
   ASSERT_FALSE(scalar->MapList("agents"));
 }
 
+// yaml-cpp keeps the first of two equal keys; the reader refuses the file instead, at any depth.
+TEST(YamlReaderTest, DuplicateKeysAreErrorsWithTheLine) {
+  auto top = YamlReader::Parse("budget_w: 15600\nname: r\nbudget_w: 1\n", "row.yaml");
+  ASSERT_FALSE(top);
+  EXPECT_EQ(top.error().message(), "row.yaml:3: field 'budget_w' is given twice");
+  auto nested = YamlReader::Parse("agents:\n  - {name: a, url: x, name: b}\n", "row.yaml");
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message().find("field 'name' is given twice"), std::string::npos);
+  EXPECT_TRUE(YamlReader::Parse("a: {x: 1}\nb: {x: 2}\n", "ok.yaml"));
+}
+
 }  // namespace
 }  // namespace headroom::core

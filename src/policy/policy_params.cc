@@ -238,6 +238,14 @@ core::Status SetParam(PolicyParams& params, std::string_view key, double value) 
     return core::Fail(
         core::Error::InvalidArgument(fmt::format("{}: {} is not finite", key, value)));
   }
+  // A duration becomes int64 ns: 1e10 s would overflow it (undefined behaviour, and a controller
+  // that then never settles). No policy time is meant to span more than a day.
+  constexpr double kMaxPolicySeconds = 86'400;
+  if (std::holds_alternative<core::Duration PolicyParams::*>(field->member) &&
+      std::abs(value) > kMaxPolicySeconds) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: {} s is longer than a day ({} s)", key, value, kMaxPolicySeconds)));
+  }
   Set(params, field->member, value);
   return core::Ok();
 }

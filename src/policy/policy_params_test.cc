@@ -148,6 +148,18 @@ TEST(PolicyParamsTest, EveryKeyRoundTripsInItsUnit) {
   }
 }
 
+// brake_settle_s: 1e10 overflowed int64 ns (undefined behaviour; the controller never settled).
+TEST(PolicyParamsTest, DurationsLongerThanADayAreErrors) {
+  PolicyParams params;
+  for (const char* key : {"brake_settle_s", "brake_hold_s", "stale_after_s"}) {
+    auto r = SetParam(params, key, 1e10);
+    ASSERT_FALSE(r) << key;
+    EXPECT_NE(r.error().message().find(key), std::string::npos) << r.error().message();
+  }
+  EXPECT_EQ(params, PolicyParams{}) << "a refused value changes nothing";
+  EXPECT_TRUE(SetParam(params, "brake_settle_s", 86'400));
+}
+
 TEST(PolicyParamsTest, KeysCarryTheirUnits) {
   PolicyParams params;
   ASSERT_TRUE(SetParam(params, "hp_escalation_delay_s", 12.5).has_value());

@@ -100,6 +100,16 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
           fmt::format("removing {}: {}", options.state_file, ec.message())));
     }
   }
+  // Fail fast: an agent that could not save the GPUs' original settings would refuse its first
+  // cap, which comes in a power emergency. Prove the state file can be written now.
+  const std::string probe = options.state_file + ".probe";
+  if (auto written = core::WriteFileAtomically(probe, "{}\n"); !written) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--state-file {}: cannot write there ({}); the agent saves the GPUs' original settings "
+        "there before it changes them: create the directory and make it writable",
+        options.state_file, written.error().message())));
+  }
+  std::filesystem::remove(probe, ec);
   HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
   auto agent = std::unique_ptr<Agent>(
       new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));

@@ -59,6 +59,9 @@ core::Result<AgentReport> ParseAgentState(const json& state) {
     if (!state.contains("gpus") || !state["gpus"].is_array()) return bad("no 'gpus' list");
     for (const json& g : state["gpus"]) {
       HEADROOM_ASSIGN_OR_RETURN(std::optional<double> w, NumberOrNull(g, "power_w"));
+      if (w && *w < 0 && r.implausible.empty()) {
+        r.implausible = fmt::format("GPU {} reports {} W", r.gpu_count, *w);
+      }
       r.gpu_power += core::Watts(w.value_or(0));
       ++r.gpu_count;
       if (!g.contains("caps") || !g["caps"].is_object()) return bad("a GPU without 'caps'");
@@ -72,7 +75,7 @@ core::Result<AgentReport> ParseAgentState(const json& state) {
       r.caps = policy::Tightest(r.caps, gpu_caps);
       if (!caps.value("confirmed", true) && r.confirmed) {
         r.confirmed = false;
-        r.mismatch = fmt::format("GPU {}: {}", g.value("index", -1),
+        r.mismatch = fmt::format("GPU {}: {}", g.value("index", json(-1)).dump(),
                                  caps.value("mismatch", std::string("read-back differs")));
       }
     }

@@ -35,6 +35,9 @@ struct AgentReport {
   bool pending = false;   // accepted changes still waiting for their actuation delay
   bool confirmed = true;  // every GPU reads back what the agent asked of it
   std::string mismatch;   // the first read-back mismatch, when !confirmed
+  // Why the reported power cannot be believed (a GPU reading negative); empty when it can.
+  // The controller counts such a server at its rated maximum (controller.cc, CountPower).
+  std::string implausible;
 };
 
 [[nodiscard]] core::Result<AgentReport> ParseAgentState(const nlohmann::json& state);

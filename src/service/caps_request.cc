@@ -83,6 +83,12 @@ core::Result<CapsRequest> ParseObject(const json& body) {
     return core::Fail(
         Bad(fmt::format("'request_id' must have 1 to {} characters", kMaxRequestIdLength)));
   }
+  // The id goes into the log and the audit trail: a newline or a terminal escape in it could
+  // forge or hide lines there.
+  const auto printable = [](char c) { return c > ' ' && c < 0x7f; };
+  if (!std::all_of(request.request_id.begin(), request.request_id.end(), printable)) {
+    return core::Fail(Bad("'request_id' may hold only printable ASCII without spaces"));
+  }
   request.canonical_body = body.dump();  // nlohmann::json objects keep keys sorted
   return request;
 }

@@ -54,6 +54,9 @@ TEST(CapsRequestTest, MalformedBodiesAreInvalidArgument) {
            R"({"lease_s": 5, "request_id": "a", "gpus": [1.5]})",           // not an integer
            R"({"lease_s": 5, "request_id": "a", "gpus": [-1]})",            // negative
            R"({"lease_s": 5, "request_id": "a", "clock": 1275})",           // unknown key
+           R"({"lease_s": 5, "request_id": "a\nINFO forged line"})",        // newline in id
+           R"({"lease_s": 5, "request_id": "a\u001b[2J"})",                 // terminal escape
+           R"({"lease_s": 5, "request_id": "a b"})",                        // space
        }) {
     auto r = ParseCapsRequest(body);
     ASSERT_FALSE(r) << body;

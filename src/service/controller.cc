@@ -177,10 +177,38 @@ void Controller::PollAgents() {
   }
 }
 
+// GPUs draw above their limit only briefly and little; a sum beyond this share of the server's
+// GPU power budget (rated system power less the rest) is a broken or hostile report.
+constexpr double kPlausibleGpuPowerMargin = 1.25;
+
+std::string Controller::Implausible(const Server& s) {
+  const AgentReport& r = *s.report;
+  if (!r.implausible.empty()) return r.implausible;
+  const model::ServerSpec& server = s.endpoint.server;
+  const core::Watts gpu_max = server.max_system_power - server.non_gpu_power;
+  if (r.gpu_power.value() < 0) return fmt::format("its GPUs report {:.0f} W", r.gpu_power.value());
+  if (r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value()) {
+    return fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
+                       r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
+  }
+  return "";
+}
+
 void Controller::CountPower() {
   for (Server& s : servers_) {
     const core::Watts rated = s.endpoint.server.max_system_power;
-    if (s.reachable && s.report) {
+    const std::string implausible = s.reachable && s.report ? Implausible(s) : "";
+    if (!implausible.empty()) {
+      // A report that breaks the server's physics (a negative reading, more than its GPUs can
+      // draw) must not lower the row's power: one bad agent could otherwise lift every cap.
+      if (s.counted_as != "implausible") {
+        spdlog::warn("{}: implausible report, counted at its rated maximum: {}", s.endpoint.name,
+                     implausible);
+      }
+      s.error = implausible;
+      s.counted = rated;
+      s.counted_as = "implausible";
+    } else if (s.reachable && s.report) {
       // Agents report GPU power; the rest of the server (CPUs, fans, NVSwitches) is taken at
       // its catalog maximum, which over-counts at idle and never under-counts.
       s.counted = s.report->gpu_power + s.endpoint.server.non_gpu_power;
@@ -192,6 +220,22 @@ void Controller::CountPower() {
       s.counted_as = s.counted == rated ? "rated-max" : "last-value";
     }
   }
+}
+
+void Controller::NoteUnreachableAtStart(std::vector<std::string>* notes) {
+  checked_reachability_ = true;
+  int reached = 0;
+  for (const Server& s : servers_) {
+    if (s.reachable) {
+      ++reached;
+      continue;
+    }
+    const std::string line = fmt::format("start: cannot reach the agent of {} at {}: {}",
+                                         s.endpoint.name, s.endpoint.url, s.error);
+    spdlog::warn("{}", line);
+    notes->push_back(line);
+  }
+  notes->push_back(fmt::format("start: reached {} of {} agents", reached, servers_.size()));
 }
 
 void Controller::SyncFromReports(std::vector<std::string>* notes) {
@@ -277,6 +321,10 @@ void Controller::Send(core::TimePoint now) {
     }
     command.request_id =
         fmt::format("{}-{}-{}", config_.row_name, options_.instance_id, ++request_seq_);
+    // Agents take only printable ASCII without spaces (caps_request.cc); a row may be "row 7".
+    std::replace_if(
+        command.request_id.begin(), command.request_id.end(),
+        [](char c) { return c <= ' ' || c >= 0x7f; }, '_');
     s.put_command = command;
     AgentLink* link = s.link.get();
     s.put = std::async(std::launch::async, [link, command] { return link->PutCaps(command); });
@@ -313,6 +361,7 @@ ordered_json Controller::Step() {
   PollAgents();
   CountPower();
   std::vector<std::string> notes;
+  if (!checked_reachability_) NoteUnreachableAtStart(&notes);
   SyncFromReports(&notes);
 
   core::Watts agents_sum{0};
@@ -456,6 +505,14 @@ void Controller::Publish(const ordered_json& record) {
   for (const Server& s : servers_) {
     m += fmt::format("headroom_row_server_brake{{server=\"{}\"}} {}\n",
                      report::EscapeLabelValue(s.endpoint.name), s.target.brake ? 1 : 0);
+  }
+  header("headroom_row_agent_implausible", "gauge",
+         "1 when the agent's report broke its server's physics and it was counted at its rated "
+         "maximum.");
+  for (const Server& s : servers_) {
+    m += fmt::format("headroom_row_agent_implausible{{server=\"{}\"}} {}\n",
+                     report::EscapeLabelValue(s.endpoint.name),
+                     s.counted_as == "implausible" ? 1 : 0);
   }
   header("headroom_row_agent_up", "gauge", "1 when the agent answered this step.");
   for (const Server& s : servers_) {

@@ -96,6 +96,10 @@ class Controller {
   nlohmann::ordered_json CollectPuts(core::TimePoint now);
   void PollAgents();
   void CountPower();
+  // On the first step: which agents could not be reached, in the log and the audit record.
+  void NoteUnreachableAtStart(std::vector<std::string>* notes);
+  // Why `s`'s report breaks its server's physics, or "" when it is believable.
+  static std::string Implausible(const Server& s);
   void SyncFromReports(std::vector<std::string>* notes);
   void UpdateEscalation(core::TimePoint now, double fraction, std::vector<policy::Event>* events);
   void Send(core::TimePoint now);
@@ -118,6 +122,7 @@ class Controller {
   std::uint64_t request_seq_ = 0;
   std::string state_;
   bool escalated_ = false;
+  bool checked_reachability_ = false;  // NoteUnreachableAtStart ran
   std::optional<core::TimePoint> over_since_;
   std::uint64_t brake_events_ = 0;
   std::uint64_t commands_ok_ = 0;

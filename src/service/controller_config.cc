@@ -25,6 +25,11 @@ core::Result<core::Duration> DurationField(const core::YamlReader& map, std::str
                                                    "or 500ms",
                                                    text)));
   }
+  // No control time spans more than a day; beyond that `3 * period` and the like would overflow
+  // (period: 36000d passed --check, then the controller never took a second step).
+  if (*d > std::chrono::days(1)) {
+    return core::Fail(map.ErrorAt(key, fmt::format("'{}' is longer than a day", text)));
+  }
   return *d;
 }
 

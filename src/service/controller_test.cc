@@ -150,6 +150,44 @@ TEST_F(ControllerTest, CapsLowPriorityAtT1SendingOnlyChangesAndRenewingLeases) {
   EXPECT_EQ(controller_->Status()["state"], "normal");
 }
 
+// An agent (or anything answering at its address) reporting negative power must not pull the
+// row's power down and lift everyone's caps: it is counted at its rated maximum and named.
+TEST_F(ControllerTest, ImplausibleAgentReportCountsAtItsRatedMaximum) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.84);  // above T1 (0.80): LP servers are capped
+  Step();
+  Step();
+  ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  for (double bad_w : {-2000.0 * 8, 40'000.0}) {
+    agents_[2]->report.gpu_power = core::Watts(bad_w);
+    auto record = Step();
+    EXPECT_EQ(record["servers"][2]["counted_as"], "implausible") << bad_w;
+    EXPECT_DOUBLE_EQ(record["servers"][2]["counted_w"].get<double>(), 6500) << bad_w;
+    EXPECT_GE(record["row_power_w"].get<double>(), 19500 * 0.8) << bad_w;
+    Step();
+    EXPECT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value()) << bad_w;
+    EXPECT_NE(controller_->Metrics().find("headroom_row_agent_implausible{server=\"s2\"} 1"),
+              std::string::npos);
+  }
+  // A negative GPU reading inside an otherwise sane sum is caught by the parser.
+  auto parsed = ParseAgentState(nlohmann::json::parse(
+      R"({"gpus": [{"power_w": 300, "caps": {}}, {"power_w": -1, "caps": {}}]})"));
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->implausible, "GPU 1 reports -1 W");
+}
+
+// At start the controller says which agents it cannot reach (log and audit record).
+TEST_F(ControllerTest, FirstStepNamesTheAgentsItCannotReach) {
+  Start(Yaml(), {0, 0, 0});
+  agents_[2]->fail_get = true;
+  SetRowFraction(0.60);
+  const std::string notes = Step()["notes"].dump();
+  EXPECT_NE(notes.find("cannot reach the agent of s2"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("agent of s1"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("reached 2 of 3 agents"), std::string::npos) << notes;
+  EXPECT_EQ(Step()["notes"].dump().find("start:"), std::string::npos) << "only at start";
+}
+
 TEST_F(ControllerTest, UnreachableAgentCountsAtItsRatedMaximum) {
   Start(Yaml(), {0, 0, 0});
   SetRowFraction(0.60);
@@ -301,6 +339,11 @@ TEST_F(ControllerTest, ConfigErrorsNameTheField) {
             std::string::npos);
   EXPECT_NE(bad(with("lease_ttl: 30s", "lease_ttl: 2s")).find("lease_ttl"), std::string::npos);
   EXPECT_NE(bad(with("period: 1s", "period: soon")).find("control.period"), std::string::npos);
+  // 3 * 36000 days overflowed int64 ns: --check passed and the controller stepped once.
+  EXPECT_NE(bad(with("period: 1s", "period: 36000d")).find("longer than a day"), std::string::npos);
+  // Duplicate keys: the first used to win silently.
+  EXPECT_NE(bad(with("period: 1s", "period: 1s, period: 2s")).find("given twice"),
+            std::string::npos);
   std::string dup = y +
                     "  - {name: s0, url: 'http://h:1', token_file: " + (dir_ / "token").string() +
                     ", priority: hp, server: dgx-a100}\n";

@@ -84,6 +84,15 @@ std::unique_ptr<httplib::Server> MakeServer(const std::optional<TlsFiles>& tls) 
 }  // namespace
 
 HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : server_(MakeServer(tls)), tls_(tls) {
+  // What one client can cost a daemon (docs/deploy.md, "Limits"): a worker per connection from
+  // a bounded pool, given back when the client is idle or slow for longer than the timeouts, and
+  // request bodies no larger than any real caps request needs.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
+  server_->set_read_timeout(kHttpReadTimeout);
+  server_->set_write_timeout(kHttpWriteTimeout);
+  server_->set_keep_alive_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(kHttpKeepAlive).count());
+  server_->set_payload_max_length(kHttpMaxBodyBytes);
   // Small answers on a kept-alive connection otherwise wait for the client's delayed ACK
   // (~40 ms each): the controller polls every agent every period on one connection.
   server_->set_tcp_nodelay(true);
@@ -118,18 +127,25 @@ AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
     if (BearerAuthorized(req.get_header_value("Authorization"), token_)) return true;
     agent_->RecordRejected();
     res.set_header("WWW-Authenticate", "Bearer");
+    res.set_header("Connection", "close");
     SendError(res, 401, "missing or wrong bearer token");
     return false;
   };
-  server().Put("/v1/caps", [this, authorized](const httplib::Request& req, httplib::Response& res) {
-    if (!authorized(req, res)) return;
+  // Authentication before the body is read: cpp-httplib runs this after the headers and before
+  // it reads any content, so an unauthenticated client cannot make the agent hold its body.
+  server().set_pre_routing_handler(
+      [authorized](const httplib::Request& req, httplib::Response& res) {
+        if (req.method == "GET" || authorized(req, res))
+          return httplib::Server::HandlerResponse::Unhandled;
+        return httplib::Server::HandlerResponse::Handled;
+      });
+  // Every method but GET needs the token (checked above, before routing).
+  server().Put("/v1/caps", [this](const httplib::Request& req, httplib::Response& res) {
     SendResult(res, agent_->PutCaps(req.body));
   });
-  server().Delete("/v1/caps",
-                  [this, authorized](const httplib::Request& req, httplib::Response& res) {
-                    if (!authorized(req, res)) return;
-                    SendResult(res, agent_->DeleteCaps());
-                  });
+  server().Delete("/v1/caps", [this](const httplib::Request&, httplib::Response& res) {
+    SendResult(res, agent_->DeleteCaps());
+  });
 }
 
 core::Result<int> HttpServer::Bind(const ListenAddress& address) {

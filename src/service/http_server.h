@@ -7,6 +7,8 @@
 #ifndef HEADROOM_SERVICE_HTTP_SERVER_H_
 #define HEADROOM_SERVICE_HTTP_SERVER_H_
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +45,14 @@ struct TlsFiles {
 // alone is an InvalidArgument error.
 [[nodiscard]] core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
                                                                       const std::string& key);
+
+// The bounds every daemon's HTTP server enforces (docs/deploy.md, "Limits"). A client idle or
+// silent for longer than the read timeout loses its connection and the worker serving it.
+inline constexpr int kHttpWorkers = 64;
+inline constexpr std::chrono::seconds kHttpReadTimeout{1};
+inline constexpr std::chrono::seconds kHttpWriteTimeout{2};
+inline constexpr std::chrono::seconds kHttpKeepAlive{2};
+inline constexpr std::size_t kHttpMaxBodyBytes = 64 * 1024;  // a caps request is ~200 bytes
 
 class HttpServer {
  public:

@@ -1,6 +1,8 @@
 #include "service/state_file.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -41,17 +43,33 @@ std::string OriginalsToJson(const std::vector<OriginalSettings>& originals) {
   return json{{"version", kStateFileVersion}, {"gpus", std::move(gpus)}}.dump(2) + "\n";
 }
 
+namespace {
+
+// nlohmann's get<int>() casts any number, 1e300 included (undefined behaviour): a whole number
+// in int's range, or a json::out_of_range naming the field.
+int IntegerField(const json& obj, const char* key) {
+  const json& v = obj.at(key);
+  if (v.is_number_integer() && v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+      v.get<std::int64_t>() <= std::numeric_limits<int>::max()) {
+    return static_cast<int>(v.get<std::int64_t>());
+  }
+  throw json::out_of_range::create(
+      406, fmt::format("'{}' is {}, not a whole number in int's range", key, v.dump()), &v);
+}
+
+}  // namespace
+
 core::Result<std::vector<OriginalSettings>> OriginalsFromJson(const std::string& text) {
   try {
     const json j = json::parse(text);
-    if (j.at("version").get<int>() != kStateFileVersion) {
+    if (IntegerField(j, "version") != kStateFileVersion) {
       return core::Fail(core::Error::InvalidArgument(
           fmt::format("unsupported state file version {}", j.at("version").dump())));
     }
     std::vector<OriginalSettings> out;
     for (const json& g : j.at("gpus")) {
       OriginalSettings o;
-      o.index = g.at("index").get<int>();
+      o.index = IntegerField(g, "index");
       o.uuid = g.at("uuid").get<std::string>();
       o.power_limit = core::Watts(g.at("power_limit_w").get<double>());
       const json& lock = g.at("sm_clock_lock");

@@ -40,6 +40,22 @@ TEST(StateFileTest, RoundTripsThroughJson) {
   EXPECT_FALSE(OriginalsFromJson("not json"));
 }
 
+// Numbers that do not fit the integers they become are errors naming the field, not casts
+// (1e300 into an int is undefined behaviour).
+TEST(StateFileTest, IntegersOutOfRangeAreErrors) {
+  const std::string gpu = R"("uuid": "GPU-a", "power_limit_w": 400, "sm_clock_lock": null)";
+  for (const std::string& bad :
+       std::vector<std::string>{R"({"version": 1e300, "gpus": []})",
+                                R"({"version": 1, "gpus": [{"index": 1e300, )" + gpu + "}]}",
+                                R"({"version": 1, "gpus": [{"index": 4294967296, )" + gpu + "}]}",
+                                R"({"version": 1, "gpus": [{"index": 0.5, )" + gpu + "}]}"}) {
+    auto r = OriginalsFromJson(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find("not a whole number"), std::string::npos)
+        << r.error().message();
+  }
+}
+
 TEST(StateFileTest, RestoresWhatDiffersAndRefusesOtherGpus) {
   core::FakeClock clock;
   auto devices = gpu::sim::CreateSimDevices(A100(), 2, &clock, {});

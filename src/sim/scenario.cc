@@ -28,8 +28,16 @@ template <class T>
 core::Status OptionalNumberInto(const core::YamlReader& doc, std::string_view key, double min,
                                 double max, T* out) {
   if (!doc.Has(key)) return core::Ok();
-  HEADROOM_ASSIGN_OR_RETURN(double v, doc.NumberIn(key, min, max));
-  *out = static_cast<T>(v);
+  if constexpr (std::is_integral_v<T>) {
+    // A count: `servers: 2.5` is an error, never 2.
+    constexpr double kIntMax = std::numeric_limits<int>::max();
+    HEADROOM_ASSIGN_OR_RETURN(int v, doc.IntegerIn(key, static_cast<int>(std::max(min, -kIntMax)),
+                                                   static_cast<int>(std::min(max, kIntMax))));
+    *out = static_cast<T>(v);
+  } else {
+    HEADROOM_ASSIGN_OR_RETURN(double v, doc.NumberIn(key, min, max));
+    *out = static_cast<T>(v);
+  }
   return core::Ok();
 }
 
@@ -43,8 +51,8 @@ core::Status ParseRow(const core::YamlReader& row, Scenario& s) {
     s.budget_w = w;
   }
   if (row.Has("budget_servers")) {
-    HEADROOM_ASSIGN_OR_RETURN(double n, row.NumberIn("budget_servers", 1, 100000));
-    s.budget_servers = static_cast<int>(n);
+    HEADROOM_ASSIGN_OR_RETURN(int n, row.IntegerIn("budget_servers", 1, 100000));
+    s.budget_servers = n;
   }
   if (s.budget_w && s.budget_servers) {
     return core::Fail(row.ErrorAt("budget_w", "give budget_w or budget_servers, not both"));
@@ -187,6 +195,12 @@ core::Status SetSlo(Slo& slo, std::string_view key_value) {
   } else if (key == "lp_p50_e2e_pct") {
     slo.lp_p50_e2e_pct = *value;
   } else if (key == "max_brake_events") {
+    // A count: whole and within what the cast can hold (1e300 was undefined behaviour).
+    if (*value != std::floor(*value) || *value > std::numeric_limits<int>::max()) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("SLO '{}': max_brake_events must be a whole number up to {}", key_value,
+                      std::numeric_limits<int>::max())));
+    }
     slo.max_brake_events = static_cast<std::uint64_t>(*value);
   } else {
     return core::Fail(core::Error::InvalidArgument(

@@ -43,6 +43,14 @@ TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
       {Minimal("workload2: {}\n"), "workload2"},
       {"name: t\nrow:\n  server: dgx-a100\n  servers: -3\nserving:\n  model: x\nworkload: {}\n",
        "servers"},
+      // A count is a whole number, never truncated (2.5 was read as 2).
+      {"name: t\nrow:\n  server: dgx-a100\n  servers: 2.5\nserving:\n  model: x\nworkload: {}\n",
+       "2.5 is not a whole number"},
+      {"name: t\nrow:\n  server: dgx-a100\n  budget_servers: 40.5\nserving:\n  model: x\n"
+       "workload: {}\n",
+       "budget_servers"},
+      // The first of two equal keys used to win silently.
+      {Minimal("power:\n  cap_delay: 1s\n  cap_delay: 2s\n"), "'cap_delay' is given twice"},
   };
   for (const Case& c : cases) {
     auto s = ParseScenario(c.text, "row.yaml");
@@ -100,6 +108,20 @@ TEST(ScenarioTest, WorkloadLoadGrowsWithServers) {
   EXPECT_NEAR(n4, 4 * 0.5 * 3500, 4 * 0.5 * 3500 * 0.1);
   EXPECT_NEAR(static_cast<double>(n8) / n4, 2.0, 0.1);
   EXPECT_NEAR(static_cast<double>(hp4) / n4, 0.5, 0.05);
+}
+
+// --slo overrides: a count is whole and fits (max_brake_events=1e300 was undefined behaviour).
+TEST(ScenarioTest, SloOverridesAreChecked) {
+  Slo slo;
+  ASSERT_TRUE(SetSlo(slo, "max_brake_events=3"));
+  EXPECT_EQ(slo.max_brake_events, 3u);
+  ASSERT_TRUE(SetSlo(slo, "lp_p50_e2e_pct=12.5"));
+  EXPECT_DOUBLE_EQ(slo.lp_p50_e2e_pct, 12.5);
+  for (const char* bad : {"max_brake_events=1e300", "max_brake_events=2.5", "max_brake_events=-1",
+                          "lp_p50_e2e_pct=x", "colour=1"}) {
+    EXPECT_FALSE(SetSlo(slo, bad)) << bad;
+  }
+  EXPECT_EQ(slo.max_brake_events, 3u) << "a refused override changes nothing";
 }
 
 TEST(ScenarioTest, SloViolationsAreReportedInOrder) {

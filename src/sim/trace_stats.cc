@@ -59,7 +59,8 @@ class PeakWindow {
   explicit PeakWindow(double width_s) : width_s_(width_s) {}
   void Add(double t_s) {
     window_.push_back(t_s);
-    while (window_.front() <= t_s - width_s_) window_.pop_front();
+    // Not empty-checked only by the new arrival: at 1e16 s, t_s - 1 == t_s and it leaves too.
+    while (!window_.empty() && window_.front() <= t_s - width_s_) window_.pop_front();
     peak_ = std::max(peak_, window_.size());
   }
   double peak_rate_per_s() const { return static_cast<double>(peak_) / width_s_; }

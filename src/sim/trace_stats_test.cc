@@ -86,6 +86,13 @@ TEST(TraceStatsTest, EmptyAndBadTraces) {
   auto bad = ComputeTraceStats(milliseconds);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("in seconds?"), std::string::npos);
+
+  // One arrival at 1e16 s, where t - 1 s == t: the peak window emptied and then read its front.
+  VectorSource far(
+      std::vector<TraceRequest>{{.arrival_s = 1e16, .prompt_tokens = 1, .output_tokens = 1}});
+  auto far_stats = ComputeTraceStats(far);
+  ASSERT_FALSE(far_stats);
+  EXPECT_NE(far_stats.error().message().find("in seconds?"), std::string::npos);
 }
 
 TEST(TraceStatsTest, AzureConvMatchesTheDataReadme) {

@@ -86,6 +86,13 @@ core::Result<LoadScript> LoadScript::Parse(std::string_view text) {
   for (std::string_view part : parts) {
     auto seg = ParseSegment(core::Trim(part), parts.size() == 1);
     if (!seg) return Fail(seg.error().WithContext(fmt::format("load script '{}'", text)));
+    // The period must fit int64 ns: a wrapped sum (even to 0) would divide by zero in
+    // SegmentIndexAt.
+    if (seg->duration > core::Duration::max() - script.period_) {
+      return Fail(Error::InvalidArgument(
+          fmt::format("load script '{}': its segments add up to more than {} days", text,
+                      core::Duration::max() / std::chrono::days(1))));
+    }
     script.period_ += seg->duration;
     script.segments_.push_back(std::move(*seg));
   }

@@ -30,8 +30,10 @@ TEST(LoadScriptTest, PresetsAndCustomScripts) {
 }
 
 TEST(LoadScriptTest, ErrorsNameTheScriptAndSegment) {
-  for (const char* bad :
-       {"train", "prefill,decode", "prefill*2:1s", "prefill:0s", "decode:10", "decode*x:1s"}) {
+  // The last two: periods that overflow int64 ns (2^64 ns wrapped to 0: SIGFPE in the agent).
+  for (const char* bad : {"train", "prefill,decode", "prefill*2:1s", "prefill:0s", "decode:10",
+                          "decode*x:1s", "idle:9.2e18ns,idle:9.2e18ns",
+                          "idle:4611686018427387904ns,decode:4611686018427387904ns,prefill:1s"}) {
     auto script = LoadScript::Parse(bad);
     ASSERT_FALSE(script) << bad;
     EXPECT_NE(script.error().message().find(std::string("load script '") + bad + "'"),
