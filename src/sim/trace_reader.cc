@@ -55,6 +55,12 @@ core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
                                          std::chrono::month(static_cast<unsigned>(*mo)),
                                          std::chrono::day(static_cast<unsigned>(*d))};
   if (!date.ok()) return bad();
+  // Nanoseconds since 1970 in int64 reach 2262; a year past that wrapped (2263 read as 1678).
+  // Traces are recent: 1970 to 2200 keeps every difference of two stamps in range too.
+  if (*y < 1970 || *y > 2200) {
+    return core::Fail(
+        core::Error::InvalidArgument(fmt::format("'{}': year {} is outside 1970-2200", t, *y)));
+  }
   long long fraction_ns = 0;
   size_t pos = 19;
   if (pos < t.size() && t[pos] == '.') {

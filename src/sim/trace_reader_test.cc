@@ -24,9 +24,12 @@ TEST(ParseAzureTimestampTest, Both2023And2024Forms) {
                 *ParseAzureTimestamp("2024-05-12 00:00:00"),
             nanoseconds(1'163'000));
   for (const char* bad : {"2023-13-01 00:00:00", "2023-11-16", "yesterday", "2023-11-16 25:00:00",
-                          "2023-11-16 18:17:03.", "2023-11-16 18:17:03+05:00"}) {
+                          "2023-11-16 18:17:03.", "2023-11-16 18:17:03+05:00",
+                          // int64 ns since 1970 end in 2262: 2263 wrapped and read back as 1678.
+                          "2263-01-01 00:00:00", "9999-12-31 23:59:59", "1677-09-21 00:00:00"}) {
     EXPECT_FALSE(ParseAzureTimestamp(bad)) << bad;
   }
+  EXPECT_TRUE(ParseAzureTimestamp("2200-12-31 23:59:59.9999999"));
 }
 
 TEST(TraceReaderTest, ReadsTheShippedAzureTracesWithCrlfAndNoFinalNewline) {
