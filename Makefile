@@ -11,7 +11,7 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 # running the guide pages (see .ci/run).
 ASAN_EXCLUDE ?= ^(ReportBrowserTest|Guide)\.
 
-.PHONY: all deps configure build run test bench asan clang-tsa format check-format check-includes clean
+.PHONY: all deps configure build run test bench asan clang-tsa fuzz format check-format check-includes clean
 
 all: build
 
@@ -43,10 +43,17 @@ asan: deps
 	@cmake --build build-asan -j $(JOBS)
 	@ctest --test-dir build-asan --output-on-failure -j $(TEST_JOBS) -E '$(ASAN_EXCLUDE)'
 
-# clang with -Wthread-safety -Werror: compiler-checked locking (every source compiled and linked).
+# clang with -Wthread-safety -Werror: compiler-checked locking (every source compiled and linked),
+# instrumented for libFuzzer; also builds the fuzz targets.
 clang-tsa: deps
 	@cmake --preset clang-tsa >/dev/null
 	@cmake --build build-clang -j $(JOBS)
+
+# Every parser of outside input under libFuzzer (fuzz/, docs/fuzzing.md): the kept regression
+# inputs once, then each target for $(FUZZ_SECONDS) s from its seed corpus, $(JOBS) at a time.
+FUZZ_SECONDS ?= 60
+fuzz: clang-tsa
+	@scripts/fuzz.sh --seconds $(FUZZ_SECONDS) --jobs $(JOBS)
 
 format:
 	@git ls-files '*.h' '*.cc' | xargs clang-format -i

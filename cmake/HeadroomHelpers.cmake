@@ -5,6 +5,10 @@ function(headroom_add_library name)
   add_library(${name} STATIC ${ARG_SOURCES})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  # The CLI parses flags with CLI11 and calls the libraries: no fuzz target reaches it.
+  if(HEADROOM_FUZZ AND NOT name STREQUAL "headroom_cli")
+    target_compile_options(${name} PRIVATE ${HEADROOM_FUZZ_FLAGS})
+  endif()
 endfunction()
 
 # headroom_add_test(NAME SOURCES... DEPS ... [LABELS ...]): one gtest binary per directory,

@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   ccache mold                   # compiler cache and fast linker (cmake/BuildSpeed.cmake)
   clang clang-format            # format check and the thread-safety build
+  libclang-rt-14-dev            # libFuzzer and the sanitizers for clang (make fuzz)
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libnlopt-cxx-dev              # derivative-free fitting of the inference model

@@ -126,7 +126,7 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   ASSERT_TRUE(out_of_range);
   EXPECT_EQ(out_of_range->status, 422);
   EXPECT_TRUE(Uncapped(State()));
-  EXPECT_FALSE(std::filesystem::exists(state_file_));
+  EXPECT_TRUE(std::filesystem::exists(state_file_)) << "saved at start";
 
   auto ok = Put(valid);
   ASSERT_TRUE(ok);
@@ -166,7 +166,7 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   state = State();
   EXPECT_TRUE(Uncapped(state)) << state.dump(2);
   EXPECT_EQ(state["gpus"][1]["power_limit_w"], 400.0);
-  EXPECT_FALSE(std::filesystem::exists(state_file_));
+  EXPECT_TRUE(std::filesystem::exists(state_file_)) << "kept until a clean stop";
 
   ASSERT_EQ(
       Put(R"({"gpus": [3], "sm_clock_mhz": 1110, "lease_s": 30, "request_id": "it-2"})")->status,
@@ -257,6 +257,29 @@ TEST_F(AgentDaemonTest, HostileClientsDoNotStarveTheAgent) {
   EXPECT_TRUE(after && after->status == 200);
 }
 
+// Headers are checked as received: a NUL after the token (which cpp-httplib's header lookup
+// would cut off, leaving the token alone), a second Authorization header, or escape codes in any
+// header are refused before the body is read, and nothing changes.
+TEST_F(AgentDaemonTest, HeadersWithControlBytesOrTwoTokensAreRefused) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  const std::string body = R"({"sm_clock_mhz": 1275, "lease_s": 30, "request_id": "nul-1"})";
+  auto request = [&](const std::string& headers) {
+    RawConnection conn(port_);
+    EXPECT_TRUE(conn.Send("PUT /v1/caps HTTP/1.1\r\nHost: x\r\n" + headers +
+                          fmt::format("Content-Length: {}\r\n\r\n", body.size()) + body));
+    return conn.Receive(milliseconds(2000));
+  };
+  const std::string bearer = std::string("Authorization: Bearer ") + kToken;
+  EXPECT_NE(request(bearer + std::string("\0junk\r\n", 7)).find("HTTP/1.1 400"), std::string::npos);
+  EXPECT_NE(request(bearer + "\r\nX-Note: \x1b[2J\r\n").find("HTTP/1.1 400"), std::string::npos);
+  EXPECT_NE(request(bearer + "\r\nAuthorization: Bearer other\r\n").find("HTTP/1.1 401"),
+            std::string::npos);
+  EXPECT_TRUE(State()["gpus"][0]["caps"]["sm_clock_mhz"].is_null()) << State().dump();
+  // The same request with a clean header is applied.
+  EXPECT_NE(request(bearer + "\r\n").find("HTTP/1.1 200"), std::string::npos);
+}
+
 // --quiet (a global flag, here after the subcommand) drops the daemon's info lines; errors and
 // warnings would stay.
 TEST_F(AgentDaemonTest, QuietDropsTheInfoLogLines) {
@@ -310,7 +333,7 @@ TEST_F(AgentDaemonTest, CrashLeavesTheStateFileAndTheNextStartRestoresFromIt) {
   const std::string log = agent->Stderr();
   EXPECT_NE(log.find("did not exit cleanly"), std::string::npos) << log;
   EXPECT_NE(log.find("restored original GPU 7: power limit 400 W"), std::string::npos) << log;
-  EXPECT_FALSE(std::filesystem::exists(state_file_));
+  EXPECT_NE(log.find("saved the original GPU settings"), std::string::npos) << log;
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0);
 }

@@ -385,6 +385,63 @@ TEST_F(RowControlTest, KilledControllerLeavesAgentsToTheirFailsafeAndARestartRes
   EXPECT_NE(controller_->Stderr().find("synced"), std::string::npos);
 }
 
+// An agent stopped (SIGSTOP: a hung process, a frozen cgroup) keeps its port but answers
+// nothing: while it is stopped the controller counts its server at the rated maximum, which here
+// moves the row to T2 and tightens the other LP server. Resumed after its lease ran out, it is
+// reachable again, its failsafe (if it fired) is lifted by the controller's renewal, and the row
+// is back at T1.
+TEST_F(RowControlTest, StoppedAgentCountsAtRatedMaxAndRejoinsWhenResumed) {
+  SetLoads("idle", "decode*0.5", "decode*0.5");  // p ~0.83 (T1)
+  StartAgents();
+  StartController(RowYaml());
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 1275 && AgentCap(2) == 1275; }, kWait))
+      << Status().dump(1);
+  agents_[2].process->Signal(SIGSTOP);
+  auto reachable = [&](size_t i) {
+    const json s = Status();
+    return s.contains("servers") && s["servers"][i]["reachable"].get<bool>();
+  };
+  ASSERT_TRUE(WaitFor([&] { return !reachable(2); }, kWait)) << Status().dump(1);
+  EXPECT_EQ(Status()["servers"][2]["counted_as"], "rated-max");
+  // (3.8 + 4.6 + 6.5 kW) / 15.6 kW ~ 0.95: T2 for the LP server still reachable.
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 1110; }, kWait)) << Status().dump(1);
+  std::this_thread::sleep_for(seconds(3));  // the stopped agent's 3 s lease runs out
+  agents_[2].process->Signal(SIGCONT);
+  ASSERT_TRUE(WaitFor([&] { return reachable(2); }, kWait)) << Status().dump(1);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return AgentCap(1) == 1275 && AgentCap(2) == 1275 &&
+               !AgentState(2).value("failsafe_active", true);
+      },
+      kWait))
+      << Status().dump(1);
+  EXPECT_EQ(Status()["state"], "t1");
+}
+
+// The row meter (a command here) printing garbage: the reading is refused, the last good one is
+// kept and ages into stale telemetry, under which nothing lifts; a good reading again and the
+// policy follows it.
+TEST_F(RowControlTest, MeterPrintingGarbageIsStaleTelemetryUnderWhichNothingLifts) {
+  const std::string meter = Path("meter.txt");
+  std::ofstream(meter) << "15000\n";  // p ~0.96: T2
+  StartAgents();
+  std::string yaml = RowYaml(
+      fmt::format("telemetry: {{source: command, command: [cat, '{}'], timeout: 300ms}}\n", meter));
+  yaml.replace(yaml.find("brake_settle_s: 2}"), 18, "brake_settle_s: 2, stale_after_s: 2}");
+  StartController(yaml);
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 1110 && AgentCap(2) == 1110; }, kWait))
+      << Status().dump(1);
+  std::ofstream(meter) << "<html>502 Bad Gateway</html>\n";
+  ASSERT_TRUE(WaitFor([&] { return Status().value("telemetry_age_s", 0.0) > 3; }, kWait))
+      << Status().dump(1);
+  EXPECT_NE(Status()["source"].get<std::string>().find("last good reading"), std::string::npos);
+  EXPECT_EQ(AgentCap(1), 1110) << "stale telemetry lifts nothing";
+  EXPECT_EQ(AgentCap(2), 1110);
+  std::ofstream(meter) << "9000\n";  // p ~0.58
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 0 && AgentCap(2) == 0; }, milliseconds(25000)))
+      << Status().dump(1);
+}
+
 TEST_F(RowControlTest, WrongTokenIsRefusedAndChangesNothing) {
   SetLoads("decode*0.5", "decode*0.5", "idle");  // T1: both LP servers should be capped
   StartAgents();

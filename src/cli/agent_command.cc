@@ -17,10 +17,10 @@
 #include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
-#include "core/yaml_reader.h"
 #include "gpu/sim/sim_device.h"
 #include "policy/policy_params.h"
 #include "service/agent.h"
+#include "service/agent_config.h"
 #include "service/auth.h"
 #include "service/http_server.h"
 
@@ -80,39 +80,27 @@ constexpr auto kTickPeriod = std::chrono::milliseconds(100);
 // Fills every option not given on the command line from the YAML config file (flags win).
 core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(o->config));
-  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader yaml, core::YamlReader::Parse(text, o->config));
-  HEADROOM_RETURN_IF_ERROR(
-      yaml.CheckKnownKeys({"backend", "sim_gpu", "sim_count", "sim_load", "gpus", "listen",
-                           "token_file", "state_file", "priority", "actuation_delay",
-                           "sample_interval", "failsafe_sm_clock_mhz", "sim_load_file"}));
-  auto string_key = [&](const char* key, const char* flag, std::string* out) -> core::Status {
-    if (!yaml.Has(key) || cmd.count(flag) > 0) return core::Ok();
-    HEADROOM_ASSIGN_OR_RETURN(*out, yaml.String(key));
-    return core::Ok();
+  HEADROOM_ASSIGN_OR_RETURN(service::AgentConfigFile file,
+                            service::ParseAgentConfig(text, o->config));
+  auto take = [&cmd](const char* flag, const auto& from, auto* to) {
+    if (from && cmd.count(flag) == 0) *to = *from;
   };
-  HEADROOM_RETURN_IF_ERROR(string_key("backend", "--backend", &o->backend.backend));
-  HEADROOM_RETURN_IF_ERROR(string_key("sim_gpu", "--sim-gpu", &o->backend.sim_gpu));
-  HEADROOM_RETURN_IF_ERROR(string_key("sim_load", "--sim-load", &o->backend.sim_load));
-  HEADROOM_RETURN_IF_ERROR(string_key("gpus", "--gpus", &o->backend.gpus));
-  HEADROOM_RETURN_IF_ERROR(string_key("sim_load_file", "--sim-load-file", &o->sim_load_file));
-  HEADROOM_RETURN_IF_ERROR(string_key("tls_cert", "--tls-cert", &o->tls_cert));
-  HEADROOM_RETURN_IF_ERROR(string_key("tls_key", "--tls-key", &o->tls_key));
-  HEADROOM_RETURN_IF_ERROR(string_key("listen", "--listen", &o->listen));
-  HEADROOM_RETURN_IF_ERROR(string_key("token_file", "--token-file", &o->token_file));
-  HEADROOM_RETURN_IF_ERROR(string_key("state_file", "--state-file", &o->state_file));
-  HEADROOM_RETURN_IF_ERROR(string_key("priority", "--priority", &o->priority));
-  HEADROOM_RETURN_IF_ERROR(string_key("actuation_delay", "--actuation-delay", &o->actuation_delay));
-  HEADROOM_RETURN_IF_ERROR(string_key("sample_interval", "--sample-interval", &o->sample_interval));
-  if (yaml.Has("sim_count") && cmd.count("--sim-count") == 0) {
-    HEADROOM_ASSIGN_OR_RETURN(double n, yaml.NumberIn("sim_count", 1, 1024));
-    o->backend.sim_count = static_cast<int>(n);
-  }
-  if (yaml.Has("failsafe_sm_clock_mhz") && cmd.count("--failsafe-sm-clock") == 0) {
-    HEADROOM_ASSIGN_OR_RETURN(o->failsafe_sm_clock_mhz, yaml.Number("failsafe_sm_clock_mhz"));
-  }
-  if (o->backend.backend != "sim" && o->backend.backend != "nvml") {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}: backend '{}' is not sim or nvml", o->config, o->backend.backend)));
+  take("--backend", file.backend, &o->backend.backend);
+  take("--sim-gpu", file.sim_gpu, &o->backend.sim_gpu);
+  take("--sim-count", file.sim_count, &o->backend.sim_count);
+  take("--sim-load", file.sim_load, &o->backend.sim_load);
+  take("--sim-load-file", file.sim_load_file, &o->sim_load_file);
+  take("--gpus", file.gpus, &o->backend.gpus);
+  take("--listen", file.listen, &o->listen);
+  take("--token-file", file.token_file, &o->token_file);
+  take("--state-file", file.state_file, &o->state_file);
+  take("--priority", file.priority, &o->priority);
+  take("--actuation-delay", file.actuation_delay, &o->actuation_delay);
+  take("--sample-interval", file.sample_interval, &o->sample_interval);
+  take("--tls-cert", file.tls_cert, &o->tls_cert);
+  take("--tls-key", file.tls_key, &o->tls_key);
+  if (file.failsafe_sm_clock_mhz && cmd.count("--failsafe-sm-clock") == 0) {
+    o->failsafe_sm_clock_mhz = file.failsafe_sm_clock_mhz;
   }
   return core::Ok();
 }
@@ -265,7 +253,7 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   cmd->add_option("--token-file", options->token_file,
                   "File holding the bearer token that PUT and DELETE must carry");
   cmd->add_option("--state-file", options->state_file,
-                  "Where the original GPU settings are saved before the first change")
+                  "Where the original GPU settings are saved at start (removed on a clean stop)")
       ->capture_default_str();
   cmd->add_option("--priority", options->priority, "This node's priority class: hp or lp")
       ->capture_default_str();

@@ -3,11 +3,13 @@
 // steps once per control period until SIGINT or SIGTERM. On exit it changes nothing: the agents
 // keep their caps until their leases run out, then apply their failsafe.
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include <fmt/chrono.h>
@@ -89,23 +91,34 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   core::SystemClock clock;
   service::ControllerOptions options;
   options.dry_run = o.dry_run;
-  options.instance_id = fmt::format("{}.{}", std::time(nullptr), ::getpid());
+  // Start time and pid alone repeat when the clock is set back (a node without a clock source
+  // booting at the same time, pid 1 in a container): 32 random bits make that harmless.
+  options.instance_id =
+      fmt::format("{}.{}.{:08x}", std::time(nullptr), ::getpid(), std::random_device{}());
   if (audit) {
-    options.audit = [&audit, path = o.audit_log](const nlohmann::ordered_json& record) {
+    options.audit = [&audit, path = o.audit_log,
+                     lost = std::uint64_t{0}](const nlohmann::ordered_json& record) mutable {
       // Wall-clock time first, for people reading the log next to other logs.
       nlohmann::ordered_json line = {
           {"time",
            fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::milliseconds>(
                                                     std::chrono::system_clock::now()))}};
       line.update(record);
-      *audit << line.dump() << '\n';
+      // After a failed write a partial line may be on disk: end it first.
+      *audit << (lost > 0 ? "\n" : "") << line.dump() << '\n';
       audit->flush();
       if (!*audit) {
-        spdlog::error("writing the audit log {} failed", path);
+        // Once per run of failures, not once per period.
+        if (lost++ == 0) spdlog::error("writing the audit log {} failed (disk full?)", path);
         audit->clear();
+        return false;
       }
+      if (lost > 0) spdlog::info("the audit log {} is written again ({} lines lost)", path, lost);
+      lost = 0;
+      return true;
     };
   }
+
   const core::Duration period = config->period;
   const std::string row = config->row_name;
   const size_t agents = config->agents.size();

@@ -100,17 +100,18 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
           fmt::format("removing {}: {}", options.state_file, ec.message())));
     }
   }
-  // Fail fast: an agent that could not save the GPUs' original settings would refuse its first
-  // cap, which comes in a power emergency. Prove the state file can be written now.
-  const std::string probe = options.state_file + ".probe";
-  if (auto written = core::WriteFileAtomically(probe, "{}\n"); !written) {
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
+  // Saved now, before any request, and kept until a clean shutdown: an agent that could not
+  // save the originals would have to refuse its first cap, which comes in a power emergency, and
+  // a disk that fills up later cannot stop a cap.
+  if (auto written = core::WriteFileAtomically(options.state_file, OriginalsToJson(originals));
+      !written) {
     return core::Fail(core::Error::InvalidArgument(fmt::format(
         "--state-file {}: cannot write there ({}); the agent saves the GPUs' original settings "
         "there before it changes them: create the directory and make it writable",
         options.state_file, written.error().message())));
   }
-  std::filesystem::remove(probe, ec);
-  HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
+  spdlog::info("saved the original GPU settings to {}", options.state_file);
   auto agent = std::unique_ptr<Agent>(
       new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));
   agent->Tick();  // the first telemetry sample
@@ -155,15 +156,6 @@ core::Watts Agent::TargetPowerLimit(size_t i) const {
   return caps_[i].power_limit.value_or(originals_[i].power_limit);
 }
 
-core::Status Agent::EnsureStateFile() {
-  if (state_file_written_) return core::Ok();
-  HEADROOM_RETURN_IF_ERROR(
-      core::WriteFileAtomically(options_.state_file, OriginalsToJson(originals_)));
-  state_file_written_ = true;
-  spdlog::info("saved the original GPU settings to {}", options_.state_file);
-  return core::Ok();
-}
-
 core::Status Agent::ApplyGpu(size_t i) {
   gpu::Device& device = *gpus_[i].device;
   const model::GpuSpec& spec = gpus_[i].spec;
@@ -171,7 +163,6 @@ core::Status Agent::ApplyGpu(size_t i) {
   const core::Watts limit = TargetPowerLimit(i);
   HEADROOM_CHECK(limit >= spec.power_limit_min && limit <= spec.power_limit_max)
       << "GPU " << device.info().index << ": power limit " << limit.value() << " W out of range";
-  HEADROOM_RETURN_IF_ERROR(EnsureStateFile());
   std::optional<core::Error> first;
   auto keep = [&first](core::Status st) {
     if (!st && !first) first = st.error();
@@ -335,13 +326,6 @@ core::Status Agent::RestoreLocked(std::vector<std::string>* lines) {
     readback_[i] = Readback{};
     listings_[i] = Listing(*gpus_[i].device, clock_->Now(), listings_[i]);
   }
-  std::error_code ec;
-  std::filesystem::remove(options_.state_file, ec);
-  if (ec) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("removing {}: {}", options_.state_file, ec.message())));
-  }
-  state_file_written_ = false;
   return core::Ok();
 }
 
@@ -361,6 +345,12 @@ core::Result<std::vector<std::string>> Agent::Shutdown() {
   core::MutexLock lock(&mu_);
   std::vector<std::string> lines;
   HEADROOM_RETURN_IF_ERROR(RestoreLocked(&lines));
+  // Only a clean stop removes the state file: its presence at start means a crash.
+  std::error_code ec;
+  if (!std::filesystem::remove(options_.state_file, ec) && ec) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("removing {}: {}", options_.state_file, ec.message())));
+  }
   return lines;
 }
 

@@ -1,13 +1,14 @@
 // Agent: the node agent's core, independent of HTTP and of the real clock. It validates caps
-// requests, applies them to the GPUs through gpu::Device (after saving the original settings to
-// the state file), confirms them by reading back, keeps requests idempotent by request_id, runs
-// the lease (an expired lease applies the failsafe clock cap) and the actuation delay, and puts
-// the original settings back on DeleteCaps, on Shutdown and, after a crash, on the next start.
+// requests, applies them to the GPUs through gpu::Device (the original settings saved to the
+// state file at start), confirms them by reading back, keeps requests idempotent by request_id,
+// runs the lease (an expired lease applies the failsafe clock cap) and the actuation delay, and
+// puts the original settings back on DeleteCaps, on Shutdown and, after a crash, on the next start.
 // Thread-safe: HTTP handler threads and the ticker thread call it concurrently (one mutex; device
 // I/O happens under it, which serializes control changes).
 //
 // Invariants: a request that fails parsing or validation changes nothing; the state file exists
-// on disk whenever a GPU differs from its saved original because of this agent; every value
+// on disk from Create() until a clean Shutdown(), so no write stands between a request and the
+// GPUs and its presence at start means a crash; every value
 // written to a device lies within the GPU's catalog range (checked before any change).
 #ifndef HEADROOM_SERVICE_AGENT_H_
 #define HEADROOM_SERVICE_AGENT_H_
@@ -56,15 +57,16 @@ class Agent {
  public:
   // If the state file exists (the previous agent did not exit cleanly), first restores the
   // settings it holds and removes it, logging what it restored; fails if that is impossible
-  // (then the GPUs need a person). Then reads the original settings it will restore later.
+  // (then the GPUs need a person). Then reads the original settings it will restore later and
+  // saves them to the state file (failing, kInvalidArgument, when it cannot be written).
   // REQUIRES: every gpus[i].device and clock outlive the Agent.
   [[nodiscard]] static core::Result<std::unique_ptr<Agent>> Create(std::vector<AgentGpu> gpus,
                                                                    AgentOptions options,
                                                                    core::Clock* clock);
 
   // PUT /v1/caps. Errors: kInvalidArgument (body), kNotFound / kOutOfRange (GPU, range),
-  // kFailedPrecondition (request_id reused with another body); anything else is a device or
-  // state-file failure. Success: {"result": "applied"|"scheduled", ...}.
+  // kFailedPrecondition (request_id reused with another body); anything else is a device
+  // failure. Success: {"result": "applied"|"scheduled", ...}.
   [[nodiscard]] core::Result<nlohmann::ordered_json> PutCaps(std::string_view body) EXCLUDES(mu_);
   // DELETE /v1/caps: drops pending changes, the lease and the failsafe, and restores the
   // original settings of every GPU.
@@ -113,7 +115,6 @@ class Agent {
   // The lock range to hold on GPU i (nullopt: the original), and its power limit target.
   std::optional<gpu::ClockLock> TargetLock(size_t i) const REQUIRES(mu_);
   core::Watts TargetPowerLimit(size_t i) const REQUIRES(mu_);
-  core::Status EnsureStateFile() REQUIRES(mu_);
   core::Status ApplyGpu(size_t i) REQUIRES(mu_);
   core::Status ApplyAll() REQUIRES(mu_);
   core::Result<nlohmann::ordered_json> ApplyRequest(const CapsRequest& request) REQUIRES(mu_);
@@ -135,7 +136,6 @@ class Agent {
   std::vector<Readback> readback_ GUARDED_BY(mu_);
   std::vector<report::GpuListing> listings_ GUARDED_BY(mu_);
   std::optional<core::TimePoint> next_sample_ GUARDED_BY(mu_);
-  bool state_file_written_ GUARDED_BY(mu_) = false;
   std::optional<core::TimePoint> lease_deadline_ GUARDED_BY(mu_);
   bool lease_expired_ GUARDED_BY(mu_) = false;
   bool failsafe_active_ GUARDED_BY(mu_) = false;

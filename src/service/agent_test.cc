@@ -110,7 +110,6 @@ TEST_F(AgentTest, RejectedRequestsChangeNothing) {
     EXPECT_FALSE(Lock(i).has_value());
     EXPECT_EQ(Limit(i), core::Watts(400));
   }
-  EXPECT_FALSE(StateFileExists());
   EXPECT_EQ(agent->State()["lease"]["expires_in_s"], nullptr);
   EXPECT_NE(agent->Metrics().find("headroom_agent_commands_total{result=\"rejected\"} 4"),
             std::string::npos);
@@ -188,17 +187,17 @@ TEST_F(AgentTest, DeleteRestoresTheOriginalSettings) {
   EXPECT_EQ(Lock(2)->max, core::Megahertz(1380));
   EXPECT_EQ(Limit(3), core::Watts(380));
   EXPECT_EQ(Limit(0), core::Watts(400));
-  EXPECT_FALSE(StateFileExists());
+  EXPECT_TRUE(StateFileExists()) << "kept until a clean stop";
   EXPECT_EQ(agent->State()["lease"]["expires_in_s"], nullptr);
   clock_.Advance(seconds(60));  // no lease: no failsafe
   agent->Tick();
   EXPECT_FALSE(Lock(0).has_value());
 }
 
-TEST_F(AgentTest, StateFileHoldsTheOriginalsBeforeTheFirstChange) {
+TEST_F(AgentTest, StateFileHoldsTheOriginalsFromTheStart) {
   ASSERT_TRUE(devices_[1]->SetPowerLimit(core::Watts(350)));
   auto agent = MakeAgent();
-  EXPECT_FALSE(StateFileExists());  // nothing changed yet
+  EXPECT_TRUE(StateFileExists()) << "saved before the first request";
   ASSERT_TRUE(agent->PutCaps(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "a"})"));
   auto saved = OriginalsFromJson(*core::ReadFile(options_.state_file));
   ASSERT_TRUE(saved);
@@ -214,13 +213,33 @@ TEST_F(AgentTest, StateFileHoldsTheOriginalsBeforeTheFirstChange) {
   auto next = MakeAgent();
   EXPECT_EQ(Limit(1), core::Watts(350));
   EXPECT_EQ(Limit(0), core::Watts(400));
-  EXPECT_FALSE(StateFileExists());
+  EXPECT_EQ(OriginalsFromJson(*core::ReadFile(options_.state_file))->at(1).power_limit,
+            core::Watts(350));
   ASSERT_TRUE(next->PutCaps(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "a"})"));
   auto lines = next->Shutdown();
   ASSERT_TRUE(lines);
   EXPECT_EQ(lines->size(), 4u);
   EXPECT_EQ(Limit(1), core::Watts(350));
   EXPECT_FALSE(StateFileExists());
+}
+
+// Disk full (or the directory gone) after the start: the originals are already saved, so caps,
+// lifts and the failsafe still reach the GPUs, and a clean stop still restores them.
+TEST_F(AgentTest, CapsNeedNoWriteAfterTheStart) {
+  auto agent = MakeAgent();
+  std::filesystem::remove_all(std::filesystem::path(options_.state_file).parent_path());
+  auto capped = agent->PutCaps(R"({"power_limit_w": 250, "lease_s": 1, "request_id": "a"})");
+  ASSERT_TRUE(capped) << capped.error().message();
+  EXPECT_EQ(Limit(0), core::Watts(250));
+  ASSERT_TRUE(agent->DeleteCaps());
+  EXPECT_EQ(Limit(0), core::Watts(400));
+  ASSERT_TRUE(agent->PutCaps(R"({"power_limit_w": 200, "lease_s": 1, "request_id": "b"})"));
+  clock_.Advance(seconds(2));
+  agent->Tick();
+  EXPECT_TRUE(agent->State()["failsafe_active"].get<bool>());
+  auto lines = agent->Shutdown();
+  ASSERT_TRUE(lines) << lines.error().message();
+  EXPECT_EQ(Limit(0), core::Watts(400));
 }
 
 TEST_F(AgentTest, BadStateFileStopsTheStart) {

@@ -14,6 +14,9 @@
 namespace headroom::service {
 namespace {
 
+// Characters of the row name that go into request ids (agents take at most 128 in all).
+constexpr size_t kRowNameInRequestId = 48;
+
 using nlohmann::ordered_json;
 
 // Agents report clocks snapped to the GPU's grid (A100: 15 MHz) and watts to the milliwatt.
@@ -319,8 +322,9 @@ void Controller::Send(core::TimePoint now) {
     } else {
       continue;
     }
-    command.request_id =
-        fmt::format("{}-{}-{}", config_.row_name, options_.instance_id, ++request_seq_);
+    // The row's name is cut so that a long one cannot push ids past what agents accept.
+    command.request_id = fmt::format("{}-{}-{}", config_.row_name.substr(0, kRowNameInRequestId),
+                                     options_.instance_id, ++request_seq_);
     // Agents take only printable ASCII without spaces (caps_request.cc); a row may be "row 7".
     std::replace_if(
         command.request_id.begin(), command.request_id.end(),
@@ -531,6 +535,9 @@ void Controller::Publish(const ordered_json& record) {
   header("headroom_row_commands_total", "counter", "Caps and lease commands by outcome.");
   m += fmt::format("headroom_row_commands_total{{result=\"ok\"}} {}\n", commands_ok_);
   m += fmt::format("headroom_row_commands_total{{result=\"failed\"}} {}\n", commands_failed_);
+  header("headroom_row_audit_lines_lost_total", "counter",
+         "Audit records that could not be written (disk full); control went on.");
+  m += fmt::format("headroom_row_audit_lines_lost_total {}\n", audit_lines_lost_);
 
   const core::TimePoint now = clock_->Now();
   core::MutexLock lock(&mu_);
@@ -541,7 +548,8 @@ void Controller::Publish(const ordered_json& record) {
   m += fmt::format("headroom_row_decisions_total {}\n", steps_);
   status_ = std::move(status);
   metrics_ = std::move(m);
-  if (options_.audit) options_.audit(record);
+  // Lost after the metrics above were built: counted from the next step on.
+  if (options_.audit && !options_.audit(record)) ++audit_lines_lost_;
 }
 
 ordered_json Controller::Status() const {

@@ -35,10 +35,11 @@ namespace headroom::service {
 struct ControllerOptions {
   bool dry_run = false;  // decide and log, send nothing
   // Makes request ids unique across controller restarts (agents refuse a reused id with
-  // another body); the daemon uses its start time.
+  // another body); the daemon uses its start time, pid and random bits.
   std::string instance_id = "0";
-  // Receives each step's record (the audit log's line).
-  std::function<void(const nlohmann::ordered_json&)> audit;
+  // Receives each step's record (the audit log's line); false when it could not be written
+  // (disk full): counted in headroom_row_audit_lines_lost_total, and control goes on.
+  std::function<bool(const nlohmann::ordered_json&)> audit;
 };
 
 class Controller {
@@ -127,6 +128,7 @@ class Controller {
   std::uint64_t brake_events_ = 0;
   std::uint64_t commands_ok_ = 0;
   std::uint64_t commands_failed_ = 0;
+  std::uint64_t audit_lines_lost_ = 0;
 
   mutable core::Mutex mu_;
   std::uint64_t steps_ GUARDED_BY(mu_) = 0;

@@ -10,6 +10,7 @@
 
 #include "catalog/hardware_catalog.h"
 #include "core/check.h"
+#include "service/caps_request.h"
 
 namespace headroom::service {
 namespace {
@@ -91,7 +92,10 @@ class ControllerTest : public ::testing::Test {
     }
     ControllerOptions options;
     options.dry_run = dry_run;
-    options.audit = [this](const nlohmann::ordered_json& line) { audit_.push_back(line.dump()); };
+    options.audit = [this](const nlohmann::ordered_json& line) {
+      audit_.push_back(line.dump());
+      return !audit_full_;
+    };
     auto c = Controller::Create(std::move(*config), std::move(links), nullptr, &clock_, options);
     ASSERT_TRUE(c) << c.error().message();
     controller_ = std::move(*c);
@@ -112,6 +116,7 @@ class ControllerTest : public ::testing::Test {
   core::FakeClock clock_;
   std::vector<FakeAgent*> agents_;
   std::vector<std::string> audit_;
+  bool audit_full_ = false;  // the audit log's disk is full
   std::unique_ptr<Controller> controller_;
 };
 
@@ -203,6 +208,61 @@ TEST_F(ControllerTest, UnreachableAgentCountsAtItsRatedMaximum) {
   EXPECT_NE(status["servers"][2]["error"].get<std::string>().find("refused"), std::string::npos);
   EXPECT_NE(controller_->Metrics().find("headroom_row_agent_up{server=\"s2\"} 0"),
             std::string::npos);
+}
+
+// The controller's monotonic clock jumping forward (the process or its VM suspended for an
+// hour) between two steps: the next step renews every lease at once, holds the caps the row
+// power still calls for, and lifts them as soon as it does not.
+TEST_F(ControllerTest, ClockJumpForwardRenewsEveryLeaseAndKeepsTheCaps) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.84);
+  for (int i = 0; i < 3; ++i) Step();
+  ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  std::vector<size_t> sent;
+  for (FakeAgent* a : agents_) sent.push_back(a->puts.size());
+  clock_.Advance(std::chrono::hours(1));
+  auto record = Step();
+  EXPECT_EQ(record["state"], "t1");
+  for (size_t i = 0; i < agents_.size(); ++i) {
+    EXPECT_EQ(agents_[i]->puts.size(), sent[i] + 1) << "server " << i << ": lease renewed";
+    EXPECT_EQ(agents_[i]->puts.back().lease, seconds(30));
+  }
+  EXPECT_DOUBLE_EQ(agents_[1]->report.caps.sm_clock_cap->value(), 1275);
+  SetRowFraction(0.60);
+  Step();
+  Step();
+  EXPECT_FALSE(agents_[1]->report.caps.sm_clock_cap.has_value());
+}
+
+// Request ids stay within what agents accept whatever the row's name, and one the agent refuses
+// as reused (a controller restarted with a repeated instance id) is never sent again: the retry
+// carries a new one.
+TEST_F(ControllerTest, RequestIdsFitAndARefusedOneIsNotReused) {
+  std::string yaml = Yaml();
+  yaml.replace(yaml.find("name: r,"), 8, "name: '" + std::string(300, 'r') + " 7',");
+  Start(yaml, {0, 0, 0});
+  SetRowFraction(0.84);
+  agents_[1]->fail_put = true;
+  Step();
+  agents_[1]->fail_put = false;
+  for (int i = 0; i < 8 && agents_[1]->puts.size() < 2; ++i) Step();
+  ASSERT_GE(agents_[1]->puts.size(), 2u);
+  EXPECT_NE(agents_[1]->puts[0].request_id, agents_[1]->puts[1].request_id);
+  for (const CapsCommand& c : agents_[1]->puts) {
+    auto parsed = ParseCapsRequest(CapsBody(c));
+    EXPECT_TRUE(parsed) << c.request_id << ": " << parsed.error().message();
+  }
+}
+
+// The audit log's disk full: every step still decides and sends, and the lost lines are counted.
+TEST_F(ControllerTest, AuditLogThatCannotBeWrittenDoesNotStopControl) {
+  Start(Yaml(), {0, 0, 0});
+  audit_full_ = true;
+  SetRowFraction(0.84);
+  for (int i = 0; i < 4; ++i) Step();
+  EXPECT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  EXPECT_NE(controller_->Metrics().find("headroom_row_audit_lines_lost_total 3"), std::string::npos)
+      << controller_->Metrics();
 }
 
 TEST_F(ControllerTest, RestartHoldKeepsTheCapsAgentsAlreadyHold) {

@@ -76,6 +76,29 @@ core::Result<ListenAddress> ParseListenAddress(const std::string& text) {
 
 namespace {
 
+// The name of the first header whose name or value holds a control byte (tab aside), or empty.
+// Checked on the stored strings: cpp-httplib's get_header_value() would stop at a NUL and hide
+// what follows it.
+std::string HeaderWithControlBytes(const httplib::Headers& headers) {
+  auto has_control = [](std::string_view text) {
+    for (const char c : text) {
+      const auto b = static_cast<unsigned char>(c);
+      if ((b < 0x20 && b != '\t') || b == 0x7f) return true;
+    }
+    return false;
+  };
+  for (const auto& [name, value] : headers) {
+    if (has_control(name) || has_control(value)) return name;
+  }
+  return {};
+}
+
+// The request's one Authorization header as received; empty if absent or given more than once.
+std::string AuthorizationHeader(const httplib::Request& req) {
+  if (req.get_header_value_count("Authorization") != 1) return {};
+  return req.headers.find("Authorization")->second;
+}
+
 std::unique_ptr<httplib::Server> MakeServer(const std::optional<TlsFiles>& tls) {
   if (!tls) return std::make_unique<httplib::Server>();
   return std::make_unique<httplib::SSLServer>(tls->cert.c_str(), tls->key.c_str());
@@ -107,6 +130,16 @@ HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : server_(MakeServer(
         }
         SendError(res, 500, what);
       });
+  // After the headers, before any body is read (cpp-httplib runs this before it reads content).
+  server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (const std::string bad = HeaderWithControlBytes(req.headers); !bad.empty()) {
+      res.set_header("Connection", "close");
+      SendError(res, 400, "a request header holds control bytes");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (admit_ && !admit_(req, res)) return httplib::Server::HandlerResponse::Handled;
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
 }
 
 HttpServer::~HttpServer() = default;
@@ -123,23 +156,16 @@ AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
   server().Get("/v1/state", [this](const httplib::Request&, httplib::Response& res) {
     SendJson(res, agent_->State());
   });
-  auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
-    if (BearerAuthorized(req.get_header_value("Authorization"), token_)) return true;
+  // Every method but GET needs the token, checked before the body is read, so an
+  // unauthenticated client cannot make the agent hold its body.
+  SetAdmission([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || BearerAuthorized(AuthorizationHeader(req), token_)) return true;
     agent_->RecordRejected();
     res.set_header("WWW-Authenticate", "Bearer");
     res.set_header("Connection", "close");
     SendError(res, 401, "missing or wrong bearer token");
     return false;
-  };
-  // Authentication before the body is read: cpp-httplib runs this after the headers and before
-  // it reads any content, so an unauthenticated client cannot make the agent hold its body.
-  server().set_pre_routing_handler(
-      [authorized](const httplib::Request& req, httplib::Response& res) {
-        if (req.method == "GET" || authorized(req, res))
-          return httplib::Server::HandlerResponse::Unhandled;
-        return httplib::Server::HandlerResponse::Handled;
-      });
-  // Every method but GET needs the token (checked above, before routing).
+  });
   server().Put("/v1/caps", [this](const httplib::Request& req, httplib::Response& res) {
     SendResult(res, agent_->PutCaps(req.body));
   });

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,7 +21,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace headroom::service {
 
@@ -69,11 +72,17 @@ class HttpServer {
   void Stop();
 
  protected:
+  // Decides on a request once its headers are read and before its body is: true lets it through;
+  // false refuses it with what `res` holds. Requests whose headers carry control bytes (a NUL
+  // after a token, CR or escape codes) are refused with 400 before this runs.
+  using Admission = std::function<bool(const httplib::Request&, httplib::Response&)>;
+  void SetAdmission(Admission admit) { admit_ = std::move(admit); }
   httplib::Server& server() { return *server_; }
 
  private:
   std::unique_ptr<httplib::Server> server_;
   std::optional<TlsFiles> tls_;
+  Admission admit_;
 };
 
 class AgentHttpServer final : public HttpServer {

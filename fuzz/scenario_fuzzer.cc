@@ -1,0 +1,16 @@
+// Scenario YAML (`headroom simulate/plan --scenario FILE`): parsed, then resolved against the
+// embedded catalogs (policy overrides validated there).
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
+#include "fuzz/fuzz_support.h"
+#include "sim/scenario.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace headroom;
+  static const catalog::ModelCatalog models = *catalog::ModelCatalog::Embedded();
+  static const catalog::InferenceFits fits = *catalog::InferenceFits::Embedded();
+  auto scenario = sim::ParseScenario(fuzz::Text(data, size), "fuzz.yaml");
+  if (!scenario) return 0;
+  (void)sim::Resolve(*scenario, {.hardware = &fuzz::Hardware(), .models = &models, .fits = &fits});
+  return 0;
+}

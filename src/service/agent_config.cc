@@ -1,0 +1,73 @@
+#include "service/agent_config.h"
+
+#include <fmt/format.h>
+
+#include "core/parse.h"
+#include "core/time.h"
+#include "core/yaml_reader.h"
+
+namespace headroom::service {
+namespace {
+
+core::Status ReadString(const core::YamlReader& yaml, const char* key,
+                        std::optional<std::string>* out) {
+  HEADROOM_ASSIGN_OR_RETURN(*out, yaml.OptionalString(key));
+  return core::Ok();
+}
+
+// Checked here as well as for the flag, so that a bad value in the file is named by its line.
+core::Status CheckDuration(const core::YamlReader& yaml, const char* key,
+                           const std::optional<std::string>& text, bool zero_allowed) {
+  if (!text) return core::Ok();
+  auto d = core::ParseDuration(*text);
+  if (!d) return core::Fail(yaml.ErrorAt(key, d.error().message()));
+  if (*d < core::Duration::zero() || (!zero_allowed && *d == core::Duration::zero())) {
+    return core::Fail(
+        yaml.ErrorAt(key, fmt::format("'{}' must be {} 0", *text, zero_allowed ? ">=" : ">")));
+  }
+  return core::Ok();
+}
+
+core::Status CheckOneOf(const core::YamlReader& yaml, const char* key,
+                        const std::optional<std::string>& value, std::string_view a,
+                        std::string_view b) {
+  if (!value || *value == a || *value == b) return core::Ok();
+  return core::Fail(yaml.ErrorAt(key, fmt::format("'{}' is not {} or {}", *value, a, b)));
+}
+
+}  // namespace
+
+core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std::string& source) {
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader yaml, core::YamlReader::Parse(text, source));
+  HEADROOM_RETURN_IF_ERROR(
+      yaml.CheckKnownKeys({"backend", "sim_gpu", "sim_count", "sim_load", "sim_load_file", "gpus",
+                           "listen", "token_file", "state_file", "priority", "actuation_delay",
+                           "sample_interval", "failsafe_sm_clock_mhz", "tls_cert", "tls_key"}));
+  AgentConfigFile c;
+  for (auto [key, field] : {std::pair{"backend", &c.backend},
+                            {"sim_gpu", &c.sim_gpu},
+                            {"sim_load", &c.sim_load},
+                            {"sim_load_file", &c.sim_load_file},
+                            {"gpus", &c.gpus},
+                            {"listen", &c.listen},
+                            {"token_file", &c.token_file},
+                            {"state_file", &c.state_file},
+                            {"priority", &c.priority},
+                            {"actuation_delay", &c.actuation_delay},
+                            {"sample_interval", &c.sample_interval},
+                            {"tls_cert", &c.tls_cert},
+                            {"tls_key", &c.tls_key}}) {
+    HEADROOM_RETURN_IF_ERROR(ReadString(yaml, key, field));
+  }
+  if (yaml.Has("sim_count")) {
+    HEADROOM_ASSIGN_OR_RETURN(c.sim_count, yaml.IntegerIn("sim_count", 1, 1024));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(c.failsafe_sm_clock_mhz, yaml.OptionalNumber("failsafe_sm_clock_mhz"));
+  HEADROOM_RETURN_IF_ERROR(CheckOneOf(yaml, "backend", c.backend, "sim", "nvml"));
+  HEADROOM_RETURN_IF_ERROR(CheckOneOf(yaml, "priority", c.priority, "hp", "lp"));
+  HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "actuation_delay", c.actuation_delay, true));
+  HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "sample_interval", c.sample_interval, false));
+  return c;
+}
+
+}  // namespace headroom::service

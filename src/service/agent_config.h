@@ -1,0 +1,40 @@
+// AgentConfigFile: the node agent's optional YAML config (`headroom agent --config`, keys in
+// docs/agent.md), read strictly: unknown or duplicate keys, wrong types, a backend other than sim
+// or nvml, a priority other than hp or lp and durations that do not parse are errors naming the
+// file, line and key. Every key is optional; the CLI lets flags given on the command line win.
+// Pure (parses text); a value type.
+#ifndef HEADROOM_SERVICE_AGENT_CONFIG_H_
+#define HEADROOM_SERVICE_AGENT_CONFIG_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace headroom::service {
+
+struct AgentConfigFile {
+  std::optional<std::string> backend;  // "sim" or "nvml"
+  std::optional<std::string> sim_gpu;
+  std::optional<int> sim_count;  // 1..1024
+  std::optional<std::string> sim_load;
+  std::optional<std::string> sim_load_file;
+  std::optional<std::string> gpus;
+  std::optional<std::string> listen;
+  std::optional<std::string> token_file;
+  std::optional<std::string> state_file;
+  std::optional<std::string> priority;         // "hp" or "lp"
+  std::optional<std::string> actuation_delay;  // a duration >= 0
+  std::optional<std::string> sample_interval;  // a duration > 0
+  std::optional<double> failsafe_sm_clock_mhz;
+  std::optional<std::string> tls_cert;
+  std::optional<std::string> tls_key;
+};
+
+[[nodiscard]] core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text,
+                                                             const std::string& source);
+
+}  // namespace headroom::service
+
+#endif  // HEADROOM_SERVICE_AGENT_CONFIG_H_

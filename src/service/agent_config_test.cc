@@ -1,0 +1,47 @@
+#include "service/agent_config.h"
+
+#include <gtest/gtest.h>
+
+namespace headroom::service {
+namespace {
+
+TEST(AgentConfigTest, ReadsEveryDocumentedKey) {
+  auto c = ParseAgentConfig(
+      "backend: sim\nsim_gpu: a100\nsim_count: 4\nsim_load: decode\nsim_load_file: /tmp/l\n"
+      "gpus: 0,1\nlisten: 127.0.0.1:9400\ntoken_file: /etc/t\nstate_file: /var/s\n"
+      "priority: hp\nactuation_delay: 50ms\nsample_interval: 1s\nfailsafe_sm_clock_mhz: 1110\n"
+      "tls_cert: /etc/c.pem\ntls_key: /etc/k.pem\n",
+      "agent.yaml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->backend, "sim");
+  EXPECT_EQ(c->sim_count, 4);
+  EXPECT_EQ(c->priority, "hp");
+  EXPECT_EQ(c->failsafe_sm_clock_mhz, 1110);
+  EXPECT_EQ(c->tls_cert, "/etc/c.pem");
+  EXPECT_EQ(c->tls_key, "/etc/k.pem");
+  EXPECT_FALSE(ParseAgentConfig("listen: 127.0.0.1:1\n", "a.yaml")->backend.has_value());
+}
+
+TEST(AgentConfigTest, BadValuesNameTheFileAndKey) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"sim_count: 2.5\n", "sim_count"},
+      {"sim_count: 0\n", "sim_count"},
+      {"backend: cuda\n", "backend"},
+      {"priority: high\n", "priority"},
+      {"actuation_delay: 10\n", "actuation_delay"},
+      {"actuation_delay: -1s\n", "actuation_delay"},
+      {"sample_interval: 0s\n", "sample_interval"},
+      {"failsafe_sm_clock_mhz: .nan\n", "failsafe_sm_clock_mhz"},
+      {"tokenfile: /etc/t\n", "tokenfile"},
+      {"listen: a\nlisten: b\n", "listen"},
+  };
+  for (const auto& [text, key] : cases) {
+    auto c = ParseAgentConfig(text, "agent.yaml");
+    ASSERT_FALSE(c) << text;
+    EXPECT_NE(c.error().message().find("agent.yaml"), std::string::npos) << c.error().message();
+    EXPECT_NE(c.error().message().find(key), std::string::npos) << c.error().message();
+  }
+}
+
+}  // namespace
+}  // namespace headroom::service
