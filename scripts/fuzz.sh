@@ -48,7 +48,8 @@ run_one() {
   if [ -d "fuzz/regressions/$t" ]; then
     mapfile -t regressions < <(find "fuzz/regressions/$t" -type f | sort)
   fi
-  if [ ${#regressions[@]} -gt 0 ] && ! "$exe" "${regressions[@]}" >>"$log" 2>&1; then
+  if [ ${#regressions[@]} -gt 0 ] &&
+    ! "$exe" -timeout=10 -rss_limit_mb=2048 "${regressions[@]}" >>"$log" 2>&1; then
     printf '%-18s FAILED on a kept regression input (log: %s)\n' "$t" "$log"
     return 1
   fi

@@ -120,14 +120,29 @@ HttpAgentLink::HttpAgentLink(const std::string& url, std::string token, core::Du
 HttpAgentLink::~HttpAgentLink() = default;
 
 core::Result<AgentReport> HttpAgentLink::GetState() {
-  auto res = get_client_->Get("/v1/state");
+  // Read into a bounded buffer: whatever answers at an agent's address must not be able to make
+  // the controller hold an unbounded answer.
+  std::string body;
+  bool too_big = false;
+  auto res = get_client_->Get("/v1/state", [&body, &too_big](const char* data, size_t n) {
+    too_big = body.size() + n > kMaxAgentStateBytes;
+    if (!too_big) body.append(data, n);
+    return !too_big;
+  });
+  if (too_big) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "GET {}/v1/state: the answer is larger than {} bytes", url_, kMaxAgentStateBytes)));
+  }
   if (!res) {
     return core::Fail(core::Error::Unavailable(
         fmt::format("GET {}/v1/state: {}", url_, httplib::to_string(res.error()))));
   }
-  if (res->status != 200) return core::Fail(HttpError(res->status, res->body));
+  if (res->status != 200) return core::Fail(HttpError(res->status, body));
   try {
-    return ParseAgentState(json::parse(res->body));
+    auto report = ParseAgentState(json::parse(body));
+    if (!report)
+      return core::Fail(report.error().WithContext(fmt::format("GET {}/v1/state", url_)));
+    return report;
   } catch (const json::exception& e) {
     return core::Fail(
         core::Error::InvalidArgument(fmt::format("GET {}/v1/state: not JSON: {}", url_, e.what())));

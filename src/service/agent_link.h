@@ -6,6 +6,7 @@
 #ifndef HEADROOM_SERVICE_AGENT_LINK_H_
 #define HEADROOM_SERVICE_AGENT_LINK_H_
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,9 @@ class AgentLink {
   // kOutOfRange (400 / 422: the agent refused the values), kInternal otherwise.
   [[nodiscard]] virtual core::Result<CapsOutcome> PutCaps(const CapsCommand& command) = 0;
 };
+
+// The most an agent's GET /v1/state may send (a real one is ~1 KB per GPU).
+inline constexpr size_t kMaxAgentStateBytes = 1024 * 1024;
 
 class HttpAgentLink final : public AgentLink {
  public:

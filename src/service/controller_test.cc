@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include "catalog/hardware_catalog.h"
 #include "core/check.h"
@@ -441,6 +443,37 @@ TEST(AgentLinkTest, ParsesTheAgentStateTightestCapAcrossGpus) {
   EXPECT_NE(r->mismatch.find("GPU 1"), std::string::npos);
   EXPECT_FALSE(ParseAgentState(nlohmann::json::parse(R"({"gpus": 3})")));
   EXPECT_FALSE(ParseAgentState(nlohmann::json::parse(R"({"gpus": [{"power_w": "x"}]})")));
+}
+
+// Anything answering at an agent's address: not JSON, the wrong shapes, absurd numbers, JSON
+// nested 100,000 deep, 8 MB. Each is an error naming the agent (the controller then counts the
+// server at its rated maximum), never a crash and never an unbounded buffer.
+TEST(AgentLinkTest, HostileStateAnswersAreErrors) {
+  httplib::Server server;
+  std::string answer;
+  server.Get("/v1/state", [&answer](const httplib::Request&, httplib::Response& res) {
+    res.set_content(answer, "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&server] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  HttpAgentLink link(fmt::format("http://127.0.0.1:{}", port), "t", seconds(5));
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string huge = "{\"gpus\": [" + std::string(8 << 20, ' ') + "]}";
+  for (const std::string& body :
+       {std::string("<html>502</html>"), std::string("[]"), std::string(R"({"gpus": 5})"),
+        std::string(R"({"gpus": [{"index": 1e300, "power_w": "a lot"}]})"), deep, huge}) {
+    answer = body;
+    auto state = link.GetState();
+    EXPECT_FALSE(state) << body.substr(0, 60);
+    if (!state) {
+      EXPECT_NE(state.error().message().find(fmt::format("127.0.0.1:{}", port)), std::string::npos)
+          << state.error().message();
+    }
+  }
+  server.stop();
+  serving.join();
 }
 
 TEST(AgentLinkTest, CapsBodyLiftsAbsentCapsAndRenewsWithoutTargets) {
