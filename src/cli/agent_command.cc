@@ -19,6 +19,7 @@
 #include "core/parse.h"
 #include "gpu/sim/sim_device.h"
 #include "policy/policy_params.h"
+#include "policy/row_policy.h"
 #include "service/agent.h"
 #include "service/agent_config.h"
 #include "service/auth.h"
@@ -119,10 +120,8 @@ core::Result<Settings> Resolve(const AgentCliOptions& o) {
   }
   HEADROOM_ASSIGN_OR_RETURN(s.token, service::ReadTokenFile(o.token_file));
   HEADROOM_ASSIGN_OR_RETURN(s.listen, service::ParseListenAddress(o.listen));
-  if (o.priority != "hp" && o.priority != "lp") {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("--priority '{}': expected hp or lp", o.priority)));
-  }
+  auto priority = policy::ParsePriority(o.priority);
+  if (!priority) return core::Fail(priority.error().WithContext("--priority"));
   auto delay = core::ParseDuration(o.actuation_delay);
   if (!delay) return core::Fail(delay.error().WithContext("--actuation-delay"));
   auto interval = core::ParseDuration(o.sample_interval);
@@ -133,7 +132,7 @@ core::Result<Settings> Resolve(const AgentCliOptions& o) {
   }
   HEADROOM_ASSIGN_OR_RETURN(s.tls, service::TlsFilesFromFlags(o.tls_cert, o.tls_key));
   s.agent.state_file = o.state_file;
-  s.agent.priority = o.priority;
+  s.agent.priority = std::string(policy::PriorityName(*priority));
   s.agent.backend = o.backend.backend;
   s.agent.actuation_delay = *delay;
   s.agent.sample_interval = *interval;

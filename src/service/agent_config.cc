@@ -5,6 +5,7 @@
 #include "core/parse.h"
 #include "core/time.h"
 #include "core/yaml_reader.h"
+#include "policy/row_policy.h"
 
 namespace headroom::service {
 namespace {
@@ -64,7 +65,11 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
   }
   HEADROOM_ASSIGN_OR_RETURN(c.failsafe_sm_clock_mhz, yaml.OptionalNumber("failsafe_sm_clock_mhz"));
   HEADROOM_RETURN_IF_ERROR(CheckOneOf(yaml, "backend", c.backend, "sim", "nvml"));
-  HEADROOM_RETURN_IF_ERROR(CheckOneOf(yaml, "priority", c.priority, "hp", "lp"));
+  if (c.priority) {
+    auto priority = policy::ParsePriority(*c.priority);
+    if (!priority) return core::Fail(yaml.ErrorAt("priority", priority.error().message()));
+    c.priority = std::string(policy::PriorityName(*priority));
+  }
   HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "actuation_delay", c.actuation_delay, true));
   HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "sample_interval", c.sample_interval, false));
   return c;

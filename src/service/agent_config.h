@@ -1,8 +1,8 @@
 // AgentConfigFile: the node agent's optional YAML config (`headroom agent --config`, keys in
 // docs/agent.md), read strictly: unknown or duplicate keys, wrong types, a backend other than sim
-// or nvml, a priority other than hp or lp and durations that do not parse are errors naming the
-// file, line and key. Every key is optional; the CLI lets flags given on the command line win.
-// Pure (parses text); a value type.
+// or nvml, a priority policy::ParsePriority does not take and durations that do not parse are
+// errors naming the file, line and key. Every key is optional; the CLI lets flags given on the
+// command line win. Pure (parses text); a value type.
 #ifndef HEADROOM_SERVICE_AGENT_CONFIG_H_
 #define HEADROOM_SERVICE_AGENT_CONFIG_H_
 
@@ -24,7 +24,7 @@ struct AgentConfigFile {
   std::optional<std::string> listen;
   std::optional<std::string> token_file;
   std::optional<std::string> state_file;
-  std::optional<std::string> priority;         // "hp" or "lp"
+  std::optional<std::string> priority;         // "hp" or "lp" (also read: "high", "low")
   std::optional<std::string> actuation_delay;  // a duration >= 0
   std::optional<std::string> sample_interval;  // a duration > 0
   std::optional<double> failsafe_sm_clock_mhz;

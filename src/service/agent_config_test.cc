@@ -20,6 +20,8 @@ TEST(AgentConfigTest, ReadsEveryDocumentedKey) {
   EXPECT_EQ(c->tls_cert, "/etc/c.pem");
   EXPECT_EQ(c->tls_key, "/etc/k.pem");
   EXPECT_FALSE(ParseAgentConfig("listen: 127.0.0.1:1\n", "a.yaml")->backend.has_value());
+  // One vocabulary with the controller's row.yaml: "high" and "low" are read too.
+  EXPECT_EQ(ParseAgentConfig("priority: High\n", "a.yaml")->priority, "hp");
 }
 
 TEST(AgentConfigTest, BadValuesNameTheFileAndKey) {
@@ -27,7 +29,7 @@ TEST(AgentConfigTest, BadValuesNameTheFileAndKey) {
       {"sim_count: 2.5\n", "sim_count"},
       {"sim_count: 0\n", "sim_count"},
       {"backend: cuda\n", "backend"},
-      {"priority: high\n", "priority"},
+      {"priority: medium\n", "priority"},
       {"actuation_delay: 10\n", "actuation_delay"},
       {"actuation_delay: -1s\n", "actuation_delay"},
       {"sample_interval: 0s\n", "sample_interval"},

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include "service/http_client.h"
+#include "service/http_status.h"
 
 namespace headroom::service {
 namespace {
@@ -28,23 +29,24 @@ core::Error HttpError(int status, const std::string& body) {
     }
   } catch (const json::exception&) {
   }
-  message = fmt::format("HTTP {}: {}", status, message);
-  switch (status) {
-    case 400:
-      return core::Error::InvalidArgument(message);
-    case 401:
-    case 403:
-      return core::Error::PermissionDenied(message);
-    case 422:
-      return core::Error::OutOfRange(message);
-    case 503:
-      return core::Error::Unavailable(message);
-    default:
-      return core::Error::Internal(message);
-  }
+  return core::Error(CodeForHttpStatus(status), fmt::format("HTTP {}: {}", status, message));
 }
 
 }  // namespace
+
+CapsOutcome ParseCapsOutcome(const json& answer) {
+  CapsOutcome out;
+  out.result = answer.value("result", std::string());
+  out.confirmed = out.result == "applied";
+  if (answer.contains("gpus") && answer["gpus"].is_array()) {
+    for (const json& g : answer["gpus"]) {
+      if (!g.is_object() || g.value("confirmed", true)) continue;
+      out.confirmed = false;
+      if (out.mismatch.empty()) out.mismatch = g.value("mismatch", std::string());
+    }
+  }
+  return out;
+}
 
 core::Result<AgentReport> ParseAgentState(const json& state) {
   auto bad = [](const std::string& what) {
@@ -158,18 +160,7 @@ core::Result<CapsOutcome> HttpAgentLink::PutCaps(const CapsCommand& command) {
   }
   if (res->status != 200) return core::Fail(HttpError(res->status, res->body));
   try {
-    const json j = json::parse(res->body);
-    CapsOutcome out;
-    out.result = j.value("result", std::string());
-    out.confirmed = out.result == "applied";
-    if (j.contains("gpus") && j["gpus"].is_array()) {
-      for (const json& g : j["gpus"]) {
-        if (!g.is_object() || g.value("confirmed", true)) continue;
-        out.confirmed = false;
-        if (out.mismatch.empty()) out.mismatch = g.value("mismatch", std::string());
-      }
-    }
-    return out;
+    return ParseCapsOutcome(json::parse(res->body));
   } catch (const json::exception& e) {
     return core::Fail(core::Error::Internal(
         fmt::format("PUT {}/v1/caps: answer is not JSON: {}", url_, e.what())));

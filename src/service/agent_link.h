@@ -1,8 +1,8 @@
 // AgentLink: how the row controller talks to one node agent. The interface lets the
 // controller's logic run against in-memory fakes in unit tests; HttpAgentLink is the real one
-// (cpp-httplib client, bounded timeouts). ParseAgentState and CapsBody are the pure halves of
-// the protocol (docs/agent.md), tested on their own. An HttpAgentLink is used by one thread at a
-// time per call kind (the controller never overlaps two GETs or two PUTs to one agent).
+// (cpp-httplib client, bounded timeouts). ParseAgentState, CapsBody and ParseCapsOutcome are the
+// pure halves of the protocol (docs/agent.md), tested on their own. An HttpAgentLink is used by one
+// thread at a time per call kind (the controller never overlaps two GETs or two PUTs to one agent).
 #ifndef HEADROOM_SERVICE_AGENT_LINK_H_
 #define HEADROOM_SERVICE_AGENT_LINK_H_
 
@@ -58,12 +58,17 @@ struct CapsOutcome {
   std::string mismatch;
 };
 
+// The outcome of an agent's 200 answer to PUT /v1/caps. Throws nlohmann::json::exception on
+// fields of the wrong type (the caller reports it).
+CapsOutcome ParseCapsOutcome(const nlohmann::json& answer);
+
 class AgentLink {
  public:
   virtual ~AgentLink() = default;
   [[nodiscard]] virtual core::Result<AgentReport> GetState() = 0;
   // Errors: kUnavailable (no answer, timeout), kPermissionDenied (401), kInvalidArgument /
-  // kOutOfRange (400 / 422: the agent refused the values), kInternal otherwise.
+  // kOutOfRange (400 / 422: the agent refused the values), kFailedPrecondition (409: a request
+  // id reused with another body), kInternal otherwise (service/http_status.h).
   [[nodiscard]] virtual core::Result<CapsOutcome> PutCaps(const CapsCommand& command) = 0;
 };
 

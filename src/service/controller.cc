@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "policy/policy_factory.h"
+#include "policy/row_controller.h"
 #include "report/prometheus_text.h"
 
 namespace headroom::service {
@@ -18,21 +19,6 @@ namespace {
 constexpr size_t kRowNameInRequestId = 48;
 
 using nlohmann::ordered_json;
-
-// Agents report clocks snapped to the GPU's grid (A100: 15 MHz) and watts to the milliwatt.
-constexpr double kAckClockToleranceMhz = 8;
-constexpr double kAckPowerToleranceW = 0.5;
-
-template <class T>
-bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || std::abs(a->value() - b->value()) <= tolerance;
-}
-
-bool SameTargets(const policy::ServerTargets& a, const policy::ServerTargets& b) {
-  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, kAckClockToleranceMhz) &&
-         Near(a.power_limit, b.power_limit, kAckPowerToleranceW);
-}
 
 ordered_json TargetsJson(const policy::ServerTargets& t) {
   return {{"sm_clock_mhz", t.sm_clock_cap ? ordered_json(t.sm_clock_cap->value()) : nullptr},
@@ -47,6 +33,16 @@ bool Ready(const std::future<T>& f) {
 
 // v rounded to `unit` (a power of ten at most 1), printing as the short decimal it is.
 double Round(double v, double unit) { return std::round(v / unit) / std::round(1 / unit); }
+
+std::vector<policy::ControlledServer> ControlledServers(const ControllerConfig& config) {
+  std::vector<policy::ControlledServer> out;
+  for (const AgentEndpoint& a : config.agents) {
+    out.push_back({.priority = a.priority,
+                   .rated_power = a.server.max_system_power,
+                   .non_gpu_power = a.server.non_gpu_power});
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -66,7 +62,7 @@ core::Result<std::unique_ptr<Controller>> Controller::Create(
   for (size_t i = 0; i < servers.size(); ++i) {
     servers[i].endpoint = config.agents[i];
     servers[i].link = std::move(links[i]);
-    servers[i].counted_as = "unknown";
+    servers[i].counted.as = "unknown";
   }
   return std::unique_ptr<Controller>(new Controller(std::move(config), std::move(servers),
                                                     std::move(meter), std::move(policy), clock,
@@ -80,6 +76,11 @@ Controller::Controller(ControllerConfig config, std::vector<Server> servers,
       servers_(std::move(servers)),
       meter_(std::move(meter)),
       policy_(std::move(policy)),
+      row_(*policy_,
+           {.restart_hold = config_.restart_hold,
+            .escalate_after = config_.escalate_after,
+            .brake_release = config_.params.brake_release},
+           ControlledServers(config_)),
       clock_(clock),
       options_(std::move(options)),
       start_(clock->Now()) {
@@ -103,13 +104,14 @@ void Controller::WaitForCommands() {
 
 ordered_json Controller::CollectPuts(core::TimePoint now) {
   ordered_json answers = ordered_json::array();
-  for (Server& s : servers_) {
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
     if (!Ready(s.put)) continue;
     core::Result<CapsOutcome> outcome = s.put.get();
     ordered_json a = {{"server", s.endpoint.name}, {"request_id", s.put_command.request_id}};
     if (outcome) {
       ++commands_ok_;
-      if (s.put_command.targets) s.accepted = *s.put_command.targets;
+      if (s.put_command.targets) row_.Accepted(i, *s.put_command.targets);
       s.last_ack = now;
       s.failures = 0;
       s.put_confirmed = outcome->confirmed || outcome->result == "scheduled";
@@ -180,51 +182,6 @@ void Controller::PollAgents() {
   }
 }
 
-// GPUs draw above their limit only briefly and little; a sum beyond this share of the server's
-// GPU power budget (rated system power less the rest) is a broken or hostile report.
-constexpr double kPlausibleGpuPowerMargin = 1.25;
-
-std::string Controller::Implausible(const Server& s) {
-  const AgentReport& r = *s.report;
-  if (!r.implausible.empty()) return r.implausible;
-  const model::ServerSpec& server = s.endpoint.server;
-  const core::Watts gpu_max = server.max_system_power - server.non_gpu_power;
-  if (r.gpu_power.value() < 0) return fmt::format("its GPUs report {:.0f} W", r.gpu_power.value());
-  if (r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value()) {
-    return fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
-                       r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
-  }
-  return "";
-}
-
-void Controller::CountPower() {
-  for (Server& s : servers_) {
-    const core::Watts rated = s.endpoint.server.max_system_power;
-    const std::string implausible = s.reachable && s.report ? Implausible(s) : "";
-    if (!implausible.empty()) {
-      // A report that breaks the server's physics (a negative reading, more than its GPUs can
-      // draw) must not lower the row's power: one bad agent could otherwise lift every cap.
-      if (s.counted_as != "implausible") {
-        spdlog::warn("{}: implausible report, counted at its rated maximum: {}", s.endpoint.name,
-                     implausible);
-      }
-      s.error = implausible;
-      s.counted = rated;
-      s.counted_as = "implausible";
-    } else if (s.reachable && s.report) {
-      // Agents report GPU power; the rest of the server (CPUs, fans, NVSwitches) is taken at
-      // its catalog maximum, which over-counts at idle and never under-counts.
-      s.counted = s.report->gpu_power + s.endpoint.server.non_gpu_power;
-      s.last_counted = s.counted;
-      s.counted_as = "reported";
-    } else {
-      // Unreachable: whichever of its last value and its rated maximum is safer (higher).
-      s.counted = std::max(s.last_counted, rated);
-      s.counted_as = s.counted == rated ? "rated-max" : "last-value";
-    }
-  }
-}
-
 void Controller::NoteUnreachableAtStart(std::vector<std::string>* notes) {
   checked_reachability_ = true;
   int reached = 0;
@@ -241,68 +198,70 @@ void Controller::NoteUnreachableAtStart(std::vector<std::string>* notes) {
   notes->push_back(fmt::format("start: reached {} of {} agents", reached, servers_.size()));
 }
 
-void Controller::SyncFromReports(std::vector<std::string>* notes) {
-  for (Server& s : servers_) {
-    if (!s.reachable || !s.report) continue;
+policy::ServerReport Controller::ReportOf(const Server& s) {
+  policy::ServerReport r;
+  r.reachable = s.reachable && s.report.has_value();
+  r.command_failed = s.failures > 0;
+  r.command_in_flight = s.put.valid();
+  r.confirmed = s.put_confirmed;
+  if (!r.reachable) return r;
+  const AgentReport& a = *s.report;
+  r.gpu_power = a.gpu_power;
+  r.implausible = a.implausible;
+  r.holds = a.caps;
+  r.has_lease = a.has_lease;
+  r.pending = a.pending;
+  r.confirmed = s.put_confirmed && a.confirmed;
+  return r;
+}
+
+// The policy's view of the row: the meter's last good reading (its age growing while it fails)
+// or, before the first one, the servers' conservative sum, flagged.
+policy::RowView Controller::ViewOfRow(core::TimePoint now, std::string* source) const {
+  policy::RowView view;
+  view.now = now - start_;
+  view.budget = config_.budget;
+  *source = std::string(TelemetrySourceName(config_.telemetry.source));
+  if (meter_ && meter_value_ && meter_time_) {
+    view.metered = *meter_value_;
+    view.telemetry_age = now - *meter_time_;
+    if (!meter_error_.empty()) *source += " (last good reading)";
+  } else if (meter_) {
+    *source = "agents (meter has no reading yet)";
+  }
+  for (const Server& s : servers_) view.servers.push_back(ReportOf(s));
+  return view;
+}
+
+void Controller::NoteStep(const policy::RowStep& step, std::vector<std::string>* notes) {
+  for (size_t i : step.synced) {
+    const Server& s = servers_[i];
     const AgentReport& r = *s.report;
-    if (!s.held_at_start) {
-      // Restart-safe: start from what the agent holds, not from nothing.
-      s.held_at_start = r.caps;
-      s.accepted = r.caps;
-      notes->push_back(
-          fmt::format("{}: synced, holds {}", s.endpoint.name, TargetsJson(r.caps).dump()));
-      if (!r.priority.empty() && r.priority != policy::PriorityName(s.endpoint.priority)) {
-        notes->push_back(fmt::format("{}: agent says priority {}, config says {}", s.endpoint.name,
-                                     r.priority, policy::PriorityName(s.endpoint.priority)));
+    notes->push_back(
+        fmt::format("{}: synced, holds {}", s.endpoint.name, TargetsJson(r.caps).dump()));
+    if (!r.priority.empty() && r.priority != policy::PriorityName(s.endpoint.priority)) {
+      notes->push_back(fmt::format("{}: agent says priority {}, config says {}", s.endpoint.name,
+                                   r.priority, policy::PriorityName(s.endpoint.priority)));
+    }
+  }
+  for (size_t i : step.lost_caps) {
+    notes->push_back(fmt::format("{}: holds {} without a lease (restarted?), re-sending",
+                                 servers_[i].endpoint.name,
+                                 TargetsJson(servers_[i].report->caps).dump()));
+  }
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    const policy::ServerCount& c = step.counted[i];
+    if (c.as == "implausible") {
+      if (s.counted.as != "implausible") {
+        spdlog::warn("{}: implausible report, counted at its rated maximum: {}", s.endpoint.name,
+                     c.why);
       }
-      continue;
+      s.error = c.why;
     }
-    // An agent without a lease lost what we sent (it restarted, or someone lifted its caps):
-    // believe it, so that the next send puts the caps back.
-    if (!r.has_lease && !r.pending && s.accepted && !s.put.valid() &&
-        !SameTargets(*s.accepted, r.caps)) {
-      notes->push_back(fmt::format("{}: holds {} without a lease (restarted?), re-sending",
-                                   s.endpoint.name, TargetsJson(r.caps).dump()));
-      s.accepted = r.caps;
-    }
-  }
-}
-
-bool Controller::Unconfirmed(const Server& s) const {
-  if (!s.reachable || !s.report) return true;
-  if (s.failures > 0 || !s.put_confirmed) return true;
-  if (s.report->pending || !s.report->confirmed) return true;
-  return !s.accepted || !SameTargets(*s.accepted, s.target);
-}
-
-void Controller::UpdateEscalation(core::TimePoint now, double fraction,
-                                  std::vector<policy::Event>* events) {
-  const core::Duration t = now - start_;
-  if (escalated_) {
-    if (fraction < config_.params.brake_release) {
-      escalated_ = false;
-      over_since_.reset();
-      events->push_back({t, "escalated", state_,
-                         fmt::format("p {:.3f} < brake_release {:.3f}: escalation lifted", fraction,
-                                     config_.params.brake_release)});
-    }
-    return;
-  }
-  const bool over = fraction >= 1.0;
-  const bool untaken = std::any_of(servers_.begin(), servers_.end(),
-                                   [this](const Server& s) { return Unconfirmed(s); });
-  if (!over || !untaken) {
-    over_since_.reset();
-    return;
-  }
-  if (!over_since_) over_since_ = now;
-  if (now - *over_since_ >= config_.escalate_after) {
-    escalated_ = true;
-    ++brake_events_;
-    events->push_back({t, state_, "escalated",
-                       fmt::format("p {:.3f} over budget for {:.0f} s with caps not confirmed "
-                                   "on some server: braking every reachable server",
-                                   fraction, core::ToSeconds(now - *over_since_))});
+    s.counted = c;
+    s.target = step.decision.targets[i];
+    s.changed = step.changed[i];
   }
 }
 
@@ -312,7 +271,7 @@ void Controller::Send(core::TimePoint now) {
     if (options_.dry_run || !s.reachable || s.put.valid() || now < s.retry_at) continue;
     CapsCommand command;
     command.lease = config_.lease_ttl;
-    if (!s.accepted || !SameTargets(*s.accepted, s.target)) {
+    if (s.changed) {
       command.targets = s.target;
       s.sent = "caps";
     } else if (!s.last_ack || now - *s.last_ack >= config_.lease_ttl / 3 ||
@@ -335,7 +294,8 @@ void Controller::Send(core::TimePoint now) {
   }
 }
 
-ordered_json Controller::ServerJson(const Server& s) const {
+ordered_json Controller::ServerJson(size_t i) const {
+  const Server& s = servers_[i];
   ordered_json j;
   j["name"] = s.endpoint.name;
   j["priority"] = policy::PriorityName(s.endpoint.priority);
@@ -343,11 +303,12 @@ ordered_json Controller::ServerJson(const Server& s) const {
   j["reachable"] = s.reachable;
   j["power_w"] = s.reachable && s.report ? ordered_json(Round(s.report->gpu_power.value(), 0.1))
                                          : ordered_json(nullptr);
-  j["counted_w"] = Round(s.counted.value(), 0.1);
-  j["counted_as"] = s.counted_as;
+  j["counted_w"] = Round(s.counted.watts.value(), 0.1);
+  j["counted_as"] = s.counted.as;
   j["target"] = TargetsJson(s.target);
-  j["accepted"] = s.accepted ? TargetsJson(*s.accepted) : ordered_json(nullptr);
-  j["confirmed"] = !Unconfirmed(s);
+  const std::optional<policy::ServerTargets>& accepted = row_.accepted(i);
+  j["accepted"] = accepted ? TargetsJson(*accepted) : ordered_json(nullptr);
+  j["confirmed"] = !row_.Unconfirmed(i, ReportOf(s));
   if (s.report) {
     j["agent"] = {{"pending", s.report->pending},
                   {"failsafe_active", s.report->failsafe_active},
@@ -363,66 +324,31 @@ ordered_json Controller::Step() {
   const core::TimePoint now = clock_->Now();
   ordered_json answers = CollectPuts(now);
   PollAgents();
-  CountPower();
+  std::string source;
+  const policy::RowView view = ViewOfRow(now, &source);
+  const policy::RowStep step = row_.Step(view);
   std::vector<std::string> notes;
   if (!checked_reachability_) NoteUnreachableAtStart(&notes);
-  SyncFromReports(&notes);
-
-  core::Watts agents_sum{0};
-  for (const Server& s : servers_) agents_sum += s.counted;
-  policy::Observation obs;
-  // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
-  obs.now = std::chrono::floor<std::chrono::milliseconds>(now - start_);
-  obs.budget = config_.budget;
-  std::string source(TelemetrySourceName(config_.telemetry.source));
-  if (!meter_) {
-    obs.row_power = agents_sum;
-  } else if (meter_value_ && meter_time_) {
-    obs.row_power = *meter_value_;
-    obs.telemetry_age = now - *meter_time_;
-    if (!meter_error_.empty()) source += " (last good reading)";
-  } else {
-    // No meter reading yet: the agents' conservative sum, flagged, rather than nothing.
-    obs.row_power = agents_sum;
-    source = "agents (meter has no reading yet)";
-  }
-  for (const Server& s : servers_) {
-    obs.servers.push_back({.priority = s.endpoint.priority,
-                           .current = s.accepted.value_or(policy::ServerTargets{}),
-                           .power = s.counted,
-                           .rated_power = s.endpoint.server.max_system_power});
-  }
-  policy::Decision decision = policy_->Step(obs);
-  state_ = decision.state;
-  for (const policy::Event& e : decision.events) {
-    if (e.to == "brake") ++brake_events_;
-  }
-  const bool holding = now - start_ < config_.restart_hold;
-  for (size_t i = 0; i < servers_.size(); ++i) {
-    Server& s = servers_[i];
-    s.target = decision.targets[i];
-    if (holding && s.held_at_start) s.target = policy::Tightest(s.target, *s.held_at_start);
-  }
-  UpdateEscalation(now, decision.fraction, &decision.events);
-  if (escalated_) {
-    for (Server& s : servers_) s.target.brake = true;
-  }
+  NoteStep(step, &notes);
   Send(now);
+  const policy::Decision& decision = step.decision;
 
   ordered_json record;
-  record["t_s"] = Round(core::ToSeconds(obs.now), 0.001);
-  record["row_power_w"] = Round(obs.row_power.value(), 0.1);
+  record["t_s"] =
+      Round(core::ToSeconds(std::chrono::floor<std::chrono::milliseconds>(view.now)), 0.001);
+  record["row_power_w"] = Round(view.metered.value_or(step.servers_sum).value(), 0.1);
   record["budget_w"] = config_.budget.value();
   record["fraction"] = Round(decision.fraction, 0.0001);
   record["source"] = source;
-  record["telemetry_age_s"] = Round(core::ToSeconds(obs.telemetry_age), 0.001);
+  record["telemetry_age_s"] =
+      Round(core::ToSeconds(view.metered ? view.telemetry_age : core::Duration::zero()), 0.001);
   if (meter_) {
-    record["agents_sum_w"] = Round(agents_sum.value(), 0.1);
+    record["agents_sum_w"] = Round(step.servers_sum.value(), 0.1);
     if (!meter_error_.empty()) record["meter_error"] = meter_error_;
   }
   record["policy"] = config_.policy_name;
-  record["state"] = escalated_ ? "escalated" : decision.state;
-  if (holding) record["restart_hold"] = true;
+  record["state"] = step.state;
+  if (step.holding) record["restart_hold"] = true;
   record["dry_run"] = options_.dry_run;
   record["events"] = ordered_json::array();
   for (const policy::Event& e : decision.events) {
@@ -438,8 +364,8 @@ ordered_json Controller::Step() {
   for (const Server& s : servers_) {
     ordered_json j = {{"name", s.endpoint.name},
                       {"reachable", s.reachable},
-                      {"counted_w", Round(s.counted.value(), 0.1)},
-                      {"counted_as", s.counted_as},
+                      {"counted_w", Round(s.counted.watts.value(), 0.1)},
+                      {"counted_as", s.counted.as},
                       {"target", TargetsJson(s.target)}};
     if (!s.sent.empty()) j["sent"] = s.sent;
     if (!s.error.empty()) j["error"] = s.error;
@@ -463,9 +389,9 @@ void Controller::Publish(const ordered_json& record) {
   status["thresholds"] = {{"t1", config_.params.t1},
                           {"t2", config_.params.t2},
                           {"brake", config_.params.brake_threshold}};
-  status["brake_events"] = brake_events_;
+  status["brake_events"] = row_.brake_events();
   status["servers"] = ordered_json::array();
-  for (const Server& s : servers_) status["servers"].push_back(ServerJson(s));
+  for (size_t i = 0; i < servers_.size(); ++i) status["servers"].push_back(ServerJson(i));
 
   std::string m;
   auto header = [&m](const char* name, const char* type, const char* help) {
@@ -486,7 +412,7 @@ void Controller::Publish(const ordered_json& record) {
     m += fmt::format("headroom_row_threshold_ratio{{threshold=\"{}\"}} {}\n", name, value);
   }
   header("headroom_row_state", "gauge", "1 for the policy's current state.");
-  std::vector<std::string> states = policy_->states();
+  std::vector<std::string> states = row_.policy().states();
   states.push_back("escalated");
   const std::string current = record["state"].get<std::string>();
   for (const std::string& st : states) {
@@ -495,7 +421,7 @@ void Controller::Publish(const ordered_json& record) {
   }
   header("headroom_row_brake_events_total", "counter",
          "Times the row entered the brake (policy or escalation).");
-  m += fmt::format("headroom_row_brake_events_total {}\n", brake_events_);
+  m += fmt::format("headroom_row_brake_events_total {}\n", row_.brake_events());
   header("headroom_row_server_sm_clock_cap_hertz", "gauge",
          "SM clock cap targeted per server (capped servers only).");
   for (const Server& s : servers_) {
@@ -516,7 +442,7 @@ void Controller::Publish(const ordered_json& record) {
   for (const Server& s : servers_) {
     m += fmt::format("headroom_row_agent_implausible{{server=\"{}\"}} {}\n",
                      report::EscapeLabelValue(s.endpoint.name),
-                     s.counted_as == "implausible" ? 1 : 0);
+                     s.counted.as == "implausible" ? 1 : 0);
   }
   header("headroom_row_agent_up", "gauge", "1 when the agent answered this step.");
   for (const Server& s : servers_) {
@@ -531,7 +457,7 @@ void Controller::Publish(const ordered_json& record) {
   m += fmt::format("headroom_row_dry_run {}\n", options_.dry_run ? 1 : 0);
   header("headroom_row_escalated", "gauge",
          "1 while every server is braked because caps did not take over budget.");
-  m += fmt::format("headroom_row_escalated {}\n", escalated_ ? 1 : 0);
+  m += fmt::format("headroom_row_escalated {}\n", row_.escalated() ? 1 : 0);
   header("headroom_row_commands_total", "counter", "Caps and lease commands by outcome.");
   m += fmt::format("headroom_row_commands_total{{result=\"ok\"}} {}\n", commands_ok_);
   m += fmt::format("headroom_row_commands_total{{result=\"failed\"}} {}\n", commands_failed_);

@@ -1,12 +1,11 @@
-// Controller: the row controller's logic, one Step() per control period, independent of HTTP,
-// files and the real clock (the daemon in cli/controller_command.cc supplies them). Each step:
-// poll every agent in parallel for at most agent_timeout (a slow or dead agent is skipped and
-// counted conservatively, never waited for), read row power (agents' sum or an external
-// meter), run the row policy (the same policy/ code the simulator runs), send each agent only
-// what changed or a lease renewal, and collect the previous step's answers (retrying failures
-// with exponential backoff). It escalates to the brake when the row stays over budget while
-// caps are not confirmed, holds caps the agents already had for restart_hold after a (re)start,
-// re-sends to an agent that lost its caps (restart), and emits one audit record per step.
+// Controller: the row controller daemon's I/O around policy::RowController (the step the row
+// simulator runs too: conservative counting, restart hold, escalation, change detection, brake
+// events), one Step() per control period, independent of HTTP, files and the real clock (the
+// daemon in cli/controller_command.cc supplies them). Each step: collect the previous step's
+// answers (retrying failures with exponential backoff), poll every agent in parallel for at most
+// agent_timeout (a slow or dead agent is skipped, never waited for), read the row meter, run the
+// row controller's step, send each agent only what changed or a lease renewal, and emit one
+// audit record and the status and metrics.
 //
 // Thread-safety: Step() from one thread; Status() and Metrics() from any thread.
 #ifndef HEADROOM_SERVICE_CONTROLLER_H_
@@ -25,6 +24,7 @@
 #include "core/result.h"
 #include "core/thread_annotations.h"
 #include "core/time.h"
+#include "policy/row_controller.h"
 #include "policy/row_policy.h"
 #include "service/agent_link.h"
 #include "service/controller_config.h"
@@ -75,19 +75,15 @@ class Controller {
     CapsCommand put_command;            // what `put` carries
     std::optional<AgentReport> report;  // the latest answer
     bool reachable = false;
-    std::string error;  // why the last exchange failed; empty when fine
-    core::Watts last_counted{0};
-    std::string counted_as;
-    core::Watts counted{0};
-    // What the agent holds as far as we know: synced from its state, then what it accepted.
-    std::optional<policy::ServerTargets> accepted;
-    std::optional<policy::ServerTargets> held_at_start;  // for restart_hold
+    std::string error;            // why the last exchange failed; empty when fine
+    policy::ServerCount counted;  // this step's, from the row controller
     std::optional<core::TimePoint> last_ack;
     int failures = 0;
     core::TimePoint retry_at{};
     bool put_confirmed = true;
-    std::string sent;  // "caps", "lease" or "" this step
-    policy::ServerTargets target;
+    std::string sent;              // "caps", "lease" or "" this step
+    policy::ServerTargets target;  // this step's
+    bool changed = false;          // target differs from what the agent accepted
   };
 
   Controller(ControllerConfig config, std::vector<Server> servers, std::unique_ptr<RowMeter> meter,
@@ -96,22 +92,22 @@ class Controller {
 
   nlohmann::ordered_json CollectPuts(core::TimePoint now);
   void PollAgents();
-  void CountPower();
+  // What the row controller needs of one server's last exchanges.
+  static policy::ServerReport ReportOf(const Server& s);
+  policy::RowView ViewOfRow(core::TimePoint now, std::string* source) const;
   // On the first step: which agents could not be reached, in the log and the audit record.
   void NoteUnreachableAtStart(std::vector<std::string>* notes);
-  // Why `s`'s report breaks its server's physics, or "" when it is believable.
-  static std::string Implausible(const Server& s);
-  void SyncFromReports(std::vector<std::string>* notes);
-  void UpdateEscalation(core::TimePoint now, double fraction, std::vector<policy::Event>* events);
+  // Takes the step's counts and targets into the servers, with notes for what it found.
+  void NoteStep(const policy::RowStep& step, std::vector<std::string>* notes);
   void Send(core::TimePoint now);
-  bool Unconfirmed(const Server& s) const;
-  nlohmann::ordered_json ServerJson(const Server& s) const;
+  nlohmann::ordered_json ServerJson(size_t i) const;
   void Publish(const nlohmann::ordered_json& record) EXCLUDES(mu_);
 
   const ControllerConfig config_;
   std::vector<Server> servers_;
   std::unique_ptr<RowMeter> meter_;
-  std::unique_ptr<policy::RowPolicy> policy_;
+  const std::unique_ptr<policy::RowPolicy> policy_;
+  policy::RowController row_;  // drives *policy_
   core::Clock* const clock_;
   const ControllerOptions options_;
   const core::TimePoint start_;
@@ -121,11 +117,7 @@ class Controller {
   std::optional<core::TimePoint> meter_time_;
   std::string meter_error_;
   std::uint64_t request_seq_ = 0;
-  std::string state_;
-  bool escalated_ = false;
   bool checked_reachability_ = false;  // NoteUnreachableAtStart ran
-  std::optional<core::TimePoint> over_since_;
-  std::uint64_t brake_events_ = 0;
   std::uint64_t commands_ok_ = 0;
   std::uint64_t commands_failed_ = 0;
   std::uint64_t audit_lines_lost_ = 0;

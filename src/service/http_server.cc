@@ -36,22 +36,6 @@ void SendResult(httplib::Response& res, const core::Result<nlohmann::ordered_jso
 
 }  // namespace
 
-int HttpStatusFor(core::Code code) {
-  switch (code) {
-    case core::Code::kInvalidArgument:
-      return 400;
-    case core::Code::kNotFound:
-    case core::Code::kOutOfRange:
-      return 422;
-    case core::Code::kFailedPrecondition:
-      return 409;
-    case core::Code::kUnavailable:
-      return 503;
-    default:
-      return 500;
-  }
-}
-
 core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
                                                         const std::string& key) {
   if (cert.empty() != key.empty()) {

@@ -18,6 +18,7 @@
 #include "core/result.h"
 #include "service/agent.h"
 #include "service/controller.h"
+#include "service/http_status.h"
 
 namespace httplib {
 class Server;
@@ -26,9 +27,6 @@ struct Response;
 }  // namespace httplib
 
 namespace headroom::service {
-
-// 400 bad request body, 422 GPU or value out of range, 409 request_id reuse, 500 otherwise.
-int HttpStatusFor(core::Code code);
 
 // "127.0.0.1:9400" -> {"127.0.0.1", 9400}; port 0 asks for a free port. kInvalidArgument.
 struct ListenAddress {

@@ -13,6 +13,18 @@ TEST(HttpServerTest, StatusForEachErrorCode) {
   EXPECT_EQ(HttpStatusFor(core::Code::kPermissionDenied), 500);
 }
 
+// What the agent answers, the controller reads back as the same code (409 used to come back as
+// kInternal).
+TEST(HttpServerTest, StatusesReadBackAsTheirCodes) {
+  for (core::Code code : {core::Code::kInvalidArgument, core::Code::kOutOfRange,
+                          core::Code::kFailedPrecondition, core::Code::kUnavailable}) {
+    EXPECT_EQ(CodeForHttpStatus(HttpStatusFor(code)), code) << core::CodeName(code);
+  }
+  EXPECT_EQ(CodeForHttpStatus(401), core::Code::kPermissionDenied);
+  EXPECT_EQ(CodeForHttpStatus(500), core::Code::kInternal);
+  EXPECT_EQ(CodeForHttpStatus(418), core::Code::kInternal);
+}
+
 TEST(HttpServerTest, ListenAddress) {
   auto a = ParseListenAddress("127.0.0.1:9400");
   ASSERT_TRUE(a);

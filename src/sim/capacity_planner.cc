@@ -151,6 +151,7 @@ core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std:
                                     int servers, const std::string& trace, RunOptions options) {
   RowConfig row = scenario.row;
   row.servers = servers;
+  row.control.brake_release = scenario.params.brake_release;
   const int hp = HpServers(servers, row.hp_server_fraction);
   HEADROOM_ASSIGN_OR_RETURN(
       std::unique_ptr<RequestSource> source,

@@ -77,6 +77,7 @@ struct Instance {
 
 struct Server {
   bool hp = false;
+  ServerTargets decided;    // the controller's target this step (sent or not)
   ServerTargets requested;  // what the controller last asked for
   ServerTargets effective;  // what the GPUs run under now
   std::deque<ServerTargets> pending_caps;
@@ -144,6 +145,7 @@ class Simulation {
   RequestSource& source_;
   policy::RowPolicy& policy_;
   const RunOptions& options_;
+  std::optional<policy::RowController> row_;  // drives policy_; made once the servers are
 
   EventQueue<Payload> queue_;
   std::vector<Server> servers_;
@@ -169,7 +171,6 @@ class Simulation {
   SimTime integrated_until_{0};
   double energy_at_last_sample_ = 0;
   bool over_budget_ = false;
-  int brake_requested_servers_ = 0;
   SimTime last_control_{0};
   int state_ = 0;
   double last_arrival_s_ = 0;
@@ -226,6 +227,14 @@ core::Status Simulation::Setup() {
       instances_.push_back(std::move(inst));
     }
   }
+  std::vector<policy::ControlledServer> controlled;
+  for (const Server& server : servers_) {
+    controlled.push_back(
+        {.priority = server.hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
+         .rated_power = config_.server.max_system_power,
+         .non_gpu_power = config_.server.non_gpu_power});
+  }
+  row_.emplace(policy_, config_.control, std::move(controlled));
   result_.servers = config_.servers;
   result_.budget_w = config_.power.budget.value();
   result_.policy = policy_.name();
@@ -356,7 +365,8 @@ bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
 
 core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase) const {
   const ServerTargets& t = server.effective;
-  if (t.brake) return spec_.brake_clock;
+  // Locks land on the clock grid, as the agent sets them (288 MHz on an A100 is 285 MHz).
+  if (t.brake) return spec_.SnapClock(spec_.brake_clock);
   core::Megahertz f = spec_.sm_clock_max;
   if (t.sm_clock_cap) f = std::min(f, *t.sm_clock_cap);
   if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
@@ -591,33 +601,50 @@ void Simulation::OnControl(double row_w) {
   const SimTime now = queue_.now();
   result_.state_seconds[static_cast<std::size_t>(state_)] += core::ToSeconds(now - last_control_);
   last_control_ = now;
-  policy::Observation obs;
-  obs.now = now;
-  obs.row_power = core::Watts(row_w);
-  obs.budget = config_.power.budget;
-  obs.telemetry_age = config_.power.telemetry_delay;
-  obs.servers.reserve(servers_.size());
-  const core::Watts rated = config_.server.max_system_power;
-  for (const Server& server : servers_) {
-    obs.servers.push_back(
-        {.priority = server.hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
-         .current = server.requested,
-         .power = core::Watts(ServerPower(server)),
-         .rated_power = rated});
+  policy::RowView view;
+  view.now = now;
+  view.budget = config_.power.budget;
+  view.metered = core::Watts(row_w);
+  view.telemetry_age = config_.power.telemetry_delay;
+  view.servers.reserve(servers_.size());
+  std::vector<bool> reachable(servers_.size(), true);
+  for (const RunOptions::Unreachable& u : options_.unreachable) {
+    if (u.server >= 0 && static_cast<std::size_t>(u.server) < servers_.size() && now >= u.from &&
+        now < u.from + u.length) {
+      reachable[static_cast<std::size_t>(u.server)] = false;
+    }
   }
-  policy::Decision decision = policy_.Step(obs);
-  HEADROOM_CHECK(decision.targets.size() == servers_.size())
-      << "policy " << policy_.name() << " returned " << decision.targets.size() << " targets for "
-      << servers_.size() << " servers";
-  state_ = StateIndex(decision.state);
-  for (auto& event : decision.events) result_.events.push_back(std::move(event));
+  for (std::size_t s = 0; s < servers_.size(); ++s) {
+    const Server& server = servers_[s];
+    // Every server answers (unless RunOptions::unreachable says otherwise), holds what was asked
+    // of it (acknowledged at once, as an agent's PUT is) and reads back its targets; a change
+    // still in its actuation delay is pending.
+    policy::ServerReport report{
+        .reachable = reachable[s],
+        .gpu_power = core::Watts(ServerPower(server)) - config_.server.non_gpu_power,
+        .implausible = "",
+        .holds = server.requested,
+        .has_lease = true,
+        .pending = !server.pending_caps.empty() || !server.pending_brake.empty(),
+        .confirmed = true,
+        .command_failed = false,
+        .command_in_flight = false};
+    if (!reachable[s]) report.holds.reset();
+    view.servers.push_back(std::move(report));
+  }
+  policy::RowStep step = row_->Step(view);
+  state_ = StateIndex(step.decision.state);
+  for (auto& event : step.decision.events) result_.events.push_back(std::move(event));
   const SimTime cap_delay =
       config_.power.in_band ? config_.power.in_band_delay : config_.power.cap_delay;
-  int braking = 0;
   for (std::size_t s = 0; s < servers_.size(); ++s) {
     Server& server = servers_[s];
-    const ServerTargets& want = decision.targets[s];
-    braking += want.brake ? 1 : 0;
+    const ServerTargets& want = step.decision.targets[s];
+    if (options_.keep_target_changes && want != server.decided) {
+      result_.target_changes.push_back({now, static_cast<int>(s), want});
+    }
+    server.decided = want;
+    if (!step.changed[s] || !reachable[s]) continue;  // nothing to send, or nobody to send it to
     if (want.sm_clock_cap != server.requested.sm_clock_cap ||
         want.power_limit != server.requested.power_limit) {
       if (Tighter(server.requested, want)) {
@@ -634,9 +661,9 @@ void Simulation::OnControl(double row_w) {
                       {EventKind::kApplyBrake, static_cast<int>(s)});
     }
     server.requested = want;
+    row_->Accepted(s, want);
   }
-  if (braking > 0 && brake_requested_servers_ == 0) ++result_.brake_events;
-  brake_requested_servers_ = braking;
+  if (step.brake_event) ++result_.brake_events;
 }
 
 void Simulation::Reschedule(Server& server) {

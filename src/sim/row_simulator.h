@@ -26,6 +26,7 @@
 #include "core/result.h"
 #include "model/gpu_spec.h"
 #include "model/inference_model.h"
+#include "policy/row_controller.h"
 #include "policy/row_policy.h"
 #include "sim/event_queue.h"
 #include "sim/latency_histogram.h"
@@ -60,6 +61,9 @@ struct RowConfig {
   InstanceConfig instance;
   RouterKind router = RouterKind::kLeastWork;
   PowerDeliveryConfig power;
+  // The step around the policy that the controller daemon runs too (policy/row_controller.h):
+  // escalation to the brake when caps do not take over budget, and its release.
+  policy::ControlSettings control;
   bool macro_steps = true;  // false: one event per decode iteration (the reference for tests)
 };
 
@@ -114,9 +118,17 @@ struct RowResult {
   std::vector<std::string> states;    // the policy's states
   std::vector<double> state_seconds;  // time in each state
   std::vector<policy::Event> events;  // policy state changes
-  std::uint64_t brake_events = 0;     // the brake engaged with row power over budget
-  double brake_seconds = 0;           // server-seconds with the brake on
-  double over_budget_s = 0;           // metered time above the budget
+  std::uint64_t brake_events = 0;     // steps at which the row went from no brake to a brake
+  // Every change of a server's target as decided (sent or not), in order
+  // (RunOptions::keep_target_changes).
+  struct TargetChange {
+    SimTime at{0};
+    int server = 0;
+    policy::ServerTargets targets;
+  };
+  std::vector<TargetChange> target_changes;
+  double brake_seconds = 0;  // server-seconds with the brake on
+  double over_budget_s = 0;  // metered time above the budget
   std::uint64_t over_budget_episodes = 0;
   std::uint64_t cap_actions = 0;     // commands that tighten a server's caps
   std::uint64_t uncap_actions = 0;   // commands that loosen them
@@ -132,6 +144,15 @@ struct RunOptions {
   const std::atomic<bool>* stop = nullptr;               // set to abandon the run (kCancelled)
   double expected_duration_s = 0;                        // for progress; 0 when unknown
   bool keep_power_series = true;
+  bool keep_target_changes = false;
+  // Servers whose agent does not answer for a while (to run the daemon's faults in the
+  // simulator): counted conservatively, sent nothing, caught up when back.
+  struct Unreachable {
+    int server = 0;
+    SimTime from{0};
+    SimTime length{0};
+  };
+  std::vector<Unreachable> unreachable;
   // Stop early, with RowResult::stopped_early set, once brake events or over-budget episodes
   // exceed this: a capacity search needs no more of a run that has already failed its SLO.
   std::optional<std::uint64_t> stop_after_power_events;

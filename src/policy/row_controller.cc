@@ -1,0 +1,177 @@
+#include "policy/row_controller.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+
+namespace headroom::policy {
+namespace {
+
+// Agents report clocks snapped to the GPU's grid (A100: 15 MHz) and watts to the milliwatt.
+constexpr double kAckClockToleranceMhz = 8;
+constexpr double kAckPowerToleranceW = 0.5;
+
+// GPUs draw above their limit only briefly and little; a sum beyond this share of the server's
+// GPU power budget (rated system power less the rest) is a broken or hostile report.
+constexpr double kPlausibleGpuPowerMargin = 1.25;
+
+template <class T>
+bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || std::abs(a->value() - b->value()) <= tolerance;
+}
+
+}  // namespace
+
+bool SameTargets(const ServerTargets& a, const ServerTargets& b) {
+  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, kAckClockToleranceMhz) &&
+         Near(a.power_limit, b.power_limit, kAckPowerToleranceW);
+}
+
+RowController::RowController(RowPolicy& policy, ControlSettings settings,
+                             std::vector<ControlledServer> servers)
+    : policy_(&policy), settings_(settings) {
+  for (const ControlledServer& spec : servers) {
+    Server s;
+    s.spec = spec;
+    servers_.push_back(std::move(s));
+  }
+}
+
+void RowController::Accepted(size_t i, const ServerTargets& targets) {
+  servers_[i].accepted = targets;
+}
+
+ServerCount RowController::Count(Server& s, const ServerReport& r) const {
+  const core::Watts rated = s.spec.rated_power;
+  if (!r.reachable) {
+    // Whichever of its last value and its rated maximum is safer (higher).
+    const core::Watts w = std::max(s.last_counted, rated);
+    return {.watts = w, .as = w == rated ? "rated-max" : "last-value", .why = ""};
+  }
+  std::string why = r.implausible;
+  const core::Watts gpu_max = rated - s.spec.non_gpu_power;
+  if (why.empty() && r.gpu_power.value() < 0) {
+    why = fmt::format("its GPUs report {:.0f} W", r.gpu_power.value());
+  } else if (why.empty() && r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value()) {
+    why = fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
+                      r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
+  }
+  // A report that breaks the server's physics must not lower the row's power: one bad agent
+  // could otherwise lift every cap.
+  if (!why.empty()) return {.watts = rated, .as = "implausible", .why = why};
+  // The rest of the server (CPUs, fans, NVSwitches) at its catalog maximum over-counts at idle
+  // and never under-counts.
+  s.last_counted = r.gpu_power + s.spec.non_gpu_power;
+  return {.watts = s.last_counted, .as = "reported", .why = ""};
+}
+
+void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
+  Server& s = servers_[i];
+  if (!r.reachable || !r.holds) return;
+  if (!s.held_at_start) {
+    // Restart-safe: start from what the server holds, not from nothing.
+    s.held_at_start = *r.holds;
+    s.accepted = *r.holds;
+    step->synced.push_back(i);
+    return;
+  }
+  // A server without a lease lost what was sent (its agent restarted, or someone lifted its
+  // caps): believe it, so that the next send puts the caps back.
+  if (!r.has_lease && !r.pending && s.accepted && !r.command_in_flight &&
+      !SameTargets(*s.accepted, *r.holds)) {
+    s.accepted = *r.holds;
+    step->lost_caps.push_back(i);
+  }
+}
+
+bool RowController::Unconfirmed(size_t i, const ServerReport& r) const {
+  const Server& s = servers_[i];
+  if (!r.reachable || r.command_failed || !r.confirmed || r.pending) return true;
+  return !s.accepted || !SameTargets(*s.accepted, s.target);
+}
+
+void RowController::UpdateEscalation(const RowView& view, double fraction, const std::string& state,
+                                     std::vector<Event>* events) {
+  if (escalated_) {
+    if (fraction < settings_.brake_release) {
+      escalated_ = false;
+      over_since_.reset();
+      events->push_back({view.now, "escalated", state,
+                         fmt::format("p {:.3f} < brake_release {:.3f}: escalation lifted", fraction,
+                                     settings_.brake_release)});
+    }
+    return;
+  }
+  bool untaken = false;
+  for (size_t i = 0; i < servers_.size(); ++i) untaken = untaken || Unconfirmed(i, view.servers[i]);
+  if (fraction < 1.0 || !untaken) {
+    over_since_.reset();
+    return;
+  }
+  if (!over_since_) over_since_ = view.now;
+  if (view.now - *over_since_ >= settings_.escalate_after) {
+    escalated_ = true;
+    events->push_back({view.now, state, "escalated",
+                       fmt::format("p {:.3f} over budget for {:.0f} s with caps not confirmed "
+                                   "on some server: braking every reachable server",
+                                   fraction, core::ToSeconds(view.now - *over_since_))});
+  }
+}
+
+RowStep RowController::Step(const RowView& in) {
+  HEADROOM_CHECK(in.servers.size() == servers_.size())
+      << in.servers.size() << " reports for " << servers_.size() << " servers";
+  // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
+  RowView view = in;
+  view.now = std::chrono::floor<std::chrono::milliseconds>(in.now);
+  RowStep step;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    step.counted.push_back(Count(servers_[i], view.servers[i]));
+    step.servers_sum += step.counted.back().watts;
+    Sync(i, view.servers[i], &step);
+  }
+  Observation obs;
+  obs.now = view.now;
+  obs.budget = view.budget;
+  obs.row_power = view.metered.value_or(step.servers_sum);
+  obs.telemetry_age = view.metered ? view.telemetry_age : core::Duration::zero();
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    const Server& s = servers_[i];
+    obs.servers.push_back({.priority = s.spec.priority,
+                           .current = s.accepted.value_or(ServerTargets{}),
+                           .power = step.counted[i].watts,
+                           .rated_power = s.spec.rated_power});
+  }
+  step.decision = policy_->Step(obs);
+  HEADROOM_CHECK(step.decision.targets.size() == servers_.size())
+      << "policy " << policy_->name() << " returned " << step.decision.targets.size()
+      << " targets for " << servers_.size() << " servers";
+  step.holding = view.now < settings_.restart_hold;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    s.target = step.decision.targets[i];
+    if (step.holding && s.held_at_start) s.target = Tightest(s.target, *s.held_at_start);
+  }
+  UpdateEscalation(view, step.decision.fraction, step.decision.state, &step.decision.events);
+  bool braking = false;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    if (escalated_) s.target.brake = true;
+    step.decision.targets[i] = s.target;
+    step.changed.push_back(!s.accepted || !SameTargets(*s.accepted, s.target));
+    braking = braking || s.target.brake;
+  }
+  step.brake_event = braking && !braking_;
+  if (step.brake_event) ++brake_events_;
+  braking_ = braking;
+  step.state = escalated_ ? "escalated" : step.decision.state;
+  return step;
+}
+
+}  // namespace headroom::policy

@@ -1,0 +1,131 @@
+// RowController: everything a row controller decides around the policy's step, in the one place
+// that the controller daemon (service::Controller, which keeps only the I/O: polls, commands,
+// leases, audit, metrics) and the row simulator (sim::SimulateRow) both run:
+// - what each server counts for: its report (GPU power plus the rest of the server at its
+//   catalog maximum), or its rated maximum when it cannot be seen or its report breaks its
+//   physics; the row's power is the meter's reading, else the sum of the counts;
+// - the restart hold: caps the servers already held at the first sight of them are kept for
+//   `restart_hold`, so a restarted controller lifts nothing before it knows the row;
+// - escalation: over budget for `escalate_after` while some server's caps have not taken, every
+//   server is braked until p falls below brake_release;
+// - which targets changed against what each server accepted (agents read clocks back on the
+//   GPU's grid: within 8 MHz and 0.5 W is the same target), and what one brake event is: a step
+//   at which the row goes from no server braked to some server braked (the policy's brake and
+//   escalation alike).
+// Pure: no I/O, no clock reads (time arrives in the view). Thread-compatible.
+#ifndef HEADROOM_POLICY_ROW_CONTROLLER_H_
+#define HEADROOM_POLICY_ROW_CONTROLLER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "core/units.h"
+#include "policy/row_policy.h"
+
+namespace headroom::policy {
+
+// Whether two targets are the same for an agent that reads clocks back on the GPU's grid.
+bool SameTargets(const ServerTargets& a, const ServerTargets& b);
+
+// One server of the row, fixed for the controller's life.
+struct ControlledServer {
+  ServerPriority priority = ServerPriority::kLow;
+  core::Watts rated_power{0};    // maximum system power
+  core::Watts non_gpu_power{0};  // the rest of the server, counted at its maximum
+};
+
+struct ControlSettings {
+  core::Duration restart_hold{0};
+  core::Duration escalate_after{std::chrono::seconds(10)};
+  double brake_release = 0.95;  // the policy's: escalation lifts below it
+};
+
+// One server this step, as its agent reported it (the simulator reports what it modelled).
+struct ServerReport {
+  bool reachable = true;               // answered this step
+  core::Watts gpu_power{0};            // its GPUs' power, when reachable
+  std::string implausible;             // non-empty: the report itself says it cannot be believed
+  std::optional<ServerTargets> holds;  // the caps it holds, when reachable
+  bool has_lease = true;
+  bool pending = false;            // accepted changes still waiting for their actuation delay
+  bool confirmed = true;           // its GPUs read back what it was last asked
+  bool command_failed = false;     // the last command to it failed and awaits its retry
+  bool command_in_flight = false;  // a command to it is still out
+};
+
+struct RowView {
+  core::Duration now{0};  // since the controller started (monotonic)
+  core::Watts budget{0};
+  std::optional<core::Watts> metered;  // the row meter's reading; nullopt: the servers' sum
+  core::Duration telemetry_age{0};
+  std::vector<ServerReport> servers;  // one per ControlledServer, same order
+};
+
+struct ServerCount {
+  core::Watts watts{0};
+  // "reported", "implausible" (counted at the rated maximum), "rated-max" or "last-value"
+  // (unreachable: the higher of the last reported count and the rated maximum).
+  std::string as;
+  std::string why;  // for "implausible": what breaks the server's physics
+};
+
+struct RowStep {
+  // The policy's decision with the restart hold and escalation applied: the targets to hold.
+  Decision decision;
+  std::string state;  // decision.state, or "escalated"
+  std::vector<ServerCount> counted;
+  core::Watts servers_sum{0};
+  std::vector<bool> changed;      // the target differs from what the server accepted
+  std::vector<size_t> synced;     // servers seen for the first time (their caps taken as held)
+  std::vector<size_t> lost_caps;  // servers found without a lease holding other caps (restarted)
+  bool holding = false;           // the restart hold is on
+  bool brake_event = false;       // the row entered the brake at this step
+};
+
+class RowController {
+ public:
+  // REQUIRES: `policy` outlives the controller.
+  RowController(RowPolicy& policy, ControlSettings settings, std::vector<ControlledServer> servers);
+
+  // REQUIRES: view.servers.size() == the number of servers; view.now never decreases.
+  RowStep Step(const RowView& view);
+  // Server i took `targets` (its command succeeded): the base of change detection.
+  void Accepted(size_t i, const ServerTargets& targets);
+
+  const std::optional<ServerTargets>& accepted(size_t i) const { return servers_[i].accepted; }
+  // Whether server i's caps are not known to hold (unreachable, failing, pending, changed).
+  bool Unconfirmed(size_t i, const ServerReport& report) const;
+  std::uint64_t brake_events() const { return brake_events_; }
+  bool escalated() const { return escalated_; }
+  const RowPolicy& policy() const { return *policy_; }
+
+ private:
+  struct Server {
+    ControlledServer spec;
+    std::optional<ServerTargets> accepted;
+    std::optional<ServerTargets> held_at_start;
+    core::Watts last_counted{0};
+    ServerTargets target;
+  };
+
+  ServerCount Count(Server& s, const ServerReport& r) const;
+  void Sync(size_t i, const ServerReport& r, RowStep* step);
+  void UpdateEscalation(const RowView& view, double fraction, const std::string& state,
+                        std::vector<Event>* events);
+
+  RowPolicy* policy_;
+  ControlSettings settings_;
+  std::vector<Server> servers_;
+  bool escalated_ = false;
+  std::optional<core::Duration> over_since_;
+  bool braking_ = false;
+  std::uint64_t brake_events_ = 0;
+};
+
+}  // namespace headroom::policy
+
+#endif  // HEADROOM_POLICY_ROW_CONTROLLER_H_

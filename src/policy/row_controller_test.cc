@@ -1,0 +1,140 @@
+#include "policy/row_controller.h"
+
+#include <gtest/gtest.h>
+
+namespace headroom::policy {
+namespace {
+
+using std::chrono::seconds;
+
+// Returns the targets the test sets, and keeps the observation it was given.
+class ScriptedPolicy final : public RowPolicy {
+ public:
+  std::string name() const override { return "scripted"; }
+  std::vector<std::string> states() const override { return {"normal"}; }
+  Decision Step(const Observation& obs) override {
+    seen = obs;
+    return {.targets = next, .state = "normal", .events = {}, .fraction = obs.Fraction()};
+  }
+  std::vector<ServerTargets> next = std::vector<ServerTargets>(2);
+  Observation seen;
+};
+
+constexpr ServerTargets kCap1275{.sm_clock_cap = core::Megahertz(1275)};
+
+class RowControllerTest : public ::testing::Test {
+ protected:
+  RowController Make(ControlSettings settings = {}) {
+    const ControlledServer server{.priority = ServerPriority::kLow,
+                                  .rated_power = core::Watts(6500),
+                                  .non_gpu_power = core::Watts(3300)};
+    return RowController(policy_, settings, {server, server});
+  }
+  // Both servers reachable, reporting `gpu_w` each and holding nothing.
+  RowView View(double now_s, double gpu_w, std::optional<double> metered = std::nullopt) {
+    RowView v;
+    v.now = core::FromSeconds(now_s);
+    v.budget = core::Watts(13000);
+    if (metered) v.metered = core::Watts(*metered);
+    for (int i = 0; i < 2; ++i) {
+      ServerReport r;
+      r.gpu_power = core::Watts(gpu_w);
+      r.holds = ServerTargets{};
+      v.servers.push_back(std::move(r));
+    }
+    return v;
+  }
+  ScriptedPolicy policy_;
+};
+
+TEST_F(RowControllerTest, CountsEachServerConservatively) {
+  RowController row = Make();
+  RowStep step = row.Step(View(0, 2000));
+  EXPECT_EQ(step.counted[0].as, "reported");
+  EXPECT_DOUBLE_EQ(step.counted[0].watts.value(), 5300);
+  EXPECT_DOUBLE_EQ(policy_.seen.row_power.value(), 10600) << "no meter: the servers' sum";
+  RowView v = View(1, 2000, 9000.0);
+  v.servers[1].reachable = false;
+  step = row.Step(v);
+  EXPECT_EQ(step.counted[1].as, "rated-max");
+  EXPECT_DOUBLE_EQ(step.counted[1].watts.value(), 6500);
+  EXPECT_DOUBLE_EQ(policy_.seen.row_power.value(), 9000) << "the meter when there is one";
+  // Negative, or beyond 1.25x what the GPUs can draw (6500 - 3300 W): not believed.
+  for (double gpu_w : {-2000.0, 4001.0}) {
+    step = row.Step(View(2, gpu_w));
+    EXPECT_EQ(step.counted[0].as, "implausible") << gpu_w;
+    EXPECT_DOUBLE_EQ(step.counted[0].watts.value(), 6500);
+    EXPECT_FALSE(step.counted[0].why.empty());
+  }
+  // Unreachable after a report above the rated maximum (within the margin): the higher counts.
+  row.Step(View(3, 3900));
+  v = View(4, 0);
+  v.servers[0].reachable = false;
+  step = row.Step(v);
+  EXPECT_EQ(step.counted[0].as, "last-value");
+  EXPECT_DOUBLE_EQ(step.counted[0].watts.value(), 7200);
+}
+
+TEST_F(RowControllerTest, RestartHoldKeepsWhatServersHeldAtFirstSight) {
+  RowController row = Make({.restart_hold = seconds(5)});
+  RowView v = View(0, 1000);
+  v.servers[1].holds = kCap1275;
+  RowStep step = row.Step(v);
+  ASSERT_EQ(step.synced.size(), 2u);
+  EXPECT_TRUE(step.holding);
+  EXPECT_EQ(step.decision.targets[1], kCap1275) << "held, though the policy lifts it";
+  EXPECT_FALSE(step.changed[1]);
+  step = row.Step(View(5, 1000));
+  EXPECT_FALSE(step.holding);
+  EXPECT_EQ(step.decision.targets[1], ServerTargets{});
+  EXPECT_TRUE(step.changed[1]) << "the lift is sent once the hold ends";
+}
+
+TEST_F(RowControllerTest, ChangesAreJudgedAtTheAgentsReadBackTolerance) {
+  RowController row = Make();
+  row.Step(View(0, 1000));
+  policy_.next[0] = kCap1275;
+  RowStep step = row.Step(View(1, 1000));
+  EXPECT_TRUE(step.changed[0]);
+  EXPECT_FALSE(step.changed[1]);
+  row.Accepted(0, {.sm_clock_cap = core::Megahertz(1270)});  // read back on the clock grid
+  step = row.Step(View(2, 1000));
+  EXPECT_FALSE(step.changed[0]);
+  // A server without a lease holding something else lost its caps: believed, then re-sent.
+  RowView v = View(3, 1000);
+  v.servers[0].has_lease = false;
+  step = row.Step(v);
+  ASSERT_EQ(step.lost_caps.size(), 1u);
+  EXPECT_TRUE(step.changed[0]);
+}
+
+TEST_F(RowControllerTest, EscalatesWhenCapsDoNotTakeOverBudgetAndCountsBrakeEventsOnce) {
+  RowController row = Make({.escalate_after = seconds(10), .brake_release = 0.95});
+  policy_.next = {kCap1275, kCap1275};
+  for (int t = 0; t <= 10; ++t) {
+    RowView v = View(t, 0, 14000.0);  // p 1.08
+    v.servers[0].pending = true;      // its cap still waiting for its actuation delay
+    RowStep step = row.Step(v);
+    EXPECT_EQ(step.state, t < 10 ? "normal" : "escalated") << t;
+    EXPECT_EQ(step.decision.targets[1].brake, t == 10) << t;
+    EXPECT_EQ(step.brake_event, t == 10) << t;
+    if (t == 0) {
+      row.Accepted(0, kCap1275);
+      row.Accepted(1, kCap1275);
+    }
+  }
+  EXPECT_EQ(row.brake_events(), 1u);
+  // The policy braking as well, while escalated, is not a second event.
+  policy_.next[0].brake = true;
+  EXPECT_FALSE(row.Step(View(11, 0, 13500.0)).brake_event);
+  policy_.next[0].brake = false;
+  RowStep step = row.Step(View(12, 0, 12000.0));  // p 0.92 < brake_release
+  EXPECT_EQ(step.state, "normal");
+  EXPECT_FALSE(step.decision.targets[1].brake);
+  EXPECT_EQ(row.brake_events(), 1u);
+  policy_.next[0].brake = true;
+  EXPECT_TRUE(row.Step(View(13, 0, 12000.0)).brake_event) << "a new brake is a new event";
+}
+
+}  // namespace
+}  // namespace headroom::policy

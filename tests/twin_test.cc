@@ -1,0 +1,294 @@
+// The twin test: one row, one workload, the two controllers that headroom ships. (a) The row
+// simulator on six servers (three HP, three LP) serving an hour of the real Azure traces, its
+// budget set so that the row crosses T1, T2 and the brake. (b) The controller daemon's
+// service::Controller driving six real service::Agents over simulated GPUs, all on one FakeClock
+// in one process, its row meter replaying the row power the simulator metered at each step.
+// Given the same power, the two must decide the same: the same (time, server, target) sequence
+// and the same brake events. Actuation delays are equal for caps and the brake (the agent has
+// one delay for every control). A second case takes one agent away for two minutes, in both.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "catalog/hardware_catalog.h"
+#include "core/time.h"
+#include "gpu/sim/sim_device.h"
+#include "policy/policy_factory.h"
+#include "policy/policy_params.h"
+#include "service/agent.h"
+#include "service/agent_link.h"
+#include "service/controller.h"
+#include "sim/capacity_planner.h"
+#include "sim/row_simulator.h"
+#include "sim/scenario.h"
+
+namespace headroom {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr int kServers = 6;
+constexpr auto kActuationDelay = seconds(2);
+
+// One decision: server `server`'s target changed at `at_ms`.
+struct Change {
+  long long at_ms = 0;
+  int server = 0;
+  policy::ServerTargets targets;
+  bool operator==(const Change&) const = default;
+};
+
+std::string Describe(const Change& c) {
+  return fmt::format("{} ms server {}: clock {} power {} brake {}", c.at_ms, c.server,
+                     c.targets.sm_clock_cap ? c.targets.sm_clock_cap->value() : -1,
+                     c.targets.power_limit ? c.targets.power_limit->value() : -1, c.targets.brake);
+}
+
+// The first difference of two decision sequences, or "" when they are the same.
+std::string FirstDifference(const std::vector<Change>& a, const std::vector<Change>& b) {
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    if (!(a[i] == b[i])) {
+      return fmt::format("decision {}: simulator {} / daemon {}", i, Describe(a[i]),
+                         Describe(b[i]));
+    }
+  }
+  if (a.size() != b.size()) {
+    const std::vector<Change>& longer = a.size() > b.size() ? a : b;
+    return fmt::format("{} vs {} decisions; the first extra one ({}): {}", a.size(), b.size(),
+                       a.size() > b.size() ? "simulator" : "daemon",
+                       Describe(longer[std::min(a.size(), b.size())]));
+  }
+  return "";
+}
+
+// An agent in the same process, spoken to through the protocol's own codecs; unreachable while
+// `down` says so.
+class InProcessLink final : public service::AgentLink {
+ public:
+  InProcessLink(service::Agent* agent, const bool* down) : agent_(agent), down_(down) {}
+  core::Result<service::AgentReport> GetState() override {
+    if (*down_) return core::Fail(core::Error::Unavailable("down"));
+    return service::ParseAgentState(nlohmann::json::parse(agent_->State().dump()));
+  }
+  core::Result<service::CapsOutcome> PutCaps(const service::CapsCommand& command) override {
+    if (*down_) return core::Fail(core::Error::Unavailable("down"));
+    auto answer = agent_->PutCaps(service::CapsBody(command));
+    if (!answer) return core::Fail(answer.error());
+    return service::ParseCapsOutcome(nlohmann::json::parse(answer->dump()));
+  }
+
+ private:
+  service::Agent* agent_;
+  const bool* down_;
+};
+
+// Row power as the simulator metered it, one reading per step.
+class ReplayMeter final : public service::RowMeter {
+ public:
+  explicit ReplayMeter(const double* watts) : watts_(watts) {}
+  core::Result<core::Watts> Read() override { return core::Watts(*watts_); }
+  std::string Describe() const override { return "replay"; }
+
+ private:
+  const double* watts_;
+};
+
+// A server unreachable from `from` for `length` (in both twins).
+struct Outage {
+  int server = 0;
+  core::Duration from{0};
+  core::Duration length{0};
+  bool Covers(core::Duration t) const { return t >= from && t < from + length; }
+};
+
+class TwinTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto resolved = sim::LoadAndResolveBuiltIn(sim::kDefaultScenario);
+    ASSERT_TRUE(resolved) << resolved.error().message();
+    scenario_ = std::make_unique<sim::ResolvedScenario>(std::move(*resolved));
+    row_ = scenario_->row;
+    row_.servers = kServers;
+    row_.power.in_band = false;
+    row_.power.cap_delay = kActuationDelay;
+    row_.power.brake_delay = kActuationDelay;
+    row_.control.brake_release = scenario_->params.brake_release;
+    dir_ = std::filesystem::temp_directory_path() / fmt::format("headroom-twin-{}", getpid());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  sim::RowResult Simulate(const std::string& policy, const std::vector<Outage>& outages) {
+    auto source = sim::MakeWorkload(scenario_->scenario, "azure", kServers,
+                                    sim::HpServers(kServers, row_.hp_server_fraction),
+                                    scenario_->scenario.seed);
+    EXPECT_TRUE(source) << source.error().message();
+    auto p = policy::MakePolicy(policy, scenario_->params);
+    EXPECT_TRUE(p);
+    sim::RunOptions options;
+    options.keep_target_changes = true;
+    for (const Outage& o : outages) {
+      options.unreachable.push_back({.server = o.server, .from = o.from, .length = o.length});
+    }
+    auto result = sim::SimulateRow(row_, **source, **p, options);
+    EXPECT_TRUE(result) << result.error().message();
+    return std::move(*result);
+  }
+
+  static std::vector<Change> SimulatorDecisions(const sim::RowResult& r) {
+    std::vector<Change> out;
+    for (const auto& c : r.target_changes) {
+      out.push_back({std::chrono::duration_cast<std::chrono::milliseconds>(c.at).count(), c.server,
+                     c.targets});
+    }
+    return out;
+  }
+
+  // The daemon's controller and agents through the simulator's metered power; its decisions
+  // (from the audit records) and its brake events.
+  std::pair<std::vector<Change>, std::uint64_t> RunDaemon(const sim::RowResult& simulated,
+                                                          const std::vector<Outage>& outages) {
+    core::FakeClock clock;
+    const model::GpuSpec& spec = row_.model->gpu().spec();
+    std::vector<std::vector<std::unique_ptr<gpu::Device>>> devices;
+    std::vector<std::unique_ptr<service::Agent>> agents;
+    bool down[kServers] = {};
+    service::ControllerConfig config;
+    config.row_name = "twin";
+    config.budget = row_.power.budget;
+    config.policy_name = simulated.policy;
+    config.params = scenario_->params;
+    config.restart_hold = row_.control.restart_hold;
+    config.escalate_after = row_.control.escalate_after;
+    config.telemetry.source = service::TelemetrySource::kCommand;
+    std::vector<std::unique_ptr<service::AgentLink>> links;
+    for (int s = 0; s < kServers; ++s) {
+      const bool hp = sim::HpServers(s + 1, row_.hp_server_fraction) >
+                      sim::HpServers(s, row_.hp_server_fraction);
+      devices.push_back(gpu::sim::CreateSimDevices(spec, row_.server.gpus_per_server, &clock, {}));
+      std::vector<service::AgentGpu> gpus;
+      for (const auto& d : devices.back()) {
+        gpus.push_back(
+            {.device = d.get(), .spec = spec, .failsafe_clock = scenario_->params.lp_t2_clock});
+      }
+      service::AgentOptions options{.state_file = (dir_ / fmt::format("a{}.json", s)).string(),
+                                    .priority = hp ? "hp" : "lp",
+                                    .backend = "sim",
+                                    .actuation_delay = kActuationDelay,
+                                    .sample_interval = seconds(1)};
+      auto agent = service::Agent::Create(std::move(gpus), options, &clock);
+      EXPECT_TRUE(agent) << agent.error().message();
+      agents.push_back(std::move(*agent));
+      links.push_back(std::make_unique<InProcessLink>(agents.back().get(), &down[s]));
+      config.agents.push_back(
+          {.name = fmt::format("s{}", s),
+           .url = "in-process",
+           .token = "t",
+           .priority = hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
+           .server = row_.server});
+    }
+    double metered = 0;
+    std::vector<nlohmann::ordered_json> audit;
+    service::ControllerOptions options;
+    options.audit = [&audit](const nlohmann::ordered_json& line) {
+      audit.push_back(line);
+      return true;
+    };
+    auto controller =
+        service::Controller::Create(std::move(config), std::move(links),
+                                    std::make_unique<ReplayMeter>(&metered), &clock, options);
+    EXPECT_TRUE(controller) << controller.error().message();
+    const core::TimePoint start = clock.Now();
+    // The simulator's last sample ends the run and drives no step.
+    for (size_t k = 0; k + 1 < simulated.power.size(); ++k) {
+      const sim::PowerSample& p = simulated.power[k];
+      const core::TimePoint at = start + core::FromSeconds(p.time_s);
+      clock.Advance(at - clock.Now());
+      for (const Outage& o : outages) down[o.server] = o.Covers(at - start);
+      for (auto& a : agents) a->Tick();
+      metered = p.row_w;
+      (*controller)->Step();
+      (*controller)->WaitForCommands();
+    }
+    std::vector<Change> changes;
+    std::vector<nlohmann::ordered_json> last(kServers, TargetsJsonOf({}));
+    for (const nlohmann::ordered_json& line : audit) {
+      for (int s = 0; s < kServers; ++s) {
+        const nlohmann::ordered_json& t = line["servers"][s]["target"];
+        if (t == last[s]) continue;
+        last[s] = t;
+        changes.push_back({std::llround(line["t_s"].get<double>() * 1000), s, FromJson(t)});
+      }
+    }
+    for (auto& a : agents) EXPECT_TRUE(a->Shutdown());
+    return {changes, (*controller)->Status()["brake_events"].get<std::uint64_t>()};
+  }
+
+  static nlohmann::ordered_json TargetsJsonOf(const policy::ServerTargets& t) {
+    return {{"sm_clock_mhz", t.sm_clock_cap ? nlohmann::ordered_json(t.sm_clock_cap->value())
+                                            : nlohmann::ordered_json(nullptr)},
+            {"power_limit_w", t.power_limit ? nlohmann::ordered_json(t.power_limit->value())
+                                            : nlohmann::ordered_json(nullptr)},
+            {"brake", t.brake}};
+  }
+  static policy::ServerTargets FromJson(const nlohmann::ordered_json& j) {
+    policy::ServerTargets t;
+    if (!j["sm_clock_mhz"].is_null()) {
+      t.sm_clock_cap = core::Megahertz(j["sm_clock_mhz"].get<double>());
+    }
+    if (!j["power_limit_w"].is_null())
+      t.power_limit = core::Watts(j["power_limit_w"].get<double>());
+    t.brake = j["brake"].get<bool>();
+    return t;
+  }
+
+  // A budget at which the uncapped row peaks at `peak_fraction` of it.
+  void SetBudgetForPeak(double peak_fraction) {
+    const sim::RowResult uncapped = Simulate("none", {});
+    row_.power.budget = core::Watts(uncapped.peak_w / peak_fraction);
+  }
+
+  std::unique_ptr<sim::ResolvedScenario> scenario_;
+  sim::RowConfig row_;
+  std::filesystem::path dir_;
+};
+
+TEST_F(TwinTest, SimulatorAndDaemonDecideTheSameOnAnHourOfAzureTraces) {
+  SetBudgetForPeak(1.08);
+  const sim::RowResult simulated = Simulate("polca", {});
+  // The hour crosses every threshold, or the test would prove little.
+  std::vector<std::string> visited;
+  for (const policy::Event& e : simulated.events) visited.push_back(e.to);
+  for (const char* state : {"t1", "t2", "brake"}) {
+    EXPECT_NE(std::find(visited.begin(), visited.end(), state), visited.end()) << state;
+  }
+  EXPECT_GT(simulated.brake_events, 0u);
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  const std::vector<Change> twin = SimulatorDecisions(simulated);
+  EXPECT_GT(twin.size(), 10u);
+  EXPECT_EQ(FirstDifference(twin, daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// Server 1 (LP) unreachable for two minutes while the row is capped: both count it at its rated
+// maximum, neither sends it anything, and both catch it up when it is back.
+TEST_F(TwinTest, SimulatorAndDaemonAgreeWhenAnAgentIsLostForAWhile) {
+  SetBudgetForPeak(1.08);
+  const std::vector<Outage> outages = {{.server = 1, .from = seconds(900), .length = seconds(120)}};
+  const sim::RowResult simulated = Simulate("polca", outages);
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, outages);
+  EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+}  // namespace
+}  // namespace headroom
