@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "catalog/hardware_catalog.h"
@@ -37,7 +38,6 @@ namespace {
 using std::chrono::seconds;
 
 constexpr int kServers = 6;
-constexpr auto kActuationDelay = seconds(2);
 
 // One decision: server `server`'s target changed at `at_ms`.
 struct Change {
@@ -119,8 +119,8 @@ class TwinTest : public ::testing::Test {
     row_ = scenario_->row;
     row_.servers = kServers;
     row_.power.in_band = false;
-    row_.power.cap_delay = kActuationDelay;
-    row_.power.brake_delay = kActuationDelay;
+    SetActuationDelay(seconds(2));
+    spdlog::set_level(spdlog::level::warn);  // the controller logs every state change
     row_.control.brake_release = scenario_->params.brake_release;
     dir_ = std::filesystem::temp_directory_path() / fmt::format("headroom-twin-{}", getpid());
     std::filesystem::create_directories(dir_);
@@ -174,7 +174,9 @@ class TwinTest : public ::testing::Test {
     for (int s = 0; s < kServers; ++s) {
       const bool hp = sim::HpServers(s + 1, row_.hp_server_fraction) >
                       sim::HpServers(s, row_.hp_server_fraction);
-      devices.push_back(gpu::sim::CreateSimDevices(spec, row_.server.gpus_per_server, &clock, {}));
+      // One simulated GPU a server: the row's power comes from the replayed meter, so the
+      // agents' GPUs only carry the caps (eight would cost four times the test's time).
+      devices.push_back(gpu::sim::CreateSimDevices(spec, 1, &clock, {}));
       std::vector<service::AgentGpu> gpus;
       for (const auto& d : devices.back()) {
         gpus.push_back(
@@ -183,7 +185,7 @@ class TwinTest : public ::testing::Test {
       service::AgentOptions options{.state_file = (dir_ / fmt::format("a{}.json", s)).string(),
                                     .priority = hp ? "hp" : "lp",
                                     .backend = "sim",
-                                    .actuation_delay = kActuationDelay,
+                                    .actuation_delay = delay_,
                                     .sample_interval = seconds(1)};
       auto agent = service::Agent::Create(std::move(gpus), options, &clock);
       EXPECT_TRUE(agent) << agent.error().message();
@@ -251,6 +253,13 @@ class TwinTest : public ::testing::Test {
     return t;
   }
 
+  // The agent has one delay for every control: the simulator's cap and brake delays alike.
+  void SetActuationDelay(core::Duration d) {
+    delay_ = d;
+    row_.power.cap_delay = d;
+    row_.power.brake_delay = d;
+  }
+
   // A budget at which the uncapped row peaks at `peak_fraction` of it.
   void SetBudgetForPeak(double peak_fraction) {
     const sim::RowResult uncapped = Simulate("none", {});
@@ -259,6 +268,7 @@ class TwinTest : public ::testing::Test {
 
   std::unique_ptr<sim::ResolvedScenario> scenario_;
   sim::RowConfig row_;
+  core::Duration delay_{0};
   std::filesystem::path dir_;
 };
 
@@ -276,6 +286,20 @@ TEST_F(TwinTest, SimulatorAndDaemonDecideTheSameOnAnHourOfAzureTraces) {
   const std::vector<Change> twin = SimulatorDecisions(simulated);
   EXPECT_GT(twin.size(), 10u);
   EXPECT_EQ(FirstDifference(twin, daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// Caps that take 20 s (the brake too): over budget while they are still on their way, both
+// escalate to braking every server after escalate_after (10 s) and release below brake_release.
+TEST_F(TwinTest, SimulatorAndDaemonEscalateAlikeWhenCapsTakeLong) {
+  SetActuationDelay(seconds(20));
+  SetBudgetForPeak(1.08);
+  const sim::RowResult simulated = Simulate("polca", {});
+  const bool escalated = std::any_of(simulated.events.begin(), simulated.events.end(),
+                                     [](const policy::Event& e) { return e.to == "escalated"; });
+  EXPECT_TRUE(escalated) << "the case must exercise escalation";
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);
 }
 
