@@ -15,7 +15,7 @@ declare -A allowed=(
   [telemetry]="core model gpu"
   [sim]="core model mig catalog policy gpu telemetry"
   [report]="core model mig policy gpu telemetry sim"
-  [service]="core model mig catalog policy gpu telemetry sim report"
+  [service]="core model mig catalog policy gpu telemetry"
   [cli]="core model mig catalog policy gpu telemetry sim report service"
 )
 # Tests (and their *_test_support.h fixtures) may also use the catalog (calibration against the

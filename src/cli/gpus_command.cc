@@ -6,9 +6,9 @@
 
 #include "cli/commands.h"
 #include "cli/terminal.h"
-#include "gpu/snapshot.h"
+#include "gpu/listing.h"
 #include "report/device_report.h"
-#include "report/prometheus_text.h"
+#include "telemetry/prometheus_text.h"
 
 namespace headroom::cli {
 namespace {
@@ -19,29 +19,18 @@ struct GpusOptions {
   bool prometheus = false;
 };
 
-core::Result<report::GpuListing> Describe(gpu::Device& device, core::TimePoint now) {
-  report::GpuListing listing;
-  listing.info = device.info();
-  HEADROOM_ASSIGN_OR_RETURN(listing.snapshot, gpu::TakeSnapshot(device, now));
-  if (auto lock = device.SmClockLock()) listing.clock_lock = *lock;
-  if (auto clocks = device.SupportedSmClocks(); clocks && !clocks->empty()) {
-    listing.sm_clock_min = clocks->back();
-  }
-  return listing;
-}
-
 int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
   core::SystemClock clock;
   auto set = OpenDevices(global, options.backend, &clock);
   if (!set) return ReportError(set.error());
-  std::vector<report::GpuListing> listings;
+  std::vector<gpu::GpuListing> listings;
   for (auto& device : set->devices) {
-    auto listing = Describe(*device, clock.Now());
+    auto listing = gpu::ReadListing(*device, clock.Now());
     if (!listing) return ReportError(listing.error());
     listings.push_back(std::move(*listing));
   }
   if (options.prometheus) {
-    std::cout << report::PrometheusText(listings);
+    std::cout << telemetry::GpuMetricsText(listings);
   } else if (options.json) {
     nlohmann::ordered_json out;
     out["backend"] = set->backend;

@@ -75,7 +75,7 @@ ordered_json MonitorJson(const MonitorRow& row) {
 
 }  // namespace
 
-nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
+nlohmann::ordered_json GpuListingJson(const gpu::GpuListing& g) {
   const gpu::DeviceSnapshot& s = g.snapshot;
   auto w = [](core::Watts x) { return x.value(); };
   auto mhz = [](core::Megahertz x) { return x.value(); };
@@ -109,7 +109,7 @@ nlohmann::ordered_json GpuListingJson(const GpuListing& g) {
   };
 }
 
-std::string GpuListingTable(const std::vector<GpuListing>& gpus, const TextStyle& style) {
+std::string GpuListingTable(const std::vector<gpu::GpuListing>& gpus, const TextStyle& style) {
   using Align = TextTable::Align;
   TextTable table({{"GPU"},
                    {"NAME", Align::kLeft},
@@ -122,7 +122,7 @@ std::string GpuListingTable(const std::vector<GpuListing>& gpus, const TextStyle
                    {"LOCK MHz", Align::kLeft},
                    {"MEMORY GiB"},
                    {"UUID", Align::kLeft}});
-  for (const GpuListing& g : gpus) {
+  for (const gpu::GpuListing& g : gpus) {
     const gpu::DeviceSnapshot& s = g.snapshot;
     const std::string range =
         s.power_limits

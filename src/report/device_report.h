@@ -13,21 +13,14 @@
 
 #include "core/result.h"
 #include "gpu/device.h"
+#include "gpu/listing.h"
 #include "gpu/snapshot.h"
 #include "report/table.h"
 
 namespace headroom::report {
 
-// What `headroom gpus` shows of one GPU.
-struct GpuListing {
-  gpu::DeviceInfo info;
-  gpu::DeviceSnapshot snapshot;
-  std::optional<gpu::ClockLock> clock_lock;
-  std::optional<core::Megahertz> sm_clock_min;  // lowest supported clock
-};
-
-nlohmann::ordered_json GpuListingJson(const GpuListing& gpu);
-std::string GpuListingTable(const std::vector<GpuListing>& gpus,
+nlohmann::ordered_json GpuListingJson(const gpu::GpuListing& gpu);
+std::string GpuListingTable(const std::vector<gpu::GpuListing>& gpus,
                             const TextStyle& style = TextStyle());
 
 enum class MonitorFormat { kTable, kCsv, kJsonl };

@@ -60,7 +60,7 @@ TEST(MonitorFormatTest, ParsesKnownNamesOnly) {
 }
 
 TEST(GpuListingTest, JsonHasCatalogFields) {
-  GpuListing g;
+  gpu::GpuListing g;
   g.info.index = 0;
   g.info.name = "NVIDIA A100-SXM4-80GB";
   g.info.memory_total_bytes = 80ULL << 30;

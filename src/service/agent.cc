@@ -13,7 +13,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "gpu/snapshot.h"
-#include "report/prometheus_text.h"
+#include "telemetry/prometheus_text.h"
 
 namespace headroom::service {
 namespace {
@@ -56,21 +56,15 @@ std::vector<GpuRange> Ranges(const std::vector<AgentGpu>& gpus) {
   return out;
 }
 
-report::GpuListing Listing(gpu::Device& device, core::TimePoint now,
-                           const report::GpuListing& previous) {
-  report::GpuListing listing;
-  listing.info = device.info();
-  auto snapshot = gpu::TakeSnapshot(device, now);
-  if (!snapshot) {
-    spdlog::warn("reading GPU {}: {}", device.info().index, snapshot.error().message());
-    return previous.info.uuid.empty() ? listing : previous;
-  }
-  listing.snapshot = *snapshot;
-  if (auto lock = device.SmClockLock()) listing.clock_lock = *lock;
-  if (auto clocks = device.SupportedSmClocks(); clocks && !clocks->empty()) {
-    listing.sm_clock_min = clocks->back();
-  }
-  return listing;
+// A GPU that cannot be read keeps its last listing (or an empty one), with a warning.
+gpu::GpuListing Listing(gpu::Device& device, core::TimePoint now, const gpu::GpuListing& previous) {
+  auto listing = gpu::ReadListing(device, now);
+  if (listing) return *listing;
+  spdlog::warn("reading GPU {}: {}", device.info().index, listing.error().message());
+  if (!previous.info.uuid.empty()) return previous;
+  gpu::GpuListing empty;
+  empty.info = device.info();
+  return empty;
 }
 
 }  // namespace
@@ -404,7 +398,7 @@ nlohmann::ordered_json Agent::State() {
   out["gpus"] = ordered_json::array();
   bool brake = false;
   for (size_t i = 0; i < gpus_.size(); ++i) {
-    const report::GpuListing& l = listings_[i];
+    const gpu::GpuListing& l = listings_[i];
     ordered_json g;
     g["index"] = gpus_[i].device->info().index;
     g["uuid"] = gpus_[i].device->info().uuid;
@@ -440,26 +434,22 @@ nlohmann::ordered_json Agent::State() {
 
 std::string Agent::Metrics() {
   core::MutexLock lock(&mu_);
-  std::string out = report::PrometheusText(listings_);
-  auto header = [&out](const char* name, const char* type, const char* help) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  telemetry::PrometheusWriter out;
+  telemetry::WriteGpuMetrics(listings_, out);
+  auto gpu = [this](size_t i) {
+    return std::vector<std::pair<std::string, std::string>>{
+        {"gpu", std::to_string(gpus_[i].device->info().index)}};
   };
-  header("headroom_agent_sm_clock_cap_hertz", "gauge",
-         "SM clock cap the agent holds (request, failsafe or brake); only capped GPUs.");
+  out.Family("headroom_agent_sm_clock_cap_hertz", "gauge",
+             "SM clock cap the agent holds (request, failsafe or brake); only capped GPUs.");
   for (size_t i = 0; i < gpus_.size(); ++i) {
     const bool capped = caps_[i].brake || caps_[i].sm_clock || failsafe_active_;
     if (!capped) continue;
-    if (auto target = TargetLock(i)) {
-      out += fmt::format("headroom_agent_sm_clock_cap_hertz{{gpu=\"{}\"}} {}\n",
-                         gpus_[i].device->info().index, target->max.value() * 1e6);
-    }
+    if (auto target = TargetLock(i)) out.Sample(target->max.value() * 1e6, gpu(i));
   }
-  header("headroom_agent_power_limit_target_watts", "gauge",
-         "Power limit the agent holds (the cap, else the original limit).");
-  for (size_t i = 0; i < gpus_.size(); ++i) {
-    out += fmt::format("headroom_agent_power_limit_target_watts{{gpu=\"{}\"}} {}\n",
-                       gpus_[i].device->info().index, TargetPowerLimit(i).value());
-  }
+  out.Family("headroom_agent_power_limit_target_watts", "gauge",
+             "Power limit the agent holds (the cap, else the original limit).");
+  for (size_t i = 0; i < gpus_.size(); ++i) out.Sample(TargetPowerLimit(i).value(), gpu(i));
   bool brake = false;
   double server_w = 0;
   for (size_t i = 0; i < gpus_.size(); ++i) {
@@ -467,23 +457,22 @@ std::string Agent::Metrics() {
     if (listings_[i].snapshot.power_instant)
       server_w += listings_[i].snapshot.power_instant->value();
   }
-  header("headroom_agent_brake", "gauge", "1 while any GPU is held at its brake clock.");
-  out += fmt::format("headroom_agent_brake {}\n", brake ? 1 : 0);
-  header("headroom_agent_lease_expired", "gauge", "1 when the last lease ran out unrenewed.");
-  out += fmt::format("headroom_agent_lease_expired {}\n", lease_expired_ ? 1 : 0);
-  header("headroom_agent_failsafe_active", "gauge", "1 while the failsafe clock cap is applied.");
-  out += fmt::format("headroom_agent_failsafe_active {}\n", failsafe_active_ ? 1 : 0);
-  header("headroom_agent_server_power_watts", "gauge", "Sum of the GPUs' power draw.");
-  out += fmt::format("headroom_agent_server_power_watts {}\n", server_w);
-  header("headroom_agent_commands_total", "counter", "Caps requests by outcome.");
+  out.Family("headroom_agent_brake", "gauge", "1 while any GPU is held at its brake clock.");
+  out.Sample(brake ? 1 : 0);
+  out.Family("headroom_agent_lease_expired", "gauge", "1 when the last lease ran out unrenewed.");
+  out.Sample(lease_expired_ ? 1 : 0);
+  out.Family("headroom_agent_failsafe_active", "gauge",
+             "1 while the failsafe clock cap is applied.");
+  out.Sample(failsafe_active_ ? 1 : 0);
+  out.Family("headroom_agent_server_power_watts", "gauge", "Sum of the GPUs' power draw.");
+  out.Sample(server_w);
+  out.Family("headroom_agent_commands_total", "counter", "Caps requests by outcome.");
   for (const auto& [result, count] : commands_) {
-    out += fmt::format("headroom_agent_commands_total{{result=\"{}\"}} {}\n", result, count);
+    out.Sample(static_cast<double>(count), {{"result", result}});
   }
-  header("headroom_agent_info", "gauge", "The agent's priority class and GPU backend.");
-  out += fmt::format("headroom_agent_info{{priority=\"{}\",backend=\"{}\"}} 1\n",
-                     report::EscapeLabelValue(options_.priority),
-                     report::EscapeLabelValue(options_.backend));
-  return out;
+  out.Family("headroom_agent_info", "gauge", "The agent's priority class and GPU backend.");
+  out.Sample(1, {{"priority", options_.priority}, {"backend", options_.backend}});
+  return out.text();
 }
 
 }  // namespace headroom::service

@@ -28,8 +28,8 @@
 #include "core/thread_annotations.h"
 #include "core/time.h"
 #include "gpu/device.h"
+#include "gpu/listing.h"
 #include "model/gpu_spec.h"
-#include "report/device_report.h"
 #include "service/caps_request.h"
 #include "service/state_file.h"
 
@@ -134,7 +134,7 @@ class Agent {
   core::Mutex mu_;
   std::vector<Caps> caps_ GUARDED_BY(mu_);
   std::vector<Readback> readback_ GUARDED_BY(mu_);
-  std::vector<report::GpuListing> listings_ GUARDED_BY(mu_);
+  std::vector<gpu::GpuListing> listings_ GUARDED_BY(mu_);
   std::optional<core::TimePoint> next_sample_ GUARDED_BY(mu_);
   std::optional<core::TimePoint> lease_deadline_ GUARDED_BY(mu_);
   bool lease_expired_ GUARDED_BY(mu_) = false;

@@ -10,7 +10,7 @@
 
 #include "policy/policy_factory.h"
 #include "policy/row_controller.h"
-#include "report/prometheus_text.h"
+#include "telemetry/prometheus_text.h"
 
 namespace headroom::service {
 namespace {
@@ -393,87 +393,71 @@ void Controller::Publish(const ordered_json& record) {
   status["servers"] = ordered_json::array();
   for (size_t i = 0; i < servers_.size(); ++i) status["servers"].push_back(ServerJson(i));
 
-  std::string m;
-  auto header = [&m](const char* name, const char* type, const char* help) {
-    m += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-  };
+  telemetry::PrometheusWriter m;
   // No row label: Prometheus adds it from the scrape target (deploy/prometheus/).
-  header("headroom_row_power_watts", "gauge", "Row power the policy read this step.");
-  m += fmt::format("headroom_row_power_watts {}\n", record["row_power_w"].get<double>());
-  header("headroom_row_budget_watts", "gauge", "The row's provisioned power budget.");
-  m += fmt::format("headroom_row_budget_watts {}\n", config_.budget.value());
-  header("headroom_row_power_ratio", "gauge", "Row power over budget (p).");
-  m += fmt::format("headroom_row_power_ratio {}\n", record["fraction"].get<double>());
-  header("headroom_row_threshold_ratio", "gauge",
-         "The policy's thresholds as fractions of budget.");
-  for (const auto& [name, value] :
-       {std::pair{"t1", config_.params.t1}, std::pair{"t2", config_.params.t2},
-        std::pair{"brake", config_.params.brake_threshold}}) {
-    m += fmt::format("headroom_row_threshold_ratio{{threshold=\"{}\"}} {}\n", name, value);
-  }
-  header("headroom_row_state", "gauge", "1 for the policy's current state.");
+  m.Family("headroom_row_power_watts", "gauge", "Row power the policy read this step.");
+  m.Sample(record["row_power_w"].get<double>());
+  m.Family("headroom_row_budget_watts", "gauge", "The row's provisioned power budget.");
+  m.Sample(config_.budget.value());
+  m.Family("headroom_row_power_ratio", "gauge", "Row power over budget (p).");
+  m.Sample(record["fraction"].get<double>());
+  m.Family("headroom_row_threshold_ratio", "gauge",
+           "The policy's thresholds as fractions of budget.");
+  m.Sample(config_.params.t1, {{"threshold", "t1"}});
+  m.Sample(config_.params.t2, {{"threshold", "t2"}});
+  m.Sample(config_.params.brake_threshold, {{"threshold", "brake"}});
+  m.Family("headroom_row_state", "gauge", "1 for the policy's current state.");
   std::vector<std::string> states = row_.policy().states();
   states.push_back("escalated");
   const std::string current = record["state"].get<std::string>();
-  for (const std::string& st : states) {
-    m += fmt::format("headroom_row_state{{state=\"{}\"}} {}\n", report::EscapeLabelValue(st),
-                     st == current ? 1 : 0);
-  }
-  header("headroom_row_brake_events_total", "counter",
-         "Times the row entered the brake (policy or escalation).");
-  m += fmt::format("headroom_row_brake_events_total {}\n", row_.brake_events());
-  header("headroom_row_server_sm_clock_cap_hertz", "gauge",
-         "SM clock cap targeted per server (capped servers only).");
+  for (const std::string& st : states) m.Sample(st == current ? 1 : 0, {{"state", st}});
+  m.Family("headroom_row_brake_events_total", "counter",
+           "Times the row entered the brake (policy or escalation).");
+  m.Sample(static_cast<double>(row_.brake_events()));
+  m.Family("headroom_row_server_sm_clock_cap_hertz", "gauge",
+           "SM clock cap targeted per server (capped servers only).");
   for (const Server& s : servers_) {
     if (!s.target.sm_clock_cap) continue;
-    m += fmt::format("headroom_row_server_sm_clock_cap_hertz{{server=\"{}\",priority=\"{}\"}} {}\n",
-                     report::EscapeLabelValue(s.endpoint.name),
-                     policy::PriorityName(s.endpoint.priority),
-                     s.target.sm_clock_cap->value() * 1e6);
+    m.Sample(s.target.sm_clock_cap->value() * 1e6,
+             {{"server", s.endpoint.name},
+              {"priority", std::string(policy::PriorityName(s.endpoint.priority))}});
   }
-  header("headroom_row_server_brake", "gauge", "1 while a server is asked to brake.");
-  for (const Server& s : servers_) {
-    m += fmt::format("headroom_row_server_brake{{server=\"{}\"}} {}\n",
-                     report::EscapeLabelValue(s.endpoint.name), s.target.brake ? 1 : 0);
-  }
-  header("headroom_row_agent_implausible", "gauge",
-         "1 when the agent's report broke its server's physics and it was counted at its rated "
-         "maximum.");
-  for (const Server& s : servers_) {
-    m += fmt::format("headroom_row_agent_implausible{{server=\"{}\"}} {}\n",
-                     report::EscapeLabelValue(s.endpoint.name),
-                     s.counted.as == "implausible" ? 1 : 0);
-  }
-  header("headroom_row_agent_up", "gauge", "1 when the agent answered this step.");
-  for (const Server& s : servers_) {
-    m += fmt::format("headroom_row_agent_up{{server=\"{}\"}} {}\n",
-                     report::EscapeLabelValue(s.endpoint.name), s.reachable ? 1 : 0);
-  }
-  header("headroom_row_telemetry_age_seconds", "gauge",
-         "Age of the row power reading the policy used (0 for the agents' sum).");
-  m += fmt::format("headroom_row_telemetry_age_seconds {}\n",
-                   record["telemetry_age_s"].get<double>());
-  header("headroom_row_dry_run", "gauge", "1 when the controller decides but sends nothing.");
-  m += fmt::format("headroom_row_dry_run {}\n", options_.dry_run ? 1 : 0);
-  header("headroom_row_escalated", "gauge",
-         "1 while every server is braked because caps did not take over budget.");
-  m += fmt::format("headroom_row_escalated {}\n", row_.escalated() ? 1 : 0);
-  header("headroom_row_commands_total", "counter", "Caps and lease commands by outcome.");
-  m += fmt::format("headroom_row_commands_total{{result=\"ok\"}} {}\n", commands_ok_);
-  m += fmt::format("headroom_row_commands_total{{result=\"failed\"}} {}\n", commands_failed_);
-  header("headroom_row_audit_lines_lost_total", "counter",
-         "Audit records that could not be written (disk full); control went on.");
-  m += fmt::format("headroom_row_audit_lines_lost_total {}\n", audit_lines_lost_);
+  auto per_server = [this, &m](const char* name, const char* help, auto value) {
+    m.Family(name, "gauge", help);
+    for (const Server& s : servers_) m.Sample(value(s) ? 1 : 0, {{"server", s.endpoint.name}});
+  };
+  per_server("headroom_row_server_brake", "1 while a server is asked to brake.",
+             [](const Server& s) { return s.target.brake; });
+  per_server("headroom_row_agent_implausible",
+             "1 when the agent's report broke its server's physics and it was counted at its "
+             "rated maximum.",
+             [](const Server& s) { return s.counted.as == "implausible"; });
+  per_server("headroom_row_agent_up", "1 when the agent answered this step.",
+             [](const Server& s) { return s.reachable; });
+  m.Family("headroom_row_telemetry_age_seconds", "gauge",
+           "Age of the row power reading the policy used (0 for the agents' sum).");
+  m.Sample(record["telemetry_age_s"].get<double>());
+  m.Family("headroom_row_dry_run", "gauge", "1 when the controller decides but sends nothing.");
+  m.Sample(options_.dry_run ? 1 : 0);
+  m.Family("headroom_row_escalated", "gauge",
+           "1 while every server is braked because caps did not take over budget.");
+  m.Sample(row_.escalated() ? 1 : 0);
+  m.Family("headroom_row_commands_total", "counter", "Caps and lease commands by outcome.");
+  m.Sample(static_cast<double>(commands_ok_), {{"result", "ok"}});
+  m.Sample(static_cast<double>(commands_failed_), {{"result", "failed"}});
+  m.Family("headroom_row_audit_lines_lost_total", "counter",
+           "Audit records that could not be written (disk full); control went on.");
+  m.Sample(static_cast<double>(audit_lines_lost_));
 
   const core::TimePoint now = clock_->Now();
   core::MutexLock lock(&mu_);
   ++steps_;
   last_step_ = now;
   status["steps"] = steps_;
-  header("headroom_row_decisions_total", "counter", "Control steps taken.");
-  m += fmt::format("headroom_row_decisions_total {}\n", steps_);
+  m.Family("headroom_row_decisions_total", "counter", "Control steps taken.");
+  m.Sample(static_cast<double>(steps_));
   status_ = std::move(status);
-  metrics_ = std::move(m);
+  metrics_ = m.text();
   // Lost after the metrics above were built: counted from the next step on.
   if (options_.audit && !options_.audit(record)) ++audit_lines_lost_;
 }

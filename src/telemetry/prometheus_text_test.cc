@@ -1,4 +1,4 @@
-#include "report/prometheus_text.h"
+#include "telemetry/prometheus_text.h"
 
 #include <map>
 #include <regex>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace headroom::report {
+namespace headroom::telemetry {
 namespace {
 
 // A strict reader of the text exposition format: HELP/TYPE before samples, valid metric and
@@ -40,8 +40,8 @@ std::map<std::string, double> ParseExposition(const std::string& text) {
   return samples;
 }
 
-GpuListing Gpu(int index, const char* name) {
-  GpuListing g;
+gpu::GpuListing Gpu(int index, const char* name) {
+  gpu::GpuListing g;
   g.info.index = index;
   g.info.uuid = "GPU-" + std::to_string(index);
   g.info.name = name;
@@ -55,7 +55,7 @@ GpuListing Gpu(int index, const char* name) {
 }
 
 TEST(PrometheusTextTest, ParsesWithBaseUnitsAndLabels) {
-  const std::string text = PrometheusText({Gpu(0, "NVIDIA A100-SXM4-80GB"), Gpu(1, "B")});
+  const std::string text = GpuMetricsText({Gpu(0, "NVIDIA A100-SXM4-80GB"), Gpu(1, "B")});
   const auto samples = ParseExposition(text);
   const std::string labels0 = R"({gpu="0",uuid="GPU-0",name="NVIDIA A100-SXM4-80GB"})";
   EXPECT_DOUBLE_EQ(samples.at("headroom_gpu_power_watts" + labels0), 251.5);
@@ -76,9 +76,29 @@ TEST(PrometheusTextTest, ParsesWithBaseUnitsAndLabels) {
 
 TEST(PrometheusTextTest, EscapesLabelValues) {
   EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-  const auto samples = ParseExposition(PrometheusText({Gpu(0, "odd \"name\"\\")}));
+  const auto samples = ParseExposition(GpuMetricsText({Gpu(0, "odd \"name\"\\")}));
   EXPECT_FALSE(samples.empty());
 }
 
+// The writer the agent and the controller build their /metrics with: HELP and TYPE once, before
+// the first sample, none for a family without samples; label values escaped.
+TEST(PrometheusTextTest, WriterWritesFamiliesOnceAndOnlyWithSamples) {
+  PrometheusWriter out;
+  out.Family("headroom_row_power_watts", "gauge", "Row power.");
+  out.Sample(15600.5);
+  out.Family("headroom_row_server_sm_clock_cap_hertz", "gauge", "Caps (capped servers only).");
+  out.Family("headroom_row_agent_up", "gauge", "1 when the agent answered.");
+  out.Sample(1, {{"server", "s0"}});
+  out.Sample(0, {{"server", "row \"7\"\n"}});
+  const std::string text = out.text();
+  const auto samples = ParseExposition(text);
+  EXPECT_DOUBLE_EQ(samples.at("headroom_row_power_watts"), 15600.5);
+  EXPECT_DOUBLE_EQ(samples.at(R"(headroom_row_agent_up{server="s0"})"), 1);
+  EXPECT_DOUBLE_EQ(samples.at(R"(headroom_row_agent_up{server="row \"7\"\n"})"), 0);
+  EXPECT_EQ(text.find("headroom_row_server_sm_clock_cap_hertz"), std::string::npos);
+  EXPECT_EQ(text.find("# TYPE headroom_row_agent_up gauge"),
+            text.rfind("# TYPE headroom_row_agent_up gauge"));
+}
+
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::telemetry

@@ -1,4 +1,4 @@
-#include "report/prometheus_text.h"
+#include "telemetry/prometheus_text.h"
 
 #include <array>
 #include <functional>
@@ -7,21 +7,18 @@
 
 #include <fmt/format.h>
 
-namespace headroom::report {
+namespace headroom::telemetry {
 namespace {
 
 struct Metric {
   const char* name;
   const char* type;
   const char* help;
-  std::function<std::optional<double>(const GpuListing&)> value;
+  std::function<std::optional<double>(const gpu::GpuListing&)> value;
 };
 
-std::string Labels(const GpuListing& g, std::string_view extra = {}) {
-  std::string labels = fmt::format(R"(gpu="{}",uuid="{}",name="{}")", g.info.index,
-                                   EscapeLabelValue(g.info.uuid), EscapeLabelValue(g.info.name));
-  if (!extra.empty()) labels += fmt::format(",{}", extra);
-  return "{" + labels + "}";
+std::vector<std::pair<std::string, std::string>> Labels(const gpu::GpuListing& g) {
+  return {{"gpu", std::to_string(g.info.index)}, {"uuid", g.info.uuid}, {"name", g.info.name}};
 }
 
 template <class T, class F>
@@ -32,55 +29,55 @@ std::optional<double> Map(const std::optional<T>& v, F&& f) {
 const std::vector<Metric>& Metrics() {
   static const auto* metrics = new std::vector<Metric>{
       {"headroom_gpu_power_watts", "gauge", "GPU power draw, most recent sensor window.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.power_instant, [](core::Watts w) { return w.value(); });
        }},
       {"headroom_gpu_power_average_watts", "gauge", "GPU power draw averaged over 1 s.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.power_average, [](core::Watts w) { return w.value(); });
        }},
       {"headroom_gpu_energy_joules_total", "counter",
        "Energy the GPU consumed since the driver loaded.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.energy_counter, [](core::Joules j) { return j.value(); });
        }},
       {"headroom_gpu_sm_clock_hertz", "gauge", "Current SM clock.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.sm_clock, [](core::Megahertz f) { return f.value() * 1e6; });
        }},
       {"headroom_gpu_memory_clock_hertz", "gauge", "Current memory clock.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.memory_clock, [](core::Megahertz f) { return f.value() * 1e6; });
        }},
       {"headroom_gpu_power_limit_watts", "gauge",
        "Enforced power limit (the lowest of all limiters, out-of-band caps included).",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.power_limits, [](const auto& l) { return l.enforced.value(); });
        }},
       {"headroom_gpu_power_limit_default_watts", "gauge", "Factory default power limit (TDP).",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.power_limits, [](const auto& l) { return l.default_limit.value(); });
        }},
       {"headroom_gpu_utilization_ratio", "gauge", "Fraction of time a kernel ran.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.utilization, [](const auto& u) { return u.gpu_percent / 100; });
        }},
       {"headroom_gpu_memory_utilization_ratio", "gauge",
        "Fraction of time memory was read or written.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.utilization, [](const auto& u) { return u.memory_percent / 100; });
        }},
       {"headroom_gpu_temperature_celsius", "gauge", "GPU die temperature.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.temperature, [](core::Celsius c) { return c.value(); });
        }},
       {"headroom_gpu_memory_used_bytes", "gauge", "GPU memory in use.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.memory,
                     [](const auto& m) { return static_cast<double>(m.used_bytes); });
        }},
       {"headroom_gpu_memory_total_bytes", "gauge", "GPU memory in total.",
-       [](const GpuListing& g) {
+       [](const gpu::GpuListing& g) {
          return Map(g.snapshot.memory,
                     [](const auto& m) { return static_cast<double>(m.total_bytes); });
        }},
@@ -115,32 +112,54 @@ std::string EscapeLabelValue(std::string_view value) {
   return out;
 }
 
-std::string PrometheusText(const std::vector<GpuListing>& gpus) {
-  std::string out;
-  for (const Metric& m : Metrics()) {
-    std::string lines;
-    for (const GpuListing& g : gpus) {
-      if (auto v = m.value(g)) lines += fmt::format("{}{} {}\n", m.name, Labels(g), *v);
-    }
-    if (lines.empty()) continue;
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{}", m.name, m.help, m.name, m.type, lines);
-  }
-  std::string throttle;
-  for (const GpuListing& g : gpus) {
-    if (!g.snapshot.throttle_reasons) continue;
-    for (const auto& [bit, reason] : kReasons) {
-      throttle += fmt::format("headroom_gpu_throttle_reason{} {}\n",
-                              Labels(g, fmt::format(R"(reason="{}")", reason)),
-                              (*g.snapshot.throttle_reasons & bit) != 0 ? 1 : 0);
-    }
-  }
-  if (!throttle.empty()) {
-    out +=
-        "# HELP headroom_gpu_throttle_reason 1 while the clocks are held down for the reason.\n"
-        "# TYPE headroom_gpu_throttle_reason gauge\n" +
-        throttle;
-  }
-  return out;
+void PrometheusWriter::Family(std::string_view name, std::string_view type, std::string_view help) {
+  name_ = std::string(name);
+  header_ = fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
 }
 
-}  // namespace headroom::report
+void PrometheusWriter::Line(std::string_view labels, double value) {
+  out_ += header_;
+  header_.clear();
+  out_ += fmt::format("{}{} {}\n", name_, labels, value);
+}
+
+void PrometheusWriter::Sample(double value, Labels labels) {
+  Sample(value, std::vector<std::pair<std::string, std::string>>(labels.begin(), labels.end()));
+}
+
+void PrometheusWriter::Sample(double value,
+                              const std::vector<std::pair<std::string, std::string>>& labels) {
+  std::string text;
+  for (const auto& [name, v] : labels) {
+    text += fmt::format("{}{}=\"{}\"", text.empty() ? "{" : ",", name, EscapeLabelValue(v));
+  }
+  if (!text.empty()) text += "}";
+  Line(text, value);
+}
+
+void WriteGpuMetrics(const std::vector<gpu::GpuListing>& gpus, PrometheusWriter& out) {
+  for (const Metric& m : Metrics()) {
+    out.Family(m.name, m.type, m.help);
+    for (const gpu::GpuListing& g : gpus) {
+      if (auto v = m.value(g)) out.Sample(*v, Labels(g));
+    }
+  }
+  out.Family("headroom_gpu_throttle_reason", "gauge",
+             "1 while the clocks are held down for the reason.");
+  for (const gpu::GpuListing& g : gpus) {
+    if (!g.snapshot.throttle_reasons) continue;
+    for (const auto& [bit, reason] : kReasons) {
+      auto labels = Labels(g);
+      labels.emplace_back("reason", reason);
+      out.Sample((*g.snapshot.throttle_reasons & bit) != 0 ? 1 : 0, labels);
+    }
+  }
+}
+
+std::string GpuMetricsText(const std::vector<gpu::GpuListing>& gpus) {
+  PrometheusWriter out;
+  WriteGpuMetrics(gpus, out);
+  return out.text();
+}
+
+}  // namespace headroom::telemetry
