@@ -139,6 +139,12 @@ class TwinTest : public ::testing::Test {
     for (const Outage& o : outages) {
       options.unreachable.push_back({.server = o.server, .from = o.from, .length = o.length});
     }
+    if (restart_at_) {
+      options.restart_controller_at = *restart_at_;
+      options.make_policy = [this, policy] {
+        return *policy::MakePolicy(policy, scenario_->params);
+      };
+    }
     auto result = sim::SimulateRow(row_, **source, **p, options);
     EXPECT_TRUE(result) << result.error().message();
     return std::move(*result);
@@ -170,7 +176,6 @@ class TwinTest : public ::testing::Test {
     config.restart_hold = row_.control.restart_hold;
     config.escalate_after = row_.control.escalate_after;
     config.telemetry.source = service::TelemetrySource::kCommand;
-    std::vector<std::unique_ptr<service::AgentLink>> links;
     for (int s = 0; s < kServers; ++s) {
       const bool hp = sim::HpServers(s + 1, row_.hp_server_fraction) >
                       sim::HpServers(s, row_.hp_server_fraction);
@@ -190,7 +195,6 @@ class TwinTest : public ::testing::Test {
       auto agent = service::Agent::Create(std::move(gpus), options, &clock);
       EXPECT_TRUE(agent) << agent.error().message();
       agents.push_back(std::move(*agent));
-      links.push_back(std::make_unique<InProcessLink>(agents.back().get(), &down[s]));
       config.agents.push_back(
           {.name = fmt::format("s{}", s),
            .url = "in-process",
@@ -199,58 +203,59 @@ class TwinTest : public ::testing::Test {
            .server = row_.server});
     }
     double metered = 0;
-    std::vector<nlohmann::ordered_json> audit;
-    service::ControllerOptions options;
-    options.audit = [&audit](const nlohmann::ordered_json& line) {
-      audit.push_back(line);
-      return true;
+    // Audit records with the time since the first controller's start (a restarted controller
+    // counts its own time from zero).
+    std::vector<std::pair<double, nlohmann::ordered_json>> audit;
+    double started_s = 0;
+    auto start_controller = [&] {
+      std::vector<std::unique_ptr<service::AgentLink>> links;
+      for (int s = 0; s < kServers; ++s) {
+        links.push_back(std::make_unique<InProcessLink>(agents[s].get(), &down[s]));
+      }
+      service::ControllerOptions options;
+      options.audit = [&audit, &started_s](const nlohmann::ordered_json& line) {
+        audit.emplace_back(started_s, line);
+        return true;
+      };
+      auto c = service::Controller::Create(
+          config, std::move(links), std::make_unique<ReplayMeter>(&metered), &clock, options);
+      EXPECT_TRUE(c) << c.error().message();
+      return std::move(*c);
     };
-    auto controller =
-        service::Controller::Create(std::move(config), std::move(links),
-                                    std::make_unique<ReplayMeter>(&metered), &clock, options);
-    EXPECT_TRUE(controller) << controller.error().message();
+    std::unique_ptr<service::Controller> controller = start_controller();
+    std::uint64_t brake_events = 0;
     const core::TimePoint start = clock.Now();
     // The simulator's last sample ends the run and drives no step.
     for (size_t k = 0; k + 1 < simulated.power.size(); ++k) {
       const sim::PowerSample& p = simulated.power[k];
       const core::TimePoint at = start + core::FromSeconds(p.time_s);
       clock.Advance(at - clock.Now());
+      if (restart_at_ && started_s == 0 && at - start >= *restart_at_) {
+        brake_events += controller->Status()["brake_events"].get<std::uint64_t>();
+        controller.reset();
+        started_s = core::ToSeconds(at - start);
+        controller = start_controller();
+      }
       for (const Outage& o : outages) down[o.server] = o.Covers(at - start);
       for (auto& a : agents) a->Tick();
       metered = p.row_w;
-      (*controller)->Step();
-      (*controller)->WaitForCommands();
+      controller->Step();
+      controller->WaitForCommands();
     }
+    brake_events += controller->Status()["brake_events"].get<std::uint64_t>();
     std::vector<Change> changes;
-    std::vector<nlohmann::ordered_json> last(kServers, TargetsJsonOf({}));
-    for (const nlohmann::ordered_json& line : audit) {
+    std::vector<nlohmann::ordered_json> last(kServers, service::TargetsJson({}));
+    for (const auto& [offset_s, line] : audit) {
       for (int s = 0; s < kServers; ++s) {
         const nlohmann::ordered_json& t = line["servers"][s]["target"];
         if (t == last[s]) continue;
         last[s] = t;
-        changes.push_back({std::llround(line["t_s"].get<double>() * 1000), s, FromJson(t)});
+        changes.push_back({std::llround((offset_s + line["t_s"].get<double>()) * 1000), s,
+                           *service::TargetsFromJson(t)});
       }
     }
     for (auto& a : agents) EXPECT_TRUE(a->Shutdown());
-    return {changes, (*controller)->Status()["brake_events"].get<std::uint64_t>()};
-  }
-
-  static nlohmann::ordered_json TargetsJsonOf(const policy::ServerTargets& t) {
-    return {{"sm_clock_mhz", t.sm_clock_cap ? nlohmann::ordered_json(t.sm_clock_cap->value())
-                                            : nlohmann::ordered_json(nullptr)},
-            {"power_limit_w", t.power_limit ? nlohmann::ordered_json(t.power_limit->value())
-                                            : nlohmann::ordered_json(nullptr)},
-            {"brake", t.brake}};
-  }
-  static policy::ServerTargets FromJson(const nlohmann::ordered_json& j) {
-    policy::ServerTargets t;
-    if (!j["sm_clock_mhz"].is_null()) {
-      t.sm_clock_cap = core::Megahertz(j["sm_clock_mhz"].get<double>());
-    }
-    if (!j["power_limit_w"].is_null())
-      t.power_limit = core::Watts(j["power_limit_w"].get<double>());
-    t.brake = j["brake"].get<bool>();
-    return t;
+    return {changes, brake_events};
   }
 
   // The agent has one delay for every control: the simulator's cap and brake delays alike.
@@ -269,6 +274,7 @@ class TwinTest : public ::testing::Test {
   std::unique_ptr<sim::ResolvedScenario> scenario_;
   sim::RowConfig row_;
   core::Duration delay_{0};
+  std::optional<core::Duration> restart_at_;  // the controller restarts then, in both twins
   std::filesystem::path dir_;
 };
 
@@ -298,6 +304,26 @@ TEST_F(TwinTest, SimulatorAndDaemonEscalateAlikeWhenCapsTakeLong) {
   const bool escalated = std::any_of(simulated.events.begin(), simulated.events.end(),
                                      [](const policy::Event& e) { return e.to == "escalated"; });
   EXPECT_TRUE(escalated) << "the case must exercise escalation";
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// The controller restarted, with a 30 s restart hold, at a moment when the row holds T1 caps by
+// hysteresis alone (p below T1): a fresh policy would lift them at once, the hold keeps them in
+// both twins, then the fresh policy takes over.
+TEST_F(TwinTest, SimulatorAndDaemonAgreeAcrossAControllerRestart) {
+  SetBudgetForPeak(1.08);
+  row_.control.restart_hold = seconds(30);
+  const sim::RowResult plain = Simulate("polca", {});
+  for (const sim::PowerSample& p : plain.power) {
+    if (plain.states[p.state] == "t1" && p.row_w < scenario_->params.t1 * plain.budget_w) {
+      restart_at_ = core::FromSeconds(p.time_s);
+      break;
+    }
+  }
+  ASSERT_TRUE(restart_at_.has_value());
+  const sim::RowResult simulated = Simulate("polca", {});
   const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
   EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);

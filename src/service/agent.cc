@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "gpu/snapshot.h"
+#include "service/agent_link.h"
 #include "telemetry/prometheus_text.h"
 
 namespace headroom::service {
@@ -206,11 +207,11 @@ ordered_json Agent::GpuCapsJson(size_t i) const {
   ordered_json j;
   j["index"] = gpus_[i].device->info().index;
   const std::optional<gpu::ClockLock> target = TargetLock(i);
-  j["sm_clock_mhz"] = caps_[i].sm_clock
-                          ? ordered_json(gpus_[i].spec.SnapClock(*caps_[i].sm_clock).value())
-                          : ordered_json(nullptr);
-  j["power_limit_w"] = OrNull(caps_[i].power_limit);
-  j["brake"] = caps_[i].brake;
+  policy::ServerTargets held;
+  held.power_limit = caps_[i].power_limit;
+  held.brake = caps_[i].brake;
+  if (caps_[i].sm_clock) held.sm_clock_cap = gpus_[i].spec.SnapClock(*caps_[i].sm_clock);
+  j.update(TargetsJson(held));
   j["effective_sm_clock_lock"] = LockJson(target);
   j["read_back"] = {{"sm_clock_lock", LockJson(readback_[i].lock)},
                     {"power_limit_w", OrNull(readback_[i].power_limit)}};

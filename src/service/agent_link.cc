@@ -34,6 +34,29 @@ core::Error HttpError(int status, const std::string& body) {
 
 }  // namespace
 
+nlohmann::ordered_json TargetsJson(const policy::ServerTargets& t) {
+  using ordered = nlohmann::ordered_json;
+  return {{"sm_clock_mhz", t.sm_clock_cap ? ordered(t.sm_clock_cap->value()) : ordered(nullptr)},
+          {"power_limit_w", t.power_limit ? ordered(t.power_limit->value()) : ordered(nullptr)},
+          {"brake", t.brake}};
+}
+
+core::Result<policy::ServerTargets> TargetsFromJson(const json& caps) {
+  if (!caps.is_object()) {
+    return core::Fail(core::Error::InvalidArgument("caps: not a JSON object"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::optional<double> clock, NumberOrNull(caps, "sm_clock_mhz"));
+  HEADROOM_ASSIGN_OR_RETURN(std::optional<double> limit, NumberOrNull(caps, "power_limit_w"));
+  if (caps.contains("brake") && !caps["brake"].is_boolean()) {
+    return core::Fail(core::Error::InvalidArgument("'brake' is not true or false"));
+  }
+  policy::ServerTargets t;
+  if (clock) t.sm_clock_cap = core::Megahertz(*clock);
+  if (limit) t.power_limit = core::Watts(*limit);
+  t.brake = caps.value("brake", false);
+  return t;
+}
+
 CapsOutcome ParseCapsOutcome(const json& answer) {
   CapsOutcome out;
   out.result = answer.value("result", std::string());
@@ -68,12 +91,7 @@ core::Result<AgentReport> ParseAgentState(const json& state) {
       ++r.gpu_count;
       if (!g.contains("caps") || !g["caps"].is_object()) return bad("a GPU without 'caps'");
       const json& caps = g["caps"];
-      HEADROOM_ASSIGN_OR_RETURN(std::optional<double> clock, NumberOrNull(caps, "sm_clock_mhz"));
-      HEADROOM_ASSIGN_OR_RETURN(std::optional<double> limit, NumberOrNull(caps, "power_limit_w"));
-      policy::ServerTargets gpu_caps;
-      if (clock) gpu_caps.sm_clock_cap = core::Megahertz(*clock);
-      if (limit) gpu_caps.power_limit = core::Watts(*limit);
-      gpu_caps.brake = caps.value("brake", false);
+      HEADROOM_ASSIGN_OR_RETURN(policy::ServerTargets gpu_caps, TargetsFromJson(caps));
       r.caps = policy::Tightest(r.caps, gpu_caps);
       if (!caps.value("confirmed", true) && r.confirmed) {
         r.confirmed = false;
@@ -97,13 +115,8 @@ core::Result<AgentReport> ParseAgentState(const json& state) {
 }
 
 std::string CapsBody(const CapsCommand& command) {
-  nlohmann::ordered_json body;
-  if (command.targets) {
-    const policy::ServerTargets& t = *command.targets;
-    body["sm_clock_mhz"] = t.sm_clock_cap ? json(t.sm_clock_cap->value()) : json(nullptr);
-    body["power_limit_w"] = t.power_limit ? json(t.power_limit->value()) : json(nullptr);
-    body["brake"] = t.brake;
-  }
+  nlohmann::ordered_json body =
+      command.targets ? TargetsJson(*command.targets) : nlohmann::ordered_json::object();
   body["lease_s"] = core::ToSeconds(command.lease);
   body["request_id"] = command.request_id;
   return body.dump();

@@ -58,6 +58,12 @@ struct CapsOutcome {
   std::string mismatch;
 };
 
+// One server's targets as the protocol writes them, in caps requests, in /v1/state's caps and in
+// the controller's status and audit log: {"sm_clock_mhz": MHz|null, "power_limit_w": W|null,
+// "brake": bool}; and read back (a missing key is no cap; wrong types are kInvalidArgument).
+nlohmann::ordered_json TargetsJson(const policy::ServerTargets& targets);
+[[nodiscard]] core::Result<policy::ServerTargets> TargetsFromJson(const nlohmann::json& caps);
+
 // The outcome of an agent's 200 answer to PUT /v1/caps. Throws nlohmann::json::exception on
 // fields of the wrong type (the caller reports it).
 CapsOutcome ParseCapsOutcome(const nlohmann::json& answer);

@@ -20,12 +20,6 @@ constexpr size_t kRowNameInRequestId = 48;
 
 using nlohmann::ordered_json;
 
-ordered_json TargetsJson(const policy::ServerTargets& t) {
-  return {{"sm_clock_mhz", t.sm_clock_cap ? ordered_json(t.sm_clock_cap->value()) : nullptr},
-          {"power_limit_w", t.power_limit ? ordered_json(t.power_limit->value()) : nullptr},
-          {"brake", t.brake}};
-}
-
 template <class T>
 bool Ready(const std::future<T>& f) {
   return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;

@@ -146,6 +146,10 @@ class Simulation {
   policy::RowPolicy& policy_;
   const RunOptions& options_;
   std::optional<policy::RowController> row_;  // drives policy_; made once the servers are
+  std::vector<policy::ControlledServer> controlled_;
+  // RunOptions::restart_controller_at: the policy after the restart, and when it started.
+  std::unique_ptr<policy::RowPolicy> restarted_policy_;
+  SimTime control_start_{0};
 
   EventQueue<Payload> queue_;
   std::vector<Server> servers_;
@@ -227,14 +231,13 @@ core::Status Simulation::Setup() {
       instances_.push_back(std::move(inst));
     }
   }
-  std::vector<policy::ControlledServer> controlled;
   for (const Server& server : servers_) {
-    controlled.push_back(
+    controlled_.push_back(
         {.priority = server.hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
          .rated_power = config_.server.max_system_power,
          .non_gpu_power = config_.server.non_gpu_power});
   }
-  row_.emplace(policy_, config_.control, std::move(controlled));
+  row_.emplace(policy_, config_.control, controlled_);
   result_.servers = config_.servers;
   result_.budget_w = config_.power.budget.value();
   result_.policy = policy_.name();
@@ -601,8 +604,15 @@ void Simulation::OnControl(double row_w) {
   const SimTime now = queue_.now();
   result_.state_seconds[static_cast<std::size_t>(state_)] += core::ToSeconds(now - last_control_);
   last_control_ = now;
+  if (options_.restart_controller_at && !restarted_policy_ && options_.make_policy &&
+      now >= *options_.restart_controller_at) {
+    restarted_policy_ = options_.make_policy();
+    HEADROOM_CHECK(restarted_policy_ != nullptr) << "RunOptions::make_policy gave no policy";
+    row_.emplace(*restarted_policy_, config_.control, controlled_);
+    control_start_ = now;
+  }
   policy::RowView view;
-  view.now = now;
+  view.now = now - control_start_;
   view.budget = config_.power.budget;
   view.metered = core::Watts(row_w);
   view.telemetry_age = config_.power.telemetry_delay;

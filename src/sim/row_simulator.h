@@ -153,6 +153,10 @@ struct RunOptions {
     SimTime length{0};
   };
   std::vector<Unreachable> unreachable;
+  // Restarts the controller at this time: a fresh policy from make_policy, and the restart hold
+  // of RowConfig::control over what the servers then hold (the daemon's restart, played here).
+  std::optional<SimTime> restart_controller_at;
+  std::function<std::unique_ptr<policy::RowPolicy>()> make_policy;
   // Stop early, with RowResult::stopped_early set, once brake events or over-budget episodes
   // exceed this: a capacity search needs no more of a run that has already failed its SLO.
   std::optional<std::uint64_t> stop_after_power_events;
