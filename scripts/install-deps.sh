@@ -17,6 +17,7 @@ packages=(
   python3-yaml yamllint         # deploy/check.sh: the deployment files parse
   prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
   libcpp-httplib-dev            # HTTP(S) server and client of the agent and controller (service/)
+  libssl-dev                    # the HTTP connection front's TLS handshakes (service/http_connections.cc)
   openssl                       # tests: a self-signed certificate for the HTTPS agents
   curl                          # docs/guide/deploy.md talks to the agents and the controller
 )

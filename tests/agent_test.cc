@@ -1,10 +1,12 @@
 // Runs `headroom agent` as a daemon on a free local port and drives its HTTP API as the row
 // controller would: health, auth, validation, caps, lease failsafe, signals and crash recovery.
 // Each case is bounded to about 10 s.
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -180,7 +182,13 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
 // A raw TCP connection to the agent, for clients that no well-behaved library would be.
 class RawConnection {
  public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+  // From `source`, another loopback address when a test stands for a second client host.
+  explicit RawConnection(int port, const char* source = "127.0.0.1")
+      : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &from.sin_addr);
+    bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -193,8 +201,9 @@ class RawConnection {
     return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
            static_cast<ssize_t>(bytes.size());
   }
-  // What the agent answers within `timeout` (empty if nothing).
-  std::string Receive(milliseconds timeout) {
+  // What the agent answers within `timeout` (empty if nothing), up to the end of the first
+  // answer's head, or with `all`, until the agent closes or falls silent.
+  std::string Receive(milliseconds timeout, bool all = false) {
     pollfd p{fd_, POLLIN, 0};
     std::string out;
     char buf[4096];
@@ -202,7 +211,7 @@ class RawConnection {
       const ssize_t n = recv(fd_, buf, sizeof buf, 0);
       if (n <= 0) break;
       out.append(buf, static_cast<size_t>(n));
-      if (out.find("\r\n\r\n") != std::string::npos) break;
+      if (!all && out.find("\r\n\r\n") != std::string::npos) break;
     }
     return out;
   }
@@ -255,6 +264,153 @@ TEST_F(AgentDaemonTest, HostileClientsDoNotStarveTheAgent) {
   EXPECT_EQ(State()["gpus"][0]["caps"]["sm_clock_mhz"], 1275.0);
   auto after = client_->Get("/healthz");
   EXPECT_TRUE(after && after->status == 200);
+}
+
+// The value of the sample `series` (name and labels) in a Prometheus text, or -1.
+double MetricValue(const std::string& text, const std::string& series) {
+  const size_t at = text.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
+}
+
+// The agent's resident memory in KiB, from /proc.
+long ResidentKib(pid_t pid) {
+  std::ifstream status(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// A request is timed from its first byte: clients that trickle a head or a body in, each byte
+// well inside the read timeout, get 408 at the deadline (5 s) and never hold a worker meanwhile;
+// /healthz and an authorized PUT are answered at once all along.
+TEST_F(AgentDaemonTest, TricklingClientsGet408AndHoldNoWorker) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  constexpr int kTricklers = 48;  // more than the 8 workers, within one address's 64 connections
+  std::vector<std::unique_ptr<RawConnection>> heads;
+  for (int i = 0; i < kTricklers; ++i) heads.push_back(std::make_unique<RawConnection>(port_));
+  RawConnection body(port_);
+  ASSERT_TRUE(
+      body.Send(fmt::format("PUT /v1/caps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                            "{}\r\nContent-Length: 1000\r\n\r\n{{",
+                            kToken)));
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    const std::string head = "GET /healthz HTTP/1.1\r\nX-Slow: " + std::string(200, 'a');
+    for (size_t i = 0; i < head.size() && !done; ++i) {
+      for (auto& conn : heads) conn->Send(std::string(1, head[i]));
+      body.Send(" ");
+      std::this_thread::sleep_for(milliseconds(300));
+    }
+  });
+  httplib::Client probe("127.0.0.1", port_);
+  probe.set_connection_timeout(1);
+  probe.set_read_timeout(1);
+  const auto start = std::chrono::steady_clock::now();
+  int probes = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(4500)) {
+    auto health = probe.Get("/healthz");
+    EXPECT_TRUE(health && health->status == 200) << "probe " << probes << " starved";
+    auto put = probe.Put("/v1/caps", Auth(),
+                         fmt::format(R"({{"sm_clock_mhz": 1275, "lease_s": 30, "request_id": )"
+                                     R"("trickle-{}"}})",
+                                     probes),
+                         "application/json");
+    EXPECT_TRUE(put && put->status == 200) << "PUT " << probes << " starved";
+    ++probes;
+    std::this_thread::sleep_for(milliseconds(400));
+  }
+  EXPECT_GE(probes, 8);
+  for (auto& conn : heads) {
+    const std::string answer = conn->Receive(milliseconds(3000));
+    EXPECT_NE(answer.find("HTTP/1.1 408"), std::string::npos) << answer;
+  }
+  const std::string body_answer = body.Receive(milliseconds(3000));
+  EXPECT_NE(body_answer.find("HTTP/1.1 408"), std::string::npos) << body_answer;
+  done = true;
+  trickle.join();
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find(fmt::format("headroom_http_refused_total{{reason=\"timeout\"}} {}",
+                                           kTricklers + 1)),
+            std::string::npos)
+      << metrics->body;
+}
+
+// A kept-alive connection serves request after request, pipelined ones included.
+TEST_F(AgentDaemonTest, PipelinedRequestsOnOneConnectionAreAllAnswered) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  RawConnection conn(port_);
+  const std::string get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_TRUE(
+      conn.Send(get + get + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string answers = conn.Receive(milliseconds(3000), /*all=*/true);
+  size_t count = 0;
+  for (size_t at = answers.find("HTTP/1.1 200"); at != std::string::npos;
+       at = answers.find("HTTP/1.1 200", at + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 3u) << answers;
+}
+
+// Connections are bounded per client address (64): the 65th from one host gets 503 while the
+// others are still answered; a head over 16 KiB gets 431; a GET with a body is refused before
+// the body is read; and a bounded flood of all of these leaves the agent's memory where it was.
+TEST_F(AgentDaemonTest, ConnectionLimitsOversizedHeadsAndAFloodLeaveMemoryFlat) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  ASSERT_TRUE(client_->Get("/healthz"));
+  std::vector<std::unique_ptr<RawConnection>> held;
+  for (int i = 0; i < 64; ++i) held.push_back(std::make_unique<RawConnection>(port_, "127.0.0.2"));
+  std::this_thread::sleep_for(milliseconds(200));
+  RawConnection extra(port_, "127.0.0.2");
+  const std::string refused = extra.Receive(milliseconds(1000));
+  EXPECT_NE(refused.find("HTTP/1.1 503"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("too many connections from 127.0.0.2"), std::string::npos) << refused;
+  auto health = client_->Get("/healthz");
+  EXPECT_TRUE(health && health->status == 200) << "another address is still served";
+  held.clear();
+
+  auto answer = [&](const std::string& request) {
+    RawConnection conn(port_);
+    EXPECT_TRUE(conn.Send(request));
+    return conn.Receive(milliseconds(2000));
+  };
+  const std::string big_head =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20 * 1024, 'a') + "\r\n\r\n";
+  EXPECT_NE(answer(big_head).find("HTTP/1.1 431"), std::string::npos);
+  const std::string get_with_body =
+      "GET /v1/state HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n";
+  EXPECT_NE(answer(get_with_body).find("HTTP/1.1 400"), std::string::npos);
+
+  const long before = ResidentKib(agent->pid());
+  const std::string no_token =
+      "PUT /v1/caps HTTP/1.1\r\nHost: x\r\nContent-Length: 150000000\r\n\r\n" +
+      std::string(64 * 1024, 'x');
+  for (int round = 0; round < 300; ++round) {
+    for (const std::string* request : {&big_head, &get_with_body, &no_token}) {
+      RawConnection conn(port_);
+      conn.Send(*request);
+    }
+  }
+  std::this_thread::sleep_for(milliseconds(500));
+  const long after = ResidentKib(agent->pid());
+  ASSERT_GT(before, 0);
+  EXPECT_LT(after - before, 16 * 1024) << "RSS " << before << " KiB -> " << after << " KiB";
+  std::cerr << "agent RSS before the flood " << before << " KiB, after " << after << " KiB\n";
+  health = client_->Get("/healthz");
+  EXPECT_TRUE(health && health->status == 200);
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  // The flood may also have met the per-address limit: the counts are at least the above.
+  EXPECT_GE(MetricValue(metrics->body, "headroom_http_refused_total{reason=\"connection_limit\"}"),
+            1)
+      << metrics->body;
+  EXPECT_GE(MetricValue(metrics->body, "headroom_http_refused_total{reason=\"head_too_large\"}"), 1)
+      << metrics->body;
 }
 
 // Headers are checked as received: a NUL after the token (which cpp-httplib's header lookup

@@ -74,6 +74,7 @@ class DaemonProcess {
   }
 
   void Signal(int sig) { kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
 
   // The exit code (-signal when killed), or nullopt if still running after `timeout`.
   std::optional<int> Wait(milliseconds timeout = milliseconds(5000)) {

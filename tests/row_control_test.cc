@@ -25,7 +25,9 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "daemon_process.h"
 
@@ -474,6 +476,27 @@ TEST_F(RowControlTest, AgentsServingHttpsAreCappedOverVerifiedTls) {
   httplib::Client untrusted(AgentBase(1));
   untrusted.set_ca_cert_path(Path("token"));  // not a CA
   EXPECT_FALSE(untrusted.Get("/healthz"));
+
+  // A client that starts a TLS handshake and stalls is cut at the request deadline (5 s), while
+  // verified HTTPS is answered all along.
+  const int stalled = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(agents_[1].port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(stalled, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(send(stalled, "\x16\x03\x01", 3, MSG_NOSIGNAL), 3);  // a record header, no more
+  const auto start = std::chrono::steady_clock::now();
+  bool cut = false;
+  while (!cut && std::chrono::steady_clock::now() - start < seconds(8)) {
+    EXPECT_FALSE(AgentState(1).empty()) << "HTTPS starved by a stalled handshake";
+    pollfd p{stalled, POLLIN, 0};
+    char byte = 0;
+    cut = poll(&p, 1, 500) > 0 && recv(stalled, &byte, 1, 0) <= 0;
+  }
+  close(stalled);
+  EXPECT_TRUE(cut) << "the stalled handshake was never cut";
+  EXPECT_GT(std::chrono::steady_clock::now() - start, seconds(4)) << "cut before the deadline";
 }
 
 TEST_F(RowControlTest, SlowAgentDoesNotStallTheOthers) {

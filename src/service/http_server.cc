@@ -2,14 +2,18 @@
 
 #include <exception>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include "core/parse.h"
 #include "service/auth.h"
+#include "telemetry/prometheus_text.h"
 
 namespace headroom::service {
 namespace {
@@ -83,26 +87,94 @@ std::string AuthorizationHeader(const httplib::Request& req) {
   return req.headers.find("Authorization")->second;
 }
 
-std::unique_ptr<httplib::Server> MakeServer(const std::optional<TlsFiles>& tls) {
-  if (!tls) return std::make_unique<httplib::Server>();
-  return std::make_unique<httplib::SSLServer>(tls->cert.c_str(), tls->key.c_str());
+bool HasBody(const httplib::Request& req) {
+  return req.has_header("Transfer-Encoding") ||
+         (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
 }
 
 }  // namespace
 
-HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : server_(MakeServer(tls)), tls_(tls) {
-  // What one client can cost a daemon (docs/deploy.md, "Limits"): a worker per connection from
-  // a bounded pool, given back when the client is idle or slow for longer than the timeouts, and
-  // request bodies no larger than any real caps request needs.
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
-  server_->set_read_timeout(kHttpReadTimeout);
-  server_->set_write_timeout(kHttpWriteTimeout);
-  server_->set_keep_alive_timeout(
-      std::chrono::duration_cast<std::chrono::seconds>(kHttpKeepAlive).count());
+// Calls into the cpp-httplib server it is mixed into, for the connection front.
+class HttpServer::Hooks {
+ public:
+  virtual ~Hooks() = default;
+  virtual void SetFront(HttpConnectionFront* front) = 0;
+  // Parses, routes and answers one request whose head is on `stream`.
+  virtual bool ServeOne(httplib::Stream& stream, bool close_connection,
+                        bool& connection_closed) = 0;
+  // The TLS context of an HTTPS server; null for plain HTTP.
+  virtual SSL_CTX* tls_context() = 0;
+  // Lets `backlog` connections wait to be accepted (cpp-httplib listens with 5: a burst of
+  // connections would see their handshakes dropped and retried seconds later).
+  virtual void SetBacklog(int backlog) = 0;
+};
+
+namespace {
+
+// cpp-httplib's server (Base: httplib::Server or httplib::SSLServer) with its per-connection
+// worker loop replaced: an accepted socket goes to the front, which calls ServeOne once a
+// request's head has arrived (http_connections.h says why).
+template <typename Base>
+class FrontedServer final : public Base, public HttpServer::Hooks {
+ public:
+  using Base::Base;
+  void SetFront(HttpConnectionFront* front) override { front_ = front; }
+  bool ServeOne(httplib::Stream& stream, bool close_connection, bool& connection_closed) override {
+    return this->process_request(stream, close_connection, connection_closed,
+                                 [](httplib::Request&) {});
+  }
+  SSL_CTX* tls_context() override {
+    if constexpr (std::is_same_v<Base, httplib::SSLServer>) {
+      return this->ssl_context();
+    } else {
+      return nullptr;
+    }
+  }
+  void SetBacklog(int backlog) override { ::listen(this->svr_sock_, backlog); }
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    front_->Adopt(sock);
+    return true;
+  }
+
+  HttpConnectionFront* front_ = nullptr;
+};
+
+// Runs each accepted connection's task on the accepting thread: the task only hands the socket
+// to the front.
+class HandOverQueue final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
+};
+
+using ServerAndHooks = std::pair<std::unique_ptr<httplib::Server>, HttpServer::Hooks*>;
+
+template <typename Server, typename... Args>
+ServerAndHooks MakeFronted(Args&&... args) {
+  auto server = std::make_unique<Server>(std::forward<Args>(args)...);
+  HttpServer::Hooks* hooks = server.get();
+  return {std::move(server), hooks};
+}
+
+ServerAndHooks MakeServer(const std::optional<TlsFiles>& tls) {
+  if (!tls) return MakeFronted<FrontedServer<httplib::Server>>();
+  return MakeFronted<FrontedServer<httplib::SSLServer>>(tls->cert.c_str(), tls->key.c_str());
+}
+
+}  // namespace
+
+HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : tls_(tls) {
+  std::tie(server_, hooks_) = MakeServer(tls);
+  front_ = std::make_unique<HttpConnectionFront>(
+      kHttpLimits, hooks_->tls_context(), &clock_,
+      [this](httplib::Stream& stream, bool close_connection, bool& connection_closed) {
+        return hooks_->ServeOne(stream, close_connection, connection_closed);
+      });
+  hooks_->SetFront(front_.get());
+  server_->new_task_queue = [] { return new HandOverQueue; };
   server_->set_payload_max_length(kHttpMaxBodyBytes);
-  // Small answers on a kept-alive connection otherwise wait for the client's delayed ACK
-  // (~40 ms each): the controller polls every agent every period on one connection.
-  server_->set_tcp_nodelay(true);
   server_->set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "internal error";
@@ -121,6 +193,13 @@ HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : server_(MakeServer(
       SendError(res, 400, "a request header holds control bytes");
       return httplib::Server::HandlerResponse::Handled;
     }
+    // No GET here takes a body; refusing one keeps an unauthenticated client from holding a
+    // worker while it trickles a body in.
+    if ((req.method == "GET" || req.method == "HEAD") && HasBody(req)) {
+      res.set_header("Connection", "close");
+      SendError(res, 400, fmt::format("a {} request takes no body", req.method));
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (admit_ && !admit_(req, res)) return httplib::Server::HandlerResponse::Handled;
     return httplib::Server::HandlerResponse::Unhandled;
   });
@@ -135,7 +214,8 @@ AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
     res.set_content("{\"status\":\"ok\"}\n", kJson);
   });
   server().Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(agent_->Metrics(), "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(agent_->Metrics() + ConnectionMetrics(),
+                    "text/plain; version=0.0.4; charset=utf-8");
   });
   server().Get("/v1/state", [this](const httplib::Request&, httplib::Response& res) {
     SendJson(res, agent_->State());
@@ -176,10 +256,33 @@ core::Result<int> HttpServer::Bind(const ListenAddress& address) {
     return core::Fail(core::Error::Unavailable(
         fmt::format("cannot listen on {}:{}", address.host, address.port)));
   }
+  hooks_->SetBacklog(static_cast<int>(kHttpLimits.max_connections));
   return port;
 }
 
-void HttpServer::Serve() { server_->listen_after_bind(); }
+void HttpServer::Serve() {
+  front_->Start();
+  server_->listen_after_bind();
+  front_->Shutdown();
+}
+
+std::string HttpServer::ConnectionMetrics() const {
+  const HttpFrontCounters& c = front_->counters();
+  telemetry::PrometheusWriter out;
+  out.Family("headroom_http_connections_open", "gauge",
+             "Connections the HTTP server holds (waiting for a request or being answered).");
+  out.Sample(static_cast<double>(front_->open_connections()));
+  out.Family("headroom_http_connections_accepted_total", "counter",
+             "Connections accepted since the start.");
+  out.Sample(static_cast<double>(c.accepted.load()));
+  out.Family("headroom_http_refused_total", "counter",
+             "Connections or requests the HTTP server cut short, by reason.");
+  out.Sample(static_cast<double>(c.refused_connection_limit.load()),
+             {{"reason", "connection_limit"}});
+  out.Sample(static_cast<double>(c.timed_out.load()), {{"reason", "timeout"}});
+  out.Sample(static_cast<double>(c.head_too_large.load()), {{"reason", "head_too_large"}});
+  return out.text();
+}
 
 bool HttpServer::running() const { return server_->is_running(); }
 
@@ -198,8 +301,9 @@ ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::D
         res.set_content(fmt::format("{{\"status\":\"ok\",\"steps\":{}}}\n", controller->steps()),
                         kJson);
       });
-  server().Get("/metrics", [controller](const httplib::Request&, httplib::Response& res) {
-    res.set_content(controller->Metrics(), "text/plain; version=0.0.4; charset=utf-8");
+  server().Get("/metrics", [this, controller](const httplib::Request&, httplib::Response& res) {
+    res.set_content(controller->Metrics() + ConnectionMetrics(),
+                    "text/plain; version=0.0.4; charset=utf-8");
   });
   server().Get("/v1/status", [controller](const httplib::Request&, httplib::Response& res) {
     SendJson(res, controller->Status());

@@ -2,8 +2,10 @@
 // AgentHttpServer over Agent: GET /healthz, GET /metrics, GET /v1/state, PUT /v1/caps,
 // DELETE /v1/caps; the mutating endpoints require "Authorization: Bearer <token>".
 // ControllerHttpServer over Controller: GET /healthz, GET /metrics, GET /v1/status (read-only).
-// Errors are JSON {"error": "..."} with the status HttpStatusFor() gives. Bind() and Stop() may
-// be called from any thread; Serve() blocks on the calling thread until Stop().
+// Errors are JSON {"error": "..."} with the status HttpStatusFor() gives. Connections are
+// accepted by cpp-httplib and then held by an HttpConnectionFront until a request's head is in.
+// Bind() and Stop() may be called from any thread; Serve() blocks on the calling thread until
+// Stop().
 #ifndef HEADROOM_SERVICE_HTTP_SERVER_H_
 #define HEADROOM_SERVICE_HTTP_SERVER_H_
 
@@ -18,6 +20,7 @@
 #include "core/result.h"
 #include "service/agent.h"
 #include "service/controller.h"
+#include "service/http_connections.h"
 #include "service/http_status.h"
 
 namespace httplib {
@@ -47,12 +50,9 @@ struct TlsFiles {
 [[nodiscard]] core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
                                                                       const std::string& key);
 
-// The bounds every daemon's HTTP server enforces (docs/deploy.md, "Limits"). A client idle or
-// silent for longer than the read timeout loses its connection and the worker serving it.
-inline constexpr int kHttpWorkers = 64;
-inline constexpr std::chrono::seconds kHttpReadTimeout{1};
-inline constexpr std::chrono::seconds kHttpWriteTimeout{2};
-inline constexpr std::chrono::seconds kHttpKeepAlive{2};
+// What one client can cost a daemon's HTTP server (docs/deploy.md, "Limits"): the connection
+// front's bounds (service/http_connections.h) and the largest request body (413 beyond).
+inline constexpr HttpLimits kHttpLimits{};
 inline constexpr std::size_t kHttpMaxBodyBytes = 64 * 1024;  // a caps request is ~200 bytes
 
 class HttpServer {
@@ -76,11 +76,19 @@ class HttpServer {
   using Admission = std::function<bool(const httplib::Request&, httplib::Response&)>;
   void SetAdmission(Admission admit) { admit_ = std::move(admit); }
   httplib::Server& server() { return *server_; }
+  // The front's gauges and counters (headroom_http_*), for the daemon's /metrics.
+  std::string ConnectionMetrics() const;
+
+ public:
+  class Hooks;  // what the connection front calls in the server (http_server.cc)
 
  private:
   std::unique_ptr<httplib::Server> server_;
+  Hooks* hooks_ = nullptr;  // the same object as server_
   std::optional<TlsFiles> tls_;
   Admission admit_;
+  core::SystemClock clock_;
+  std::unique_ptr<HttpConnectionFront> front_;  // destroyed first: its workers call server_
 };
 
 class AgentHttpServer final : public HttpServer {
