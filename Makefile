@@ -10,10 +10,11 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 # The sanitizer run leaves out (by name) the tests whose time goes to Chromium and to bash
 # running the guide pages, and the twin tests (an hour of a row twice: ~165 s a case in the
 # sanitizer build; the controller, agent and simulator code they run is run there by the
-# controller, agent and row simulator tests). See .ci/run.
-ASAN_EXCLUDE ?= ^(ReportBrowserTest|Guide|TwinTest)\.
+# controller, agent and row simulator tests), and the package test (it packages the build it runs
+# in: an instrumented binary is not what a package holds). See .ci/run.
+ASAN_EXCLUDE ?= ^(ReportBrowserTest|Guide|TwinTest)\.|^PackageInstallRemove$$
 
-.PHONY: all deps configure build run test bench asan clang-tsa fuzz format check-format check-includes clean
+.PHONY: all deps configure build run test package bench asan clang-tsa fuzz format check-format check-includes clean
 
 all: build
 
@@ -35,6 +36,12 @@ run: build
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(TEST_JOBS)
+
+# The Debian package (cmake/Packaging.cmake, docs/deploy.md "Install"):
+# $(BUILD_DIR)/package/headroom_VERSION_ARCH.deb.
+package: build
+	@cd $(BUILD_DIR) && cpack -G DEB
+	@ls $(BUILD_DIR)/package/*.deb
 
 bench: build
 	@$(BUILD_DIR)/bench/headroom_bench --benchmark_min_time=0.2

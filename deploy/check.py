@@ -210,7 +210,7 @@ def check_kubernetes(docs, row_text):
         if vols.get("token", {}).get("secret", {}).get("secretName") != "headroom-token":
             fail(f"{name}: token not from Secret headroom-token")
         pr = name.rsplit("-", 1)[1]
-        want = ["/usr/local/bin/headroom", "agent", "--backend", "nvml", "--listen", "0.0.0.0:9400",
+        want = ["/usr/bin/headroom", "agent", "--backend", "nvml", "--listen", "0.0.0.0:9400",
                 "--token-file", "/etc/headroom/token", "--state-file",
                 "/var/lib/headroom/agent-state.json", "--priority", pr]
         if c["command"] != want:
@@ -235,7 +235,7 @@ def check_kubernetes(docs, row_text):
     ann = dep["spec"]["template"]["metadata"].get("annotations", {})
     if ann.get("prometheus.io/scrape") != "true" or ann.get("prometheus.io/port") != "9500":
         fail("controller Deployment: scrape annotations")
-    want = ["/usr/local/bin/headroom", "controller", "--config", "/etc/headroom/row.yaml", "--listen",
+    want = ["/usr/bin/headroom", "controller", "--config", "/etc/headroom/row.yaml", "--listen",
             "0.0.0.0:9500", "--audit-log", "/var/log/headroom/audit.jsonl"]
     if container(dep)["command"] != want:
         fail(f"controller Deployment: command {container(dep)['command']}")
@@ -248,6 +248,79 @@ def check_kubernetes(docs, row_text):
     files = {p.name for p in (DEPLOY / "kubernetes").glob("*.yaml")} - {"kustomization.yaml"}
     if set(kust["resources"]) != files:
         fail(f"kustomization.yaml: resources {kust['resources']} vs files {sorted(files)}")
+
+
+def containerfile_instructions(text):
+    """(INSTRUCTION, arguments) of a Containerfile, continuation lines joined, comments dropped."""
+    out, current = [], ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not current and (not stripped or stripped.startswith("#")):
+            continue
+        current += " " + stripped.rstrip("\\").strip() if current else stripped.rstrip("\\").strip()
+        if not stripped.endswith("\\"):
+            word, _, rest = current.partition(" ")
+            out.append((word.upper(), rest.strip()))
+            current = ""
+    return out
+
+
+def check_container(docs):
+    """The image recipe, statically (no base image can be pulled here): the rules hadolint would
+    apply that matter for it, and that its names agree with the manifests and the project."""
+    path = DEPLOY / "container" / "Containerfile"
+    text = path.read_text(encoding="utf-8")
+    version = re.search(r"project\(headroom VERSION ([0-9.]+)",
+                        (DEPLOY.parent / "CMakeLists.txt").read_text(encoding="utf-8")).group(1)
+    steps = containerfile_instructions(text)
+    kinds = [k for k, _ in steps]
+    args = {k: a for k, a in steps}
+    if kinds[0] != "FROM" or args["FROM"] not in ("debian:12-slim", "debian:bookworm-slim"):
+        fail(f"Containerfile: FROM {args.get('FROM')} (want debian:12-slim, pinned)")
+    if "ADD" in kinds:
+        fail("Containerfile: ADD (use COPY)")
+    if f"HEADROOM_VERSION={version}" not in [a for k, a in steps if k == "ARG"]:
+        fail(f"Containerfile: ARG HEADROOM_VERSION is not the project's {version}")
+    runs = [a for k, a in steps if k == "RUN"]
+    install = [r for r in runs if "headroom_${HEADROOM_VERSION}_amd64.deb" in r and "install" in r]
+    if len(install) != 1:
+        fail("Containerfile: no RUN installing /tmp/headroom_${HEADROOM_VERSION}_amd64.deb")
+    else:
+        r = install[0]
+        for needed in ("apt-get update", "apt-get install -y --no-install-recommends",
+                       "rm -rf /var/lib/apt/lists/*"):
+            if needed not in r:
+                fail(f"Containerfile: the install step lacks '{needed}'")
+    if any("upgrade" in r for r in runs):
+        fail("Containerfile: apt-get upgrade in an image recipe")
+    try:
+        entry, cmd = json.loads(args.get("ENTRYPOINT", "")), json.loads(args.get("CMD", ""))
+    except ValueError:
+        fail("Containerfile: ENTRYPOINT and CMD must be JSON (exec form)")
+        return
+    if entry != ["/usr/bin/headroom"] or cmd[:1] != ["agent"]:
+        fail(f"Containerfile: ENTRYPOINT {entry} CMD {cmd}")
+    uid = re.search(r"useradd [^&]*--uid (\d+)", text)
+    dep = [d for d in docs["kubernetes/controller-deployment.yaml"] if d["kind"] == "Deployment"][0]
+    run_as = dep["spec"]["template"]["spec"]["securityContext"].get("runAsUser")
+    if not uid or int(uid.group(1)) != run_as:
+        fail(f"Containerfile: user headroom's uid is not the controller's runAsUser {run_as}")
+    tag = re.search(r"-t (\S+) ", text)
+    if not tag or tag.group(1) != f"headroom:{version}":
+        fail(f"Containerfile: the build command's tag is not headroom:{version}")
+    images = set()
+    for name in ("kubernetes/agent-daemonset.yaml", "kubernetes/controller-deployment.yaml"):
+        for d in docs[name]:
+            if d.get("kind") in ("DaemonSet", "Deployment"):
+                images.add(container(d)["image"])
+    if images != {f"headroom:{version}"}:
+        fail(f"manifests: images {sorted(images)}, not the Containerfile's headroom:{version}")
+    kust = docs["kubernetes/kustomization.yaml"][0]
+    mapped = {i["name"]: i for i in kust.get("images", [])}
+    if mapped.get("headroom", {}).get("newTag") != version:
+        fail(f"kustomization.yaml: images: headroom newTag is not {version}")
+    ok(f"Containerfile: debian:12-slim, the package installed, exec-form entrypoint; image "
+       f"headroom:{version} in the manifests and the kustomization; uid {run_as}")
 
 
 def metric_names(expr):
@@ -316,6 +389,7 @@ def main():
     check_row(row)
     check_prometheus(docs["prometheus/prometheus.yml"][0], row)
     check_kubernetes(docs, row_text)
+    check_container(docs)
     dash_exprs = check_metrics(docs["grafana/headroom-row.json"][0], docs["prometheus/rules.yml"][0])
     if len(sys.argv) == 3 and sys.argv[1] == "--promql-rules":
         write_promql_rules(dash_exprs, sys.argv[2])

@@ -20,6 +20,9 @@ packages=(
   libssl-dev                    # the HTTP connection front's TLS handshakes (service/http_connections.cc)
   openssl                       # tests: a self-signed certificate for the HTTPS agents
   curl                          # docs/guide/deploy.md talks to the agents and the controller
+  lintian                       # tests/package_test.sh: the .deb has no lintian errors
+  man-db                        # tests/package_test.sh: man -w headroom-plan after the install
+  systemd                       # systemd-analyze verify of the units (deploy/check.sh, package test)
 )
 
 missing=()

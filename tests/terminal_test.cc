@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -290,6 +291,48 @@ TEST_F(CompletionTest, OptionValuesAreNotMistakenForCommands) {
   // "mig" here is --catalog's value, so the command is still `gpus`.
   EXPECT_EQ(Complete("headroom --catalog mig gpus --js"), Words{"--json"});
   EXPECT_EQ(Complete("headroom gpus --sim-gpu plan --ba"), Words{"--backend"});
+}
+
+// --- man pages ----------------------------------------------------------------------------
+
+// `headroom man-pages` writes a page for every command the completion offers, each of them
+// clean roff (man reports no warning), with the command's own options, their choices and
+// defaults, and pointers to the pages around it.
+TEST(ManPagesTest, OnePageForEveryCommandWithItsOptions) {
+  const std::string dir = TempDir("man");
+  const CommandRun run = Shell(fmt::format("{} man-pages --out {}", HEADROOM_BINARY, dir));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  for (const char* page :
+       {"headroom", "headroom-plan", "headroom-agent", "headroom-controller", "headroom-mig",
+        "headroom-mig-plan", "headroom-model-predict", "headroom-trace-stats"}) {
+    EXPECT_TRUE(std::filesystem::exists(fmt::format("{}/{}.1", dir, page))) << page;
+  }
+  std::ifstream in(dir + "/headroom-plan.1");
+  const std::string plan((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(Contains(plan, ".TH HEADROOM-PLAN 1")) << plan;
+  EXPECT_TRUE(Contains(plan, "\\fB\\-\\-scenario\\fR") || Contains(plan, "\\-\\-scenario")) << plan;
+  EXPECT_TRUE(Contains(plan, "Default: polca\\-a100\\-row.")) << plan;
+  EXPECT_TRUE(Contains(plan, "\\fBheadroom\\fR(1)")) << "SEE ALSO";
+  EXPECT_TRUE(Contains(plan, "(\\-\\-catalog, \\-\\-verbose, \\-\\-quiet, \\-\\-color)"))
+      << "the global options, read from the CLI";
+  std::ifstream top_in(dir + "/headroom.1");
+  const std::string top((std::istreambuf_iterator<char>(top_in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(Contains(top, "See \\fBheadroom\\-plan\\fR(1).")) << top;
+  EXPECT_TRUE(Contains(top, "One of: auto, always, never.")) << "--color's choices";
+  // Every page renders without a warning from groff.
+  const CommandRun warnings = Shell(fmt::format(
+      "for f in {}/*.1; do man --warnings -E UTF-8 -l -Tutf8 -Z \"$f\" > /dev/null; done", dir));
+  EXPECT_EQ(warnings.exit_code, 0) << warnings.out;
+  EXPECT_TRUE(warnings.out.empty()) << warnings.out;
+  std::filesystem::remove_all(dir);
+}
+
+// A directory that cannot be made is one clear error naming it.
+TEST(ManPagesTest, UnwritableDirectoryIsAnError) {
+  const CommandRun run =
+      Shell(fmt::format("{} man-pages --out /proc/headroom-man", HEADROOM_BINARY));
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_TRUE(Contains(run.out, "--out /proc/headroom-man")) << run.out;
 }
 
 }  // namespace

@@ -29,6 +29,8 @@ void RegisterTrace(CLI::App& app, const GlobalOptions& global, RunFunction* run)
 // `headroom completion bash`: the completion script for `app` as registered so far; register it
 // last, so the script covers every other command.
 void RegisterCompletion(CLI::App& app, RunFunction* run);
+// `headroom man-pages --out DIR`: a man page per command (cli/man_pages.h).
+void RegisterManPages(CLI::App& app, RunFunction* run);
 // Subcommands of `headroom model`.
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run);

@@ -49,6 +49,7 @@ int Main(int argc, char** argv) {
   RegisterAgent(app, global, &run);
   RegisterController(app, global, &run);
   RegisterCompletion(app, &run);
+  RegisterManPages(app, &run);
 
   try {
     app.parse(argc, argv);

@@ -385,8 +385,7 @@ void HttpConnectionFront::WaitLoop() {
   epoll_event events[kMaxEvents];
   core::TimePoint last_sweep = clock_->Now();
   while (!stopping_) {
-    const int n = epoll_wait(epoll_fd_, events, kMaxEvents,
-                             static_cast<int>(kSweepEvery.count()));
+    const int n = epoll_wait(epoll_fd_, events, kMaxEvents, static_cast<int>(kSweepEvery.count()));
     for (int i = 0; i < n; ++i) {
       const int fd = events[i].data.fd;
       if (fd == wake_fd_) {
