@@ -62,7 +62,8 @@ std::string PageName(const std::string& path) {
 // The first sentence or line of a description, for the NAME line.
 std::string Summary(const std::string& description) {
   std::string first = description.substr(0, description.find('\n'));
-  if (const size_t colon = first.find(": "); first.rfind("headroom", 0) == 0 && colon != first.npos) {
+  if (const size_t colon = first.find(": ");
+      first.rfind("headroom", 0) == 0 && colon != first.npos) {
     first = first.substr(colon + 2);  // the top command's "headroom: find ..."
   }
   if (const size_t stop = first.find(". "); stop != std::string::npos) first.resize(stop);
@@ -139,8 +140,8 @@ ManPage Page(CLI::App& app, const std::string& path, const std::string& version,
              const std::vector<std::string>& see_also) {
   const std::string name = PageName(path);
   const std::vector<CLI::App*> subcommands = VisibleSubcommands(app);
-  std::string text = fmt::format(".TH {} 1 \"\" \"{}\" \"headroom manual\"\n", Upper(name),
-                                 Roff(version));
+  std::string text =
+      fmt::format(".TH {} 1 \"\" \"{}\" \"headroom manual\"\n", Upper(name), Roff(version));
   text += fmt::format(".SH NAME\n{} \\- {}\n", Roff(name), Roff(Summary(app.get_description())));
   text += ".SH SYNOPSIS\n" + Synopsis(app, path, subcommands);
   text += fmt::format(".SH DESCRIPTION\n{}\n", Roff(app.get_description()));
@@ -157,7 +158,8 @@ ManPage Page(CLI::App& app, const std::string& path, const std::string& version,
     text += ".SH COMMANDS\n";
     for (CLI::App* sub : subcommands) {
       text += fmt::format(".TP\n\\fB{}\\fR\n{} See \\fB{}\\fR(1).\n", Roff(sub->get_name()),
-                          Roff(Sentence(sub->get_description())), Roff(PageName(path + " " + sub->get_name())));
+                          Roff(Sentence(sub->get_description())),
+                          Roff(PageName(path + " " + sub->get_name())));
     }
   }
   text += ".SH EXIT STATUS\n0 ok, 1 runtime error, 2 usage or input error.\n";
@@ -174,7 +176,7 @@ ManPage Page(CLI::App& app, const std::string& path, const std::string& version,
 // Appends the pages of `app` and every visible command under it, depth first; each page refers
 // to headroom(1) and to the page of the command above it.
 void CollectPages(CLI::App& app, const std::string& path, const std::string& version,
-             const std::vector<std::string>& see_also, std::vector<ManPage>* out) {
+                  const std::vector<std::string>& see_also, std::vector<ManPage>* out) {
   out->push_back(Page(app, path, version, see_also));
   std::vector<std::string> refs = {app.get_name()};
   if (app.get_parent() != nullptr) refs = {see_also.front(), PageName(path)};
