@@ -1,7 +1,7 @@
-// ChildProcess: runs a user's command for `headroom measure`, with extra environment variables,
-// optionally capturing its stdout (so its lines can be scanned and passed through), and forwards
-// SIGINT/SIGTERM to it. Not thread-safe; one child per process at a time (signal forwarding uses
-// process-wide state).
+// ChildProcess: the user's command under `headroom measure` (core::Subprocess), with extra
+// environment variables, optionally its stdout read line by line (each line passed on and echoed
+// to ours, so that markers can be scanned), and SIGINT/SIGTERM forwarded to it while it runs.
+// Not thread-safe; one at a time per process (core::SignalForwarder).
 #ifndef HEADROOM_CLI_CHILD_PROCESS_H_
 #define HEADROOM_CLI_CHILD_PROCESS_H_
 
@@ -12,9 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include <sys/types.h>
-
 #include "core/result.h"
+#include "core/subprocess.h"
 
 namespace headroom::cli {
 
@@ -26,21 +25,23 @@ class ChildProcess {
       const std::vector<std::string>& argv,
       const std::vector<std::pair<std::string, std::string>>& extra_env,
       std::function<void(const std::string&)> on_line);
-  ~ChildProcess();
 
   // Polls: the exit code once the child has ended (128 + signal if it was killed), else nullopt.
   // Pumps captured output meanwhile.
   std::optional<int> Poll();
 
  private:
-  ChildProcess(pid_t pid, int stdout_fd, std::function<void(const std::string&)> on_line)
-      : pid_(pid), stdout_fd_(stdout_fd), on_line_(std::move(on_line)) {}
+  ChildProcess(core::Subprocess child, std::function<void(const std::string&)> on_line)
+      : child_(std::move(child)), on_line_(std::move(on_line)) {
+    forwarder_.Add(child_.pid());
+  }
   void Pump(bool until_eof);
 
-  pid_t pid_;
-  int stdout_fd_;  // -1 when not captured
+  core::SignalForwarder forwarder_;
+  core::Subprocess child_;
   std::function<void(const std::string&)> on_line_;
   std::string partial_;
+  bool output_open_ = true;
 };
 
 }  // namespace headroom::cli

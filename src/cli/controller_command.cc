@@ -39,7 +39,8 @@ struct ControllerCliOptions {
 };
 
 core::Result<std::unique_ptr<service::RowMeter>> MakeMeter(const service::TelemetryConfig& t,
-                                                           const std::string& ca_file) {
+                                                           const std::string& ca_file,
+                                                           const core::Clock* clock) {
   switch (t.source) {
     case service::TelemetrySource::kAgents:
       return std::unique_ptr<service::RowMeter>();
@@ -48,7 +49,7 @@ core::Result<std::unique_ptr<service::RowMeter>> MakeMeter(const service::Teleme
           std::make_unique<service::PrometheusMeter>(t.url, t.query, t.timeout, ca_file));
     case service::TelemetrySource::kCommand:
       return std::unique_ptr<service::RowMeter>(
-          std::make_unique<service::CommandMeter>(t.command, t.timeout));
+          std::make_unique<service::CommandMeter>(t.command, t.timeout, clock));
   }
   return core::Fail(core::Error::Internal("unknown telemetry source"));
 }
@@ -86,9 +87,9 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
     links.push_back(std::make_unique<service::HttpAgentLink>(a.url, a.token, config->agent_timeout,
                                                              config->tls_ca_file));
   }
-  auto meter = MakeMeter(config->telemetry, config->tls_ca_file);
-  if (!meter) return ReportError(meter.error());
   core::SystemClock clock;
+  auto meter = MakeMeter(config->telemetry, config->tls_ca_file, &clock);
+  if (!meter) return ReportError(meter.error());
   service::ControllerOptions options;
   options.dry_run = o.dry_run;
   // Start time and pid alone repeat when the clock is set back (a node without a clock source

@@ -10,19 +10,16 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/terminal.h"
 #include "core/files.h"
+#include "core/subprocess.h"
 #include "core/time.h"
 #include "gpu/mig_apply.h"
 #include "mig/attribution.h"
 #include "mig/layout.h"
 #include "report/table.h"
-
-extern char** environ;
 
 namespace headroom::cli {
 namespace {
@@ -33,54 +30,41 @@ using Steady = std::chrono::steady_clock;
 constexpr auto kCopyPollInterval = std::chrono::milliseconds(20);
 constexpr auto kTermGrace = std::chrono::seconds(5);
 
-// One copy of the user's command on one MIG instance. Its output passes straight through. Not
-// ChildProcess: that one forwards signals to a single child per process, and here several run.
+// One copy of the user's command on one MIG instance (core::Subprocess), and when it ended. Its
+// output passes straight through.
 class InstanceProcess {
  public:
+  // `extra_env`: "NAME=value" entries.
   static core::Result<InstanceProcess> Start(const std::vector<std::string>& argv,
                                              const std::vector<std::string>& extra_env) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    std::vector<char*> envp, cargv;
-    for (std::string& s : env) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> args = argv;
-    for (std::string& a : args) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, cargv[0], nullptr, nullptr, cargv.data(), envp.data());
-    if (rc != 0) {
-      return core::Fail(
-          core::Error::NotFound(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc))));
+    core::SpawnOptions options;
+    for (const std::string& entry : extra_env) {
+      const size_t eq = entry.find('=');
+      options.extra_env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
     }
-    return InstanceProcess(pid);
+    HEADROOM_ASSIGN_OR_RETURN(core::Subprocess child, core::Subprocess::Start(argv, options));
+    return InstanceProcess(std::move(child));
   }
 
   // The exit code once it has ended (128 + signal when killed).
   std::optional<int> Poll() {
-    if (exit_code_) return exit_code_;
-    int status = 0;
-    const pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == 0 || (r < 0 && errno == EINTR)) return std::nullopt;
-    end_ = Steady::now();
-    exit_code_ = r < 0                 ? 1
-                 : WIFEXITED(status)   ? WEXITSTATUS(status)
-                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                       : 1;
-    return exit_code_;
+    const bool ended_before = ended_;
+    const std::optional<int> code = child_.Poll();
+    if (code && !ended_before) {
+      ended_ = true;
+      end_ = Steady::now();
+    }
+    return code;
   }
-  void Signal(int sig) const {
-    if (!exit_code_) ::kill(pid_, sig);
-  }
+  void Signal(int sig) const { child_.Signal(sig); }
   double Seconds(Steady::time_point start) const {
     return std::chrono::duration<double>(end_ - start).count();
   }
 
  private:
-  explicit InstanceProcess(pid_t pid) : pid_(pid) {}
-  pid_t pid_;
-  std::optional<int> exit_code_;
+  explicit InstanceProcess(core::Subprocess child) : child_(std::move(child)) {}
+  core::Subprocess child_;
+  bool ended_ = false;
   Steady::time_point end_;
 };
 

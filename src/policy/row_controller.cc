@@ -96,31 +96,32 @@ bool RowController::Unconfirmed(size_t i, const ServerReport& r) const {
   return !s.accepted || !SameTargets(*s.accepted, s.target);
 }
 
-void RowController::UpdateEscalation(const RowView& view, double fraction, const std::string& state,
+void RowController::UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
+                                     double fraction, const std::string& state,
                                      std::vector<Event>* events) {
   if (escalated_) {
     if (fraction < settings_.brake_release) {
       escalated_ = false;
       over_since_.reset();
-      events->push_back({view.now, "escalated", state,
+      events->push_back({now, "escalated", state,
                          fmt::format("p {:.3f} < brake_release {:.3f}: escalation lifted", fraction,
                                      settings_.brake_release)});
     }
     return;
   }
   bool untaken = false;
-  for (size_t i = 0; i < servers_.size(); ++i) untaken = untaken || Unconfirmed(i, view.servers[i]);
+  for (size_t i = 0; i < servers_.size(); ++i) untaken = untaken || Unconfirmed(i, reports[i]);
   if (fraction < 1.0 || !untaken) {
     over_since_.reset();
     return;
   }
-  if (!over_since_) over_since_ = view.now;
-  if (view.now - *over_since_ >= settings_.escalate_after) {
+  if (!over_since_) over_since_ = now;
+  if (now - *over_since_ >= settings_.escalate_after) {
     escalated_ = true;
-    events->push_back({view.now, state, "escalated",
+    events->push_back({now, state, "escalated",
                        fmt::format("p {:.3f} over budget for {:.0f} s with caps not confirmed "
                                    "on some server: braking every reachable server",
-                                   fraction, core::ToSeconds(view.now - *over_since_))});
+                                   fraction, core::ToSeconds(now - *over_since_))});
   }
 }
 
@@ -128,19 +129,21 @@ RowStep RowController::Step(const RowView& in) {
   HEADROOM_CHECK(in.servers.size() == servers_.size())
       << in.servers.size() << " reports for " << servers_.size() << " servers";
   // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
-  RowView view = in;
-  view.now = std::chrono::floor<std::chrono::milliseconds>(in.now);
+  const core::Duration now = std::chrono::floor<std::chrono::milliseconds>(in.now);
   RowStep step;
+  step.counted.reserve(servers_.size());
+  step.changed.reserve(servers_.size());
   for (size_t i = 0; i < servers_.size(); ++i) {
-    step.counted.push_back(Count(servers_[i], view.servers[i]));
+    step.counted.push_back(Count(servers_[i], in.servers[i]));
     step.servers_sum += step.counted.back().watts;
-    Sync(i, view.servers[i], &step);
+    Sync(i, in.servers[i], &step);
   }
   Observation obs;
-  obs.now = view.now;
-  obs.budget = view.budget;
-  obs.row_power = view.metered.value_or(step.servers_sum);
-  obs.telemetry_age = view.metered ? view.telemetry_age : core::Duration::zero();
+  obs.now = now;
+  obs.budget = in.budget;
+  obs.row_power = in.metered.value_or(step.servers_sum);
+  obs.telemetry_age = in.metered ? in.telemetry_age : core::Duration::zero();
+  obs.servers.reserve(servers_.size());
   for (size_t i = 0; i < servers_.size(); ++i) {
     const Server& s = servers_[i];
     obs.servers.push_back({.priority = s.spec.priority,
@@ -152,13 +155,14 @@ RowStep RowController::Step(const RowView& in) {
   HEADROOM_CHECK(step.decision.targets.size() == servers_.size())
       << "policy " << policy_->name() << " returned " << step.decision.targets.size()
       << " targets for " << servers_.size() << " servers";
-  step.holding = view.now < settings_.restart_hold;
+  step.holding = now < settings_.restart_hold;
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];
     s.target = step.decision.targets[i];
     if (step.holding && s.held_at_start) s.target = Tightest(s.target, *s.held_at_start);
   }
-  UpdateEscalation(view, step.decision.fraction, step.decision.state, &step.decision.events);
+  UpdateEscalation(now, in.servers, step.decision.fraction, step.decision.state,
+                   &step.decision.events);
   bool braking = false;
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];

@@ -114,8 +114,8 @@ class RowController {
 
   ServerCount Count(Server& s, const ServerReport& r) const;
   void Sync(size_t i, const ServerReport& r, RowStep* step);
-  void UpdateEscalation(const RowView& view, double fraction, const std::string& state,
-                        std::vector<Event>* events);
+  void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
+                        double fraction, const std::string& state, std::vector<Event>* events);
 
   RowPolicy* policy_;
   ControlSettings settings_;

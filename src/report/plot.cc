@@ -1,18 +1,11 @@
 #include "report/plot.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "core/files.h"
-
-extern char** environ;
+#include "core/subprocess.h"
 
 namespace headroom::report {
 namespace {
@@ -104,27 +97,16 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
   HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(stem + ".gp", script));
 
   const std::string gp_path = stem + ".gp";
-  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>(gp_path.c_str()), nullptr};
   // gnuplot's own messages (e.g. "empty x range" for a one-point plot) go to <stem>.log, not
   // into the command's output.
   const std::string log_path = stem + ".log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (const int rc = spawned; rc != 0) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("{}.svg not drawn: cannot run gnuplot ({}); install Debian's gnuplot-nox", stem,
-                    std::strerror(rc))));
+  auto gnuplot = core::Subprocess::Start(
+      {"gnuplot", gp_path}, {.output = core::SpawnOptions::Output::kFile, .output_file = log_path});
+  if (!gnuplot) {
+    return core::Fail(core::Error::Unavailable(fmt::format(
+        "{}.svg not drawn: {}; install Debian's gnuplot-nox", stem, gnuplot.error().message())));
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (gnuplot->Wait() != 0) {
     return core::Fail(
         core::Error::Internal(fmt::format("gnuplot failed on {} (see {})", gp_path, log_path)));
   }

@@ -512,17 +512,22 @@ TEST(RowMeterTest, ParsesPrometheusAnswersAndMeterOutput) {
 }
 
 TEST(RowMeterTest, CommandMeterRunsTheCommandAndBoundsIt) {
-  CommandMeter ok({"sh", "-c", "echo 4321"}, seconds(5));
+  core::SystemClock clock;
+  CommandMeter ok({"sh", "-c", "echo 4321"}, seconds(5), &clock);
   ASSERT_TRUE(ok.Read());
   EXPECT_DOUBLE_EQ(ok.Read()->value(), 4321);
-  CommandMeter slow({"sh", "-c", "sleep 5; echo 1"}, milliseconds(100));
+  CommandMeter slow({"sh", "-c", "sleep 5; echo 1"}, milliseconds(100), &clock);
   auto r = slow.Read();
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("did not answer"), std::string::npos);
-  CommandMeter failing({"sh", "-c", "exit 3"}, seconds(5));
+  CommandMeter failing({"sh", "-c", "exit 3"}, seconds(5), &clock);
   EXPECT_FALSE(failing.Read());
-  CommandMeter missing({"/nonexistent/meter"}, seconds(5));
+  CommandMeter missing({"/nonexistent/meter"}, seconds(5), &clock);
   EXPECT_FALSE(missing.Read());
+  CommandMeter runaway({"yes", "1"}, seconds(5), &clock);
+  auto flood = runaway.Read();
+  ASSERT_FALSE(flood);
+  EXPECT_NE(flood.error().message().find("printed more than 4096 bytes"), std::string::npos);
 }
 
 }  // namespace

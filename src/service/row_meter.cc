@@ -6,21 +6,14 @@
 #include <cstring>
 #include <utility>
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "core/parse.h"
+#include "core/subprocess.h"
 #include "service/http_client.h"
-
-extern char** environ;
 
 namespace headroom::service {
 namespace {
@@ -126,64 +119,31 @@ core::Result<core::Watts> PrometheusMeter::Read() {
   return ParsePrometheusQueryResponse(res->body);
 }
 
-CommandMeter::CommandMeter(std::vector<std::string> argv, core::Duration timeout)
-    : argv_(std::move(argv)), timeout_(timeout) {}
+CommandMeter::CommandMeter(std::vector<std::string> argv, core::Duration timeout,
+                           const core::Clock* clock)
+    : argv_(std::move(argv)), timeout_(timeout), clock_(clock) {}
 
 std::string CommandMeter::Describe() const {
   return fmt::format("command [{}]", fmt::join(argv_, " "));
 }
 
 core::Result<core::Watts> CommandMeter::Read() {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return core::Fail(BadReading("pipe failed"));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  std::vector<char*> argv;
-  for (const std::string& a : argv_) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return core::Fail(BadReading(fmt::format("cannot run {}: {}", argv_[0], strerror(rc))));
-  }
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  bool timed_out = false;
-  while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char buf[256];
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;  // EOF: the command closed its output
-    out.append(buf, static_cast<size_t>(n));
-    if (out.size() > 4096) break;  // a meter prints one number; do not buffer a runaway
-  }
-  close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) {
+  // A meter prints one number: 4 KiB is plenty, and bounds a runaway.
+  constexpr std::size_t kMaxOutput = 4096;
+  auto run = core::RunCaptured(argv_, timeout_, kMaxOutput, *clock_);
+  if (!run) return core::Fail(BadReading(run.error().message()));
+  if (run->timed_out) {
     return core::Fail(BadReading(
         fmt::format("{} did not answer within {:.1f} s", argv_[0], core::ToSeconds(timeout_))));
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return core::Fail(BadReading(fmt::format("{} failed (status {})", argv_[0], status)));
+  if (run->truncated) {
+    return core::Fail(
+        BadReading(fmt::format("{} printed more than {} bytes", argv_[0], kMaxOutput)));
   }
-  return ParseMeterOutput(out);
+  if (run->exit_code != 0) {
+    return core::Fail(BadReading(fmt::format("{} failed (exit {})", argv_[0], run->exit_code)));
+  }
+  return ParseMeterOutput(run->output);
 }
 
 }  // namespace headroom::service

@@ -48,14 +48,16 @@ class PrometheusMeter final : public RowMeter {
 
 class CommandMeter final : public RowMeter {
  public:
-  CommandMeter(std::vector<std::string> argv, core::Duration timeout);
-  // Runs the command; kills it (SIGKILL) when it outlives the timeout.
+  // REQUIRES: clock outlives the meter.
+  CommandMeter(std::vector<std::string> argv, core::Duration timeout, const core::Clock* clock);
+  // Runs the command (core::RunCaptured); kills it (SIGKILL) when it outlives the timeout.
   core::Result<core::Watts> Read() override;
   std::string Describe() const override;
 
  private:
   const std::vector<std::string> argv_;
   const core::Duration timeout_;
+  const core::Clock* const clock_;
 };
 
 }  // namespace headroom::service
