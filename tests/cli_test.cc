@@ -599,8 +599,9 @@ TEST(CliTest, ReportNamesWhatIsMissing) {
     std::string args;
     std::string says;
   };
-  for (const Case& c : {Case{"report " + dir + "/nothing", dir + "/nothing: no such directory"},
-                        Case{"report " + dir + "/empty", dir + "/empty/plan.json: missing"}}) {
+  for (const Case& c :
+       {Case{"report " + dir + "/nothing", dir + "/nothing: no such directory"},
+        Case{"report " + dir + "/empty", dir + "/empty: holds none of plan.json, mig-plan.json"}}) {
     const CommandRun run = Headroom(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
     EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;

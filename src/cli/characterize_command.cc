@@ -25,6 +25,7 @@
 #include "gpu/control_restorer.h"
 #include "report/characterize_dir.h"
 #include "report/characterize_html.h"
+#include "report/result_dir.h"
 #include "report/table.h"
 #include "sim/characterize.h"
 
@@ -438,7 +439,7 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
       return ReportError(st.error());
     }
     if (o.report) {
-      auto w = report::WriteCharacterizeReport(out_dir);
+      auto w = report::WriteResultReport(report::ResultKind::kCharacterize, out_dir);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
         PrintWarning(warning);

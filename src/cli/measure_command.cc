@@ -20,6 +20,7 @@
 #include "report/measure_dir.h"
 #include "report/measure_html.h"
 #include "report/measure_report.h"
+#include "report/result_dir.h"
 #include "telemetry/sampler.h"
 
 namespace headroom::cli {
@@ -199,7 +200,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
       }
     }
     if (options.report) {
-      auto w = report::WriteMeasureReport(*dir);
+      auto w = report::WriteResultReport(report::ResultKind::kMeasure, *dir);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
         PrintWarning(warning);

@@ -24,6 +24,7 @@
 #include "report/mig_characterize_html.h"
 #include "report/mig_characterize_report.h"
 #include "report/plot.h"
+#include "report/result_dir.h"
 #include "report/table.h"
 
 namespace headroom::cli {
@@ -184,7 +185,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   if (auto st = report::WriteMigCharacterizeDir(o.out, data); !st) return ReportError(st.error());
   std::string report_path;
   if (o.report) {
-    auto written = report::WriteMigCharacterizeReport(o.out);
+    auto written = report::WriteResultReport(report::ResultKind::kMigCharacterize, o.out);
     if (!written) return ReportError(written.error());
     for (const std::string& warning : written->warnings) {
       std::cerr << "headroom: " << warning << "\n";

@@ -17,6 +17,7 @@
 #include "mig/planner.h"
 #include "report/mig_plan_html.h"
 #include "report/mig_plan_report.h"
+#include "report/result_dir.h"
 #include "report/table.h"
 
 namespace headroom::cli {
@@ -47,7 +48,8 @@ core::Result<std::string> WriteMigPlanOut(const report::MigPlanReport& data, con
                                           bool html) {
   HEADROOM_RETURN_IF_ERROR(report::WriteMigPlanDir(out, data));
   if (!html) return std::string();
-  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written, report::WriteMigPlanReport(out));
+  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written,
+                            report::WriteResultReport(report::ResultKind::kMigPlan, out));
   for (const std::string& warning : written.warnings) {
     PrintWarning(warning);
   }

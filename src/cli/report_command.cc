@@ -8,16 +8,13 @@
 
 #include "cli/commands.h"
 #include "cli/terminal.h"
-#include "report/plan_html.h"
 #include "report/result_dir.h"
 
 namespace headroom::cli {
 namespace {
 
 int RunReport(const std::string& dir) {
-  auto written = report::DetectResultKind(dir) != report::ResultKind::kNone
-                     ? report::WriteResultReport(dir)
-                     : report::WritePlanReport(dir);
+  auto written = report::WriteResultReport(dir);
   if (!written) return ReportError(written.error());
   for (const std::string& warning : written->warnings) {
     PrintWarning(warning);

@@ -21,6 +21,7 @@
 #include "report/plan_dir.h"
 #include "report/plan_html.h"
 #include "report/plan_report.h"
+#include "report/result_dir.h"
 #include "report/simulate_dir.h"
 #include "report/simulate_html.h"
 #include "report/simulation_report.h"
@@ -214,7 +215,7 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
       return ReportError(st.error());
     }
     if (html) {
-      auto w = report::WriteSimulateReport(out);
+      auto w = report::WriteResultReport(report::ResultKind::kSimulate, out);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
         PrintWarning(warning);
@@ -327,7 +328,7 @@ int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string&
     data.power = std::move(*power);
     if (auto st = report::WritePlanDir(out, data); !st) return ReportError(st.error());
     if (html) {
-      auto w = report::WritePlanReport(out);
+      auto w = report::WriteResultReport(report::ResultKind::kPlan, out);
       if (!w) return ReportError(w.error());
       for (const std::string& warning : w->warnings) {
         PrintWarning(warning);
