@@ -18,6 +18,14 @@ const SweepPoint* PointOf(const CharacterizeReport& r, const std::string& settin
   return nullptr;
 }
 
+// The prefill and decode spans of one setting's power trace (inference sweeps).
+std::vector<PhaseSpan> InferencePhases(const CharacterizeReport& r, const std::string& setting) {
+  const SweepPoint* p = r.inference() ? PointOf(r, setting) : nullptr;
+  if (p == nullptr) return {};
+  return {{"prefill", 0, p->prefill_s},
+          {"decode", p->prefill_s, std::numeric_limits<double>::infinity()}};
+}
+
 // Power and latency against one knob, each sorted by the knob's value.
 void KnobPlots(const CharacterizeReport& r, SweptKnob knob, std::vector<CaptionedPlot>& plots) {
   const bool clock = knob == SweptKnob::kClockLock;
@@ -242,15 +250,6 @@ std::string PhaseTable(const CharacterizeReport& r) {
          "</section>\n";
 }
 
-}  // namespace
-
-std::vector<PhaseSpan> InferencePhases(const CharacterizeReport& r, const std::string& setting) {
-  const SweepPoint* p = r.inference() ? PointOf(r, setting) : nullptr;
-  if (p == nullptr) return {};
-  return {{"prefill", 0, p->prefill_s},
-          {"decode", p->prefill_s, std::numeric_limits<double>::infinity()}};
-}
-
 std::vector<CaptionedPlot> CharacterizePlots(const CharacterizeReport& r) {
   std::vector<CaptionedPlot> plots;
   KnobPlots(r, SweptKnob::kClockLock, plots);
@@ -271,6 +270,8 @@ HtmlReport CharacterizeReportHtml(const CharacterizeReport& r, const std::string
                       body);
   return out;
 }
+
+}  // namespace
 
 core::Result<WrittenReport> WriteCharacterizeReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(CharacterizeReport report, ReadCharacterizeDir(dir));

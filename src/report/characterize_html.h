@@ -18,17 +18,6 @@
 
 namespace headroom::report {
 
-// Where the traced run of `setting` is in prefill and where in decode (inference; empty for
-// training or a setting without a row).
-std::vector<PhaseSpan> InferencePhases(const CharacterizeReport& report,
-                                       const std::string& setting);
-
-// power-vs-clock, latency-vs-clock (with clock locks), power-vs-limit, latency-vs-limit (with
-// power limits), pareto, power-over-time (with traces), phase-power (inference).
-std::vector<CaptionedPlot> CharacterizePlots(const CharacterizeReport& report);
-
-HtmlReport CharacterizeReportHtml(const CharacterizeReport& report, const std::string& plot_dir);
-
 // Reads the directory `characterize --out DIR` wrote and writes DIR/report.html (plots under
 // DIR/plots/).
 [[nodiscard]] core::Result<WrittenReport> WriteCharacterizeReport(const std::string& dir);

@@ -100,8 +100,6 @@ std::string Tables(const MeasureReport& m) {
          "$HEADROOM_MARKERS, --work-regex) while the phase ran.</p>\n</section>\n";
 }
 
-}  // namespace
-
 std::vector<CaptionedPlot> MeasurePlots(const MeasureReport& m) {
   std::vector<CaptionedPlot> plots;
   plots.push_back(PowerPlot(m));
@@ -117,6 +115,8 @@ HtmlReport MeasureReportHtml(const MeasureReport& m, const std::string& plot_dir
   out.html = HtmlPage(fmt::format("headroom measure: {}", fmt::join(m.command, " ")), body);
   return out;
 }
+
+}  // namespace
 
 core::Result<WrittenReport> WriteMeasureReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(MeasureReport report, ReadMeasureDir(dir));

@@ -16,11 +16,6 @@
 
 namespace headroom::report {
 
-// power (always), phase-power (when the program marked phases).
-std::vector<CaptionedPlot> MeasurePlots(const MeasureReport& report);
-
-HtmlReport MeasureReportHtml(const MeasureReport& report, const std::string& plot_dir);
-
 // Reads the directory `measure --out DIR` wrote and writes DIR/report.html (plots under
 // DIR/plots/).
 [[nodiscard]] core::Result<WrittenReport> WriteMeasureReport(const std::string& dir);

@@ -186,8 +186,6 @@ Plot LayoutAxisPlot(const MigCharacterizeReport& r, std::string name, std::strin
   return plot;
 }
 
-}  // namespace
-
 std::vector<CaptionedPlot> MigCharacterizePlots(const MigCharacterizeReport& r) {
   const std::string& gpu = r.inputs.geometry.gpu;
   Plot throughput =
@@ -230,6 +228,8 @@ HtmlReport MigCharacterizeReportHtml(const MigCharacterizeReport& report,
       HtmlPage(fmt::format("headroom mig characterize: {}", report.inputs.geometry.gpu), body);
   return out;
 }
+
+}  // namespace
 
 core::Result<WrittenReport> WriteMigCharacterizeReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(const MigCharacterizeReport report, ReadMigCharacterizeDir(dir));

@@ -17,13 +17,6 @@
 
 namespace headroom::report {
 
-// "throughput" and "energy" (relative to MIG off, one line per workload) and "power" (W).
-std::vector<CaptionedPlot> MigCharacterizePlots(const MigCharacterizeReport& report);
-
-// Renders the plots into `plot_dir` and builds the page.
-HtmlReport MigCharacterizeReportHtml(const MigCharacterizeReport& report,
-                                     const std::string& plot_dir);
-
 // Reads the directory (mig_characterize_report.h) and writes DIR/report.html, the plots' files
 // under DIR/plots/.
 [[nodiscard]] core::Result<WrittenReport> WriteMigCharacterizeReport(const std::string& dir);

@@ -169,8 +169,6 @@ CaptionedPlot TimelinePlot(const MigPlanReport& r) {
           "after another; instances run side by side under the GPU's one power limit."};
 }
 
-}  // namespace
-
 std::vector<CaptionedPlot> MigPlanPlots(const MigPlanReport& report) {
   std::vector<CaptionedPlot> plots;
   bool any_feasible = false;
@@ -189,6 +187,8 @@ HtmlReport MigPlanReportHtml(const MigPlanReport& report, const std::string& plo
   out.html = HtmlPage(fmt::format("headroom mig plan: {}", report.inputs.jobs_file), body);
   return out;
 }
+
+}  // namespace
 
 core::Result<WrittenReport> WriteMigPlanReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(const MigPlanReport report, ReadMigPlanDir(dir));

@@ -17,13 +17,6 @@
 
 namespace headroom::report {
 
-// The gnuplot plots: "energy-makespan" (every feasible option, the plan highlighted) and
-// "timeline" (the plan's jobs per instance over time; left out when the plan is infeasible).
-std::vector<CaptionedPlot> MigPlanPlots(const MigPlanReport& report);
-
-// Renders the plots into `plot_dir` and builds the page.
-HtmlReport MigPlanReportHtml(const MigPlanReport& report, const std::string& plot_dir);
-
 // Reads DIR/mig-plan.json (mig_plan_report.h) and writes DIR/report.html, the plots' files under
 // DIR/plots/.
 [[nodiscard]] core::Result<WrittenReport> WriteMigPlanReport(const std::string& dir);

@@ -135,6 +135,8 @@ const MigOption* MigPlanReport::Reference() const {
   return !baselines.empty() && baselines.front().feasible ? &baselines.front() : nullptr;
 }
 
+namespace {
+
 MigOption MigOptionOf(const mig::PlanOption& o, const MigGeometry& geometry) {
   MigOption out{.name = o.name,
                 .layout = o.layout ? mig::FormatLayout(*o.layout) : std::string("MIG off"),
@@ -162,6 +164,8 @@ MigOption MigOptionOf(const mig::PlanOption& o, const MigGeometry& geometry) {
   }
   return out;
 }
+
+}  // namespace
 
 MigPlanReport MigPlanReportOf(const mig::PlanResult& result, MigPlanInputs inputs, int jobs) {
   MigPlanReport r{.inputs = std::move(inputs),

@@ -78,7 +78,6 @@ struct MigPlanReport {
   const MigOption* Reference() const;
 };
 
-MigOption MigOptionOf(const mig::PlanOption& option, const MigGeometry& geometry);
 MigPlanReport MigPlanReportOf(const mig::PlanResult& result, MigPlanInputs inputs, int jobs);
 
 // "Which MIG layout runs these 4 training jobs on one h200-141gb-sxm with the least energy?"

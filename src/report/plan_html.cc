@@ -86,8 +86,6 @@ std::string Notes(const PlanReport& r) {
   return out + "</ul>\n</section>\n";
 }
 
-}  // namespace
-
 HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir) {
   HtmlReport out;
   const std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
@@ -96,6 +94,8 @@ HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir)
   out.html = HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
   return out;
 }
+
+}  // namespace
 
 core::Result<WrittenReport> WritePlanReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(PlanReport report, ReadPlanDir(dir));

@@ -14,9 +14,6 @@
 
 namespace headroom::report {
 
-// Renders the plots into `plot_dir` (their .dat, .gp and .svg stay there) and builds the page.
-HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir);
-
 // Reads the directory `plan --out DIR` wrote (plan_dir.h) and writes DIR/report.html, the plots'
 // files under DIR/plots/. Errors name the file: a missing or invalid DIR, plan.json or
 // row-power.csv.

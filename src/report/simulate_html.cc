@@ -133,8 +133,6 @@ std::string RowTable(const sim::RunSummary& s, const std::optional<sim::RunSumma
          "simulator's histograms.</p>\n</section>\n";
 }
 
-}  // namespace
-
 std::vector<CaptionedPlot> SimulatePlots(const SimulateReport& r) {
   std::vector<CaptionedPlot> plots;
   plots.push_back(RowPowerPlot(
@@ -159,6 +157,8 @@ HtmlReport SimulateReportHtml(const SimulateReport& r, const std::string& plot_d
       fmt::format("headroom simulate: {} on {} servers", r.run.policy, r.run.servers), body);
   return out;
 }
+
+}  // namespace
 
 core::Result<WrittenReport> WriteSimulateReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(SimulateReport report, ReadSimulateDir(dir));

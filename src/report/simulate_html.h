@@ -16,12 +16,6 @@
 
 namespace headroom::report {
 
-// row-power, latency-hp, latency-lp, ttft (CDFs with at most a few hundred points each).
-std::vector<CaptionedPlot> SimulatePlots(const SimulateReport& report);
-
-// Renders the plots into `plot_dir` and builds the page.
-HtmlReport SimulateReportHtml(const SimulateReport& report, const std::string& plot_dir);
-
 // Reads the directory `simulate --out DIR` wrote (simulate_dir.h) and writes DIR/report.html,
 // the plots' files under DIR/plots/.
 [[nodiscard]] core::Result<WrittenReport> WriteSimulateReport(const std::string& dir);
