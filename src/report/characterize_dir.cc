@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/files.h"
 #include "core/parse.h"
 #include "report/csv_reader.h"
 #include "report/json_fields.h"
@@ -17,7 +18,7 @@ using nlohmann::json;
 
 constexpr const char* kCharacterizeWriter = "headroom characterize --out";
 
-CharacterizeInputs ReadInputs(FieldReader& r, const json& j) {
+CharacterizeInputs ReadCharacterizeInputs(FieldReader& r, const json& j) {
   CharacterizeInputs in;
   in.workload = r.Text(j, "workload", "");
   in.model = r.Text(j, "model", "");
@@ -84,10 +85,166 @@ core::Status ReadTraces(const std::string& path, CharacterizeReport& report) {
 
 }  // namespace
 
-nlohmann::ordered_json CharacterizeInputsJson(const CharacterizeInputs& in) {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+// The "inputs" object of summary.json (the fields not already at its top level).
+ordered_json InputsJson(const CharacterizeInputs& in) {
   return {{"tp", in.tp},          {"prompts", in.prompts},       {"batches", in.batches},
           {"output", in.output},  {"iterations", in.iterations}, {"interval", in.interval},
           {"version", in.version}};
+}
+
+std::string ResultsCsv(const std::vector<sim::Row>& rows, bool inference) {
+  std::string out = inference ? "setting,tp,batch,prompt,output," : "setting,";
+  out += "peak_power_w,mean_power_w,p99_power_w,";
+  out += inference ? "prefill_s,decode_step_s,latency_s,energy_per_token_j,"
+                   : "iteration_s,energy_per_token_j,";
+  out += "time_capped_s,duration_s,energy_source\n";
+  for (const sim::Row& r : rows) {
+    out += r.setting.Label() + ",";
+    if (inference) {
+      out += fmt::format("{},{},{},{},", r.shape.tp, r.shape.batch, r.shape.prompt, r.shape.output);
+    }
+    out += fmt::format("{:.2f},{:.2f},{:.2f},", r.peak_power_w, r.mean_power_w, r.p99_power_w);
+    if (inference) out += fmt::format("{:.5f},{:.6f},", r.prefill_s, r.decode_step_s);
+    out += fmt::format("{:.5f},{:.5f},{:.3f},{:.3f},{}\n", r.latency_s, r.energy_per_unit_j,
+                       r.time_capped_s, r.duration_s, r.energy_source);
+  }
+  return out;
+}
+
+// power-trace.csv: setting,time_s,power_w.
+std::string PowerTraceCsv(const std::vector<sim::Trace>& traces) {
+  std::string out = "setting,time_s,power_w\n";
+  for (const sim::Trace& t : traces) {
+    for (const auto& [time, watts] : t.power) {
+      out += fmt::format("{},{:.4f},{:.2f}\n", t.label, time, watts);
+    }
+  }
+  return out;
+}
+
+core::Status CreateOutDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return core::Fail(core::Error::Unavailable(fmt::format("--out {}: {}", dir, ec.message())));
+  }
+  return core::Ok();
+}
+
+}  // namespace
+
+ordered_json CharacterizeSummaryJson(const CharacterizeInputs& inputs,
+                                     const sim::SimulatedSweep& sweep) {
+  ordered_json out;
+  out["workload"] = inputs.workload;
+  out["model"] = inputs.model;
+  out["gpu"] = inputs.gpu;
+  out["slo_latency_increase"] = inputs.slo_fraction;
+  for (const sim::SettingSummary& s : sweep.summary) {
+    out["settings"].push_back({{"setting", s.label},
+                               {"worst_latency_increase", s.worst_slowdown},
+                               {"peak_power_change", s.peak_change},
+                               {"energy_per_token_change", s.energy_change}});
+  }
+  out["best_under_slo"] = sweep.best ? ordered_json(sweep.summary[*sweep.best].label) : nullptr;
+  out["inputs"] = InputsJson(inputs);
+  return out;
+}
+
+core::Status WriteCharacterizeDir(const std::string& dir, const sim::SimulatedSweep& sweep,
+                                  const ordered_json& summary, bool inference) {
+  HEADROOM_RETURN_IF_ERROR(CreateOutDir(dir));
+  HEADROOM_RETURN_IF_ERROR(
+      core::WriteFileAtomically(dir + "/" + kResultsFile, ResultsCsv(sweep.rows, inference)));
+  HEADROOM_RETURN_IF_ERROR(
+      core::WriteFileAtomically(dir + "/" + kCharacterizeSummaryFile, summary.dump(2) + "\n"));
+  return core::WriteFileAtomically(dir + "/" + kPowerTraceFile, PowerTraceCsv(sweep.traces));
+}
+
+std::string CharacterizeText(const CharacterizeInputs& inputs, const sim::SimulatedSweep& sweep,
+                             double slo_percent, const TextStyle& style) {
+  TextTable table(
+      {{"SETTING", TextTable::Align::kLeft}, {"WORST LATENCY"}, {"PEAK POWER"}, {"ENERGY/TOKEN"}});
+  for (const sim::SettingSummary& s : sweep.summary) {
+    table.AddRow({s.label, FormatChange(s.worst_slowdown), FormatChange(s.peak_change),
+                  FormatChange(s.energy_change)});
+  }
+  std::string out =
+      fmt::format("{} {} on simulated {} ({} runs, changes vs the default setting):\n",
+                  inputs.model, inputs.workload, inputs.gpu, sweep.rows.size()) +
+      table.Render(style);
+  if (sweep.best) {
+    const sim::SettingSummary& best = sweep.summary[*sweep.best];
+    out += fmt::format(
+        "Best under a {}% latency SLO: {} (peak power {:+.1f}%, energy per token {:+.1f}%).\n",
+        slo_percent, best.label, best.peak_change * 100, best.energy_change * 100);
+  }
+  return out;
+}
+
+ordered_json CommandSweepJson(const std::vector<std::string>& command, const std::string& backend,
+                              const std::vector<sim::CommandRun>& runs,
+                              std::optional<size_t> best) {
+  ordered_json out;
+  out["command"] = command;
+  out["backend"] = backend;
+  for (const sim::CommandRun& r : runs) {
+    out["runs"].push_back({{"setting", r.setting.Label()},
+                           {"exit_code", r.exit_code},
+                           {"duration_s", r.duration_s},
+                           {"energy_j", r.energy_j},
+                           {"peak_power_w", r.peak_w},
+                           {"mean_power_w", r.mean_w},
+                           {"p99_power_w", r.p99_w},
+                           {"time_capped_s", r.capped_s},
+                           {"work", r.work}});
+  }
+  out["best_under_slo"] = best ? ordered_json(runs[*best].setting.Label()) : nullptr;
+  return out;
+}
+
+core::Status WriteCommandSweepDir(const std::string& dir, const std::vector<sim::CommandRun>& runs,
+                                  const ordered_json& summary) {
+  std::string csv =
+      "setting,exit_code,duration_s,energy_j,peak_power_w,mean_power_w,p99_power_w,"
+      "time_capped_s,work,energy_per_unit_j\n";
+  for (const sim::CommandRun& r : runs) {
+    const double per_unit = r.work > 0 ? r.energy_j / r.work : 0;
+    csv += fmt::format("{},{},{:.3f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:g},{:.6g}\n",
+                       r.setting.Label(), r.exit_code, r.duration_s, r.energy_j, r.peak_w, r.mean_w,
+                       r.p99_w, r.capped_s, r.work, per_unit);
+  }
+  HEADROOM_RETURN_IF_ERROR(CreateOutDir(dir));
+  HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(dir + "/" + kResultsFile, csv));
+  return core::WriteFileAtomically(dir + "/" + kCharacterizeSummaryFile, summary.dump(2) + "\n");
+}
+
+std::string CommandSweepText(const std::vector<sim::CommandRun>& runs, std::optional<size_t> best,
+                             double slo_percent, const TextStyle& style) {
+  TextTable table({{"SETTING", TextTable::Align::kLeft},
+                   {"TIME s"},
+                   {"TIME CHANGE"},
+                   {"PEAK W"},
+                   {"PEAK CHANGE"},
+                   {"ENERGY J"},
+                   {"ENERGY CHANGE"}});
+  const sim::CommandRun& base = runs.front();
+  for (const sim::CommandRun& r : runs) {
+    table.AddRow({r.setting.Label(), fmt::format("{:.2f}", r.duration_s),
+                  FormatChange(r.duration_s / base.duration_s - 1), fmt::format("{:.0f}", r.peak_w),
+                  FormatChange(r.peak_w / base.peak_w - 1), fmt::format("{:.0f}", r.energy_j),
+                  FormatChange(r.energy_j / base.energy_j - 1)});
+  }
+  std::string out = table.Render(style);
+  if (best) {
+    out +=
+        fmt::format("Best under a {}% latency SLO: {}\n", slo_percent, runs[*best].setting.Label());
+  }
+  return out;
 }
 
 core::Result<std::pair<SweptKnob, double>> ParseSettingLabel(const std::string& label) {
@@ -115,7 +272,7 @@ core::Result<CharacterizeReport> ReadCharacterizeDir(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
   FieldReader r(path, kCharacterizeWriter);
   CharacterizeReport report;
-  report.inputs = ReadInputs(r, j);
+  report.inputs = ReadCharacterizeInputs(r, j);
   const json& settings = r.List(j, "settings", "");
   for (std::size_t i = 0; i < settings.size(); ++i) {
     const std::string at = fmt::format("settings[{}].", i);

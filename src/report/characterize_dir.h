@@ -1,16 +1,19 @@
-// The directory `headroom characterize --out DIR` writes (simulated sweeps), read back for its
-// report:
+// The directory `headroom characterize --out DIR` writes, its writer, and its reader for the
+// report. A simulated sweep writes:
 //   results.csv      one row per (setting, shape): power, latency, energy per token
 //   summary.json     per setting the changes against the default, the best under the SLO, and
-//                    "inputs" (CharacterizeInputsJson)
+//                    "inputs" (the flags that shaped the sweep)
 //   power-trace.csv  setting,time_s,power_w: one run of the largest shape (inference: one
 //                    request; training: the iterations) under the default, the lowest clock
 //                    lock and the lowest power limit swept, one sensor reading per interval
+// A command sweep (`characterize -- CMD`) writes results.csv (a row per setting: exit code, time,
+// energy, power, work) and summary.json (its runs and the best under the SLO); it has no report.
 // Reading is strict: a missing file or field is an error naming the file and the field (or the
 // line and the column). Thread-compatible.
 #ifndef HEADROOM_REPORT_CHARACTERIZE_DIR_H_
 #define HEADROOM_REPORT_CHARACTERIZE_DIR_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "report/text_style.h"
+#include "sim/characterize.h"
+#include "sim/command_sweep.h"
 
 namespace headroom::report {
 
@@ -39,8 +45,29 @@ struct CharacterizeInputs {
   std::string version = {};
 };
 
-// The "inputs" object of summary.json (the fields not already at its top level).
-nlohmann::ordered_json CharacterizeInputsJson(const CharacterizeInputs& inputs);
+// summary.json of a simulated sweep (also what `characterize --json` prints).
+nlohmann::ordered_json CharacterizeSummaryJson(const CharacterizeInputs& inputs,
+                                               const sim::SimulatedSweep& sweep);
+// results.csv, summary.json and power-trace.csv into `dir`, created if need be.
+[[nodiscard]] core::Status WriteCharacterizeDir(const std::string& dir,
+                                                const sim::SimulatedSweep& sweep,
+                                                const nlohmann::ordered_json& summary,
+                                                bool inference);
+// The table of changes per setting against the default and the best under the SLO.
+// `slo_percent` as the user gave it (inputs.slo_fraction is its hundredth).
+std::string CharacterizeText(const CharacterizeInputs& inputs, const sim::SimulatedSweep& sweep,
+                             double slo_percent, const TextStyle& style = TextStyle());
+
+// The command sweep's summary.json (and --json), results.csv, and its table and verdict.
+nlohmann::ordered_json CommandSweepJson(const std::vector<std::string>& command,
+                                        const std::string& backend,
+                                        const std::vector<sim::CommandRun>& runs,
+                                        std::optional<size_t> best);
+[[nodiscard]] core::Status WriteCommandSweepDir(const std::string& dir,
+                                                const std::vector<sim::CommandRun>& runs,
+                                                const nlohmann::ordered_json& summary);
+std::string CommandSweepText(const std::vector<sim::CommandRun>& runs, std::optional<size_t> best,
+                             double slo_percent, const TextStyle& style = TextStyle());
 
 enum class SweptKnob { kDefault, kClockLock, kPowerLimit };
 

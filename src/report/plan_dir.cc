@@ -84,7 +84,7 @@ sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string&
   return p;
 }
 
-PlanInputs ReadInputs(FieldReader& r, const json& j) {
+PlanInputs ReadPlanInputs(FieldReader& r, const json& j) {
   const std::string at = "inputs.";
   PlanInputs in;
   in.scenario = r.Text(j, "scenario", at);
@@ -201,7 +201,7 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   }
   FieldReader r(path, "headroom plan --out");
   PlanReport report;
-  report.inputs = ReadInputs(r, r.Object(j, "inputs", ""));
+  report.inputs = ReadPlanInputs(r, r.Object(j, "inputs", ""));
   sim::CapacityPlan& plan = report.plan;
   plan.baseline_servers = static_cast<int>(r.Count(j, "baseline_servers", ""));
   plan.baseline = ReadRunJson(r, r.Object(j, "baseline", ""), "baseline.");

@@ -18,7 +18,7 @@ constexpr const char* kSimulateWriter = "headroom simulate --out";
 // Windows of the row power plot: a week in 5-minute windows, an hour in 2-second ones.
 constexpr int kPowerWindows = 2000;
 
-SimulateInputs ReadInputs(FieldReader& r, const json& j) {
+SimulateInputs ReadSimulateInputs(FieldReader& r, const json& j) {
   const std::string at = "inputs.";
   SimulateInputs in;
   in.scenario = r.Text(j, "scenario", at);
@@ -115,7 +115,7 @@ core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
   FieldReader r(path, kSimulateWriter);
   SimulateReport report;
-  report.inputs = ReadInputs(r, r.Object(j, "inputs", ""));
+  report.inputs = ReadSimulateInputs(r, r.Object(j, "inputs", ""));
   report.run = ReadRunJson(r, j, "");
   report.duration_s = r.Number(j, "duration_s", "");
   const bool has_uncapped = j.contains("uncapped");

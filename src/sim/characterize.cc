@@ -211,4 +211,94 @@ core::Result<Trace> TraceTraining(const model::TrainingModel& m, const Setting& 
   return Trace{setting.Label(), std::move(run.power)};
 }
 
+std::vector<SettingSummary> Summarize(const std::vector<Row>& rows, size_t shapes) {
+  std::vector<SettingSummary> out;
+  for (size_t i = 0; i + shapes <= rows.size(); i += shapes) {
+    SettingSummary s{rows[i].setting.Label()};
+    double peak = 0, base_peak = 0, energy = 0, base_energy = 0;
+    for (size_t k = 0; k < shapes; ++k) {
+      const Row& r = rows[i + k];
+      const Row& base = rows[k];
+      s.worst_slowdown = std::max(s.worst_slowdown, r.latency_s / base.latency_s - 1.0);
+      peak = std::max(peak, r.peak_power_w);
+      base_peak = std::max(base_peak, base.peak_power_w);
+      energy += r.energy_per_unit_j;
+      base_energy += base.energy_per_unit_j;
+    }
+    s.peak_change = peak / base_peak - 1.0;
+    s.energy_change = energy / base_energy - 1.0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::optional<size_t> BestUnderSlo(const std::vector<SettingSummary>& summary,
+                                   double slo_fraction) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < summary.size(); ++i) {
+    // The tolerance keeps a setting exactly at the SLO (e.g. 5.000000001% from rounding) in.
+    if (summary[i].worst_slowdown > slo_fraction + 1e-9) continue;
+    if (!best || summary[i].peak_change < summary[*best].peak_change) best = i;
+  }
+  return best;
+}
+
+std::vector<Setting> TracedSettings(const std::vector<Setting>& settings) {
+  std::vector<Setting> shown{settings.front()};
+  for (auto kind : {Setting::Kind::kClockLock, Setting::Kind::kPowerLimit}) {
+    const Setting* lowest = nullptr;
+    for (const Setting& st : settings) {
+      if (st.kind == kind && (lowest == nullptr || st.value < lowest->value)) lowest = &st;
+    }
+    if (lowest != nullptr) shown.push_back(*lowest);
+  }
+  return shown;
+}
+
+namespace {
+
+// Fills the verdicts and, when asked, the traces (`trace` runs one setting).
+template <typename TraceOne>
+core::Result<SimulatedSweep> CompleteSweep(std::vector<Row> rows, size_t shapes,
+                                           const std::vector<Setting>& settings,
+                                           const SweepOptions& options, TraceOne&& trace) {
+  SimulatedSweep sweep{.rows = std::move(rows), .shapes = shapes};
+  sweep.summary = Summarize(sweep.rows, shapes);
+  sweep.best = BestUnderSlo(sweep.summary, options.slo_fraction);
+  if (options.traces) {
+    for (const Setting& st : TracedSettings(settings)) {
+      HEADROOM_ASSIGN_OR_RETURN(Trace t, trace(st));
+      sweep.traces.push_back(std::move(t));
+    }
+  }
+  return sweep;
+}
+
+}  // namespace
+
+core::Result<SimulatedSweep> SweepInference(const model::InferenceModel& model,
+                                            const std::vector<Setting>& settings,
+                                            const std::vector<InferenceCase>& shapes,
+                                            const SweepOptions& options) {
+  if (settings.empty() || shapes.empty()) {
+    return core::Fail(core::Error::InvalidArgument("a sweep needs a setting and a shape"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(auto rows,
+                            CharacterizeInference(model, settings, shapes, options.interval));
+  return CompleteSweep(std::move(rows), shapes.size(), settings, options, [&](const Setting& st) {
+    return TraceInference(model, st, shapes.back(), options.interval);
+  });
+}
+
+core::Result<SimulatedSweep> SweepTraining(const model::TrainingModel& model,
+                                           const std::vector<Setting>& settings, int iterations,
+                                           const SweepOptions& options) {
+  if (settings.empty()) return core::Fail(core::Error::InvalidArgument("a sweep needs a setting"));
+  HEADROOM_ASSIGN_OR_RETURN(auto rows,
+                            CharacterizeTraining(model, settings, iterations, options.interval));
+  return CompleteSweep(std::move(rows), 1, settings, options, [&](const Setting& st) {
+    return TraceTraining(model, st, iterations, options.interval);
+  });
+}
+
 }  // namespace headroom::sim

@@ -6,6 +6,8 @@
 #ifndef HEADROOM_SIM_CHARACTERIZE_H_
 #define HEADROOM_SIM_CHARACTERIZE_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,53 @@ struct Trace {
 [[nodiscard]] core::Result<Trace> TraceTraining(const model::TrainingModel& model,
                                                 const Setting& setting, int iterations,
                                                 core::Duration interval);
+
+// Per setting over all shapes: the worst latency increase and peak-power change against the
+// default (the first setting), and the mean energy change, as fractions.
+struct SettingSummary {
+  std::string label;
+  double worst_slowdown = 0;
+  double peak_change = 0;  // the largest peak over shapes, relative to the default's
+  double energy_change = 0;
+};
+
+// `rows` in sweep order, `shapes` rows per setting, the default's first.
+std::vector<SettingSummary> Summarize(const std::vector<Row>& rows, size_t shapes);
+
+// The index of the setting with the lowest peak whose worst latency increase stays within
+// `slo_fraction` (0.05: +5%); nullopt when none does.
+std::optional<size_t> BestUnderSlo(const std::vector<SettingSummary>& summary, double slo_fraction);
+
+// The settings whose power is traced for plots: the default, and the lowest clock lock and the
+// lowest power limit swept.
+std::vector<Setting> TracedSettings(const std::vector<Setting>& settings);
+
+// A whole simulated sweep: a row per (setting, shape), the verdict per setting, the best under
+// the SLO and, when asked, the traces of TracedSettings on the largest shape.
+struct SimulatedSweep {
+  std::vector<Row> rows = {};
+  size_t shapes = 1;
+  std::vector<SettingSummary> summary = {};
+  std::optional<size_t> best = {};  // into summary
+  std::vector<Trace> traces = {};
+};
+
+struct SweepOptions {
+  double slo_fraction = 0.05;
+  core::Duration interval{std::chrono::milliseconds(10)};
+  bool traces = false;
+};
+
+// `shapes` in the order given; the last is the one traced.
+[[nodiscard]] core::Result<SimulatedSweep> SweepInference(const model::InferenceModel& model,
+                                                          const std::vector<Setting>& settings,
+                                                          const std::vector<InferenceCase>& shapes,
+                                                          const SweepOptions& options);
+
+[[nodiscard]] core::Result<SimulatedSweep> SweepTraining(const model::TrainingModel& model,
+                                                         const std::vector<Setting>& settings,
+                                                         int iterations,
+                                                         const SweepOptions& options);
 
 }  // namespace headroom::sim
 

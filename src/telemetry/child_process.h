@@ -2,8 +2,8 @@
 // environment variables, optionally its stdout read line by line (each line passed on and echoed
 // to ours, so that markers can be scanned), and SIGINT/SIGTERM forwarded to it while it runs.
 // Not thread-safe; one at a time per process (core::SignalForwarder).
-#ifndef HEADROOM_CLI_CHILD_PROCESS_H_
-#define HEADROOM_CLI_CHILD_PROCESS_H_
+#ifndef HEADROOM_TELEMETRY_CHILD_PROCESS_H_
+#define HEADROOM_TELEMETRY_CHILD_PROCESS_H_
 
 #include <functional>
 #include <memory>
@@ -15,7 +15,7 @@
 #include "core/result.h"
 #include "core/subprocess.h"
 
-namespace headroom::cli {
+namespace headroom::telemetry {
 
 class ChildProcess {
  public:
@@ -44,6 +44,6 @@ class ChildProcess {
   bool output_open_ = true;
 };
 
-}  // namespace headroom::cli
+}  // namespace headroom::telemetry
 
-#endif  // HEADROOM_CLI_CHILD_PROCESS_H_
+#endif  // HEADROOM_TELEMETRY_CHILD_PROCESS_H_

@@ -1,8 +1,8 @@
 // MarkerChannel: a FIFO that a measured command writes "phase NAME" and "work N" lines to (its
 // path goes to the command in $HEADROOM_MARKERS), read on a thread of its own. Bad lines are
-// reported once each on stderr and skipped, never fatal to the command. Thread-safe.
-#ifndef HEADROOM_CLI_MARKERS_H_
-#define HEADROOM_CLI_MARKERS_H_
+// passed to Handlers::warning once each and skipped, never fatal to the command. Thread-safe.
+#ifndef HEADROOM_TELEMETRY_MARKER_CHANNEL_H_
+#define HEADROOM_TELEMETRY_MARKER_CHANNEL_H_
 
 #include <atomic>
 #include <functional>
@@ -12,13 +12,14 @@
 
 #include "core/result.h"
 
-namespace headroom::cli {
+namespace headroom::telemetry {
 
 class MarkerChannel {
  public:
   struct Handlers {
     std::function<void(const std::string&)> phase;
     std::function<void(double)> work;
+    std::function<void(const std::string&)> warning = {};  // a malformed line, on the reader thread
   };
 
   // Creates the FIFO in a fresh private directory and starts reading it.
@@ -44,6 +45,6 @@ class MarkerChannel {
   std::thread thread_;
 };
 
-}  // namespace headroom::cli
+}  // namespace headroom::telemetry
 
-#endif  // HEADROOM_CLI_MARKERS_H_
+#endif  // HEADROOM_TELEMETRY_MARKER_CHANNEL_H_

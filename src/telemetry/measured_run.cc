@@ -1,16 +1,15 @@
-#include "cli/measured_run.h"
+#include "telemetry/measured_run.h"
 
 #include <cstdio>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "cli/child_process.h"
-#include "cli/markers.h"
-#include "cli/terminal.h"
 #include "core/parse.h"
+#include "telemetry/child_process.h"
+#include "telemetry/marker_channel.h"
 
-namespace headroom::cli {
+namespace headroom::telemetry {
 namespace {
 
 constexpr core::Duration kPollInterval = std::chrono::milliseconds(20);
@@ -28,12 +27,12 @@ core::Result<double> WorkFromLine(const std::regex& pattern, const std::string& 
 
 core::Result<MeasuredRunResult> RunMeasured(const std::vector<gpu::Device*>& devices,
                                             core::Clock* clock, const MeasuredRunOptions& options) {
-  telemetry::SamplerOptions sampler_options{.interval = options.interval, .sink = options.sink};
-  auto created = telemetry::Sampler::Create(devices, clock, sampler_options);
+  SamplerOptions sampler_options{.interval = options.interval, .sink = options.sink};
+  auto created = Sampler::Create(devices, clock, sampler_options);
   if (!created) return core::Fail(created.error().WithContext("--interval"));
   MeasuredRunResult result;
   result.sampler = std::move(*created);
-  telemetry::Sampler& sampler = *result.sampler;
+  Sampler& sampler = *result.sampler;
 
   HEADROOM_ASSIGN_OR_RETURN(
       auto markers,
@@ -42,7 +41,8 @@ core::Result<MeasuredRunResult> RunMeasured(const std::vector<gpu::Device*>& dev
                                    sampler.MarkPhase(p);
                                    if (options.on_phase) options.on_phase(p);
                                  },
-                             .work = [&sampler](double units) { sampler.AddWork(units); }}));
+                             .work = [&sampler](double units) { sampler.AddWork(units); },
+                             .warning = options.on_warning}));
   std::function<void(const std::string&)> on_line;
   if (options.work_pattern) {
     on_line = [&sampler, &options](const std::string& line) {
@@ -62,9 +62,11 @@ core::Result<MeasuredRunResult> RunMeasured(const std::vector<gpu::Device*>& dev
   bool warned = false;
   while (!(exit_code = (*child)->Poll())) {
     if (!warned && sampler.error()) {
-      PrintWarning(sampler.error()->message() +
-                   "; the measurement stopped (data so far kept), waiting for the command to "
-                   "finish");
+      if (options.on_warning) {
+        options.on_warning(sampler.error()->message() +
+                           "; the measurement stopped (data so far kept), waiting for the "
+                           "command to finish");
+      }
       warned = true;
     }
     std::this_thread::sleep_for(kPollInterval);
@@ -76,4 +78,4 @@ core::Result<MeasuredRunResult> RunMeasured(const std::vector<gpu::Device*>& dev
   return result;
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::telemetry

@@ -1,4 +1,4 @@
-#include "cli/markers.h"
+#include "telemetry/marker_channel.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -11,10 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/terminal.h"
 #include "core/parse.h"
 
-namespace headroom::cli {
+namespace headroom::telemetry {
 
 core::Result<std::unique_ptr<MarkerChannel>> MarkerChannel::Create(Handlers handlers) {
   const char* tmp = std::getenv("TMPDIR");
@@ -61,10 +60,9 @@ void MarkerChannel::Close() {
 std::string MarkerChannel::Apply(const std::string& line, const Handlers& handlers) {
   const std::string_view text = core::Trim(line);
   if (text.empty()) return "";
+  if (text == "phase") return "marker 'phase' needs a name";  // its blanks were trimmed
   if (text.starts_with("phase ")) {
-    const std::string name(core::Trim(text.substr(6)));
-    if (name.empty()) return "marker 'phase' needs a name";
-    handlers.phase(name);
+    handlers.phase(std::string(core::Trim(text.substr(6))));
     return "";
   }
   if (text.starts_with("work ")) {
@@ -89,7 +87,7 @@ void MarkerChannel::Run() {
         size_t newline = 0;
         while ((newline = partial.find('\n')) != std::string::npos) {
           const std::string problem = Apply(partial.substr(0, newline), handlers_);
-          if (!problem.empty()) PrintWarning(problem);
+          if (!problem.empty() && handlers_.warning) handlers_.warning(problem);
           partial.erase(0, newline + 1);
         }
         continue;  // drain before looking at the stop flag
@@ -100,4 +98,4 @@ void MarkerChannel::Run() {
   if (!partial.empty()) Apply(partial, handlers_);
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::telemetry

@@ -1,9 +1,9 @@
-#include "cli/child_process.h"
+#include "telemetry/child_process.h"
 
 #include <chrono>
 #include <cstdio>
 
-namespace headroom::cli {
+namespace headroom::telemetry {
 
 core::Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     const std::vector<std::string>& argv,
@@ -49,4 +49,4 @@ std::optional<int> ChildProcess::Poll() {
   return code;
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::telemetry

@@ -1,0 +1,118 @@
+#include "report/measure_run.h"
+
+#include <mutex>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/files.h"
+#include "report/measure_dir.h"
+#include "telemetry/measured_run.h"
+
+namespace headroom::report {
+namespace {
+
+// The phases' spans from their start times (relative to the command's start) and the end.
+std::vector<PhaseSpan> Spans(const std::vector<std::pair<std::string, double>>& starts,
+                             double end_s) {
+  std::vector<PhaseSpan> spans;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    spans.push_back({.name = starts[i].first,
+                     .start_s = starts[i].second,
+                     .end_s = i + 1 < starts.size() ? starts[i + 1].second : end_s});
+  }
+  return spans;
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<SeriesFile>> SeriesFile::Open(const std::string& path) {
+  MonitorFormat format;
+  if (path.ends_with(".csv")) {
+    format = MonitorFormat::kCsv;
+  } else if (path.ends_with(".jsonl")) {
+    format = MonitorFormat::kJsonl;
+  } else {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--out {}: use a .csv or .jsonl file name, or a directory name without an extension",
+        path)));
+  }
+  auto file = std::unique_ptr<SeriesFile>(new SeriesFile(path, format));
+  if (!file->stream_) {
+    return core::Fail(core::Error::Unavailable(fmt::format("--out {}: cannot write", path)));
+  }
+  return file;
+}
+
+SeriesFile::SeriesFile(const std::string& path, MonitorFormat format)
+    : stream_(path, std::ios::trunc), writer_(format, stream_) {}
+
+void SeriesFile::Write(const telemetry::Sample& s, core::TimePoint start) {
+  MonitorRow row;
+  row.time_s = core::ToSeconds(s.snapshot.time - start);
+  row.gpu = s.gpu;
+  if (s.snapshot.energy_counter) {
+    auto [it, inserted] = first_energy_.emplace(s.gpu, *s.snapshot.energy_counter);
+    row.energy_since_start = *s.snapshot.energy_counter - it->second;
+  }
+  row.snapshot = s.snapshot;
+  writer_.Write(row);
+}
+
+core::Result<Measurement> MeasureCommand(const std::vector<gpu::Device*>& devices,
+                                         core::Clock* clock, const MeasureRequest& request,
+                                         SeriesFile* series) {
+  const core::TimePoint start = clock->Now();
+  telemetry::MeasuredRunOptions options{.command = request.command,
+                                        .interval = request.interval,
+                                        .work_pattern = request.work_pattern,
+                                        .on_warning = request.on_warning};
+  if (series != nullptr) {
+    options.sink = [series, start](const telemetry::Sample& s) { series->Write(s, start); };
+  }
+  std::vector<std::pair<std::string, double>> phase_starts;  // written on the marker thread
+  std::mutex phase_mu;
+  options.on_phase = [&](const std::string& phase) {
+    const double t = core::ToSeconds(clock->Now() - start);
+    std::lock_guard<std::mutex> lock(phase_mu);
+    phase_starts.emplace_back(phase, t);
+  };
+  HEADROOM_ASSIGN_OR_RETURN(auto run, telemetry::RunMeasured(devices, clock, options));
+  telemetry::Sampler& sampler = *run.sampler;
+  if (request.work > 0) sampler.AddWork(request.work);
+
+  Measurement m;
+  MeasureSummary& summary = m.summary;
+  summary.command = request.command;
+  summary.exit_code = run.exit_code;
+  summary.backend = request.backend;
+  summary.duration_s = run.duration_s;
+  const auto reports = sampler.Reports();
+  const auto phases = sampler.Phases();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    summary.gpus.push_back({devices[i]->info(), reports[i], phases[i]});
+  }
+  summary.work = sampler.work();
+  summary.unit = request.unit;
+  summary.work_by_phase = sampler.work_by_phase();
+  if (auto error = sampler.error()) summary.error = error->message();
+  std::lock_guard<std::mutex> lock(phase_mu);  // the marker thread has ended by now
+  m.spans = Spans(phase_starts, run.duration_s);
+  return m;
+}
+
+core::Status WriteMeasureDir(const std::string& dir, const nlohmann::ordered_json& summary,
+                             const std::string& interval, const std::string& version,
+                             const std::vector<PhaseSpan>& spans) {
+  nlohmann::ordered_json saved = summary;
+  saved["inputs"] = {{"interval", interval}, {"version", version}};
+  HEADROOM_RETURN_IF_ERROR(
+      core::WriteFileAtomically(dir + "/" + kMeasureSummaryFile, saved.dump(2) + "\n"));
+  return core::WriteFileAtomically(dir + "/" + kPhasesFile, PhaseSpansCsv(spans));
+}
+
+std::string SummaryPathBeside(const std::string& series_path) {
+  return series_path.substr(0, series_path.rfind('.')) + ".summary.json";
+}
+
+}  // namespace headroom::report

@@ -1,0 +1,80 @@
+// What `headroom measure` does below its flags: runs the user's command while the GPUs are
+// sampled (telemetry::RunMeasured), optionally streams every sample to a time-series file as it
+// is taken, times the phases the command marks, sums it all into a MeasureSummary, and writes
+// the --out directory (measure_dir.h) or the summary beside a series file.
+// Not thread-safe (one measurement at a time: signal forwarding is process-wide).
+#ifndef HEADROOM_REPORT_MEASURE_RUN_H_
+#define HEADROOM_REPORT_MEASURE_RUN_H_
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "gpu/device.h"
+#include "report/device_report.h"
+#include "report/measure_report.h"
+#include "report/reductions.h"
+#include "telemetry/sampler.h"
+
+namespace headroom::report {
+
+// The sampled time series as CSV or JSON Lines (by the file's extension: .csv, .jsonl), energy
+// counted from each GPU's first reading.
+class SeriesFile {
+ public:
+  // kInvalidArgument for another extension, kUnavailable when the file cannot be written.
+  [[nodiscard]] static core::Result<std::unique_ptr<SeriesFile>> Open(const std::string& path);
+  void Write(const telemetry::Sample& sample, core::TimePoint start);
+
+ private:
+  SeriesFile(const std::string& path, MonitorFormat format);
+  std::ofstream stream_;
+  MonitorWriter writer_;
+  std::map<int, core::Joules> first_energy_;
+};
+
+struct MeasureRequest {
+  std::vector<std::string> command;
+  core::Duration interval{std::chrono::milliseconds(100)};
+  std::optional<std::regex> work_pattern = {};
+  double work = 0;  // units the user says the command did, added to what it reports
+  std::string unit = "units";
+  std::string backend = {};
+  std::function<void(const std::string&)> on_warning = {};
+};
+
+struct Measurement {
+  MeasureSummary summary;
+  std::vector<PhaseSpan> spans;  // relative to the command's start
+};
+
+// Runs the command to completion on `devices` (`series`, when given, gets every sample).
+// kNotFound when the program cannot start; a GPU error during the run ends the sampling and is
+// kept in summary.error.
+[[nodiscard]] core::Result<Measurement> MeasureCommand(const std::vector<gpu::Device*>& devices,
+                                                       core::Clock* clock,
+                                                       const MeasureRequest& request,
+                                                       SeriesFile* series);
+
+// summary.json (`summary` plus "inputs": the interval as given and `version`) and phases.csv into
+// `dir`, which must exist.
+[[nodiscard]] core::Status WriteMeasureDir(const std::string& dir,
+                                           const nlohmann::ordered_json& summary,
+                                           const std::string& interval, const std::string& version,
+                                           const std::vector<PhaseSpan>& spans);
+
+// Where the summary of a series written to FILE.csv or FILE.jsonl goes: FILE.summary.json.
+std::string SummaryPathBeside(const std::string& series_path);
+
+}  // namespace headroom::report
+
+#endif  // HEADROOM_REPORT_MEASURE_RUN_H_
