@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "model/inference_fit.h"
 #include "model/inference_model.h"
 
 namespace headroom::catalog {
@@ -31,6 +32,12 @@ class InferenceFits {
   std::map<std::string, model::InferenceEfficiency> fitted_;
   std::map<std::string, std::string> borrowed_;
 };
+
+// The data file `model fit --write` produces from a fitted profile (`profile`: its path as
+// shown, `model`: the model whose rows were fitted), which Parse reads back: the fits, where
+// each overhead activity came from, and the GPU types that borrow a sibling's fit.
+std::string InferenceFitsYaml(const model::ProfileFit& fit, const std::string& profile,
+                              const std::string& model);
 
 }  // namespace headroom::catalog
 

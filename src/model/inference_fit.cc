@@ -1,5 +1,6 @@
 #include "model/inference_fit.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -217,6 +218,62 @@ ImpliedCap FitPowerCap(const InferenceModel& m, const std::vector<ProfilePoint>&
     }
   }
   return best;
+}
+
+namespace {
+
+std::vector<ProfilePoint> PointsOf(const std::vector<ProfilePoint>& points,
+                                   const std::string& hardware) {
+  std::vector<ProfilePoint> mine;
+  for (const ProfilePoint& p : points) {
+    if (p.hardware == hardware) mine.push_back(p);
+  }
+  return mine;
+}
+
+}  // namespace
+
+core::Result<ProfileFit> FitProfile(const ModelSpec& model, const std::vector<ProfilePoint>& points,
+                                    const GpuLookup& lookup) {
+  ProfileFit out;
+  out.kept = ExcludeAnomalies(points, &out.excluded);
+  std::vector<std::string> hardware;
+  for (const ProfilePoint& p : out.kept) {
+    if (std::find(hardware.begin(), hardware.end(), p.hardware) == hardware.end()) {
+      hardware.push_back(p.hardware);
+    }
+  }
+  for (const std::string& hw : hardware) {
+    if (hw.ends_with(kCappedSuffix)) continue;
+    auto gpu = lookup(hw);
+    if (!gpu) return core::Fail(gpu.error().WithContext(fmt::format("profile hardware '{}'", hw)));
+    HEADROOM_ASSIGN_OR_RETURN(FitResult fit,
+                              FitEfficiency(model, GpuPowerModel(**gpu), PointsOf(out.kept, hw)));
+    out.fits.push_back({.gpu = *gpu, .profile_hardware = hw, .fit = fit});
+  }
+  // A profile without power measurements takes its overhead activity from one with them.
+  const auto with_power =
+      std::find_if(out.fits.begin(), out.fits.end(),
+                   [](const GpuProfileFit& r) { return r.fit.power_points > 0; });
+  if (with_power != out.fits.end()) {
+    for (GpuProfileFit& r : out.fits) {
+      if (r.fit.power_points > 0) continue;
+      r.fit.efficiency.overhead_activity = with_power->fit.efficiency.overhead_activity;
+      r.activity_from = with_power->gpu->name;
+    }
+  }
+  for (const std::string& hw : hardware) {
+    if (!hw.ends_with(kCappedSuffix)) continue;
+    const std::string base = hw.substr(0, hw.size() - kCappedSuffix.size());
+    auto gpu = lookup(base);
+    auto it = std::find_if(out.fits.begin(), out.fits.end(),
+                           [&](const GpuProfileFit& r) { return r.profile_hardware == base; });
+    if (!gpu || it == out.fits.end()) continue;
+    const InferenceModel m(model, GpuPowerModel(**gpu), it->fit.efficiency);
+    out.capped.push_back(
+        {.profile_hardware = hw, .gpu = *gpu, .cap = FitPowerCap(m, PointsOf(out.kept, hw))});
+  }
+  return out;
 }
 
 }  // namespace headroom::model

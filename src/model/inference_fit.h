@@ -4,7 +4,9 @@
 #ifndef HEADROOM_MODEL_INFERENCE_FIT_H_
 #define HEADROOM_MODEL_INFERENCE_FIT_H_
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -75,6 +77,44 @@ struct ImpliedCap {
   Mape mape;
 };
 ImpliedCap FitPowerCap(const InferenceModel& model, const std::vector<ProfilePoint>& points);
+
+// A whole profile fitted: every GPU type it measured, and the ones measured under a power cap.
+// Profile hardware names ending in this were measured under an unknown power cap: fitted as their
+// uncapped sibling plus an implied power limit, not as a GPU type of their own.
+inline constexpr std::string_view kCappedSuffix = "-pcap";
+
+struct GpuProfileFit {
+  const GpuSpec* gpu = nullptr;  // from the lookup
+  std::string profile_hardware = {};
+  FitResult fit = {};
+  std::string activity_from = {};  // the GPU whose measured power gave overhead_activity, if not
+                                   // this one
+};
+
+struct CappedProfileFit {
+  std::string profile_hardware = {};
+  const GpuSpec* gpu = nullptr;  // the uncapped sibling
+  ImpliedCap cap = {};
+};
+
+struct ProfileFit {
+  std::vector<std::string> excluded = {};  // why each anomaly was dropped
+  std::vector<ProfilePoint> kept = {};
+  std::vector<GpuProfileFit> fits = {};  // in the profile's order of hardware
+  std::vector<CappedProfileFit> capped = {};
+};
+
+// A GPU type by the name a profile gives its hardware (catalog names and aliases).
+using GpuLookup = std::function<core::Result<const GpuSpec*>(const std::string& name)>;
+
+// Screens the anomalies, fits each uncapped hardware's efficiency on its points, gives a fit
+// without power measurements the overhead activity of the first one with them, and reproduces
+// each capped hardware as its uncapped sibling's fit under an implied power limit (a capped
+// hardware without a fitted sibling is left out). Fails on a hardware the lookup does not know,
+// naming it, and on a hardware with too few points.
+[[nodiscard]] core::Result<ProfileFit> FitProfile(const ModelSpec& model,
+                                                  const std::vector<ProfilePoint>& points,
+                                                  const GpuLookup& lookup);
 
 }  // namespace headroom::model
 
