@@ -4,12 +4,13 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
 #include "cli/commands.h"
+#include "model/batch_prediction.h"
 #include "model/inference_model.h"
+#include "report/prediction_report.h"
 
 namespace headroom::cli {
 namespace {
@@ -27,13 +28,29 @@ struct PredictOptions {
   bool json = false;
 };
 
-using json = nlohmann::ordered_json;
-
-json EstimateJson(const model::PhaseEstimate& e) {
-  return {{"time_ms", e.time_s * 1e3},
-          {"sm_clock_mhz", e.clock.value()},
-          {"power_w", e.power.value()},
-          {"energy_j", e.energy.value()}};
+// The flags' checks that need the model and the GPU.
+core::Status CheckQuery(const PredictOptions& o, const model::ModelSpec& spec,
+                        const model::GpuSpec& g) {
+  if (spec.heads % o.tp != 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--tp {}: must divide {}'s {} attention heads", o.tp, spec.name, spec.heads)));
+  }
+  if (o.sm_clock > 0 && o.power_limit > 0) {
+    return core::Fail(core::Error::InvalidArgument("give --sm-clock or --power-limit, not both"));
+  }
+  if (o.sm_clock > 0 &&
+      (o.sm_clock < g.sm_clock_min.value() || o.sm_clock > g.sm_clock_max.value())) {
+    return core::Fail(core::Error::OutOfRange(
+        fmt::format("--sm-clock {} MHz is outside {}'s range {}-{} MHz", o.sm_clock, g.name,
+                    g.sm_clock_min.value(), g.sm_clock_max.value())));
+  }
+  if (o.power_limit > 0 &&
+      (o.power_limit < g.power_limit_min.value() || o.power_limit > g.power_limit_max.value())) {
+    return core::Fail(core::Error::OutOfRange(
+        fmt::format("--power-limit {} W is outside {}'s settable range {}-{} W", o.power_limit,
+                    g.name, g.power_limit_min.value(), g.power_limit_max.value())));
+  }
+  return core::Ok();
 }
 
 int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
@@ -45,110 +62,28 @@ int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
   if (!models) return ReportError(models.error());
   auto spec = models->Model(o.model);
   if (!spec) return ReportError(spec.error().WithContext("--model"));
-  if ((*spec)->heads % o.tp != 0) {
-    return ReportError(core::Error::InvalidArgument(fmt::format(
-        "--tp {}: must divide {}'s {} attention heads", o.tp, (*spec)->name, (*spec)->heads)));
-  }
-  if (o.sm_clock > 0 && o.power_limit > 0) {
-    return ReportError(core::Error::InvalidArgument("give --sm-clock or --power-limit, not both"));
-  }
-  const model::GpuSpec& g = **gpu;
-  if (o.sm_clock > 0 &&
-      (o.sm_clock < g.sm_clock_min.value() || o.sm_clock > g.sm_clock_max.value())) {
-    return ReportError(core::Error::OutOfRange(
-        fmt::format("--sm-clock {} MHz is outside {}'s range {}-{} MHz", o.sm_clock, g.name,
-                    g.sm_clock_min.value(), g.sm_clock_max.value())));
-  }
-  if (o.power_limit > 0 &&
-      (o.power_limit < g.power_limit_min.value() || o.power_limit > g.power_limit_max.value())) {
-    return ReportError(core::Error::OutOfRange(
-        fmt::format("--power-limit {} W is outside {}'s settable range {}-{} W", o.power_limit,
-                    g.name, g.power_limit_min.value(), g.power_limit_max.value())));
-  }
+  if (auto st = CheckQuery(o, **spec, **gpu); !st) return ReportError(st.error());
   auto fits = catalog::InferenceFits::Embedded();
   if (!fits) return ReportError(fits.error());
-  auto fit = fits->For(g.name);
+  auto fit = fits->For((*gpu)->name);
   if (!fit) return ReportError(fit.error());
 
-  const model::InferenceModel m(**spec, model::GpuPowerModel(g), fit->efficiency);
-  const int context = o.context >= 0 ? o.context : o.prompt + o.output / 2;
-  const model::InferenceShape shape{
-      .tp = o.tp, .batch = o.batch, .prompt = o.prompt, .context = context};
-  auto run = [&](const model::Phase& phase) {
-    if (o.power_limit > 0) return m.UnderPowerLimit(phase, o.tp, core::Watts(o.power_limit));
-    const core::Megahertz f =
-        o.sm_clock > 0 ? g.SnapClock(core::Megahertz(o.sm_clock)) : g.sm_clock_max;
-    return m.AtClock(phase, o.tp, f);
-  };
-  const model::PhaseEstimate prefill = run(m.PrefillPhase(shape));
-  const auto decode_phase = m.DecodePhase(shape);
-  std::optional<model::PhaseEstimate> decode;
-  if (decode_phase) decode = run(*decode_phase);
-
-  const double decode_energy = decode ? decode->energy.value() * o.output : 0.0;
-  const double batch_energy = prefill.energy.value() + decode_energy;
-  const double weights_gb = m.WeightBytesPerGpu(o.tp) / 1e9;
-  const double kv_gb = m.KvBytesPerGpu(o.tp, o.prompt + o.output) * o.batch / 1e9;
-  const double memory_gb = static_cast<double>(g.memory_bytes) / 1e9;
-
-  json out;
-  out["model"] = (*spec)->name;
-  out["gpu"] = g.name;
-  out["fit_from"] = fit->fitted_on;
-  out["tp"] = o.tp;
-  out["batch"] = o.batch;
-  out["prompt"] = o.prompt;
-  out["output"] = o.output;
-  out["decode_context"] = context;
-  out["sm_clock_mhz"] =
-      o.sm_clock > 0 ? json(g.SnapClock(core::Megahertz(o.sm_clock)).value()) : json(nullptr);
-  out["power_limit_w"] = o.power_limit > 0 ? json(o.power_limit) : json(nullptr);
-  out["prefill_ms"] = prefill.time_s * 1e3;
-  out["decode_step_ms"] = decode ? json(decode->time_s * 1e3) : json(nullptr);
-  out["prefill_power_w"] = prefill.power.value();
-  out["decode_power_w"] = decode ? json(decode->power.value()) : json(nullptr);
-  out["prefill"] = EstimateJson(prefill);
-  out["decode_step"] = decode ? EstimateJson(*decode) : json(nullptr);
-  out["energy"] = {
-      {"batch_j", batch_energy},
-      {"request_j", batch_energy / o.batch},
-      {"per_output_token_j",
-       decode ? json(batch_energy / (static_cast<double>(o.batch) * o.output)) : json(nullptr)}};
-  const int span = o.prompt + (decode ? o.output : 0);
-  out["exceeds_max_context"] = span > (*spec)->max_context;
-  out["memory_per_gpu_gb"] = {{"weights", weights_gb},
-                              {"kv_cache", kv_gb},
-                              {"capacity", memory_gb},
-                              {"fits", weights_gb + kv_gb <= memory_gb}};
-  if (o.json) {
-    std::cout << out.dump(2) << "\n";
-    return kExitOk;
-  }
-  std::cout << fmt::format(
-      "{} on {} x {} (tp {}), batch {}, prompt {}, output {} (efficiencies fitted on {}):\n",
-      (*spec)->name, o.tp, g.name, o.tp, o.batch, o.prompt, o.output, fit->fitted_on);
-  std::cout << fmt::format("  prefill      {:9.1f} ms at {:.0f} MHz, {:.0f} W per GPU\n",
-                           prefill.time_s * 1e3, prefill.clock.value(), prefill.power.value());
-  if (decode) {
-    std::cout << fmt::format(
-        "  decode step  {:9.2f} ms at {:.0f} MHz, {:.0f} W per GPU (context {})\n",
-        decode->time_s * 1e3, decode->clock.value(), decode->power.value(), context);
-  } else {
-    std::cout << "  decode       none: an encoder-only model answers in one pass\n";
-  }
-  std::cout << fmt::format("  energy       {:.1f} J per request", batch_energy / o.batch);
-  if (decode) {
-    std::cout << fmt::format(", {:.3f} J per output token",
-                             batch_energy / (static_cast<double>(o.batch) * o.output));
-  }
-  std::cout << fmt::format(
-      "\n  memory       {:.1f} GB weights + {:.1f} GB KV cache of {:.1f} GB "
-      "per GPU{}\n",
-      weights_gb, kv_gb, memory_gb, weights_gb + kv_gb <= memory_gb ? "" : " (DOES NOT FIT)");
-  if (span > (*spec)->max_context) {
-    std::cout << fmt::format("  note         {} tokens exceed {}'s trained context of {}\n", span,
-                             (*spec)->name, (*spec)->max_context);
-  }
+  const model::BatchQuery query{
+      .tp = o.tp,
+      .batch = o.batch,
+      .prompt = o.prompt,
+      .output = o.output,
+      .context = o.context >= 0 ? std::optional<int>(o.context) : std::nullopt,
+      .sm_clock = o.sm_clock > 0 ? std::optional(core::Megahertz(o.sm_clock)) : std::nullopt,
+      .power_limit = o.power_limit > 0 ? std::optional(core::Watts(o.power_limit)) : std::nullopt};
+  const model::InferenceModel m(**spec, model::GpuPowerModel(**gpu), fit->efficiency);
+  const model::BatchPrediction prediction = model::PredictBatch(m, query);
+  const report::PredictionContext context{.model = (*spec)->name,
+                                          .gpu = (*gpu)->name,
+                                          .fitted_on = fit->fitted_on,
+                                          .max_context = (*spec)->max_context};
+  std::cout << (o.json ? report::PredictionJson(context, query, prediction).dump(2) + "\n"
+                       : report::PredictionText(context, query, prediction));
   return kExitOk;
 }
 

@@ -1,5 +1,8 @@
 #include "model/dvfs_sweep.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace headroom::model {
 namespace {
 
@@ -44,6 +47,35 @@ std::vector<SweepRow> SweepPowerLimits(const GpuPowerModel& model,
          .decode = Evaluate(model, decode, model.MaxClockUnder(limit, decode, 1.0, f_max))});
   }
   return rows;
+}
+
+namespace {
+
+// `count` evenly spaced values from lo to hi, spaced by a multiple of `grain`, highest first.
+std::vector<double> Spread(double lo, double hi, int count, double grain) {
+  const double step = std::max(grain, std::round((hi - lo) / count / grain) * grain);
+  std::vector<double> values;
+  for (double v = hi; v >= lo - 1e-9; v -= step) values.push_back(v);
+  return values;
+}
+
+}  // namespace
+
+std::vector<core::Megahertz> DefaultSweepClocks(const GpuSpec& spec) {
+  std::vector<core::Megahertz> clocks;
+  for (double v : Spread(spec.sm_clock_max.value() * 0.6, spec.sm_clock_max.value(), 8,
+                         spec.sm_clock_step.value() * 5)) {
+    clocks.push_back(spec.SnapClock(core::Megahertz(v)));
+  }
+  return clocks;
+}
+
+std::vector<core::Watts> DefaultSweepLimits(const GpuSpec& spec) {
+  std::vector<core::Watts> limits;
+  for (double v : Spread(spec.power_limit_min.value(), spec.power_limit_max.value(), 6, 25)) {
+    limits.emplace_back(v);
+  }
+  return limits;
 }
 
 }  // namespace headroom::model

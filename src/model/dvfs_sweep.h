@@ -34,6 +34,12 @@ std::vector<SweepRow> SweepClocks(const GpuPowerModel& model,
 std::vector<SweepRow> SweepPowerLimits(const GpuPowerModel& model,
                                        const std::vector<core::Watts>& limits);
 
+// What `model dvfs` sweeps when not told: 60% to 100% of the maximum clock in about 8 steps
+// (multiples of 5 clock steps), and the settable power-limit range in about 6 (multiples of
+// 25 W), highest first.
+std::vector<core::Megahertz> DefaultSweepClocks(const GpuSpec& spec);
+std::vector<core::Watts> DefaultSweepLimits(const GpuSpec& spec);
+
 }  // namespace headroom::model
 
 #endif  // HEADROOM_MODEL_DVFS_SWEEP_H_

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpu/sim/sim_gpu.h"
+#include "model/gpu_power_model.h"
 
 namespace headroom::gpu::sim {
 
@@ -24,6 +25,19 @@ BurstResponse ProbeBurst(const model::GpuSpec& spec, const LoadScript& script,
     if (limit && p > *limit) out.above_limit += SimGpu::kStep;
   }
   if (steps > 0) out.mean = core::Watts(sum_w / static_cast<double>(steps));
+  return out;
+}
+
+CapVersusLock CompareCapAndLock(const model::GpuSpec& spec) {
+  constexpr double kCapShareOfTdp = 0.75;
+  constexpr core::Duration kBurst = std::chrono::milliseconds(200);
+  CapVersusLock out{.burst = kBurst, .cap = spec.tdp * kCapShareOfTdp};
+  const model::GpuPowerModel model(spec);
+  out.lock = model.MaxClockUnder(out.cap, model::PrefillLikePhase(), 1.0, spec.sm_clock_max);
+  const auto burst = *LoadScript::Parse("prefill:200ms,idle:800ms");
+  out.capped = ProbeBurst(spec, burst, out.cap, std::nullopt, kBurst);
+  out.locked =
+      ProbeBurst(spec, burst, std::nullopt, ClockLock{spec.sm_clock_min, out.lock}, kBurst);
   return out;
 }
 

@@ -24,6 +24,18 @@ BurstResponse ProbeBurst(const model::GpuSpec& spec, const LoadScript& script,
                          std::optional<core::Watts> limit, std::optional<ClockLock> lock,
                          core::Duration duration);
 
+// The comparison `model dvfs` draws: a prefill burst from idle under a power cap at POLCA's T1
+// level (75% of TDP, brief §3) against the same burst with the clock locked at the highest clock
+// that holds steady prefill under that cap.
+struct CapVersusLock {
+  core::Duration burst{0};
+  core::Watts cap{0};
+  core::Megahertz lock{0};
+  BurstResponse capped = {};
+  BurstResponse locked = {};
+};
+CapVersusLock CompareCapAndLock(const model::GpuSpec& spec);
+
 }  // namespace headroom::gpu::sim
 
 #endif  // HEADROOM_GPU_SIM_BURST_PROBE_H_

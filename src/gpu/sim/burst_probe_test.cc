@@ -22,5 +22,19 @@ TEST(BurstProbeTest, CapLetsTheBurstThroughForAWhileALockDoesNot) {
   EXPECT_EQ(locked.above_limit.count(), 0);
 }
 
+TEST(BurstProbeTest, TheComparisonLocksAtTheClockThatHoldsPrefillUnderTheCap) {
+  static const auto catalog = catalog::HardwareCatalog::Embedded();
+  for (const char* name : {"a100-80gb-sxm", "h100-80gb-sxm"}) {
+    const model::GpuSpec& spec = **catalog->Gpu(name);
+    const CapVersusLock c = CompareCapAndLock(spec);
+    EXPECT_DOUBLE_EQ(c.cap.value(), spec.tdp.value() * 0.75) << name;
+    EXPECT_LT(c.lock, spec.sm_clock_max) << name;
+    EXPECT_GE(c.lock, spec.sm_clock_min) << name;
+    EXPECT_GT(c.capped.peak, c.cap) << name;  // capping is reactive
+    EXPECT_GT(c.capped.above_limit.count(), 0) << name;
+    EXPECT_LE(c.locked.peak.value(), c.cap.value() + 1) << name;  // locking is proactive
+  }
+}
+
 }  // namespace
 }  // namespace headroom::gpu::sim
