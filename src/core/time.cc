@@ -9,6 +9,10 @@ TimePoint SystemClock::Now() const {
   return std::chrono::time_point_cast<Duration>(std::chrono::steady_clock::now());
 }
 
+std::chrono::system_clock::time_point SystemClock::WallNow() const {
+  return std::chrono::system_clock::now();
+}
+
 void SystemClock::SleepUntil(TimePoint deadline, const std::atomic<bool>* stop) {
   // Sleep in slices so that a stop request (Ctrl-C) is honoured within ~50 ms even during a
   // 60 s sampling interval.
@@ -29,6 +33,12 @@ TimePoint FakeClock::Now() const {
 void FakeClock::SleepUntil(TimePoint deadline, const std::atomic<bool>* /*stop*/) {
   MutexLock lock(&mu_);
   now_ = std::max(now_, deadline);
+}
+
+std::chrono::system_clock::time_point FakeClock::WallNow() const {
+  MutexLock lock(&mu_);
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(now_.time_since_epoch()));
 }
 
 void FakeClock::Advance(Duration d) {

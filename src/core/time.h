@@ -28,20 +28,25 @@ class Clock {
   // Returns at `deadline` or soon after `*stop` becomes true, whichever comes first.
   // A fake clock jumps to the deadline instead of waiting.
   virtual void SleepUntil(TimePoint deadline, const std::atomic<bool>* stop) = 0;
+  // Calendar time, for what people read beside other logs (timestamps); never for intervals.
+  virtual std::chrono::system_clock::time_point WallNow() const = 0;
 };
 
 class SystemClock final : public Clock {
  public:
   TimePoint Now() const override;
   void SleepUntil(TimePoint deadline, const std::atomic<bool>* stop) override;
+  std::chrono::system_clock::time_point WallNow() const override;
 };
 
-// A manually driven clock for deterministic tests and virtual-time simulation.
+// A manually driven clock for deterministic tests and virtual-time simulation. Its calendar time
+// is the Unix epoch plus its monotonic time.
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(TimePoint start = TimePoint{}) : now_(start) {}
   TimePoint Now() const override EXCLUDES(mu_);
   void SleepUntil(TimePoint deadline, const std::atomic<bool>* stop) override EXCLUDES(mu_);
+  std::chrono::system_clock::time_point WallNow() const override EXCLUDES(mu_);
   void Advance(Duration d) EXCLUDES(mu_);
 
  private:

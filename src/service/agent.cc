@@ -46,9 +46,8 @@ ordered_json OrNull(const std::optional<T>& v) {
   return v ? ordered_json(v->value()) : ordered_json(nullptr);
 }
 
-std::string UtcNow() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+std::string Utc(std::chrono::system_clock::time_point t) {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(t));
 }
 
 std::vector<GpuRange> Ranges(const std::vector<AgentGpu>& gpus) {
@@ -262,7 +261,7 @@ void Agent::Remember(const CapsRequest& request, const ordered_json& response) {
 }
 
 void Agent::NoteCommand(const std::string& request_id, const std::string& result) {
-  last_command_ = LastCommand{request_id, UtcNow(), result};
+  last_command_ = LastCommand{request_id, Utc(clock_->WallNow()), result};
 }
 
 core::Result<ordered_json> Agent::PutCaps(std::string_view body) {

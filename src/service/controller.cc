@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <random>
 #include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "policy/policy_factory.h"
 #include "policy/row_controller.h"
@@ -145,9 +147,13 @@ void Controller::PollAgents() {
     meter_read_ = std::async(std::launch::async, [meter] { return meter->Read(); });
   }
   // One deadline for all: a slow agent costs the step agent_timeout, not agent_timeout each.
-  const auto deadline = std::chrono::steady_clock::now() + config_.agent_timeout;
+  // The futures run in real time; the wait is measured on the injected clock.
+  const core::TimePoint deadline = clock_->Now() + config_.agent_timeout;
+  auto left = [this, deadline] {
+    return std::max(core::Duration::zero(), deadline - clock_->Now());
+  };
   for (Server& s : servers_) {
-    if (s.get.wait_until(deadline) != std::future_status::ready) {
+    if (s.get.wait_for(left()) != std::future_status::ready) {
       s.reachable = false;
       s.error =
           fmt::format("no answer within {:.0f} ms", core::ToSeconds(config_.agent_timeout) * 1000);
@@ -162,7 +168,7 @@ void Controller::PollAgents() {
       s.error = report.error().message();
     }
   }
-  if (meter_read_.valid() && meter_read_.wait_until(deadline) == std::future_status::ready) {
+  if (meter_read_.valid() && meter_read_.wait_for(left()) == std::future_status::ready) {
     core::Result<core::Watts> w = meter_read_.get();
     if (w) {
       meter_value_ = *w;
@@ -478,6 +484,43 @@ core::Duration Controller::SinceLastStep() const {
 std::uint64_t Controller::steps() const {
   core::MutexLock lock(&mu_);
   return steps_;
+}
+
+core::Result<std::unique_ptr<RowMeter>> MakeRowMeter(const TelemetryConfig& t,
+                                                     const std::string& ca_file,
+                                                     const core::Clock* clock) {
+  switch (t.source) {
+    case TelemetrySource::kAgents:
+      return std::unique_ptr<RowMeter>();
+    case TelemetrySource::kPrometheus:
+      return std::unique_ptr<RowMeter>(
+          std::make_unique<PrometheusMeter>(t.url, t.query, t.timeout, ca_file));
+    case TelemetrySource::kCommand:
+      return std::unique_ptr<RowMeter>(std::make_unique<CommandMeter>(t.command, t.timeout, clock));
+  }
+  return core::Fail(core::Error::Internal("unknown telemetry source"));
+}
+
+std::string NewInstanceId(const core::Clock& clock) {
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(clock.WallNow().time_since_epoch());
+  return fmt::format("{}.{}.{:08x}", seconds.count(), ::getpid(), std::random_device{}());
+}
+
+void RunControlLoop(Controller& controller, core::Clock& clock, core::Duration period,
+                    const std::atomic<bool>& stop) {
+  const core::TimePoint start = clock.Now();
+  for (std::int64_t k = 1; !stop.load(); ++k) {
+    (void)controller.Step();
+    core::TimePoint next = start + k * period;
+    if (next < clock.Now()) {
+      const std::int64_t skipped = (clock.Now() - next) / period;
+      k += skipped + 1;
+      next = start + k * period;
+      spdlog::warn("a step overran its period; skipping {} step(s)", skipped + 1);
+    }
+    clock.SleepUntil(next, &stop);
+  }
 }
 
 }  // namespace headroom::service

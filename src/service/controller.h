@@ -11,6 +11,7 @@
 #ifndef HEADROOM_SERVICE_CONTROLLER_H_
 #define HEADROOM_SERVICE_CONTROLLER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -39,7 +40,7 @@ struct ControllerOptions {
   std::string instance_id = "0";
   // Receives each step's record (the audit log's line); false when it could not be written
   // (disk full): counted in headroom_row_audit_lines_lost_total, and control goes on.
-  std::function<bool(const nlohmann::ordered_json&)> audit;
+  std::function<bool(const nlohmann::ordered_json&)> audit = {};
 };
 
 class Controller {
@@ -128,6 +129,21 @@ class Controller {
   nlohmann::ordered_json status_ GUARDED_BY(mu_);
   std::string metrics_ GUARDED_BY(mu_);
 };
+
+// The meter `telemetry` names; none (a null pointer) for the agents' own reports.
+[[nodiscard]] core::Result<std::unique_ptr<RowMeter>> MakeRowMeter(const TelemetryConfig& telemetry,
+                                                                   const std::string& ca_file,
+                                                                   const core::Clock* clock);
+
+// An instance id for ControllerOptions: calendar seconds and pid alone repeat when the clock is
+// set back (a node without a clock source booting at the same time, pid 1 in a container), so
+// 32 random bits follow.
+std::string NewInstanceId(const core::Clock& clock);
+
+// Steps the controller once per `period` on a fixed grid from now, so that a slow step does not
+// shift every later one (steps that overran are skipped, with a warning), until `stop`.
+void RunControlLoop(Controller& controller, core::Clock& clock, core::Duration period,
+                    const std::atomic<bool>& stop);
 
 }  // namespace headroom::service
 
