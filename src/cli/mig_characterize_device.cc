@@ -17,6 +17,7 @@
 #include "core/subprocess.h"
 #include "core/time.h"
 #include "gpu/mig_apply.h"
+#include "gpu/mig_restorer.h"
 #include "mig/attribution.h"
 #include "mig/layout.h"
 #include "report/table.h"
@@ -100,45 +101,6 @@ struct LayoutRun {
   double window_s = 0;
   double energy_j = 0;
   std::vector<InstanceRow> instances = {};
-};
-
-// Turns MIG mode back off (it was off before --enable-mig turned it on), after the layout
-// restorer has removed the sweep's instances.
-class MigModeRestorer {
- public:
-  explicit MigModeRestorer(gpu::Device& device) : device_(device) {}
-  MigModeRestorer(const MigModeRestorer&) = delete;
-  MigModeRestorer& operator=(const MigModeRestorer&) = delete;
-  ~MigModeRestorer() {
-    if (auto off = device_.SetMigMode(false); !off) {
-      PrintError("turning MIG mode back off failed: " + off.error().message());
-    }
-  }
-
- private:
-  gpu::Device& device_;
-};
-
-// Puts the original layout back whatever happens after it was read.
-class LayoutRestorer {
- public:
-  LayoutRestorer(gpu::Device& device, const mig::GpuMigSpec& spec, mig::Layout original)
-      : device_(device), spec_(spec), original_(std::move(original)) {}
-  ~LayoutRestorer() { (void)Restore(); }
-  core::Status Restore() {
-    if (restored_) return core::Ok();
-    restored_ = true;
-    auto report = gpu::ApplyMigLayout(device_, spec_, original_, {.force = true});
-    if (!report) return core::Fail(report.error());
-    if (!report->ok()) return core::Fail(*report->error);
-    return core::Ok();
-  }
-
- private:
-  gpu::Device& device_;
-  const mig::GpuMigSpec& spec_;
-  mig::Layout original_;
-  bool restored_ = false;
 };
 
 core::Result<double> EnergyNow(gpu::Device& device) {
@@ -227,7 +189,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   if (!spec) return ReportError(spec.error());
   auto mode = device.MigMode();
   if (!mode) return ReportError(mode.error());
-  std::optional<MigModeRestorer> mode_restorer;
+  std::optional<gpu::MigModeRestorer> mode_restorer;
   if (!mode->current) {
     if (!o.enable_mig) {
       return ReportError(core::Error::FailedPrecondition(fmt::format(
@@ -246,7 +208,9 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
           "--enable-mig",
           device.info().index, device.info().index)));
     }
-    mode_restorer.emplace(device);
+    mode_restorer.emplace(device, [](const core::Error& e) {
+      PrintError("turning MIG mode back off failed: " + e.message());
+    });
   }
   std::vector<mig::Layout> layouts;
   for (const std::string& text : o.layouts) {
@@ -264,18 +228,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   }
   auto state = gpu::ReadMigState(device, *spec);
   if (!state) return ReportError(state.error());
-  // Not mig::ToLayout: it writes a GPU instance without compute instances as "/0c", which apply
-  // refuses; restoring gives such an instance one compute instance instead.
-  mig::Layout original;
-  for (const mig::GpuInstanceState& gi : *state) {
-    mig::GpuInstance instance{.profile = gi.profile, .start = gi.start};
-    if (gi.compute_instances.size() != 1) {
-      for (const mig::ComputeInstanceState& ci : gi.compute_instances) {
-        instance.compute_instances.push_back(ci.compute_slices);
-      }
-    }
-    original.instances.push_back(std::move(instance));
-  }
+  const mig::Layout original = gpu::RestorableLayout(*state);
   auto processes = device.RunningProcesses();
   if (processes && !processes->empty()) {
     return ReportError(core::Error::FailedPrecondition(
@@ -285,7 +238,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
   }
   InstallStopHandlers();
   // Declared after mode_restorer, so the layout goes back before MIG mode is turned off.
-  LayoutRestorer restorer(device, *spec, original);
+  gpu::LayoutRestorer restorer(device, *spec, original);
 
   // Idle power: the energy counter over a quiet window, on the layout found.
   auto idle_e0 = EnergyNow(device);
