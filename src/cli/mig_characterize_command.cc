@@ -57,40 +57,21 @@ core::Result<std::vector<mig::MeasuredWorkload>> SelectWorkloads(
   return out;
 }
 
-// MIG off first, then one layout per multiset of the profiles' maximal layouts (fewest
-// instances first), or the layouts given.
+// MIG off first, then the layouts given, or one per multiset of the profiles' maximal layouts.
 core::Result<std::vector<std::optional<mig::Layout>>> SelectLayouts(
     const mig::GpuMigSpec& spec, const MigCharacterizeOptions& o) {
-  std::vector<std::optional<mig::Layout>> out = {std::nullopt};
+  std::vector<mig::Layout> layouts;
   if (!o.layouts.empty()) {
-    for (const std::string& text : o.layouts) {
-      auto layout = mig::ParseLayout(text);
-      if (!layout) return core::Fail(layout.error().WithContext("--layout"));
-      if (auto valid = mig::ValidateLayout(spec, *layout); !valid) {
-        return core::Fail(valid.error().WithContext("--layout"));
-      }
-      out.push_back(*layout);
-    }
-    return out;
+    auto given = mig::ParseValidLayouts(spec, o.layouts);
+    if (!given) return core::Fail(given.error().WithContext("--layout"));
+    layouts = std::move(*given);
+  } else {
+    auto profiles = mig::ProfilesNamed(spec, o.profiles);
+    if (!profiles) return core::Fail(profiles.error().WithContext("--profiles"));
+    layouts = mig::OnePerMultiset(mig::EnumerateMaximalLayouts(spec, *profiles));
   }
-  std::vector<const mig::GiProfile*> profiles;
-  for (std::string_view name : core::Split(o.profiles, ',')) {
-    const mig::GiProfile* p = spec.FindProfileOrClass(core::Trim(name));
-    if (p == nullptr) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("--profiles: '{}' is not a profile of {}", core::Trim(name), spec.name)));
-    }
-    profiles.push_back(p);
-  }
-  std::map<std::pair<size_t, std::string>, mig::Layout> distinct;
-  for (const mig::Layout& layout : mig::EnumerateMaximalLayouts(spec, profiles)) {
-    std::vector<std::string> names;
-    for (const mig::GpuInstance& gi : layout.instances) names.push_back(gi.profile);
-    std::sort(names.begin(), names.end());
-    distinct.emplace(std::make_pair(names.size(), fmt::format("{}", fmt::join(names, "+"))),
-                     layout);
-  }
-  for (const auto& [key, layout] : distinct) out.push_back(layout);
+  std::vector<std::optional<mig::Layout>> out = {std::nullopt};
+  out.insert(out.end(), layouts.begin(), layouts.end());
   return out;
 }
 
@@ -116,9 +97,7 @@ std::vector<report::Plot> Plots(const mig::SliceModel& model,
         mig::CharacterizeLayout(model, std::nullopt, workloads[w], fits[w], batch);
     if (off.gpu_samples_per_s <= 0) continue;
     report::Series t{.label = workloads[w].name}, e{.label = workloads[w].name};
-    for (auto [profile, count] : {std::pair{"7g", 1}, {"3g", 2}, {"2g", 3}, {"1g", 7}}) {
-      const auto layout = mig::UniformLayout(spec, profile, count);
-      if (!layout) continue;
+    for (const auto& [count, layout] : mig::EqualInstanceLayouts(spec)) {
       const mig::LayoutResult r =
           mig::CharacterizeLayout(model, layout, workloads[w], fits[w], batch);
       // Only where every instance fits: a half-empty layout says nothing about scaling.

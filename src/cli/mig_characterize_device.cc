@@ -19,6 +19,7 @@
 #include "gpu/mig_apply.h"
 #include "gpu/mig_restorer.h"
 #include "mig/attribution.h"
+#include "mig/enumerate.h"
 #include "mig/layout.h"
 #include "report/table.h"
 
@@ -212,19 +213,10 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
       PrintError("turning MIG mode back off failed: " + e.message());
     });
   }
-  std::vector<mig::Layout> layouts;
-  for (const std::string& text : o.layouts) {
-    auto layout = mig::ParseLayout(text);
-    if (!layout) return ReportError(layout.error().WithContext("--layout"));
-    if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
-      return ReportError(valid.error().WithContext("--layout"));
-    }
-    layouts.push_back(*layout);
-  }
-  if (layouts.empty()) {
-    for (auto [profile, count] : {std::pair{"7g", 1}, {"3g", 2}, {"2g", 3}, {"1g", 7}}) {
-      if (auto layout = mig::UniformLayout(*spec, profile, count)) layouts.push_back(*layout);
-    }
+  auto layouts = mig::ParseValidLayouts(*spec, o.layouts);
+  if (!layouts) return ReportError(layouts.error().WithContext("--layout"));
+  if (layouts->empty()) {
+    for (auto& [count, layout] : mig::EqualInstanceLayouts(*spec)) layouts->push_back(layout);
   }
   auto state = gpu::ReadMigState(device, *spec);
   if (!state) return ReportError(state.error());
@@ -254,7 +246,7 @@ int RunMigCharacterizeOnDevice(const GlobalOptions& global, const MigDeviceSweep
       (*idle_e1 - *idle_e0) / std::chrono::duration<double>(Steady::now() - idle_start).count();
 
   std::vector<LayoutRun> runs;
-  for (const mig::Layout& layout : layouts) {
+  for (const mig::Layout& layout : *layouts) {
     if (StopRequested().load()) break;
     PrintNote(fmt::format("mig characterize: {} ...", mig::FormatLayout(layout)));
     auto run = RunLayout(device, *spec, layout, o, idle_w);
