@@ -51,7 +51,9 @@ class MigDeviceSweepTest : public ::testing::Test {
 TEST_F(MigDeviceSweepTest, RunsOneCopyPerInstanceAttributesTheEnergyAndRestores) {
   Start("2g.20gb@4,1g.10gb@6");
   std::vector<std::string> announced;
+  // Copies that outlast one poll, so that the (fake) window is never empty.
   auto sweep = Sweep({.layouts = {"3g.40gb@0,3g.40gb@4", "7g.80gb@0"},
+                      .command = {"sleep", "0.05"},
                       .on_layout = [&](const std::string& l) { announced.push_back(l); }});
   ASSERT_TRUE(sweep) << sweep.error().message();
   EXPECT_EQ(sweep->original_layout, "2g.20gb@4,1g.10gb@6");
