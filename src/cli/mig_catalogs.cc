@@ -14,6 +14,16 @@ core::Result<mig::SliceModel> MigCatalogs::Model(const std::string& gpu,
   return model;
 }
 
+core::Result<std::vector<mig::WorkloadFit>> MigCatalogs::Fits(
+    const std::vector<mig::MeasuredWorkload>& ws) const {
+  std::vector<mig::WorkloadFit> fits;
+  for (const mig::MeasuredWorkload& w : ws) {
+    HEADROOM_ASSIGN_OR_RETURN(mig::WorkloadFit fit, Fit(w));
+    fits.push_back(std::move(fit));
+  }
+  return fits;
+}
+
 core::Result<MigCatalogs> LoadMigCatalogs(const GlobalOptions& global) {
   HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
   HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalog mig, catalog::MigCatalog::Embedded());

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/hardware_catalog.h"
 #include "catalog/mig_catalog.h"
@@ -26,6 +27,9 @@ struct MigCatalogs {
   [[nodiscard]] core::Result<mig::WorkloadFit> Fit(const mig::MeasuredWorkload& w) const {
     return mig::FitWorkload(w, reference, workloads.reference_idle_w());
   }
+  // Fit(w) of each workload, in order; the first error.
+  [[nodiscard]] core::Result<std::vector<mig::WorkloadFit>> Fits(
+      const std::vector<mig::MeasuredWorkload>& ws) const;
   // `gpu` at `power_limit_w` (its default when nullopt); errors name --gpu or --power-limit.
   [[nodiscard]] core::Result<mig::SliceModel> Model(const std::string& gpu,
                                                     std::optional<double> power_limit_w) const;

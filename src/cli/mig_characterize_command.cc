@@ -2,7 +2,6 @@
 // instance runs its own copy of the workload), written as a CSV with per-instance and whole-GPU
 // throughput, power and energy per sample, plots, and a summary table (docs/mig.md).
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,14 +22,13 @@
 #include "mig/enumerate.h"
 #include "report/mig_characterize_html.h"
 #include "report/mig_characterize_report.h"
+#include "report/mig_characterize_summary.h"
 #include "report/plot.h"
 #include "report/result_dir.h"
 #include "report/table.h"
 
 namespace headroom::cli {
 namespace {
-
-using nlohmann::ordered_json;
 
 struct MigCharacterizeOptions {
   std::string gpu = "h200";
@@ -57,95 +55,82 @@ core::Result<std::vector<mig::MeasuredWorkload>> SelectWorkloads(
   return out;
 }
 
-// MIG off first, then one layout per multiset of the profiles' maximal layouts (fewest
-// instances first), or the layouts given.
+int RunOnDevice(const GlobalOptions& global, const MigCharacterizeOptions& o) {
+  if (o.report) {
+    return ReportError(core::Error::InvalidArgument(
+        "--report: only for the sweep on the model (no command after --) for now"));
+  }
+  MigDeviceSweepOptions device = o.device;
+  device.layouts = o.layouts;
+  device.out = o.out;
+  device.json = o.json;
+  return RunMigCharacterizeOnDevice(global, device);
+}
+
+// MIG off first, then the layouts given, or one per multiset of the profiles' maximal layouts.
 core::Result<std::vector<std::optional<mig::Layout>>> SelectLayouts(
     const mig::GpuMigSpec& spec, const MigCharacterizeOptions& o) {
-  std::vector<std::optional<mig::Layout>> out = {std::nullopt};
+  std::vector<mig::Layout> layouts;
   if (!o.layouts.empty()) {
-    for (const std::string& text : o.layouts) {
-      auto layout = mig::ParseLayout(text);
-      if (!layout) return core::Fail(layout.error().WithContext("--layout"));
-      if (auto valid = mig::ValidateLayout(spec, *layout); !valid) {
-        return core::Fail(valid.error().WithContext("--layout"));
-      }
-      out.push_back(*layout);
-    }
-    return out;
+    auto given = mig::ParseValidLayouts(spec, o.layouts);
+    if (!given) return core::Fail(given.error().WithContext("--layout"));
+    layouts = std::move(*given);
+  } else {
+    auto profiles = mig::ProfilesNamed(spec, o.profiles);
+    if (!profiles) return core::Fail(profiles.error().WithContext("--profiles"));
+    layouts = mig::OnePerMultiset(mig::EnumerateMaximalLayouts(spec, *profiles));
   }
-  std::vector<const mig::GiProfile*> profiles;
-  for (std::string_view name : core::Split(o.profiles, ',')) {
-    const mig::GiProfile* p = spec.FindProfileOrClass(core::Trim(name));
-    if (p == nullptr) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("--profiles: '{}' is not a profile of {}", core::Trim(name), spec.name)));
-    }
-    profiles.push_back(p);
-  }
-  std::map<std::pair<size_t, std::string>, mig::Layout> distinct;
-  for (const mig::Layout& layout : mig::EnumerateMaximalLayouts(spec, profiles)) {
-    std::vector<std::string> names;
-    for (const mig::GpuInstance& gi : layout.instances) names.push_back(gi.profile);
-    std::sort(names.begin(), names.end());
-    distinct.emplace(std::make_pair(names.size(), fmt::format("{}", fmt::join(names, "+"))),
-                     layout);
-  }
-  for (const auto& [key, layout] : distinct) out.push_back(layout);
+  std::vector<std::optional<mig::Layout>> out = {std::nullopt};
+  out.insert(out.end(), layouts.begin(), layouts.end());
   return out;
 }
 
-// Throughput and energy per sample with 1, 2, 3 and 7 equal instances (7g, 3g, 2g, 1g) relative
-// to MIG off, one line per workload.
-std::vector<report::Plot> Plots(const mig::SliceModel& model,
-                                const std::vector<mig::MeasuredWorkload>& workloads,
-                                const std::vector<mig::WorkloadFit>& fits) {
-  const mig::GpuMigSpec& spec = model.mig();
-  report::Plot throughput{
-      .name = "mig-throughput",
-      .title = fmt::format("Whole-GPU throughput with N equal MIG instances, {}", spec.name),
-      .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
-      .y_label = "samples/s relative to MIG off"};
-  report::Plot energy{
-      .name = "mig-energy",
-      .title = fmt::format("Energy per sample with N equal MIG instances, {}", spec.name),
-      .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
-      .y_label = "J/sample relative to MIG off"};
-  for (size_t w = 0; w < workloads.size(); ++w) {
-    const int batch = workloads[w].default_batch;
-    const mig::LayoutResult off =
-        mig::CharacterizeLayout(model, std::nullopt, workloads[w], fits[w], batch);
-    if (off.gpu_samples_per_s <= 0) continue;
-    report::Series t{.label = workloads[w].name}, e{.label = workloads[w].name};
-    for (auto [profile, count] : {std::pair{"7g", 1}, {"3g", 2}, {"2g", 3}, {"1g", 7}}) {
-      const auto layout = mig::UniformLayout(spec, profile, count);
-      if (!layout) continue;
-      const mig::LayoutResult r =
-          mig::CharacterizeLayout(model, layout, workloads[w], fits[w], batch);
-      // Only where every instance fits: a half-empty layout says nothing about scaling.
-      bool all_fit = true;
-      for (const mig::InstanceResult& in : r.per_instance) all_fit = all_fit && in.fits;
-      if (!all_fit) continue;
-      t.points.emplace_back(count, r.gpu_samples_per_s / off.gpu_samples_per_s);
-      e.points.emplace_back(count, r.gpu_j_per_sample / off.gpu_j_per_sample);
-    }
-    throughput.series.push_back(t);
-    energy.series.push_back(e);
+// The sweep on the slice model, as report/mig_characterize_report.h keeps it.
+report::MigCharacterizeReport SweepModel(const mig::SliceModel& model,
+                                         const std::vector<mig::MeasuredWorkload>& workloads,
+                                         const std::vector<std::optional<mig::Layout>>& layouts,
+                                         const std::vector<mig::WorkloadFit>& fits) {
+  report::MigCharacterizeReport data{.inputs = {.power_limit_w = model.power_limit().value(),
+                                                .version = HEADROOM_VERSION,
+                                                .geometry = report::GeometryOf(model.mig())}};
+  ProgressBar progress("mig characterize", ProgressWanted());
+  data.results = mig::CharacterizeSweep(
+      model, workloads, fits, layouts,
+      [&](double fraction, const std::string& workload) { progress.Update(fraction, workload); });
+  progress.Finish();
+  for (const mig::MeasuredWorkload& w : workloads) data.inputs.workloads.push_back(w.name);
+  for (const auto& layout : layouts) {
+    data.inputs.layouts.push_back(layout ? mig::FormatLayout(*layout) : "MIG off");
   }
-  return {throughput, energy};
+  return data;
+}
+
+// DIR/report.html from what the sweep wrote; its path.
+core::Result<std::string> WriteReport(const std::string& out) {
+  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written,
+                            report::WriteResultReport(report::ResultKind::kMigCharacterize, out));
+  for (const std::string& warning : written.warnings) {
+    std::cerr << "headroom: " << warning << "\n";
+  }
+  return written.path;
+}
+
+// The equal-instance plots beside results.csv; false (after a warning) when gnuplot failed.
+bool WriteScalingPlots(const std::string& out, const mig::SliceModel& model,
+                       const std::vector<mig::MeasuredWorkload>& workloads,
+                       const std::vector<mig::WorkloadFit>& fits) {
+  const auto scaling = mig::ScaleWithEqualInstances(model, workloads, fits);
+  for (const report::Plot& plot : report::MigScalingPlots(model.mig().name, scaling)) {
+    if (auto st = report::RenderPlot(out, plot); !st) {
+      PrintWarning(st.error().message());
+      return false;
+    }
+  }
+  return true;
 }
 
 int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions& o) {
-  if (!o.device.command.empty()) {
-    if (o.report) {
-      return ReportError(core::Error::InvalidArgument(
-          "--report: only for the sweep on the model (no command after --) for now"));
-    }
-    MigDeviceSweepOptions device = o.device;
-    device.layouts = o.layouts;
-    device.out = o.out;
-    device.json = o.json;
-    return RunMigCharacterizeOnDevice(global, device);
-  }
+  if (!o.device.command.empty()) return RunOnDevice(global, o);
   if (o.device.backend.backend != "sim" || !o.device.backend.gpus.empty()) {
     return ReportError(core::Error::InvalidArgument(
         "--backend/--gpus: give the command to run on each instance after --"));
@@ -158,114 +143,24 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   if (!workloads) return ReportError(workloads.error());
   auto layouts = SelectLayouts(model->mig(), o);
   if (!layouts) return ReportError(layouts.error());
-
-  std::vector<mig::LayoutResult> results;
-  std::vector<mig::WorkloadFit> fits;
-  ProgressBar progress("mig characterize", ProgressWanted());
-  const size_t total = workloads->size() * layouts->size();
-  for (const mig::MeasuredWorkload& w : *workloads) {
-    auto fit = catalogs->Fit(w);
-    if (!fit) return ReportError(fit.error());
-    fits.push_back(*fit);
-    for (const auto& layout : *layouts) {
-      results.push_back(mig::CharacterizeLayout(*model, layout, w, *fit, w.default_batch));
-      progress.Update(static_cast<double>(results.size()) / total, w.name);
-    }
-  }
-  progress.Finish();
-
-  report::MigCharacterizeReport data{.inputs = {.power_limit_w = model->power_limit().value(),
-                                                .version = HEADROOM_VERSION,
-                                                .geometry = report::GeometryOf(model->mig())},
-                                     .results = std::move(results)};
-  for (const mig::MeasuredWorkload& w : *workloads) data.inputs.workloads.push_back(w.name);
-  for (const auto& layout : *layouts) {
-    data.inputs.layouts.push_back(layout ? mig::FormatLayout(*layout) : "MIG off");
-  }
+  auto fits = catalogs->Fits(*workloads);
+  if (!fits) return ReportError(fits.error());
+  const report::MigCharacterizeReport data = SweepModel(*model, *workloads, *layouts, *fits);
   if (auto st = report::WriteMigCharacterizeDir(o.out, data); !st) return ReportError(st.error());
   std::string report_path;
   if (o.report) {
-    auto written = report::WriteResultReport(report::ResultKind::kMigCharacterize, o.out);
+    auto written = WriteReport(o.out);
     if (!written) return ReportError(written.error());
-    for (const std::string& warning : written->warnings) {
-      std::cerr << "headroom: " << warning << "\n";
-    }
-    report_path = written->path;
+    report_path = *written;
   }
-  bool plotted = true;
-  for (const report::Plot& plot : Plots(*model, *workloads, fits)) {
-    if (auto st = report::RenderPlot(o.out, plot); !st) {
-      PrintWarning(st.error().message());
-      plotted = false;
-      break;
-    }
-  }
-
-  // Per workload: MIG off against the best layout by throughput and by energy per sample.
-  struct Best {
-    const mig::LayoutResult* off = nullptr;
-    const mig::LayoutResult* fastest = nullptr;
-    const mig::LayoutResult* leanest = nullptr;
-  };
-  std::map<std::string, Best> best;
-  std::vector<std::string> order;
-  for (const mig::LayoutResult& r : data.results) {
-    Best& b = best[r.workload];
-    if (b.off == nullptr) order.push_back(r.workload);
-    if (r.layout == "MIG off") b.off = &r;
-    if (r.gpu_samples_per_s <= 0) continue;
-    if (b.fastest == nullptr || r.gpu_samples_per_s > b.fastest->gpu_samples_per_s) b.fastest = &r;
-    if (b.leanest == nullptr || r.gpu_j_per_sample < b.leanest->gpu_j_per_sample) b.leanest = &r;
-  }
+  const bool plotted = WriteScalingPlots(o.out, *model, *workloads, *fits);
   if (o.json) {
-    ordered_json list = ordered_json::array();
-    for (const std::string& name : order) {
-      const Best& b = best[name];
-      auto entry = [](const mig::LayoutResult* r) {
-        return r == nullptr ? ordered_json(nullptr)
-                            : ordered_json{{"layout", r->layout},
-                                           {"gpu_samples_per_s", r->gpu_samples_per_s},
-                                           {"gpu_power_w", r->gpu_power_w},
-                                           {"gpu_j_per_sample", r->gpu_j_per_sample}};
-      };
-      list.push_back({{"workload", name},
-                      {"mig_off", entry(b.off)},
-                      {"fastest", entry(b.fastest)},
-                      {"least_energy", entry(b.leanest)}});
-    }
-    std::cout << ordered_json{{"gpu", model->mig().name},
-                              {"power_limit_w", model->power_limit().value()},
-                              {"layouts", layouts->size()},
-                              {"results_csv", o.out + "/results.csv"},
-                              {"workloads", list}}
-                     .dump(2)
-              << "\n";
+    std::cout << report::MigCharacterizeSummaryJson(data, o.out).dump(2) << "\n";
     if (!report_path.empty()) std::cerr << "report: " << report_path << "\n";
     return kExitOk;
   }
-  using Align = report::TextTable::Align;
-  report::TextTable table({{"WORKLOAD", Align::kLeft},
-                           {"MIG_OFF_SAMPLES/S"},
-                           {"MIG_OFF_J/SAMPLE"},
-                           {"FASTEST_LAYOUT", Align::kLeft},
-                           {"THROUGHPUT"},
-                           {"LEAST_ENERGY_LAYOUT", Align::kLeft},
-                           {"ENERGY/SAMPLE"}});
-  for (const std::string& name : order) {
-    const Best& b = best[name];
-    if (b.off == nullptr || b.fastest == nullptr || b.off->gpu_samples_per_s <= 0) continue;
-    table.AddRow({name, fmt::format("{:.1f}", b.off->gpu_samples_per_s),
-                  fmt::format("{:.4f}", b.off->gpu_j_per_sample), b.fastest->layout,
-                  report::FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
-                  b.leanest->layout,
-                  report::FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
-  }
-  std::cout << fmt::format(
-      "MIG characterization on {} (simulated, power limit {:.0f} W): {} layouts x {} workloads, "
-      "every instance running its own copy\n",
-      model->mig().name, model->power_limit().value(), layouts->size(), workloads->size());
-  std::cout << table.Render(StdoutStyle());
-  PrintNoteOut(fmt::format("Wrote {}/results.csv{}\n", o.out,
+  std::cout << report::MigCharacterizeSummaryText(data, StdoutStyle());
+  PrintNoteOut(fmt::format("Wrote {}/{}{}\n", o.out, report::kMigResultsFile,
                            plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : ""));
   if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
   return kExitOk;

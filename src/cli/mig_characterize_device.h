@@ -1,8 +1,6 @@
-// `headroom mig characterize -- COMMAND` on a real (or simulated) GPU: applies each layout, runs
-// the user's command once per MIG instance concurrently (CUDA_VISIBLE_DEVICES set to the
-// instance's MIG device UUID), measures whole-GPU energy, attributes it to the instances
-// (mig/attribution), and restores the original layout at the end, on errors and on Ctrl-C.
-// Not thread-safe (CLI).
+// `headroom mig characterize -- COMMAND` on a real (or simulated) GPU: opens the one GPU, runs
+// the sweep (sim/mig_device_sweep.h) and prints or writes what it measured
+// (report/mig_device_sweep_report.h). Not thread-safe (CLI).
 #ifndef HEADROOM_CLI_MIG_CHARACTERIZE_DEVICE_H_
 #define HEADROOM_CLI_MIG_CHARACTERIZE_DEVICE_H_
 

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -88,35 +87,11 @@ int RunValidate(const GlobalOptions& global, const MigOptions& o) {
   return kExitOk;
 }
 
-// The profiles named in --profiles ("1g,2g" or full names), each once.
-core::Result<std::vector<const mig::GiProfile*>> SelectProfiles(const mig::GpuMigSpec& spec,
-                                                                const std::string& text) {
-  std::vector<const mig::GiProfile*> profiles;
-  std::set<const mig::GiProfile*> seen;
-  for (std::string_view name : core::Split(text, ',')) {
-    name = core::Trim(name);
-    const mig::GiProfile* p = spec.FindProfileOrClass(name);
-    if (p == nullptr) {
-      std::vector<std::string> known;
-      for (const mig::GiProfile& q : spec.profiles) known.push_back(q.short_name);
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("--profiles: no profile '{}' on {} (known: {}, or full names)", name,
-                      spec.name, fmt::join(known, ", "))));
-    }
-    if (!seen.insert(p).second) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("--profiles: '{}' ({}) is listed twice", name, p->name)));
-    }
-    profiles.push_back(p);
-  }
-  return profiles;
-}
-
 int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
   auto spec = FindMigGpu(global, o.gpu);
   if (!spec) return ReportError(spec.error());
-  auto profiles = SelectProfiles(*spec, o.profiles);
-  if (!profiles) return ReportError(profiles.error());
+  auto profiles = mig::ProfilesNamed(*spec, o.profiles);
+  if (!profiles) return ReportError(profiles.error().WithContext("--profiles"));
   const std::vector<mig::Layout> layouts = mig::EnumerateMaximalLayouts(*spec, *profiles);
   std::vector<std::string> names;
   for (const mig::GiProfile* p : *profiles) names.push_back(p->name);

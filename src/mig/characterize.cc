@@ -1,6 +1,7 @@
 #include "mig/characterize.h"
 
 #include "mig/attribution.h"
+#include "mig/enumerate.h"
 
 namespace headroom::mig {
 
@@ -52,6 +53,44 @@ LayoutResult CharacterizeLayout(const SliceModel& model, const std::optional<Lay
   result.gpu_j_per_sample =
       result.gpu_samples_per_s > 0 ? result.gpu_power_w / result.gpu_samples_per_s : 0;
   return result;
+}
+
+std::vector<LayoutResult> CharacterizeSweep(
+    const SliceModel& model, std::span<const MeasuredWorkload> workloads,
+    std::span<const WorkloadFit> fits, std::span<const std::optional<Layout>> layouts,
+    const std::function<void(double fraction, const std::string& workload)>& progress) {
+  std::vector<LayoutResult> results;
+  const size_t total = workloads.size() * layouts.size();
+  for (size_t w = 0; w < workloads.size(); ++w) {
+    for (const std::optional<Layout>& layout : layouts) {
+      results.push_back(
+          CharacterizeLayout(model, layout, workloads[w], fits[w], workloads[w].default_batch));
+      if (progress) progress(static_cast<double>(results.size()) / total, workloads[w].name);
+    }
+  }
+  return results;
+}
+
+std::vector<EqualInstanceScaling> ScaleWithEqualInstances(
+    const SliceModel& model, std::span<const MeasuredWorkload> workloads,
+    std::span<const WorkloadFit> fits) {
+  std::vector<EqualInstanceScaling> out;
+  for (size_t w = 0; w < workloads.size(); ++w) {
+    const int batch = workloads[w].default_batch;
+    const LayoutResult off = CharacterizeLayout(model, std::nullopt, workloads[w], fits[w], batch);
+    if (off.gpu_samples_per_s <= 0) continue;
+    EqualInstanceScaling s{.workload = workloads[w].name};
+    for (const auto& [count, layout] : EqualInstanceLayouts(model.mig())) {
+      const LayoutResult r = CharacterizeLayout(model, layout, workloads[w], fits[w], batch);
+      bool all_fit = true;
+      for (const InstanceResult& in : r.per_instance) all_fit = all_fit && in.fits;
+      if (!all_fit) continue;
+      s.throughput.emplace_back(count, r.gpu_samples_per_s / off.gpu_samples_per_s);
+      s.energy.emplace_back(count, r.gpu_j_per_sample / off.gpu_j_per_sample);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace headroom::mig

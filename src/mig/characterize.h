@@ -4,8 +4,11 @@
 #ifndef HEADROOM_MIG_CHARACTERIZE_H_
 #define HEADROOM_MIG_CHARACTERIZE_H_
 
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mig/layout.h"
@@ -46,6 +49,29 @@ struct LayoutResult {
 LayoutResult CharacterizeLayout(const SliceModel& model, const std::optional<Layout>& layout,
                                 const MeasuredWorkload& workload, const WorkloadFit& fit,
                                 int batch);
+
+// Every workload on every layout, workload-major, each at its default batch. `progress`, when
+// set, hears the fraction done and the workload after each result.
+// REQUIRES: fits[i] is workloads[i]'s fit; every layout valid on model.mig().
+std::vector<LayoutResult> CharacterizeSweep(
+    const SliceModel& model, std::span<const MeasuredWorkload> workloads,
+    std::span<const WorkloadFit> fits, std::span<const std::optional<Layout>> layouts,
+    const std::function<void(double fraction, const std::string& workload)>& progress = {});
+
+// How one workload's whole-GPU throughput and energy per sample change with N equal instances
+// (EqualInstanceLayouts), relative to MIG off: (N, ratio), only where every instance fits (a
+// half-empty layout says nothing about scaling).
+struct EqualInstanceScaling {
+  std::string workload = {};
+  std::vector<std::pair<double, double>> throughput = {};
+  std::vector<std::pair<double, double>> energy = {};
+};
+
+// One entry per workload that runs with MIG off, in order.
+// REQUIRES: fits[i] is workloads[i]'s fit.
+std::vector<EqualInstanceScaling> ScaleWithEqualInstances(
+    const SliceModel& model, std::span<const MeasuredWorkload> workloads,
+    std::span<const WorkloadFit> fits);
 
 }  // namespace headroom::mig
 

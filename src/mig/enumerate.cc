@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "core/check.h"
+#include "core/parse.h"
 
 namespace headroom::mig {
 namespace {
@@ -107,13 +112,63 @@ std::vector<Layout> EnumerateMaximalLayouts(const GpuMigSpec& spec,
 }
 
 int CountDistinctMultisets(std::span<const Layout> layouts) {
-  std::set<std::multiset<std::string>> multisets;
+  return static_cast<int>(OnePerMultiset(layouts).size());
+}
+
+std::vector<Layout> OnePerMultiset(std::span<const Layout> layouts) {
+  std::map<std::pair<size_t, std::string>, Layout> distinct;
   for (const Layout& layout : layouts) {
-    std::multiset<std::string> names;
-    for (const GpuInstance& instance : layout.instances) names.insert(instance.profile);
-    multisets.insert(std::move(names));
+    std::vector<std::string> names;
+    for (const GpuInstance& gi : layout.instances) names.push_back(gi.profile);
+    std::sort(names.begin(), names.end());
+    distinct.emplace(std::make_pair(names.size(), fmt::format("{}", fmt::join(names, "+"))),
+                     layout);
   }
-  return static_cast<int>(multisets.size());
+  std::vector<Layout> out;
+  for (auto& [key, layout] : distinct) out.push_back(std::move(layout));
+  return out;
+}
+
+core::Result<std::vector<const GiProfile*>> ProfilesNamed(const GpuMigSpec& spec,
+                                                          std::string_view text) {
+  std::vector<const GiProfile*> profiles;
+  std::set<const GiProfile*> seen;
+  for (std::string_view name : core::Split(text, ',')) {
+    name = core::Trim(name);
+    const GiProfile* p = spec.FindProfileOrClass(name);
+    if (p == nullptr) {
+      std::vector<std::string> known;
+      for (const GiProfile& q : spec.profiles) known.push_back(q.short_name);
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("no profile '{}' on {} (known: {}, or full names)", name, spec.name,
+                      fmt::join(known, ", "))));
+    }
+    if (!seen.insert(p).second) {
+      return core::Fail(
+          core::Error::InvalidArgument(fmt::format("'{}' ({}) is listed twice", name, p->name)));
+    }
+    profiles.push_back(p);
+  }
+  return profiles;
+}
+
+std::vector<std::pair<int, Layout>> EqualInstanceLayouts(const GpuMigSpec& spec) {
+  std::vector<std::pair<int, Layout>> out;
+  for (auto [profile, count] : {std::pair{"7g", 1}, {"3g", 2}, {"2g", 3}, {"1g", 7}}) {
+    if (auto layout = UniformLayout(spec, profile, count)) out.emplace_back(count, *layout);
+  }
+  return out;
+}
+
+core::Result<std::vector<Layout>> ParseValidLayouts(const GpuMigSpec& spec,
+                                                    std::span<const std::string> texts) {
+  std::vector<Layout> out;
+  for (const std::string& text : texts) {
+    HEADROOM_ASSIGN_OR_RETURN(Layout layout, ParseLayout(text));
+    HEADROOM_RETURN_IF_ERROR(ValidateLayout(spec, layout));
+    out.push_back(std::move(layout));
+  }
+  return out;
 }
 
 }  // namespace headroom::mig

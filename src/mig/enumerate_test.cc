@@ -1,5 +1,6 @@
 #include "mig/enumerate.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,78 @@ TEST(EnumerateTest, NoProfilesGiveTheEmptyLayout) {
   const auto layouts = EnumerateMaximalLayouts(MigGpu("a100-80gb-sxm"), {});
   ASSERT_EQ(layouts.size(), 1u);
   EXPECT_TRUE(layouts[0].instances.empty());
+}
+
+std::vector<std::string> Texts(const std::vector<Layout>& layouts) {
+  std::vector<std::string> out;
+  for (const Layout& layout : layouts) out.push_back(FormatLayout(layout));
+  return out;
+}
+
+TEST(EnumerateTest, OnePerMultisetKeepsTheFirstOfEachFewestInstancesFirst) {
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
+  const auto all = EnumerateMaximalLayouts(spec, Profiles(spec, kClassic));
+  const std::vector<Layout> distinct = OnePerMultiset(all);
+  ASSERT_EQ(distinct.size(), 14u);
+  EXPECT_EQ(FormatLayout(distinct.front()), "7g.80gb@0");
+  EXPECT_EQ(distinct.back().instances.size(), 7u);
+  for (size_t i = 1; i < distinct.size(); ++i) {
+    EXPECT_LE(distinct[i - 1].instances.size(), distinct[i].instances.size());
+  }
+  // Of the placements of one multiset, the first in text order stays.
+  for (const Layout& kept : distinct) {
+    EXPECT_NE(std::find(all.begin(), all.end(), kept), all.end()) << FormatLayout(kept);
+  }
+  EXPECT_EQ(OnePerMultiset(distinct).size(), distinct.size());
+}
+
+TEST(EnumerateTest, ProfilesNamedTakesClassesAndNamesOnce) {
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
+  auto profiles = ProfilesNamed(spec, "1g, 3g.40gb,7g");
+  ASSERT_TRUE(profiles) << profiles.error().message();
+  ASSERT_EQ(profiles->size(), 3u);
+  EXPECT_EQ((*profiles)[1]->name, "3g.40gb");
+
+  auto unknown = ProfilesNamed(spec, "1g,9g");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code(), core::Code::kInvalidArgument);
+  EXPECT_NE(unknown.error().message().find("no profile '9g' on a100-80gb-sxm (known: 1g"),
+            std::string::npos)
+      << unknown.error().message();
+
+  auto repeated = ProfilesNamed(spec, "1g,1g.10gb");
+  ASSERT_FALSE(repeated);
+  EXPECT_EQ(repeated.error().message(), "'1g.10gb' (1g.10gb) is listed twice");
+}
+
+TEST(EnumerateTest, EqualInstanceLayoutsAreSevenThreeTwoAndOneG) {
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
+  std::vector<int> counts;
+  std::vector<Layout> layouts;
+  for (const auto& [count, layout] : EqualInstanceLayouts(spec)) {
+    counts.push_back(count);
+    layouts.push_back(layout);
+  }
+  EXPECT_EQ(counts, (std::vector<int>{1, 2, 3, 7}));
+  EXPECT_EQ(Texts(layouts)[1], "3g.40gb@0,3g.40gb@4");
+  for (const Layout& layout : layouts) EXPECT_TRUE(ValidateLayout(spec, layout));
+}
+
+TEST(EnumerateTest, ParseValidLayoutsStopsAtTheFirstBadOne) {
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
+  const std::vector<std::string> good = {"7g.80gb@0", "3g.40gb@4,4g.40gb@0"};
+  auto parsed = ParseValidLayouts(spec, good);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(Texts(*parsed), (std::vector<std::string>{"7g.80gb@0", "4g.40gb@0,3g.40gb@4"}));
+
+  const std::vector<std::string> overlap = {"7g.80gb@0", "4g.40gb@0,2g.20gb@2"};
+  auto invalid = ParseValidLayouts(spec, overlap);
+  ASSERT_FALSE(invalid);
+  EXPECT_EQ(invalid.error().message(),
+            ValidateLayout(spec, *ParseLayout(overlap[1])).error().message());
+
+  const std::vector<std::string> malformed = {"3g@x"};
+  EXPECT_FALSE(ParseValidLayouts(spec, malformed));
 }
 
 }  // namespace

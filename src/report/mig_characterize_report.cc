@@ -190,13 +190,18 @@ std::string MigResultsCsv(const std::vector<mig::LayoutResult>& results) {
   return csv;
 }
 
-core::Status WriteMigCharacterizeDir(const std::string& dir, const MigCharacterizeReport& report) {
+core::Status CreateMigOutDir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return core::Fail(core::Error::Unavailable(
         fmt::format("--out {}: cannot create the directory: {}", dir, ec.message())));
   }
+  return core::Ok();
+}
+
+core::Status WriteMigCharacterizeDir(const std::string& dir, const MigCharacterizeReport& report) {
+  HEADROOM_RETURN_IF_ERROR(CreateMigOutDir(dir));
   HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(fmt::format("{}/{}", dir, kMigResultsFile),
                                                      MigResultsCsv(report.results)));
   return core::WriteFileAtomically(fmt::format("{}/{}", dir, kMigCharacterizeFile),

@@ -49,6 +49,9 @@ std::vector<MigWorkloadBest> BestPerWorkload(const std::vector<mig::LayoutResult
 // results.csv's text: a header, then one row per instance of every layout x workload.
 std::string MigResultsCsv(const std::vector<mig::LayoutResult>& results);
 
+// Creates `dir` (--out) if needed; kUnavailable naming it when it cannot be.
+[[nodiscard]] core::Status CreateMigOutDir(const std::string& dir);
+
 // Creates `dir` if needed and writes results.csv and mig-characterize.json.
 [[nodiscard]] core::Status WriteMigCharacterizeDir(const std::string& dir,
                                                    const MigCharacterizeReport& report);
