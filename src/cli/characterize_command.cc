@@ -168,10 +168,8 @@ core::Result<std::optional<std::string>> WriteOut(const std::string& dir,
   HEADROOM_RETURN_IF_ERROR(
       report::WriteCharacterizeDir(dir, sweep, summary, o.workload == "inference"));
   if (!o.report) return std::optional<std::string>();
-  HEADROOM_ASSIGN_OR_RETURN(auto written,
-                            report::WriteResultReport(report::ResultKind::kCharacterize, dir));
-  for (const std::string& warning : written.warnings) PrintWarning(warning);
-  return std::optional<std::string>(written.path);
+  HEADROOM_ASSIGN_OR_RETURN(std::string path, WriteReport(report::ResultKind::kCharacterize, dir));
+  return std::optional<std::string>(path);
 }
 
 int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {

@@ -167,6 +167,12 @@ int ReportError(const core::Error& error) {
   }
 }
 
+core::Result<std::string> WriteReport(report::ResultKind kind, const std::string& dir) {
+  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written, report::WriteResultReport(kind, dir));
+  for (const std::string& warning : written.warnings) PrintWarning(warning);
+  return written.path;
+}
+
 std::atomic<bool>& StopRequested() {
   static std::atomic<bool> stop{false};
   return stop;

@@ -15,6 +15,7 @@
 #include "core/time.h"
 #include "gpu/device.h"
 #include "mig/profile.h"
+#include "report/result_dir.h"
 
 namespace headroom::cli {
 
@@ -69,6 +70,10 @@ struct DeviceSet {
                                                                         const model::GpuSpec& spec);
 [[nodiscard]] core::Result<std::vector<core::Watts>> ParsePowerLimitList(
     const std::string& text, const model::GpuSpec& spec);
+
+// Writes DIR's report.html (report::WriteResultReport), prints its warnings, returns its path.
+[[nodiscard]] core::Result<std::string> WriteReport(report::ResultKind kind,
+                                                    const std::string& dir);
 
 // Prints "headroom: <message>" on stderr (PrintError) and returns the exit code for the error.
 int ReportError(const core::Error& error);

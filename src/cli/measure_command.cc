@@ -95,10 +95,8 @@ core::Status Save(const MeasureOptions& options, const std::optional<std::string
   HEADROOM_RETURN_IF_ERROR(
       report::WriteMeasureDir(*dir, json, options.interval, HEADROOM_VERSION, m.spans));
   if (!options.report) return core::Ok();
-  HEADROOM_ASSIGN_OR_RETURN(auto written,
-                            report::WriteResultReport(report::ResultKind::kMeasure, *dir));
-  for (const std::string& warning : written.warnings) PrintWarning(warning);
-  std::fprintf(options.json ? stderr : stdout, "report: %s\n", written.path.c_str());
+  HEADROOM_ASSIGN_OR_RETURN(std::string path, WriteReport(report::ResultKind::kMeasure, *dir));
+  std::fprintf(options.json ? stderr : stdout, "report: %s\n", path.c_str());
   return core::Ok();
 }
 

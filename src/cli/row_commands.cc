@@ -1,11 +1,8 @@
 // `headroom simulate` (one row simulation) and `headroom plan` (capacity planning): both read a
 // scenario (built-in by name, or a YAML file), bind it to the catalog and run the row simulator.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -15,15 +12,13 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/terminal.h"
-#include "core/files.h"
 #include "core/parse.h"
 #include "policy/policy_factory.h"
 #include "report/plan_dir.h"
-#include "report/plan_html.h"
 #include "report/plan_report.h"
 #include "report/result_dir.h"
 #include "report/simulate_dir.h"
-#include "report/simulate_html.h"
+#include "report/simulate_run.h"
 #include "report/simulation_report.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
@@ -96,39 +91,6 @@ core::Result<int> ParseOversubscription(const std::string& text, int servers) {
 // Where `simulate --report` writes when no --out is given.
 constexpr const char* kDefaultSimulateDir = "headroom-simulate";
 
-// Opens DIR/FILE for the per-request CSV and writes its header.
-core::Status OpenRequestCsv(const std::string& dir, const char* file, std::ofstream& out) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  out.open(fmt::format("{}/{}", dir, file));
-  if (ec || !out) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("--out {}: cannot write there{}", dir, ec ? ": " + ec.message() : "")));
-  }
-  report::WriteRequestCsvHeader(out);
-  return core::Ok();
-}
-
-// The uncapped row (policy none) on the same servers and trace, its requests written to
-// `requests`: the report's comparison. Run on its own thread beside the policy's run.
-struct UncappedRun {
-  std::ofstream requests;
-  std::optional<core::Result<sim::RowResult>> result;
-  std::thread thread;
-};
-
-void StartUncapped(const sim::ResolvedScenario& resolved, int servers, const std::string& trace,
-                   UncappedRun& u) {
-  u.thread = std::thread([&resolved, servers, trace, &u] {
-    sim::RunOptions run;
-    run.stop = &StopRequested();
-    run.on_request = [&u](const sim::RequestResult& r) {
-      report::WriteRequestCsvRow(r, u.requests);
-    };
-    u.result = sim::RunScenario(resolved, "none", servers, trace, run);
-  });
-}
-
 report::SimulateInputs SimulateInputsOf(const sim::ResolvedScenario& resolved, const RowOptions& o,
                                         const std::string& policy, int servers) {
   const sim::Scenario& s = resolved.scenario;
@@ -158,81 +120,35 @@ int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::str
   }
   resolved->row.macro_steps = !per_iteration;
   const std::string out = o.out.empty() && html ? kDefaultSimulateDir : o.out;
-  std::ofstream requests;
-  if (!out.empty()) {
-    if (auto st = OpenRequestCsv(out, report::kRequestsFile, requests); !st) {
-      return ReportError(st.error());
-    }
-  }
   InstallStopHandlers();
-  UncappedRun uncapped;
-  const bool compare = html && policy != "none";
-  if (compare) {
-    if (auto st = OpenRequestCsv(out, report::kUncappedRequestsFile, uncapped.requests); !st) {
-      return ReportError(st.error());
-    }
-    StartUncapped(*resolved, n, o.trace, uncapped);
-  }
   ProgressBar bar("simulating", ProgressWanted());
-  sim::RunOptions run;
-  run.stop = &StopRequested();
-  run.progress = [&bar](double f) { bar.Update(f); };
-  run.keep_power_series = !out.empty();
-  if (requests.is_open()) {
-    run.on_request = [&requests](const sim::RequestResult& r) {
-      report::WriteRequestCsvRow(r, requests);
-    };
-  }
-  auto result = sim::RunScenario(*resolved, policy, n, o.trace, run);
+  auto simulation = report::SimulateRow({.resolved = &*resolved,
+                                         .policy = policy,
+                                         .servers = n,
+                                         .trace = o.trace,
+                                         .out_dir = out,
+                                         .with_uncapped = html && policy != "none",
+                                         .inputs = SimulateInputsOf(*resolved, o, policy, n),
+                                         .stop = &StopRequested(),
+                                         .progress = [&bar](double f) { bar.Update(f); }});
   bar.Finish();
-  if (compare) uncapped.thread.join();
-  if (!result) return ReportError(result.error());
-  nlohmann::ordered_json summary = report::SimulationJson(*result);
-  summary["inputs"] = report::SimulateInputsJson(SimulateInputsOf(*resolved, o, policy, n));
-  if (compare) {
-    if (!*uncapped.result) return ReportError(uncapped.result->error());
-    summary["uncapped"] = report::RunJson(sim::Summarize(**uncapped.result));
-    uncapped.requests.close();
-    if (!uncapped.requests) {
-      return ReportError(core::Error::Unavailable(
-          fmt::format("cannot write {}/{}", out, report::kUncappedRequestsFile)));
-    }
-  }
-  std::optional<report::WrittenReport> written;
-  if (!out.empty()) {
-    requests.close();
-    if (!requests) {
-      return ReportError(
-          core::Error::Unavailable(fmt::format("cannot write {}/requests.csv", out)));
-    }
-    std::ofstream power(out + "/power.csv");
-    report::WritePowerCsv(*result, power);
-    power.close();
-    if (!power) {
-      return ReportError(core::Error::Unavailable(fmt::format("cannot write {}/power.csv", out)));
-    }
-    if (auto st = core::WriteFileAtomically(out + "/summary.json", summary.dump(2) + "\n"); !st) {
-      return ReportError(st.error());
-    }
-    if (html) {
-      auto w = report::WriteResultReport(report::ResultKind::kSimulate, out);
-      if (!w) return ReportError(w.error());
-      for (const std::string& warning : w->warnings) {
-        PrintWarning(warning);
-      }
-      written = std::move(*w);
-    }
+  if (!simulation) return ReportError(simulation.error());
+  std::optional<std::string> written;
+  if (html) {
+    auto w = WriteReport(report::ResultKind::kSimulate, out);
+    if (!w) return ReportError(w.error());
+    written = *w;
   }
   if (o.json) {
-    std::cout << summary.dump(2) << "\n";
-    if (written) std::fprintf(stderr, "report: %s\n", written->path.c_str());
-  } else {
-    std::cout << report::SimulationText(*result, StdoutStyle());
-    if (!out.empty()) {
-      PrintNoteOut(fmt::format("\nwrote {}/{{summary.json,power.csv,requests.csv}}\n", out));
-    }
-    if (written) std::cout << fmt::format("report: {}\n", written->path);
+    std::cout << simulation->summary.dump(2) << "\n";
+    if (written) std::fprintf(stderr, "report: %s\n", written->c_str());
+    return kExitOk;
   }
+  std::cout << report::SimulationText(simulation->result, StdoutStyle());
+  if (!out.empty()) {
+    PrintNoteOut(fmt::format("\nwrote {}/{{summary.json,power.csv,requests.csv}}\n", out));
+  }
+  if (written) std::cout << fmt::format("report: {}\n", *written);
   return kExitOk;
 }
 
@@ -265,98 +181,82 @@ core::Result<std::optional<report::PowerTrace>> ChosenPowerTrace(
   sim::RunOptions run;
   run.stop = &StopRequested();
   run.progress = [&bar](double f) { bar.Update(f); };
-  run.keep_power_series = true;
-  auto result = sim::RunScenario(resolved, chosen->policy, chosen->max_servers, trace, run);
+  auto power =
+      report::SimulatePowerTrace(resolved, chosen->policy, chosen->max_servers, trace, run);
   bar.Finish();
-  if (!result) return core::Fail(result.error());
-  // About 2,000 windows: a week in 5-minute windows, an hour in 2-second ones.
-  return std::optional<report::PowerTrace>(report::ReducePowerTrace(*result, 2000));
+  if (!power) return core::Fail(power.error());
+  return std::optional<report::PowerTrace>(std::move(*power));
 }
 
-int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string& policies,
-            int threads, bool calibrate, bool html) {
-  auto resolved = Bind(global, o);
-  if (!resolved) return ReportError(resolved.error());
+core::Result<sim::PlanOptions> PlanOptionsOf(const RowOptions& o, const std::string& policies,
+                                             int threads) {
   sim::PlanOptions options;
   options.trace = o.trace;
   options.threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
   for (std::string_view p : core::Split(policies, ',')) {
     if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
   }
-  InstallStopHandlers();
   options.stop = &StopRequested();
+  return options;
+}
+
+int RunCalibrate(const sim::ResolvedScenario& resolved, const sim::PlanOptions& options, bool json,
+                 ProgressBar& bar) {
+  const sim::Scenario& s = resolved.scenario;
+  const double target =
+      s.workload.target_baseline_peak > 0 ? s.workload.target_baseline_peak : 0.79;
+  auto c = sim::CalibrateLoad(resolved, target, 0.002, options);
+  bar.Finish();
+  if (!c) return ReportError(c.error());
+  std::cout << (json ? report::CalibrationJson(*c, s, target).dump(2) + "\n"
+                     : report::CalibrationText(*c, s));
+  return kExitOk;
+}
+
+// --out DIR: plan.json, the chosen policy's row power, and with --report the page.
+core::Result<std::optional<std::string>> WritePlanOut(const std::string& out,
+                                                      const sim::ResolvedScenario& resolved,
+                                                      const RowOptions& o, bool html,
+                                                      report::PlanReport& data) {
+  HEADROOM_ASSIGN_OR_RETURN(data.power, ChosenPowerTrace(resolved, data.plan, o.trace));
+  HEADROOM_RETURN_IF_ERROR(report::WritePlanDir(out, data));
+  if (!html) return std::optional<std::string>();
+  HEADROOM_ASSIGN_OR_RETURN(std::string path, WriteReport(report::ResultKind::kPlan, out));
+  return std::optional<std::string>(path);
+}
+
+int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string& policies,
+            int threads, bool calibrate, bool html) {
+  auto resolved = Bind(global, o);
+  if (!resolved) return ReportError(resolved.error());
+  auto options = PlanOptionsOf(o, policies, threads);
+  if (!options) return ReportError(options.error());
+  InstallStopHandlers();
   ProgressBar bar(calibrate ? "calibrating" : "planning", ProgressWanted());
-  options.progress = [&bar](int done, int total) {
+  options->progress = [&bar](int done, int total) {
     bar.Update(static_cast<double>(done) / std::max(done + 1, total),
                fmt::format("{} simulations", done));
   };
-  const sim::Scenario& s = resolved->scenario;
-  if (calibrate) {
-    const double target =
-        s.workload.target_baseline_peak > 0 ? s.workload.target_baseline_peak : 0.79;
-    auto c = sim::CalibrateLoad(*resolved, target, 0.002, options);
-    bar.Finish();
-    if (!c) return ReportError(c.error());
-    if (o.json) {
-      nlohmann::ordered_json j{{"scenario", s.name},
-                               {"target_peak_frac", target},
-                               {"peak_frac", c->peak_frac},
-                               {"factor", c->factor},
-                               {"hp_rate_per_server", c->hp_rate_per_server},
-                               {"lp_rate_per_server", c->lp_rate_per_server},
-                               {"simulations", c->simulations}};
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::cout << fmt::format(
-          "{}: the uncapped row of {} servers peaks at {:.2f}% of its budget with\n"
-          "  hp_rate_per_server: {:.4f}\n  lp_rate_per_server: {:.4f}\n"
-          "(x{:.4f} the scenario's rates; {} simulations)\n",
-          s.name, s.servers, c->peak_frac * 100, c->hp_rate_per_server, c->lp_rate_per_server,
-          c->factor, c->simulations);
-    }
-    return kExitOk;
-  }
-  auto plan = sim::PlanCapacity(*resolved, options);
+  if (calibrate) return RunCalibrate(*resolved, *options, o.json, bar);
+  auto plan = sim::PlanCapacity(*resolved, *options);
   bar.Finish();
   if (!plan) return ReportError(plan.error());
   report::PlanReport data{.plan = std::move(*plan), .inputs = PlanInputsOf(*resolved, o)};
   const std::string out = o.out.empty() && html ? kDefaultPlanDir : o.out;
-  std::optional<report::WrittenReport> written;
+  std::optional<std::string> written;
   if (!out.empty()) {
-    auto power = ChosenPowerTrace(*resolved, data.plan, o.trace);
-    if (!power) return ReportError(power.error());
-    data.power = std::move(*power);
-    if (auto st = report::WritePlanDir(out, data); !st) return ReportError(st.error());
-    if (html) {
-      auto w = report::WriteResultReport(report::ResultKind::kPlan, out);
-      if (!w) return ReportError(w.error());
-      for (const std::string& warning : w->warnings) {
-        PrintWarning(warning);
-      }
-      written = std::move(*w);
-    }
+    auto w = WritePlanOut(out, *resolved, o, html, data);
+    if (!w) return ReportError(w.error());
+    written = *w;
   }
   if (o.json) {
     std::cout << report::PlanReportJson(data).dump(2) << "\n";
-    if (written) std::fprintf(stderr, "report: %s\n", written->path.c_str());
+    if (written) std::fprintf(stderr, "report: %s\n", written->c_str());
     return kExitOk;
   }
-  const sim::CapacityPlan* plan_result = &data.plan;
-  const sim::RunSummary& b = plan_result->baseline;
-  std::cout << StdoutStyle().Bold(fmt::format("{}: {}", s.name, s.description)) << "\n";
-  std::cout << fmt::format(
-      "budget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
-      "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"
-      "SLO: 0 brakes, HP P50 within +{}% and P99 within +{}%, LP P50 within +{}% of the "
-      "uncapped row at the same per-server load\n\n",
-      b.budget_w / 1e3, plan_result->baseline_servers, b.peak_frac * 100, b.mean_frac * 100,
-      b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s, s.slo.hp_p50_e2e_pct,
-      s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct);
-  std::cout << report::PlanTable(*plan_result, StdoutStyle());
-  std::cout << fmt::format("\n{} simulations on {} threads\n", plan_result->simulations,
-                           options.threads);
+  std::cout << report::PlanText(data.plan, resolved->scenario, options->threads, StdoutStyle());
   if (!out.empty()) PrintNoteOut(fmt::format("wrote {}/{}\n", out, report::kPlanFile));
-  if (written) std::cout << fmt::format("report: {}\n", written->path);
+  if (written) std::cout << fmt::format("report: {}\n", *written);
   return kExitOk;
 }
 

@@ -187,4 +187,40 @@ void WriteRequestCsvRow(const sim::RequestResult& r, std::ostream& out) {
                      r.output_tokens, r.ttft_s, r.tbt_s, r.e2e_s);
 }
 
+std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s, int threads,
+                     const TextStyle& style) {
+  const sim::RunSummary& b = plan.baseline;
+  return style.Bold(fmt::format("{}: {}", s.name, s.description)) + "\n" +
+         fmt::format(
+             "budget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
+             "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"
+             "SLO: 0 brakes, HP P50 within +{}% and P99 within +{}%, LP P50 within +{}% of the "
+             "uncapped row at the same per-server load\n\n",
+             b.budget_w / 1e3, plan.baseline_servers, b.peak_frac * 100, b.mean_frac * 100,
+             b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s, s.slo.hp_p50_e2e_pct,
+             s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct) +
+         PlanTable(plan, style) +
+         fmt::format("\n{} simulations on {} threads\n", plan.simulations, threads);
+}
+
+nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& s,
+                                       double target_peak_frac) {
+  return {{"scenario", s.name},
+          {"target_peak_frac", target_peak_frac},
+          {"peak_frac", c.peak_frac},
+          {"factor", c.factor},
+          {"hp_rate_per_server", c.hp_rate_per_server},
+          {"lp_rate_per_server", c.lp_rate_per_server},
+          {"simulations", c.simulations}};
+}
+
+std::string CalibrationText(const sim::Calibration& c, const sim::Scenario& s) {
+  return fmt::format(
+      "{}: the uncapped row of {} servers peaks at {:.2f}% of its budget with\n"
+      "  hp_rate_per_server: {:.4f}\n  lp_rate_per_server: {:.4f}\n"
+      "(x{:.4f} the scenario's rates; {} simulations)\n",
+      s.name, s.servers, c.peak_frac * 100, c.hp_rate_per_server, c.lp_rate_per_server, c.factor,
+      c.simulations);
+}
+
 }  // namespace headroom::report

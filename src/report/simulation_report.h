@@ -12,6 +12,7 @@
 #include "report/text_style.h"
 #include "sim/capacity_planner.h"
 #include "sim/row_simulator.h"
+#include "sim/scenario.h"
 
 namespace headroom::report {
 
@@ -32,6 +33,15 @@ std::string SimulationText(const sim::RowResult& result, const TextStyle& style 
 nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string& scenario);
 // With a colour TextStyle: the header bold, the chosen policy's row (ChosenPolicy) green.
 std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style = TextStyle());
+
+// What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
+// how many simulations ran on how many threads.
+std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& scenario, int threads,
+                     const TextStyle& style = TextStyle());
+// What `plan --calibrate` prints, against the peak it was asked for.
+nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& scenario,
+                                       double target_peak_frac);
+std::string CalibrationText(const sim::Calibration& c, const sim::Scenario& scenario);
 
 // "time_s,row_w,row_frac,state" per metered sample.
 void WritePowerCsv(const sim::RowResult& result, std::ostream& out);

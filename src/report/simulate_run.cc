@@ -1,0 +1,105 @@
+#include "report/simulate_run.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/files.h"
+#include "report/simulation_report.h"
+
+namespace headroom::report {
+namespace {
+
+// Opens DIR/FILE for the per-request CSV and writes its header.
+core::Status OpenRequestCsv(const std::string& dir, const char* file, std::ofstream& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  out.open(fmt::format("{}/{}", dir, file));
+  if (ec || !out) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--out {}: cannot write there{}", dir, ec ? ": " + ec.message() : "")));
+  }
+  WriteRequestCsvHeader(out);
+  return core::Ok();
+}
+
+core::Status CloseChecked(std::ofstream& out, const std::string& path) {
+  out.close();
+  if (!out) return core::Fail(core::Error::Unavailable(fmt::format("cannot write {}", path)));
+  return core::Ok();
+}
+
+// The uncapped row's run on its own thread, its requests to `requests`.
+struct UncappedRun {
+  std::ofstream requests;
+  std::optional<core::Result<sim::RowResult>> result;
+  std::thread thread;
+};
+
+void StartUncapped(const SimulateRequest& r, UncappedRun& u) {
+  u.thread = std::thread([&r, &u] {
+    sim::RunOptions run;
+    run.stop = r.stop;
+    run.on_request = [&u](const sim::RequestResult& q) { WriteRequestCsvRow(q, u.requests); };
+    u.result = sim::RunScenario(*r.resolved, "none", r.servers, r.trace, run);
+  });
+}
+
+core::Status WriteOut(const std::string& dir, const sim::RowResult& result,
+                      const nlohmann::ordered_json& summary) {
+  std::ofstream power(dir + "/" + kSimulatePowerFile);
+  WritePowerCsv(result, power);
+  HEADROOM_RETURN_IF_ERROR(CloseChecked(power, dir + "/" + kSimulatePowerFile));
+  return core::WriteFileAtomically(dir + "/" + kSimulateSummaryFile, summary.dump(2) + "\n");
+}
+
+}  // namespace
+
+core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
+  const bool writing = !r.out_dir.empty();
+  std::ofstream requests;
+  if (writing) HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, kRequestsFile, requests));
+  UncappedRun uncapped;
+  if (r.with_uncapped) {
+    HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, kUncappedRequestsFile, uncapped.requests));
+    StartUncapped(r, uncapped);
+  }
+  sim::RunOptions run;
+  run.stop = r.stop;
+  run.progress = r.progress;
+  run.keep_power_series = writing;
+  if (writing) {
+    run.on_request = [&requests](const sim::RequestResult& q) { WriteRequestCsvRow(q, requests); };
+  }
+  auto result = sim::RunScenario(*r.resolved, r.policy, r.servers, r.trace, run);
+  if (r.with_uncapped) uncapped.thread.join();
+  if (!result) return core::Fail(result.error());
+  nlohmann::ordered_json summary = SimulationJson(*result);
+  Simulation out{.result = std::move(*result), .summary = std::move(summary)};
+  out.summary["inputs"] = SimulateInputsJson(r.inputs);
+  if (r.with_uncapped) {
+    if (!*uncapped.result) return core::Fail(uncapped.result->error());
+    out.summary["uncapped"] = RunJson(sim::Summarize(**uncapped.result));
+    HEADROOM_RETURN_IF_ERROR(
+        CloseChecked(uncapped.requests, r.out_dir + "/" + kUncappedRequestsFile));
+  }
+  if (writing) {
+    HEADROOM_RETURN_IF_ERROR(CloseChecked(requests, r.out_dir + "/" + kRequestsFile));
+    HEADROOM_RETURN_IF_ERROR(WriteOut(r.out_dir, out.result, out.summary));
+  }
+  return out;
+}
+
+core::Result<PowerTrace> SimulatePowerTrace(const sim::ResolvedScenario& resolved,
+                                            const std::string& policy, int servers,
+                                            const std::string& trace, sim::RunOptions options) {
+  options.keep_power_series = true;
+  HEADROOM_ASSIGN_OR_RETURN(sim::RowResult result,
+                            sim::RunScenario(resolved, policy, servers, trace, std::move(options)));
+  return ReducePowerTrace(result, 2000);
+}
+
+}  // namespace headroom::report
