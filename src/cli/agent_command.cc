@@ -1,13 +1,10 @@
 // `headroom agent`: the node agent daemon. Composes the backend's devices, the catalog ranges,
 // service::Agent (the logic) and service::AgentHttpServer (the API), and runs until SIGINT or
 // SIGTERM, then restores the GPUs.
-#include <atomic>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -18,10 +15,11 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "gpu/sim/sim_device.h"
-#include "policy/policy_params.h"
+#include "gpu/sim/sim_load_file.h"
 #include "policy/row_policy.h"
 #include "service/agent.h"
 #include "service/agent_config.h"
+#include "service/agent_daemon.h"
 #include "service/auth.h"
 #include "service/http_server.h"
 
@@ -42,41 +40,6 @@ struct AgentCliOptions {
   std::string tls_cert;
   std::string tls_key;
 };
-
-// Sim backend only: the load script read from a file and re-read whenever the file changes, so
-// that a demo or a test can raise and lower a running agent's load.
-class SimLoadFile {
- public:
-  SimLoadFile(std::string path, std::vector<gpu::sim::SimDevice*> devices)
-      : path_(std::move(path)), devices_(std::move(devices)) {}
-
-  // Applies the file's script if the file changed since the last call. A bad script is
-  // reported (once per change) and the previous one kept.
-  core::Status Poll() {
-    std::error_code ec;
-    const auto mtime = std::filesystem::last_write_time(path_, ec);
-    if (ec)
-      return core::Fail(
-          core::Error::NotFound(fmt::format("--sim-load-file {}: {}", path_, ec.message())));
-    if (seen_ && mtime == *seen_) return core::Ok();
-    seen_ = mtime;
-    HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path_));
-    auto script = gpu::sim::LoadScript::Parse(core::Trim(text));
-    if (!script)
-      return core::Fail(script.error().WithContext(fmt::format("--sim-load-file {}", path_)));
-    for (gpu::sim::SimDevice* d : devices_) d->SetScript(*script);
-    spdlog::info("sim load is now '{}' (from {})", script->text(), path_);
-    return core::Ok();
-  }
-
- private:
-  const std::string path_;
-  const std::vector<gpu::sim::SimDevice*> devices_;
-  std::optional<std::filesystem::file_time_type> seen_;
-};
-
-// Ticker period: how late a lease expiry or a delayed change may be noticed.
-constexpr auto kTickPeriod = std::chrono::milliseconds(100);
 
 // Fills every option not given on the command line from the YAML config file (flags win).
 core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
@@ -139,66 +102,11 @@ core::Result<Settings> Resolve(const AgentCliOptions& o) {
   return s;
 }
 
-// Each device with its catalog ranges and failsafe clock.
-core::Result<std::vector<service::AgentGpu>> AgentGpus(const GlobalOptions& global,
-                                                       const AgentCliOptions& o,
-                                                       const DeviceSet& set) {
-  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog catalog, LoadCatalog(global));
-  std::vector<service::AgentGpu> gpus;
-  for (const auto& device : set.devices) {
-    const gpu::DeviceInfo& info = device->info();
-    if (!info.catalog_type) {
-      return core::Fail(core::Error::NotFound(fmt::format(
-          "GPU {} ({}) is not in the hardware catalog; the agent needs its clock and power "
-          "ranges",
-          info.index, info.name)));
-    }
-    HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* spec, catalog.Gpu(*info.catalog_type));
-    core::Megahertz failsafe = o.failsafe_sm_clock_mhz
-                                   ? core::Megahertz(*o.failsafe_sm_clock_mhz)
-                                   : policy::DefaultParamsFor(*spec).lp_t2_clock;
-    if (failsafe < spec->sm_clock_min || failsafe > spec->sm_clock_max) {
-      return core::Fail(core::Error::OutOfRange(fmt::format(
-          "--failsafe-sm-clock {} MHz is outside GPU {}'s range {}-{} MHz", failsafe.value(),
-          info.index, spec->sm_clock_min.value(), spec->sm_clock_max.value())));
-    }
-    gpus.push_back(service::AgentGpu{
-        .device = device.get(), .spec = *spec, .failsafe_clock = spec->SnapClock(failsafe)});
-  }
-  return gpus;
-}
-
-int Serve(service::Agent& agent, service::AgentHttpServer& server, core::Clock& clock,
-          SimLoadFile* load_file) {
-  std::atomic<bool> serve_returned{false};
-  std::thread serving([&server, &serve_returned] {
-    server.Serve();
-    serve_returned.store(true);
-  });
-  auto sleep = [&clock](core::Duration d) { clock.SleepUntil(clock.Now() + d, &StopRequested()); };
-  // A Stop() before the server runs would be lost, so wait for it to run (or to fail).
-  while (!server.running() && !serve_returned.load()) sleep(std::chrono::milliseconds(5));
-  while (!StopRequested().load() && !serve_returned.load()) {
-    if (load_file != nullptr) {
-      if (auto st = load_file->Poll(); !st) spdlog::error("{}", st.error().message());
-    }
-    agent.Tick();
-    sleep(kTickPeriod);
-  }
-  const bool failed = serve_returned.load();
-  if (failed) spdlog::error("the HTTP server stopped unexpectedly");
-  spdlog::info("stopping: no longer serving");
-  server.Stop();
-  serving.join();
-  auto lines = agent.Shutdown();
-  if (!lines) {
-    spdlog::error("restoring the original GPU settings failed (state file kept): {}",
-                  lines.error().message());
-    return kExitRuntime;
-  }
-  for (const std::string& line : *lines) spdlog::info("restored original {}", line);
-  spdlog::info("original GPU settings restored; state file removed");
-  return failed ? kExitRuntime : kExitOk;
+// Applies a changed load file, logging the new load.
+core::Status PollLoadFile(gpu::sim::SimLoadFile& file) {
+  HEADROOM_ASSIGN_OR_RETURN(std::optional<std::string> applied, file.Poll());
+  if (applied) spdlog::info("sim load is now '{}' (from {})", *applied, file.path());
+  return core::Ok();
 }
 
 int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
@@ -214,17 +122,19 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   core::SystemClock clock;
   auto set = OpenDevices(global, options.backend, &clock);
   if (!set) return ReportError(set.error());
-  std::unique_ptr<SimLoadFile> load_file;
+  std::unique_ptr<gpu::sim::SimLoadFile> load_file;
   if (!options.sim_load_file.empty()) {
     if (set->backend != "sim") {
       return ReportError(core::Error::InvalidArgument("--sim-load-file needs --backend sim"));
     }
     std::vector<gpu::sim::SimDevice*> sims;
     for (const auto& d : set->devices) sims.push_back(dynamic_cast<gpu::sim::SimDevice*>(d.get()));
-    load_file = std::make_unique<SimLoadFile>(options.sim_load_file, std::move(sims));
-    if (auto st = load_file->Poll(); !st) return ReportError(st.error());
+    load_file = std::make_unique<gpu::sim::SimLoadFile>(options.sim_load_file, std::move(sims));
+    if (auto st = PollLoadFile(*load_file); !st) return ReportError(st.error());
   }
-  auto gpus = AgentGpus(global, options, *set);
+  auto catalog = LoadCatalog(global);
+  if (!catalog) return ReportError(catalog.error());
+  auto gpus = service::AgentGpusOf(set->devices, *catalog, options.failsafe_sm_clock_mhz);
   if (!gpus) return ReportError(gpus.error());
   auto agent = service::Agent::Create(std::move(*gpus), settings->agent, &clock);
   if (!agent) return ReportError(agent.error());
@@ -237,7 +147,11 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   std::cout << fmt::format("listening on {}:{}", settings->listen.host, *port) << std::endl;
   spdlog::info("agent up: {} GPU(s), backend {}, priority {}, state file {}", set->devices.size(),
                set->backend, settings->agent.priority, settings->agent.state_file);
-  return Serve(**agent, server, clock, load_file.get());
+  auto done = service::RunAgentDaemon(**agent, server, clock, StopRequested(), [&load_file] {
+    if (load_file == nullptr) return;
+    if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
+  });
+  return done ? kExitOk : kExitRuntime;
 }
 
 }  // namespace

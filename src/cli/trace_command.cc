@@ -8,13 +8,12 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/terminal.h"
 #include "core/parse.h"
-#include "report/table.h"
+#include "report/trace_stats_report.h"
 #include "sim/named_traces.h"
 #include "sim/trace_reader.h"
 #include "sim/trace_stats.h"
@@ -23,8 +22,6 @@
 
 namespace headroom::cli {
 namespace {
-
-using nlohmann::ordered_json;
 
 // Requests between progress updates and checks for Ctrl-C: about a millisecond's work.
 constexpr std::int64_t kProgressEvery = 1 << 12;
@@ -118,125 +115,15 @@ int RunSynth(const SynthOptions& options) {
   return kExitOk;
 }
 
-std::string Date(core::Duration since_epoch) {
-  return sim::FormatAzureTimestamp(since_epoch).substr(0, 10);
-}
-
-std::string Weekday(core::Duration since_epoch) {
-  static constexpr const char* kNames[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-  const std::chrono::sys_time<core::Duration> t(since_epoch);
-  return kNames[std::chrono::weekday(std::chrono::floor<std::chrono::days>(t)).c_encoding()];
-}
-
-// Midnight (UTC, since 1970) of the trace's first day, where its clock is known.
-std::optional<core::Duration> FirstMidnight(const sim::TraceStats& s) {
-  if (!s.start_time) return std::nullopt;
-  const std::chrono::sys_time<core::Duration> t(*s.start_time);
-  return std::chrono::floor<std::chrono::days>(t).time_since_epoch();
-}
-
-ordered_json TokensJson(const sim::TokenStats& t) {
-  return {{"mean", t.mean}, {"min", t.min}, {"p50", t.p50},
-          {"p90", t.p90},   {"p99", t.p99}, {"max", t.max}};
-}
-
-ordered_json StatsJson(const std::string& trace, const sim::TraceStats& s) {
-  ordered_json out;
-  out["trace"] = trace;
-  out["start"] =
-      s.start_time ? ordered_json(sim::FormatAzureTimestamp(*s.start_time)) : ordered_json(nullptr);
-  out["count"] = s.count;
-  out["duration_s"] = s.duration_s;
-  out["mean_rate_per_s"] = s.mean_rate_per_s;
-  out["peak_rate_1s_per_s"] = s.peak_rate_1s_per_s;
-  out["peak_rate_60s_per_s"] = s.peak_rate_60s_per_s;
-  out["prompt_tokens"] = TokensJson(s.prompt_tokens);
-  out["output_tokens"] = TokensJson(s.output_tokens);
-  out["high_priority"] = s.high_priority;
-  out["low_priority"] = s.low_priority;
-  out["per_hour_of_day"] = s.per_hour_of_day;
-  const auto midnight = FirstMidnight(s);
-  out["per_day"] = ordered_json::array();
-  for (size_t d = 0; d < s.per_day.size(); ++d) {
-    ordered_json day = {{"day", d}, {"count", s.per_day[d]}};
-    if (midnight) {
-      const core::Duration at = *midnight + std::chrono::days(d);
-      day["date"] = Date(at);
-      day["weekday"] = Weekday(at);
-    }
-    out["per_day"].push_back(day);
-  }
-  return out;
-}
-
-std::string StatsText(const std::string& trace, const sim::TraceStats& s) {
-  std::string text = fmt::format(
-      "{}: {} requests over {:.1f} s ({:.2f} h){}\n", trace, s.count, s.duration_s,
-      s.duration_s / 3600,
-      s.start_time ? " from " + sim::FormatAzureTimestamp(*s.start_time).substr(0, 19) + " UTC"
-                   : "");
-  text +=
-      fmt::format("Rate: mean {:.3f} req/s; peak {:.0f} req/s over 1 s, {:.2f} req/s over 60 s\n",
-                  s.mean_rate_per_s, s.peak_rate_1s_per_s, s.peak_rate_60s_per_s);
-  if (s.high_priority + s.low_priority > 0) {
-    text += fmt::format("Priority: {} high, {} low, {} unspecified\n", s.high_priority,
-                        s.low_priority, s.count - s.high_priority - s.low_priority);
-  }
-  report::TextTable tokens({{"TOKENS", report::TextTable::Align::kLeft},
-                            {"MEAN"},
-                            {"MIN"},
-                            {"P50"},
-                            {"P90"},
-                            {"P99"},
-                            {"MAX"}});
-  for (const auto& [name, t] :
-       {std::pair{"prompt", s.prompt_tokens}, {"output", s.output_tokens}}) {
-    tokens.AddRow({name, fmt::format("{:.1f}", t.mean), std::to_string(t.min),
-                   std::to_string(t.p50), std::to_string(t.p90), std::to_string(t.p99),
-                   std::to_string(t.max)});
-  }
-  text += "\n" + tokens.Render(StdoutStyle());
-  const std::string clock = s.start_time ? "UTC" : "from the first request";
-  const int days_seen = static_cast<int>(s.per_day.size());
-  std::vector<report::TextTable::Column> columns = {{"HOUR"}, {"REQUESTS"}, {"SHARE"}};
-  if (days_seen > 1) columns.push_back({"REQ/S"});
-  report::TextTable hours(columns);
-  for (int h = 0; h < 24; ++h) {
-    const auto n = static_cast<double>(s.per_hour_of_day[h]);
-    if (n == 0) continue;
-    std::vector<std::string> row = {fmt::format("{:02}", h), fmt::format("{}", n),
-                                    fmt::format("{:.1f}%", 100 * n / static_cast<double>(s.count))};
-    if (days_seen > 1) row.push_back(fmt::format("{:.3f}", n / days_seen / 3600));
-    hours.AddRow(row);
-  }
-  text += fmt::format("\nRequests by hour of day ({}{}):\n", clock,
-                      days_seen > 1 ? fmt::format("; REQ/S: mean over {} days", days_seen) : "") +
-          hours.Render(StdoutStyle());
-  if (days_seen > 1) {
-    const auto midnight = FirstMidnight(s);
-    report::TextTable days({{"DAY"},
-                            {"DATE", report::TextTable::Align::kLeft},
-                            {"WEEKDAY", report::TextTable::Align::kLeft},
-                            {"REQUESTS"}});
-    for (int d = 0; d < days_seen; ++d) {
-      const core::Duration at = midnight ? *midnight + std::chrono::days(d) : core::Duration{};
-      days.AddRow({std::to_string(d), midnight ? Date(at) : "-", midnight ? Weekday(at) : "-",
-                   std::to_string(s.per_day[d])});
-    }
-    text += "\nRequests by day:\n" + days.Render(StdoutStyle());
-  }
-  return text;
-}
-
 int RunStats(const StatsOptions& options) {
   auto source = sim::OpenTrace(options.trace);
   if (!source) return ReportError(source.error());
   auto stats = sim::ComputeTraceStats(**source);
   if (!stats) return ReportError(stats.error());
   if (options.json) {
-    std::cout << StatsJson(options.trace, *stats).dump(2) << "\n";
+    std::cout << report::TraceStatsJson(options.trace, *stats).dump(2) << "\n";
   } else {
-    std::cout << StatsText(options.trace, *stats);
+    std::cout << report::TraceStatsText(options.trace, *stats, StdoutStyle());
   }
   return kExitOk;
 }

@@ -1,0 +1,41 @@
+// What `headroom agent` composes around the Agent: each device bound to its catalog ranges and
+// failsafe clock, and the daemon's loop (serve the API, tick the agent, and on a stop request or
+// a dead server stop serving and restore the GPUs). Logs through spdlog.
+#ifndef HEADROOM_SERVICE_AGENT_DAEMON_H_
+#define HEADROOM_SERVICE_AGENT_DAEMON_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "catalog/hardware_catalog.h"
+#include "core/result.h"
+#include "core/time.h"
+#include "gpu/device.h"
+#include "service/agent.h"
+#include "service/http_server.h"
+
+namespace headroom::service {
+
+// The catalog's ranges for each device and its failsafe clock: `failsafe` (MHz) when given, else
+// the policy's LP T2 clock for that GPU type. kNotFound naming a GPU the catalog lacks;
+// kOutOfRange naming --failsafe-sm-clock when it is outside a GPU's range.
+[[nodiscard]] core::Result<std::vector<AgentGpu>> AgentGpusOf(
+    const std::vector<std::unique_ptr<gpu::Device>>& devices,
+    const catalog::HardwareCatalog& catalog, std::optional<double> failsafe_mhz);
+
+// How late a lease expiry or a delayed change may be noticed.
+inline constexpr core::Duration kAgentTickPeriod = std::chrono::milliseconds(100);
+
+// Serves `server` on a thread of its own and ticks the agent (and `each_tick`, when given) every
+// kAgentTickPeriod until `stop` or the server ends; then stops serving and restores the GPUs
+// (Agent::Shutdown). kInternal when the server stopped by itself or the restore failed.
+[[nodiscard]] core::Status RunAgentDaemon(Agent& agent, AgentHttpServer& server, core::Clock& clock,
+                                          const std::atomic<bool>& stop,
+                                          const std::function<void()>& each_tick = {});
+
+}  // namespace headroom::service
+
+#endif  // HEADROOM_SERVICE_AGENT_DAEMON_H_
