@@ -4,8 +4,9 @@
 #ifndef HEADROOM_CLI_PROGRESS_H_
 #define HEADROOM_CLI_PROGRESS_H_
 
-#include <chrono>
 #include <string>
+
+#include "core/time.h"
 
 namespace headroom::cli {
 
@@ -14,8 +15,9 @@ bool ProgressWanted();
 
 class ProgressBar {
  public:
-  // `enabled` false: every call is a no-op.
-  ProgressBar(std::string label, bool enabled);
+  // `enabled` false: every call is a no-op. Time (the redraw rate, the ETA) is read from
+  // `clock`, the system's by default. REQUIRES: clock outlives the bar.
+  ProgressBar(std::string label, bool enabled, const core::Clock* clock = nullptr);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -28,9 +30,10 @@ class ProgressBar {
  private:
   std::string label_;
   bool enabled_;
+  const core::Clock* clock_;
   bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_;
-  std::chrono::steady_clock::time_point last_draw_;
+  core::TimePoint start_;
+  core::TimePoint last_draw_;
 };
 
 }  // namespace headroom::cli
