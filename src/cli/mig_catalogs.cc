@@ -38,4 +38,8 @@ core::Result<MigCatalogs> LoadMigCatalogs(const GlobalOptions& global) {
                      .reference = reference_spec};
 }
 
+gpu::MigSpecLookup MigSpecLookupOf(const GlobalOptions& global) {
+  return [&global](const gpu::Device& device) { return MigSpecOfDevice(global, device); };
+}
+
 }  // namespace headroom::cli

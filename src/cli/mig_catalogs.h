@@ -13,6 +13,7 @@
 #include "catalog/mig_training_catalog.h"
 #include "cli/common.h"
 #include "core/result.h"
+#include "gpu/mig_view.h"
 #include "mig/slice_model.h"
 #include "mig/training_workload.h"
 
@@ -36,6 +37,9 @@ struct MigCatalogs {
 };
 
 [[nodiscard]] core::Result<MigCatalogs> LoadMigCatalogs(const GlobalOptions& global);
+
+// MigSpecOfDevice as the lookup gpu/mig_view asks; `global` must outlive it.
+gpu::MigSpecLookup MigSpecLookupOf(const GlobalOptions& global);
 
 }  // namespace headroom::cli
 

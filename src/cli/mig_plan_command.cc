@@ -6,7 +6,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "catalog/mig_plan_file.h"
 #include "cli/commands.h"
@@ -15,15 +14,14 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/planner.h"
+#include "mig/workload_summary.h"
 #include "report/mig_plan_html.h"
 #include "report/mig_plan_report.h"
+#include "report/mig_workloads_report.h"
 #include "report/result_dir.h"
-#include "report/table.h"
 
 namespace headroom::cli {
 namespace {
-
-using nlohmann::ordered_json;
 
 struct MigPlanOptions {
   std::string file;
@@ -37,10 +35,6 @@ struct MigPlanOptions {
 
 // Where `mig plan --report` writes when no --out is given.
 constexpr const char* kDefaultMigPlanDir = "headroom-mig-plan";
-
-std::string LayoutText(const mig::PlanOption& o) {
-  return o.layout ? mig::FormatLayout(*o.layout) : std::string("MIG off");
-}
 
 // Writes DIR/mig-plan.json and, with --report, DIR/report.html built from it; returns the
 // report's path, or "" without --report.
@@ -56,29 +50,34 @@ core::Result<std::string> WriteMigPlanOut(const report::MigPlanReport& data, con
   return written.path;
 }
 
-int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
-  auto text = core::ReadFile(o.file);
-  if (!text) return ReportError(text.error());
-  auto catalogs = LoadMigCatalogs(global);
-  if (!catalogs) return ReportError(catalogs.error());
-  auto input = catalog::ParseMigPlanFile(*text, o.file, catalogs->hardware, catalogs->mig,
-                                         catalogs->workloads);
-  if (!input) return ReportError(input.error());
-  if (o.objective == "makespan") input->request.objective = mig::Objective::kMakespan;
-  if (o.objective == "energy") input->request.objective = mig::Objective::kEnergy;
+// The jobs file with the command line's overrides; errors name the file or the option.
+core::Result<catalog::MigPlanInput> ReadMigPlanInput(const GlobalOptions& global,
+                                                     const MigPlanOptions& o) {
+  HEADROOM_ASSIGN_OR_RETURN(const std::string text, core::ReadFile(o.file));
+  HEADROOM_ASSIGN_OR_RETURN(MigCatalogs catalogs, LoadMigCatalogs(global));
+  HEADROOM_ASSIGN_OR_RETURN(
+      catalog::MigPlanInput input,
+      catalog::ParseMigPlanFile(text, o.file, catalogs.hardware, catalogs.mig, catalogs.workloads));
+  if (o.objective == "makespan") input.request.objective = mig::Objective::kMakespan;
+  if (o.objective == "energy") input.request.objective = mig::Objective::kEnergy;
   if (!o.makespan_bound.empty()) {
     auto bound = core::ParseDuration(o.makespan_bound);
-    if (!bound) return ReportError(bound.error().WithContext("--makespan-bound"));
-    input->request.makespan_bound_s = core::ToSeconds(*bound);
+    if (!bound) return core::Fail(bound.error().WithContext("--makespan-bound"));
+    input.request.makespan_bound_s = core::ToSeconds(*bound);
   }
-  for (const std::string& text : o.layouts) {
-    auto layout = mig::ParseLayout(text);
-    if (!layout) return ReportError(layout.error().WithContext("--layout"));
-    input->request.extra_layouts.push_back(*layout);
+  for (const std::string& layout_text : o.layouts) {
+    auto layout = mig::ParseLayout(layout_text);
+    if (!layout) return core::Fail(layout.error().WithContext("--layout"));
+    input.request.extra_layouts.push_back(*layout);
   }
+  return input;
+}
+
+int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
+  auto input = ReadMigPlanInput(global, o);
+  if (!input) return ReportError(input.error());
   auto result = mig::Plan(input->model, input->request);
   if (!result) return ReportError(result.error().WithContext(o.file));
-  const mig::PlanOption& whole = result->baselines.front();
   const report::MigPlanReport data = report::MigPlanReportOf(
       *result,
       {.jobs_file = o.file,
@@ -95,62 +94,12 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
     if (!written) return ReportError(written.error());
     report_path = *written;
   }
-  const std::string objective =
-      input->request.objective == mig::Objective::kEnergy ? "least energy" : "shortest makespan";
-  const std::string bound =
-      input->request.makespan_bound_s
-          ? fmt::format(", makespan at most {:.0f} s", *input->request.makespan_bound_s)
-          : "";
   if (o.json) {
     std::cout << report::MigPlanJson(data).dump(2) << "\n";
     if (!report_path.empty()) std::fprintf(stderr, "report: %s\n", report_path.c_str());
     return kExitOk;
   }
-  std::cout << StdoutStyle().Bold(
-                   fmt::format("MIG plan for {} jobs on {} (power limit {:.0f} W): {}{}",
-                               input->request.jobs.size(), input->model.mig().name,
-                               input->model.power_limit().value(), objective, bound))
-            << "\n";
-  using Align = report::TextTable::Align;
-  report::TextTable table({{"OPTION", Align::kLeft},
-                           {"LAYOUT", Align::kLeft},
-                           {"ENERGY_KJ"},
-                           {"MAKESPAN_S"},
-                           {"SAMPLES/S"},
-                           {"SAMPLES/J"},
-                           {"ENERGY_VS_WHOLE"},
-                           {"THROUGHPUT_VS_WHOLE"},
-                           {"NOTE", Align::kLeft}});
-  const report::TextStyle style = StdoutStyle();
-  auto add = [&](const mig::PlanOption& opt, report::Tone tone) {
-    if (!opt.feasible) {
-      table.AddRow({opt.name, LayoutText(opt), "-", "-", "-", "-", "-", "-",
-                    style.Red("infeasible: " + opt.infeasible_reason)},
-                   tone);
-      return;
-    }
-    const bool vs = whole.feasible;
-    table.AddRow(
-        {opt.name, LayoutText(opt), fmt::format("{:.1f}", opt.energy_j / 1e3),
-         fmt::format("{:.0f}", opt.makespan_s), fmt::format("{:.1f}", opt.samples_per_s),
-         fmt::format("{:.3f}", opt.samples_per_j),
-         vs ? report::FormatChange(opt.energy_j / whole.energy_j - 1) : "-",
-         vs ? report::FormatChange(opt.samples_per_s / whole.samples_per_s - 1) : "-",
-         opt.meets_bound
-             ? ""
-             : style.Red(fmt::format("misses the bound or a deadline by {:.0f} s", opt.overrun_s))},
-        tone);
-  };
-  add(result->best, report::Tone::kGreen);
-  for (const mig::PlanOption& b : result->baselines) add(b, report::Tone::kPlain);
-  for (const mig::PlanOption& e : result->extra) add(e, report::Tone::kPlain);
-  std::cout << table.Render(style);
-  std::cout << "\nWhy (planned):\n";
-  for (const mig::JobOutcome& job : result->best.jobs) std::cout << "  " << job.explanation << "\n";
-  std::cout << fmt::format(
-      "\n{} partitions searched, {} schedules evaluated. Energy per job: idle power by SM share, "
-      "dynamic power by activity; {:.1f} kJ of idle power falls on instances with no job left.\n",
-      result->layouts_considered, result->schedules_evaluated, result->best.unattributed_j / 1e3);
+  std::cout << report::MigPlanText(data, StdoutStyle());
   if (!out.empty()) std::cout << fmt::format("wrote {}/{}\n", out, report::kMigPlanFile);
   if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
   return kExitOk;
@@ -168,67 +117,16 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
   if (!catalogs) return ReportError(catalogs.error());
   auto model = catalogs->Model(o.gpu, std::nullopt);
   if (!model) return ReportError(model.error());
-  const mig::Slice whole = mig::WholeGpuSlice(model->gpu(), model->mig());
-  const mig::GiProfile& smallest = model->mig().profiles.front();
-  const mig::Slice small = mig::InstanceSlice(smallest, smallest.starts.front());
-  using Align = report::TextTable::Align;
-  report::TextTable table({{"WORKLOAD", Align::kLeft},
-                           {"BATCH"},
-                           {"HOST_MS"},
-                           {"OPT_MS"},
-                           {"PER_SAMPLE_MS"},
-                           {"COMPUTE_SHARE"},
-                           {"MEMORY_GIB"},
-                           {"J/SAMPLE"},
-                           {"FIXED_J"},
-                           {"FIT_ERR_W"},
-                           {"WHOLE_SAMPLES/S"},
-                           {fmt::format("{}_SAMPLES/S", smallest.name)}});
-  ordered_json list = ordered_json::array();
-  for (const mig::MeasuredWorkload& w : catalogs->workloads.workloads()) {
-    auto fit = catalogs->Fit(w);
-    if (!fit) return ReportError(fit.error());
-    const int b = w.default_batch;
-    const core::Megahertz f = model->gpu().sm_clock_max;
-    const double whole_rate = b / model->IterationSeconds(*fit, b, whole, f);
-    const bool fits_small = model->Fits(*fit, b, small);
-    const double small_rate = b / model->IterationSeconds(*fit, b, small, f);
-    table.AddRow({w.name, std::to_string(b), fmt::format("{:.2f}", fit->host_s * 1e3),
-                  fmt::format("{:.2f}", fit->optimizer_s * 1e3),
-                  fmt::format("{:.4f}", fit->per_sample_s * 1e3),
-                  fmt::format("{:.2f}", fit->compute_share),
-                  fmt::format("{:.1f}", model->FootprintGib(*fit, b)),
-                  fmt::format("{:.3f}", fit->energy_per_sample_j),
-                  fmt::format("{:.2f}", fit->fixed_energy_j),
-                  fmt::format("{:.0f}", fit->power_fit_error_w), fmt::format("{:.1f}", whole_rate),
-                  fits_small ? fmt::format("{:.1f}", small_rate) : std::string("OOM")});
-    list.push_back({{"workload", w.name},
-                    {"batch", b},
-                    {"host_s", fit->host_s},
-                    {"optimizer_s", fit->optimizer_s},
-                    {"per_sample_s", fit->per_sample_s},
-                    {"compute_share", fit->compute_share},
-                    {"footprint_gib", model->FootprintGib(*fit, b)},
-                    {"energy_per_sample_j", fit->energy_per_sample_j},
-                    {"fixed_energy_j", fit->fixed_energy_j},
-                    {"power_fit_error_w", fit->power_fit_error_w},
-                    {"whole_gpu_samples_per_s", whole_rate},
-                    {"smallest_instance", smallest.name},
-                    {"smallest_instance_samples_per_s",
-                     fits_small ? ordered_json(small_rate) : ordered_json(nullptr)}});
-  }
+  const std::vector<mig::MeasuredWorkload>& workloads = catalogs->workloads.workloads();
+  auto fits = catalogs->Fits(workloads);
+  if (!fits) return ReportError(fits.error());
+  const mig::WorkloadsOnGpu summary = mig::SummarizeWorkloads(*model, workloads, *fits);
+  const std::string& reference = catalogs->workloads.reference_gpu();
   if (o.json) {
-    std::cout << ordered_json{{"gpu", model->mig().name},
-                              {"reference_gpu", catalogs->workloads.reference_gpu()},
-                              {"workloads", list}}
-                     .dump(2)
-              << "\n";
-    return kExitOk;
+    std::cout << report::MigWorkloadsJson(summary, reference).dump(2) << "\n";
+  } else {
+    std::cout << report::MigWorkloadsText(summary, reference, StdoutStyle());
   }
-  std::cout << fmt::format(
-      "Training workloads measured on {}, modeled on {} (docs/mig.md, \"The slice model\")\n",
-      catalogs->workloads.reference_gpu(), model->mig().name);
-  std::cout << table.Render(StdoutStyle());
   return kExitOk;
 }
 

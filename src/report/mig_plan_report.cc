@@ -173,6 +173,7 @@ MigPlanReport MigPlanReportOf(const mig::PlanResult& result, MigPlanInputs input
                   .layouts_considered = result.layouts_considered,
                   .schedules_evaluated = result.schedules_evaluated};
   r.plan = MigOptionOf(result.best, r.inputs.geometry);
+  for (const mig::JobOutcome& job : result.best.jobs) r.why.push_back(job.explanation);
   for (const mig::PlanOption& b : result.baselines) {
     r.baselines.push_back(MigOptionOf(b, r.inputs.geometry));
   }
@@ -247,6 +248,61 @@ ordered_json MigPlanJson(const MigPlanReport& r) {
   return j;
 }
 
+namespace {
+
+void AddMigPlanRow(TextTable& table, const MigOption& o, const MigOption* whole, Tone tone,
+                   const TextStyle& style) {
+  if (!o.feasible) {
+    table.AddRow(
+        {o.name, o.layout, "-", "-", "-", "-", "-", "-", style.Red("infeasible: " + o.reason)},
+        tone);
+    return;
+  }
+  table.AddRow({o.name, o.layout, fmt::format("{:.1f}", o.energy_j / 1e3),
+                fmt::format("{:.0f}", o.makespan_s), fmt::format("{:.1f}", o.samples_per_s),
+                fmt::format("{:.3f}", o.samples_per_j),
+                whole != nullptr ? FormatChange(o.energy_j / whole->energy_j - 1) : "-",
+                whole != nullptr ? FormatChange(o.samples_per_s / whole->samples_per_s - 1) : "-",
+                o.meets_bound ? ""
+                              : style.Red(fmt::format("misses the bound or a deadline by {:.0f} s",
+                                                      o.overrun_s))},
+               tone);
+}
+
+}  // namespace
+
+std::string MigPlanText(const MigPlanReport& r, const TextStyle& style) {
+  const MigPlanInputs& in = r.inputs;
+  const std::string objective = in.objective == "energy" ? "least energy" : "shortest makespan";
+  const std::string bound =
+      in.makespan_bound_s ? fmt::format(", makespan at most {:.0f} s", *in.makespan_bound_s) : "";
+  std::string out =
+      style.Bold(fmt::format("MIG plan for {} jobs on {} (power limit {:.0f} W): {}{}", r.jobs,
+                             in.geometry.gpu, in.power_limit_w, objective, bound)) +
+      "\n";
+  using Align = TextTable::Align;
+  TextTable table({{"OPTION", Align::kLeft},
+                   {"LAYOUT", Align::kLeft},
+                   {"ENERGY_KJ"},
+                   {"MAKESPAN_S"},
+                   {"SAMPLES/S"},
+                   {"SAMPLES/J"},
+                   {"ENERGY_VS_WHOLE"},
+                   {"THROUGHPUT_VS_WHOLE"},
+                   {"NOTE", Align::kLeft}});
+  const MigOption* whole = r.Reference();
+  AddMigPlanRow(table, r.plan, whole, Tone::kGreen, style);
+  for (const MigOption& b : r.baselines) AddMigPlanRow(table, b, whole, Tone::kPlain, style);
+  for (const MigOption& l : r.layouts) AddMigPlanRow(table, l, whole, Tone::kPlain, style);
+  out += table.Render(style) + "\nWhy (planned):\n";
+  for (const std::string& why : r.why) out += "  " + why + "\n";
+  return out + fmt::format(
+                   "\n{} partitions searched, {} schedules evaluated. Energy per job: idle power "
+                   "by SM share, dynamic power by activity; {:.1f} kJ of idle power falls on "
+                   "instances with no job left.\n",
+                   r.layouts_considered, r.schedules_evaluated, r.plan.unattributed_j / 1e3);
+}
+
 core::Status WriteMigPlanDir(const std::string& dir, const MigPlanReport& report) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -280,6 +336,7 @@ core::Result<MigPlanReport> ReadMigPlanDir(const std::string& dir) {
   std::optional<core::Error> invalid;
   const int slices = report.inputs.geometry.memory_slices;
   report.plan = ReadOption(r, r.Object(j, "plan", ""), "plan.", slices, invalid, path);
+  for (const MigJobRun& job : report.plan.jobs) report.why.push_back(job.explanation);
   for (const char* key : {"baselines", "layouts"}) {
     const json& list = r.List(j, key, "");
     auto& into = std::string(key) == "baselines" ? report.baselines : report.layouts;

@@ -2,8 +2,8 @@
 // (the plan, the baselines, any --layout) as plain values with their instances placed, the
 // inputs that produced them, and the plan's headline (the question and its answer) derived from
 // the result. Also its JSON, which is what `mig plan --json` prints and DIR/mig-plan.json holds,
-// read back strictly. Plain value types and pure functions except the file I/O of
-// WriteMigPlanDir/ReadMigPlanDir; thread-compatible.
+// read back strictly, and the table `mig plan` prints. Plain value types and pure functions except
+// the file I/O of WriteMigPlanDir/ReadMigPlanDir; thread-compatible.
 #ifndef HEADROOM_REPORT_MIG_PLAN_REPORT_H_
 #define HEADROOM_REPORT_MIG_PLAN_REPORT_H_
 
@@ -16,6 +16,7 @@
 #include "core/result.h"
 #include "mig/planner.h"
 #include "report/mig_instances.h"
+#include "report/text_style.h"
 
 namespace headroom::report {
 
@@ -71,6 +72,10 @@ struct MigPlanReport {
   MigOption plan = {};
   std::vector<MigOption> baselines = {};  // the first: every job one after another, whole GPU
   std::vector<MigOption> layouts = {};    // --layout, in order
+  // The planner's explanation of each job's place in the plan, in the jobs file's order, kept also
+  // when the plan is infeasible (where each job would run, and that it cannot), unlike plan.jobs.
+  // What MigPlanText prints; not in mig-plan.json, so read back from the plan's jobs.
+  std::vector<std::string> why = {};
 
   // The plan, the baselines, then the --layout options.
   std::vector<const MigOption*> Options() const;
@@ -89,6 +94,10 @@ std::string MigPlanAnswer(const MigPlanReport& report);
 // What `mig plan --json` prints and mig-plan.json holds: the plan, baselines and layouts (each
 // with its instances and jobs) plus "inputs".
 nlohmann::ordered_json MigPlanJson(const MigPlanReport& report);
+
+// What `mig plan` prints: the heading, one row per option (the plan in green, changes against the
+// whole-GPU baseline), the plan's explanation per job and how much the search covered.
+std::string MigPlanText(const MigPlanReport& report, const TextStyle& style);
 
 // Creates `dir` if needed and writes mig-plan.json.
 [[nodiscard]] core::Status WriteMigPlanDir(const std::string& dir, const MigPlanReport& report);

@@ -127,5 +127,41 @@ TEST(MigPlanReportTest, PageHoldsTheAnswerEveryLayoutAndThePlots) {
   }
 }
 
+TEST(MigPlanReportTest, TheTableListsEveryOptionAgainstTheWholeGpu) {
+  MigPlanReport r = testing::SampleMigPlanReport();
+  r.layouts.push_back(r.baselines.back());
+  r.layouts.back().meets_bound = false;
+  r.layouts.back().overrun_s = 42;
+  const std::string text = MigPlanText(r, TextStyle());
+  EXPECT_TRUE(
+      text.starts_with("MIG plan for 4 jobs on h200-141gb-sxm (power limit 700 W): least "
+                       "energy, makespan at most 900 s\nOPTION"))
+      << text;
+  EXPECT_NE(text.find(FormatChange(70'000.0 / 100'000 - 1)), std::string::npos) << text;
+  EXPECT_NE(text.find("infeasible: densenet: needs 30.0 GiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("misses the bound or a deadline by 42 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nWhy (planned):\n  effnet on "), std::string::npos) << text;
+  EXPECT_TRUE(
+      text.ends_with("\n15 partitions searched, 321 schedules evaluated. Energy per job: "
+                     "idle power by SM share, dynamic power by activity; 1.0 kJ of idle "
+                     "power falls on instances with no job left.\n"))
+      << text;
+}
+
+TEST(MigPlanReportTest, WithoutAFeasibleWholeGpuThereIsNoChangeToShow) {
+  MigPlanReport r = testing::SampleMigPlanReport();
+  r.baselines.front().feasible = false;
+  r.baselines.front().reason = "too big";
+  r.inputs.objective = "makespan";
+  r.inputs.makespan_bound_s.reset();
+  const std::string text = MigPlanText(r, TextStyle());
+  EXPECT_NE(text.find("): shortest makespan\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find('%'), std::string::npos) << text;
+  EXPECT_NE(text.find("infeasible: too big"), std::string::npos) << text;
+  const std::string colour = MigPlanText(r, TextStyle(true));
+  EXPECT_TRUE(colour.starts_with("\x1b[1m")) << colour;
+  EXPECT_NE(colour.find("\x1b[32m"), std::string::npos) << colour;  // the plan's row
+}
+
 }  // namespace
 }  // namespace headroom::report

@@ -72,6 +72,7 @@ inline MigPlanReport SampleMigPlanReport() {
                   .layouts_considered = 15,
                   .schedules_evaluated = 321};
   r.plan = SampleOption("planned", "3g.71gb@0,2g.35gb@4,1g.18gb@6,1g.18gb@7", 70'000, 600, jobs);
+  for (const MigJobRun& job : r.plan.jobs) r.why.push_back(job.explanation);
   r.baselines.push_back(
       SampleOption("whole GPU, one after another", "MIG off", 100'000, 900, jobs));
   r.baselines.push_back(
