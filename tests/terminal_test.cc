@@ -332,7 +332,7 @@ TEST(ManPagesTest, UnwritableDirectoryIsAnError) {
   const CommandRun run =
       Shell(fmt::format("{} man-pages --out /proc/headroom-man", HEADROOM_BINARY));
   EXPECT_EQ(run.exit_code, 2) << run.out;
-  EXPECT_TRUE(Contains(run.out, "--out /proc/headroom-man")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "--out: /proc/headroom-man")) << run.out;
 }
 
 }  // namespace

@@ -1,17 +1,12 @@
 // `headroom completion bash`: prints the bash completion script generated from the command line
-// itself (cli/bash_completion.h); `headroom man-pages --out DIR`: writes the man pages generated
-// from it (cli/man_pages.h).
-#include <filesystem>
+// itself (clidoc/bash_completion.h); `headroom man-pages --out DIR`: writes the man pages
+// generated from it (clidoc/man_pages.h).
 #include <iostream>
 #include <memory>
-#include <system_error>
 
-#include <fmt/format.h>
-
-#include "cli/bash_completion.h"
 #include "cli/commands.h"
-#include "cli/man_pages.h"
-#include "core/files.h"
+#include "clidoc/bash_completion.h"
+#include "clidoc/man_pages.h"
 
 namespace headroom::cli {
 
@@ -24,7 +19,7 @@ void RegisterCompletion(CLI::App& app, RunFunction* run) {
   // `app` outlives the run: main() owns both. The callback holds `shell`, which CLI11 writes.
   cmd->callback([run, &app, shell] {
     *run = [&app] {
-      std::cout << BashCompletion(app);
+      std::cout << clidoc::BashCompletion(app);
       return kExitOk;
     };
   });
@@ -39,19 +34,13 @@ void RegisterManPages(CLI::App& app, RunFunction* run) {
       ->option_text("DIR");
   cmd->callback([run, &app, out] {
     *run = [&app, out] {
-      std::error_code ec;
-      std::filesystem::create_directories(*out, ec);
-      if (ec) {
-        return ReportError(core::Error::InvalidArgument(
-            fmt::format("--out {}: cannot create the directory: {}", *out, ec.message())));
-      }
-      for (const ManPage& page : ManPages(app, std::string("headroom ") + HEADROOM_VERSION)) {
-        const std::string path = (std::filesystem::path(*out) / page.file).string();
-        if (auto written = core::WriteFileAtomically(path, page.text); !written) {
-          return ReportError(written.error());
-        }
-        std::cout << path << "\n";
-      }
+      const clidoc::Manual manual{
+          .version = std::string("headroom ") + HEADROOM_VERSION,
+          .exit_status = "0 ok, 1 runtime error, 2 usage or input error.",
+          .docs = "The guides and references in /usr/share/doc/headroom/."};
+      auto paths = clidoc::WriteManPages(app, manual, *out);
+      if (!paths) return ReportError(paths.error().WithContext("--out"));
+      for (const std::string& path : *paths) std::cout << path << "\n";
       return kExitOk;
     };
   });

@@ -1,15 +1,18 @@
-#include "cli/man_pages.h"
+#include "clidoc/man_pages.h"
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/bash_completion.h"
+#include "clidoc/bash_completion.h"
+#include "core/files.h"
 
-namespace headroom::cli {
+namespace headroom::clidoc {
 namespace {
 
 // `text` safe as roff running text: backslashes escaped, hyphens of option names kept as
@@ -59,11 +62,18 @@ std::string PageName(const std::string& path) {
   return name;
 }
 
+// The top of the tree `app` is in.
+CLI::App& Top(CLI::App& app) {
+  CLI::App* top = &app;
+  while (top->get_parent() != nullptr) top = top->get_parent();
+  return *top;
+}
+
 // The first sentence or line of a description, for the NAME line.
-std::string Summary(const std::string& description) {
+std::string Summary(const std::string& description, const std::string& top_name) {
   std::string first = description.substr(0, description.find('\n'));
   if (const size_t colon = first.find(": ");
-      first.rfind("headroom", 0) == 0 && colon != first.npos) {
+      first.rfind(top_name, 0) == 0 && colon != first.npos) {
     first = first.substr(colon + 2);  // the top command's "headroom: find ..."
   }
   if (const size_t stop = first.find(". "); stop != std::string::npos) first.resize(stop);
@@ -106,10 +116,8 @@ std::string OptionEntry(CLI::Option& option) {
 // The long names of the top command's own options ("--catalog, --verbose, ..."), which CLI11's
 // fallthrough lets every subcommand take.
 std::string GlobalOptionNames(CLI::App& app) {
-  CLI::App* top = &app;
-  while (top->get_parent() != nullptr) top = top->get_parent();
   std::vector<std::string> names;
-  for (CLI::Option* option : top->get_options()) {
+  for (CLI::Option* option : Top(app).get_options()) {
     if (option->get_group().empty() || !option->nonpositional()) continue;
     if (option->get_lnames().empty()) continue;
     const std::string& name = option->get_lnames().front();
@@ -136,13 +144,15 @@ std::string Synopsis(CLI::App& app, const std::string& path,
   return out;
 }
 
-ManPage Page(CLI::App& app, const std::string& path, const std::string& version,
+ManPage Page(CLI::App& app, const std::string& path, const Manual& manual,
              const std::vector<std::string>& see_also) {
   const std::string name = PageName(path);
+  const std::string& top = Top(app).get_name();
   const std::vector<CLI::App*> subcommands = VisibleSubcommands(app);
-  std::string text =
-      fmt::format(".TH {} 1 \"\" \"{}\" \"headroom manual\"\n", Upper(name), Roff(version));
-  text += fmt::format(".SH NAME\n{} \\- {}\n", Roff(name), Roff(Summary(app.get_description())));
+  std::string text = fmt::format(".TH {} 1 \"\" \"{}\" \"{} manual\"\n", Upper(name),
+                                 Roff(manual.version), Roff(top));
+  text += fmt::format(".SH NAME\n{} \\- {}\n", Roff(name),
+                      Roff(Summary(app.get_description(), top)));
   text += ".SH SYNOPSIS\n" + Synopsis(app, path, subcommands);
   text += fmt::format(".SH DESCRIPTION\n{}\n", Roff(app.get_description()));
   std::string options;
@@ -151,8 +161,8 @@ ManPage Page(CLI::App& app, const std::string& path, const std::string& version,
   }
   if (!options.empty()) text += ".SH OPTIONS\n" + options;
   if (app.get_parent() != nullptr && app.get_fallthrough()) {
-    text += fmt::format(".PP\nThe global options of \\fBheadroom\\fR(1) ({}) also work here.\n",
-                        Roff(GlobalOptionNames(app)));
+    text += fmt::format(".PP\nThe global options of \\fB{}\\fR(1) ({}) also work here.\n",
+                        Roff(top), Roff(GlobalOptionNames(app)));
   }
   if (!subcommands.empty()) {
     text += ".SH COMMANDS\n";
@@ -162,35 +172,53 @@ ManPage Page(CLI::App& app, const std::string& path, const std::string& version,
                           Roff(PageName(path + " " + sub->get_name())));
     }
   }
-  text += ".SH EXIT STATUS\n0 ok, 1 runtime error, 2 usage or input error.\n";
+  if (!manual.exit_status.empty()) {
+    text += fmt::format(".SH EXIT STATUS\n{}\n", Roff(manual.exit_status));
+  }
   std::vector<std::string> refs;
   for (const std::string& page : see_also) {
     if (page != name) refs.push_back(fmt::format("\\fB{}\\fR(1)", Roff(page)));
   }
   text += ".SH SEE ALSO\n";
   if (!refs.empty()) text += fmt::format("{}\n.PP\n", fmt::join(refs, ",\n"));
-  text += "The guides and references in /usr/share/doc/headroom/.\n";
+  if (!manual.docs.empty()) text += Roff(manual.docs) + "\n";
   return {name + ".1", text};
 }
 
 // Appends the pages of `app` and every visible command under it, depth first; each page refers
-// to headroom(1) and to the page of the command above it.
-void CollectPages(CLI::App& app, const std::string& path, const std::string& version,
+// to the top command's page and to the page of the command above it.
+void CollectPages(CLI::App& app, const std::string& path, const Manual& manual,
                   const std::vector<std::string>& see_also, std::vector<ManPage>* out) {
-  out->push_back(Page(app, path, version, see_also));
+  out->push_back(Page(app, path, manual, see_also));
   std::vector<std::string> refs = {app.get_name()};
   if (app.get_parent() != nullptr) refs = {see_also.front(), PageName(path)};
   for (CLI::App* sub : VisibleSubcommands(app)) {
-    CollectPages(*sub, path + " " + sub->get_name(), version, refs, out);
+    CollectPages(*sub, path + " " + sub->get_name(), manual, refs, out);
   }
 }
 
 }  // namespace
 
-std::vector<ManPage> ManPages(CLI::App& app, const std::string& version) {
+std::vector<ManPage> ManPages(CLI::App& app, const Manual& manual) {
   std::vector<ManPage> pages;
-  CollectPages(app, app.get_name(), version, {}, &pages);
+  CollectPages(app, app.get_name(), manual, {}, &pages);
   return pages;
 }
 
-}  // namespace headroom::cli
+core::Result<std::vector<std::string>> WriteManPages(CLI::App& app, const Manual& manual,
+                                                     const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: cannot create the directory: {}", dir, ec.message())));
+  }
+  std::vector<std::string> paths;
+  for (const ManPage& page : ManPages(app, manual)) {
+    paths.push_back((std::filesystem::path(dir) / page.file).string());
+    HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(paths.back(), page.text));
+  }
+  return paths;
+}
+
+}  // namespace headroom::clidoc
