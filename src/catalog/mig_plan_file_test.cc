@@ -1,8 +1,11 @@
 #include "catalog/mig_plan_file.h"
 
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "catalog/mig_catalogs.h"
 
 namespace headroom::catalog {
 namespace {
@@ -96,6 +99,37 @@ TEST(MigPlanFileTest, ErrorsNameTheLineAndField) {
                     "  - {workload: resnet50-finetune, samples: 1}\n")
                 .find("5g"),
             std::string::npos);
+}
+
+TEST(MigTrainingCatalogTest, SelectsAllOrTheNamedInOrder) {
+  auto catalog = MigTrainingCatalog::Embedded();
+  ASSERT_TRUE(catalog) << catalog.error().message();
+  auto all = catalog->Select("all");
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), catalog->workloads().size());
+  auto two = catalog->Select("gpt2-124m-finetune, resnet50-pretrain");
+  ASSERT_TRUE(two) << two.error().message();
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ(two->at(0).name, "gpt2-124m-finetune");
+  EXPECT_EQ(two->at(1).name, "resnet50-pretrain");
+  auto unknown = catalog->Select("resnet50-pretrain,bert");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code(), core::Code::kNotFound);
+}
+
+TEST(MigCatalogsTest, LoadsBesideTheHardwareAndNamesTheLimitError) {
+  auto hardware = HardwareCatalog::Embedded();
+  ASSERT_TRUE(hardware);
+  auto catalogs = MigCatalogs::Load(*hardware);
+  ASSERT_TRUE(catalogs) << catalogs.error().message();
+  EXPECT_EQ(catalogs->reference.name, catalogs->workloads.reference_gpu());
+  EXPECT_TRUE(catalogs->Model("h200", std::nullopt));
+  auto low = catalogs->Model("h200", 5.0);
+  ASSERT_FALSE(low);
+  EXPECT_EQ(low.error().code(), core::Code::kOutOfRange);
+  auto fits = catalogs->Fits(catalogs->workloads.workloads());
+  ASSERT_TRUE(fits) << fits.error().message();
+  EXPECT_EQ(fits->size(), catalogs->workloads.workloads().size());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "catalog/embedded_data.h"
+#include "core/parse.h"
 #include "core/yaml_reader.h"
 
 namespace headroom::catalog {
@@ -106,6 +107,17 @@ Result<mig::MeasuredWorkload> MigTrainingCatalog::Workload(std::string_view name
   }
   return Fail(core::Error::NotFound(
       fmt::format("unknown training workload '{}' (known: {})", name, known)));
+}
+
+Result<std::vector<mig::MeasuredWorkload>> MigTrainingCatalog::Select(
+    std::string_view names) const {
+  if (names == "all") return workloads_;
+  std::vector<mig::MeasuredWorkload> out;
+  for (std::string_view name : core::Split(names, ',')) {
+    HEADROOM_ASSIGN_OR_RETURN(mig::MeasuredWorkload w, Workload(core::Trim(name)));
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 }  // namespace headroom::catalog

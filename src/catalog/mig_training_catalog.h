@@ -21,6 +21,10 @@ class MigTrainingCatalog {
 
   // kNotFound listing the known workloads.
   [[nodiscard]] core::Result<mig::MeasuredWorkload> Workload(std::string_view name) const;
+  // "all": every workload; else the comma-separated names, in order; Workload's error for an
+  // unknown one.
+  [[nodiscard]] core::Result<std::vector<mig::MeasuredWorkload>> Select(
+      std::string_view names) const;
   const std::vector<mig::MeasuredWorkload>& workloads() const { return workloads_; }
   const std::string& reference_gpu() const { return reference_gpu_; }
   double reference_idle_w() const { return reference_idle_w_; }

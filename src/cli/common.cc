@@ -95,6 +95,26 @@ core::Result<mig::GpuMigSpec> MigSpecOfDevice(const GlobalOptions& global,
   return spec;
 }
 
+gpu::MigSpecLookup MigSpecLookupOf(const GlobalOptions& global) {
+  return [&global](const gpu::Device& device) { return MigSpecOfDevice(global, device); };
+}
+
+core::Result<catalog::MigCatalogs> LoadMigCatalogs(const GlobalOptions& global) {
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
+  return catalog::MigCatalogs::Load(std::move(hardware));
+}
+
+core::Result<mig::SliceModel> MigModelOf(const catalog::MigCatalogs& catalogs,
+                                         const std::string& gpu,
+                                         std::optional<double> power_limit_w) {
+  auto model = catalogs.Model(gpu, power_limit_w);
+  if (!model) {
+    return core::Fail(model.error().WithContext(
+        model.error().code() == core::Code::kOutOfRange ? "--power-limit" : "--gpu"));
+  }
+  return model;
+}
+
 core::Result<DeviceSet> OpenDevices(const GlobalOptions& global, const BackendOptions& options,
                                     core::Clock* clock) {
   HEADROOM_ASSIGN_OR_RETURN(std::vector<std::string> selectors, Selectors(options.gpus));

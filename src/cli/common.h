@@ -5,15 +5,18 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/mig_catalogs.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "gpu/device.h"
+#include "gpu/mig_view.h"
 #include "mig/profile.h"
 #include "report/result_dir.h"
 
@@ -57,6 +60,17 @@ struct DeviceSet {
 // when it is not in the catalogs.
 [[nodiscard]] core::Result<mig::GpuMigSpec> MigSpecOfDevice(const GlobalOptions& global,
                                                             const gpu::Device& device);
+
+// MigSpecOfDevice as the lookup gpu/mig_view asks; `global` must outlive it.
+gpu::MigSpecLookup MigSpecLookupOf(const GlobalOptions& global);
+
+// The MIG slice model's catalogs beside LoadCatalog's hardware catalog.
+[[nodiscard]] core::Result<catalog::MigCatalogs> LoadMigCatalogs(const GlobalOptions& global);
+
+// catalogs.Model(gpu, power_limit_w), its error naming --power-limit or --gpu.
+[[nodiscard]] core::Result<mig::SliceModel> MigModelOf(const catalog::MigCatalogs& catalogs,
+                                                       const std::string& gpu,
+                                                       std::optional<double> power_limit_w);
 
 // Opens the selected backend's devices, reading time from `clock` (sim backend).
 // REQUIRES: clock outlives the devices.

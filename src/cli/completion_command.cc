@@ -34,10 +34,9 @@ void RegisterManPages(CLI::App& app, RunFunction* run) {
       ->option_text("DIR");
   cmd->callback([run, &app, out] {
     *run = [&app, out] {
-      const clidoc::Manual manual{
-          .version = std::string("headroom ") + HEADROOM_VERSION,
-          .exit_status = "0 ok, 1 runtime error, 2 usage or input error.",
-          .docs = "The guides and references in /usr/share/doc/headroom/."};
+      const clidoc::Manual manual{.version = std::string("headroom ") + HEADROOM_VERSION,
+                                  .exit_status = "0 ok, 1 runtime error, 2 usage or input error.",
+                                  .docs = "The guides and references in /usr/share/doc/headroom/."};
       auto paths = clidoc::WriteManPages(app, manual, *out);
       if (!paths) return ReportError(paths.error().WithContext("--out"));
       for (const std::string& path : *paths) std::cout << path << "\n";

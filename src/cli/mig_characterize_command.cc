@@ -10,22 +10,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "catalog/mig_training_catalog.h"
 #include "cli/commands.h"
-#include "cli/mig_catalogs.h"
 #include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
 #include "cli/terminal.h"
-#include "core/files.h"
-#include "core/parse.h"
-#include "mig/characterize.h"
 #include "mig/enumerate.h"
-#include "report/mig_characterize_html.h"
-#include "report/mig_characterize_report.h"
+#include "report/mig_characterize_run.h"
 #include "report/mig_characterize_summary.h"
-#include "report/plot.h"
 #include "report/result_dir.h"
-#include "report/table.h"
 
 namespace headroom::cli {
 namespace {
@@ -43,18 +35,6 @@ struct MigCharacterizeOptions {
   MigDeviceSweepOptions device;
 };
 
-core::Result<std::vector<mig::MeasuredWorkload>> SelectWorkloads(
-    const catalog::MigTrainingCatalog& catalog, const std::string& names) {
-  if (names == "all") return catalog.workloads();
-  std::vector<mig::MeasuredWorkload> out;
-  for (std::string_view name : core::Split(names, ',')) {
-    auto w = catalog.Workload(core::Trim(name));
-    if (!w) return core::Fail(w.error().WithContext("--workloads"));
-    out.push_back(*w);
-  }
-  return out;
-}
-
 int RunOnDevice(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   if (o.report) {
     return ReportError(core::Error::InvalidArgument(
@@ -67,68 +47,6 @@ int RunOnDevice(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   return RunMigCharacterizeOnDevice(global, device);
 }
 
-// MIG off first, then the layouts given, or one per multiset of the profiles' maximal layouts.
-core::Result<std::vector<std::optional<mig::Layout>>> SelectLayouts(
-    const mig::GpuMigSpec& spec, const MigCharacterizeOptions& o) {
-  std::vector<mig::Layout> layouts;
-  if (!o.layouts.empty()) {
-    auto given = mig::ParseValidLayouts(spec, o.layouts);
-    if (!given) return core::Fail(given.error().WithContext("--layout"));
-    layouts = std::move(*given);
-  } else {
-    auto profiles = mig::ProfilesNamed(spec, o.profiles);
-    if (!profiles) return core::Fail(profiles.error().WithContext("--profiles"));
-    layouts = mig::OnePerMultiset(mig::EnumerateMaximalLayouts(spec, *profiles));
-  }
-  std::vector<std::optional<mig::Layout>> out = {std::nullopt};
-  out.insert(out.end(), layouts.begin(), layouts.end());
-  return out;
-}
-
-// The sweep on the slice model, as report/mig_characterize_report.h keeps it.
-report::MigCharacterizeReport SweepModel(const mig::SliceModel& model,
-                                         const std::vector<mig::MeasuredWorkload>& workloads,
-                                         const std::vector<std::optional<mig::Layout>>& layouts,
-                                         const std::vector<mig::WorkloadFit>& fits) {
-  report::MigCharacterizeReport data{.inputs = {.power_limit_w = model.power_limit().value(),
-                                                .version = HEADROOM_VERSION,
-                                                .geometry = report::GeometryOf(model.mig())}};
-  ProgressBar progress("mig characterize", ProgressWanted());
-  data.results = mig::CharacterizeSweep(
-      model, workloads, fits, layouts,
-      [&](double fraction, const std::string& workload) { progress.Update(fraction, workload); });
-  progress.Finish();
-  for (const mig::MeasuredWorkload& w : workloads) data.inputs.workloads.push_back(w.name);
-  for (const auto& layout : layouts) {
-    data.inputs.layouts.push_back(layout ? mig::FormatLayout(*layout) : "MIG off");
-  }
-  return data;
-}
-
-// DIR/report.html from what the sweep wrote; its path.
-core::Result<std::string> WriteReport(const std::string& out) {
-  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written,
-                            report::WriteResultReport(report::ResultKind::kMigCharacterize, out));
-  for (const std::string& warning : written.warnings) {
-    std::cerr << "headroom: " << warning << "\n";
-  }
-  return written.path;
-}
-
-// The equal-instance plots beside results.csv; false (after a warning) when gnuplot failed.
-bool WriteScalingPlots(const std::string& out, const mig::SliceModel& model,
-                       const std::vector<mig::MeasuredWorkload>& workloads,
-                       const std::vector<mig::WorkloadFit>& fits) {
-  const auto scaling = mig::ScaleWithEqualInstances(model, workloads, fits);
-  for (const report::Plot& plot : report::MigScalingPlots(model.mig().name, scaling)) {
-    if (auto st = report::RenderPlot(out, plot); !st) {
-      PrintWarning(st.error().message());
-      return false;
-    }
-  }
-  return true;
-}
-
 int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   if (!o.device.command.empty()) return RunOnDevice(global, o);
   if (o.device.backend.backend != "sim" || !o.device.backend.gpus.empty()) {
@@ -137,23 +55,36 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   }
   auto catalogs = LoadMigCatalogs(global);
   if (!catalogs) return ReportError(catalogs.error());
-  auto model = catalogs->Model(o.gpu, o.power_limit_w);
+  auto model = MigModelOf(*catalogs, o.gpu, o.power_limit_w);
   if (!model) return ReportError(model.error());
-  auto workloads = SelectWorkloads(catalogs->workloads, o.workloads);
-  if (!workloads) return ReportError(workloads.error());
-  auto layouts = SelectLayouts(model->mig(), o);
-  if (!layouts) return ReportError(layouts.error());
+  auto workloads = catalogs->workloads.Select(o.workloads);
+  if (!workloads) return ReportError(workloads.error().WithContext("--workloads"));
+  auto layouts = mig::SweepLayouts(model->mig(), o.layouts, o.profiles);
+  if (!layouts) {
+    return ReportError(layouts.error().WithContext(o.layouts.empty() ? "--profiles" : "--layout"));
+  }
   auto fits = catalogs->Fits(*workloads);
   if (!fits) return ReportError(fits.error());
-  const report::MigCharacterizeReport data = SweepModel(*model, *workloads, *layouts, *fits);
-  if (auto st = report::WriteMigCharacterizeDir(o.out, data); !st) return ReportError(st.error());
+  ProgressBar progress("mig characterize", ProgressWanted());
+  auto sweep = report::RunMigModelSweep(
+      {.model = &*model,
+       .workloads = std::move(*workloads),
+       .fits = std::move(*fits),
+       .layouts = std::move(*layouts),
+       .out_dir = o.out,
+       .version = HEADROOM_VERSION,
+       .progress = [&](double f, const std::string& w) { progress.Update(f, w); },
+       .on_warning = [](const std::string& message) { PrintWarning(message); }});
+  progress.Finish();
+  if (!sweep) return ReportError(sweep.error());
+  const report::MigCharacterizeReport& data = sweep->report;
+  const bool plotted = sweep->plotted;
   std::string report_path;
   if (o.report) {
-    auto written = WriteReport(o.out);
+    auto written = WriteReport(report::ResultKind::kMigCharacterize, o.out);
     if (!written) return ReportError(written.error());
     report_path = *written;
   }
-  const bool plotted = WriteScalingPlots(o.out, *model, *workloads, *fits);
   if (o.json) {
     std::cout << report::MigCharacterizeSummaryJson(data, o.out).dump(2) << "\n";
     if (!report_path.empty()) std::cerr << "report: " << report_path << "\n";

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/mig_catalogs.h"
 #include "cli/terminal.h"
 #include "gpu/mig_apply.h"
 #include "gpu/mig_view.h"

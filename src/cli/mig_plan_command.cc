@@ -9,7 +9,6 @@
 
 #include "catalog/mig_plan_file.h"
 #include "cli/commands.h"
-#include "cli/mig_catalogs.h"
 #include "cli/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
@@ -54,7 +53,7 @@ core::Result<std::string> WriteMigPlanOut(const report::MigPlanReport& data, con
 core::Result<catalog::MigPlanInput> ReadMigPlanInput(const GlobalOptions& global,
                                                      const MigPlanOptions& o) {
   HEADROOM_ASSIGN_OR_RETURN(const std::string text, core::ReadFile(o.file));
-  HEADROOM_ASSIGN_OR_RETURN(MigCatalogs catalogs, LoadMigCatalogs(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalogs catalogs, LoadMigCatalogs(global));
   HEADROOM_ASSIGN_OR_RETURN(
       catalog::MigPlanInput input,
       catalog::ParseMigPlanFile(text, o.file, catalogs.hardware, catalogs.mig, catalogs.workloads));
@@ -115,7 +114,7 @@ struct MigWorkloadsOptions {
 int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
   auto catalogs = LoadMigCatalogs(global);
   if (!catalogs) return ReportError(catalogs.error());
-  auto model = catalogs->Model(o.gpu, std::nullopt);
+  auto model = MigModelOf(*catalogs, o.gpu, std::nullopt);
   if (!model) return ReportError(model.error());
   const std::vector<mig::MeasuredWorkload>& workloads = catalogs->workloads.workloads();
   auto fits = catalogs->Fits(workloads);

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/mig_catalogs.h"
 #include "cli/terminal.h"
 #include "gpu/mig_view.h"
 #include "report/mig_profiles_report.h"

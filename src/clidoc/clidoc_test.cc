@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include <CLI/CLI.hpp>
 
 #include "clidoc/bash_completion.h"
 #include "clidoc/man_pages.h"

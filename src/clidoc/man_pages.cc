@@ -72,8 +72,7 @@ CLI::App& Top(CLI::App& app) {
 // The first sentence or line of a description, for the NAME line.
 std::string Summary(const std::string& description, const std::string& top_name) {
   std::string first = description.substr(0, description.find('\n'));
-  if (const size_t colon = first.find(": ");
-      first.rfind(top_name, 0) == 0 && colon != first.npos) {
+  if (const size_t colon = first.find(": "); first.rfind(top_name, 0) == 0 && colon != first.npos) {
     first = first.substr(colon + 2);  // the top command's "headroom: find ..."
   }
   if (const size_t stop = first.find(". "); stop != std::string::npos) first.resize(stop);
@@ -151,8 +150,8 @@ ManPage Page(CLI::App& app, const std::string& path, const Manual& manual,
   const std::vector<CLI::App*> subcommands = VisibleSubcommands(app);
   std::string text = fmt::format(".TH {} 1 \"\" \"{}\" \"{} manual\"\n", Upper(name),
                                  Roff(manual.version), Roff(top));
-  text += fmt::format(".SH NAME\n{} \\- {}\n", Roff(name),
-                      Roff(Summary(app.get_description(), top)));
+  text +=
+      fmt::format(".SH NAME\n{} \\- {}\n", Roff(name), Roff(Summary(app.get_description(), top)));
   text += ".SH SYNOPSIS\n" + Synopsis(app, path, subcommands);
   text += fmt::format(".SH DESCRIPTION\n{}\n", Roff(app.get_description()));
   std::string options;

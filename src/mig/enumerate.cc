@@ -171,4 +171,19 @@ core::Result<std::vector<Layout>> ParseValidLayouts(const GpuMigSpec& spec,
   return out;
 }
 
+core::Result<std::vector<std::optional<Layout>>> SweepLayouts(const GpuMigSpec& spec,
+                                                              std::span<const std::string> given,
+                                                              std::string_view profiles) {
+  std::vector<Layout> layouts;
+  if (!given.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(layouts, ParseValidLayouts(spec, given));
+  } else {
+    HEADROOM_ASSIGN_OR_RETURN(std::vector<const GiProfile*> named, ProfilesNamed(spec, profiles));
+    layouts = OnePerMultiset(EnumerateMaximalLayouts(spec, named));
+  }
+  std::vector<std::optional<Layout>> out = {std::nullopt};
+  out.insert(out.end(), layouts.begin(), layouts.end());
+  return out;
+}
+
 }  // namespace headroom::mig

@@ -5,6 +5,7 @@
 #ifndef HEADROOM_MIG_ENUMERATE_H_
 #define HEADROOM_MIG_ENUMERATE_H_
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,12 @@ std::vector<std::pair<int, Layout>> EqualInstanceLayouts(const GpuMigSpec& spec)
 // Each of `texts` parsed and validated against `spec`, in order; the first error.
 [[nodiscard]] core::Result<std::vector<Layout>> ParseValidLayouts(
     const GpuMigSpec& spec, std::span<const std::string> texts);
+
+// The layouts a characterization sweeps: MIG off (nullopt) first, then `given` (ParseValidLayouts)
+// when it is not empty, else one per multiset of the maximal layouts of the `profiles` classes
+// (ProfilesNamed); the first error of whichever was used.
+[[nodiscard]] core::Result<std::vector<std::optional<Layout>>> SweepLayouts(
+    const GpuMigSpec& spec, std::span<const std::string> given, std::string_view profiles);
 
 }  // namespace headroom::mig
 

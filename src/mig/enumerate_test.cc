@@ -168,5 +168,27 @@ TEST(EnumerateTest, ParseValidLayoutsStopsAtTheFirstBadOne) {
   EXPECT_FALSE(ParseValidLayouts(spec, malformed));
 }
 
+// MIG off first; then the layouts given, or one per multiset of the classes' maximal layouts.
+TEST(SweepLayoutsTest, MigOffFirstThenGivenOrOnePerMultiset) {
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
+  auto all = SweepLayouts(spec, {}, "1g,2g,3g,4g,7g");
+  ASSERT_TRUE(all) << all.error().message();
+  ASSERT_EQ(all->size(), 15u);  // MIG off + 14 multisets
+  EXPECT_FALSE(all->front().has_value());
+  EXPECT_EQ(FormatLayout(*all->at(1)), "7g.80gb@0");
+  const std::vector<std::string> given = {"3g.40gb@4,3g.40gb@0"};
+  auto two = SweepLayouts(spec, given, "no-such-class");  // the classes are not read
+  ASSERT_TRUE(two) << two.error().message();
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ(two->at(1)->instances.size(), 2u);
+}
+
+TEST(SweepLayoutsTest, TheErrorOfWhicheverInputWasUsed) {
+  const GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
+  EXPECT_FALSE(SweepLayouts(spec, {}, "9g"));
+  const std::vector<std::string> overlapping = {"4g.40gb@0,4g.40gb@0"};
+  EXPECT_FALSE(SweepLayouts(spec, overlapping, "1g"));
+}
+
 }  // namespace
 }  // namespace headroom::mig
