@@ -157,9 +157,10 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
 }  // namespace
 
 void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  auto options = std::make_shared<AgentCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "agent", "Run the node agent: HTTP API to cap this node's GPUs, with lease and failsafe");
+  auto* options = BindOptions<AgentCliOptions>(
+      cmd, run, [&global, cmd](const AgentCliOptions& o) { return RunAgent(global, *cmd, o); });
   AddBackendOptions(cmd, &options->backend);
   cmd->add_option("--listen", options->listen, "HOST:PORT to serve on (port 0: any free port)")
       ->capture_default_str();
@@ -186,9 +187,6 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
   cmd->add_option("--config", options->config,
                   "YAML file with the same settings (keys like state_file); flags win");
-  cmd->callback([run, options, &global, cmd] {
-    *run = [options, &global, cmd] { return RunAgent(global, *cmd, *options); };
-  });
 }
 
 }  // namespace headroom::cli

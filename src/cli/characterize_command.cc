@@ -235,9 +235,9 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
 }  // namespace
 
 void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<CharacterizeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "characterize", "Sweep SM clocks and power limits over workload shapes on a simulated GPU");
+  auto* o = OptionsRunBy(cmd, run, global, RunCharacterize);
   cmd->add_option("--workload", o->workload, "inference or training")
       ->check(CLI::IsMember({"inference", "training"}))
       ->capture_default_str();
@@ -276,7 +276,6 @@ void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunctio
                   "With a command after --: run it under each setting on the --backend GPUs "
                   "(nvml needs root; every GPU's settings are restored afterwards)")
       ->expected(-1);
-  cmd->callback([run, o, &global] { *run = [o, &global] { return RunCharacterize(global, *o); }; });
 }
 
 }  // namespace headroom::cli

@@ -5,6 +5,7 @@
 #define HEADROOM_CLI_COMMANDS_H_
 
 #include <functional>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,28 @@
 namespace headroom::cli {
 
 using RunFunction = std::function<int()>;
+
+// The options of `cmd`, owned by its callback (CLI11 writes them while parsing): on selection
+// `*run` becomes `execute(options)`. REQUIRES: `run` outlives the parse.
+template <typename Options>
+Options* BindOptions(CLI::App* cmd, RunFunction* run, std::function<int(const Options&)> execute) {
+  auto options = std::make_shared<Options>();
+  cmd->callback(
+      [run, options, execute] { *run = [options, execute] { return execute(*options); }; });
+  return options.get();
+}
+// BindOptions for a command's Run function, with or without the global options.
+// REQUIRES: `global` outlives the run.
+template <typename Options>
+Options* OptionsRunBy(CLI::App* cmd, RunFunction* run, int (*execute)(const Options&)) {
+  return BindOptions<Options>(cmd, run, execute);
+}
+template <typename Options>
+Options* OptionsRunBy(CLI::App* cmd, RunFunction* run, const GlobalOptions& global,
+                      int (*execute)(const GlobalOptions&, const Options&)) {
+  return BindOptions<Options>(
+      cmd, run, [&global, execute](const Options& options) { return execute(global, options); });
+}
 
 void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run);

@@ -92,9 +92,9 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
 }  // namespace
 
 void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  auto options = std::make_shared<ControllerCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "controller", "Run a row controller: read row power, run the policy, cap through agents");
+  auto* options = OptionsRunBy(cmd, run, global, RunController);
   cmd->add_option("--config", options->config, "The row's YAML file (deploy/controller/row.yaml)")
       ->required();
   cmd->add_option("--listen", options->listen,
@@ -108,9 +108,6 @@ void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction*
   cmd->add_option("--tls-cert", options->tls_cert,
                   "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
   cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
-  cmd->callback([run, options, &global] {
-    *run = [options, &global] { return RunController(global, *options); };
-  });
 }
 
 }  // namespace headroom::cli

@@ -46,16 +46,14 @@ int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
 }  // namespace
 
 void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  auto options = std::make_shared<GpusOptions>();
   CLI::App* cmd =
       app.add_subcommand("gpus", "List GPUs with their power limits, clocks and memory");
+  auto* options = OptionsRunBy(cmd, run, global, RunGpus);
   AddBackendOptions(cmd, &options->backend);
   cmd->add_flag("--json", options->json, "Print JSON instead of a table");
   cmd->add_flag("--prometheus", options->prometheus,
                 "Print Prometheus text exposition (e.g. for node_exporter's textfile collector)")
       ->excludes("--json");
-  cmd->callback(
-      [run, options, &global] { *run = [options, &global] { return RunGpus(global, *options); }; });
 }
 
 }  // namespace headroom::cli

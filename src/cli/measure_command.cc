@@ -131,12 +131,12 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
 }  // namespace
 
 void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  auto options = std::make_shared<MeasureOptions>();
-  options->backend.backend = "nvml";  // an ML engineer measures real GPUs by default
   CLI::App* cmd = app.add_subcommand(
       "measure",
       "Run a command and report the GPUs' energy, power and throttling while it ran.\n"
       "The command may write 'phase NAME' and 'work N' lines to the FIFO at $HEADROOM_MARKERS.");
+  auto* options = OptionsRunBy(cmd, run, global, RunMeasure);
+  options->backend.backend = "nvml";  // an ML engineer measures real GPUs by default
   AddBackendOptions(cmd, &options->backend);
   cmd->add_option("--interval", options->interval, "Sampling interval, 10ms..60s")
       ->capture_default_str();
@@ -159,9 +159,6 @@ void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* ru
   cmd->add_option("command", options->command, "The command to run, after --")
       ->required()
       ->expected(1, -1);
-  cmd->callback([run, options, &global] {
-    *run = [options, &global] { return RunMeasure(global, *options); };
-  });
 }
 
 }  // namespace headroom::cli

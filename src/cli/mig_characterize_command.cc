@@ -100,9 +100,9 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
 }  // namespace
 
 void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<MigCharacterizeOptions>();
   CLI::App* cmd = mig->add_subcommand(
       "characterize", "Throughput, power and energy per sample of MIG layouts x workloads");
+  auto* o = OptionsRunBy(cmd, run, global, RunMigCharacterize);
   cmd->add_option("--gpu", o->gpu, "GPU type")->capture_default_str();
   cmd->add_option("--workloads", o->workloads, "Workloads, comma-separated, or all")
       ->capture_default_str();
@@ -136,8 +136,6 @@ void AddMigCharacterize(CLI::App* mig, const GlobalOptions& global, RunFunction*
                   "Run this on every MIG instance of each layout (after --), measured on a real "
                   "GPU; without it, the slice model is swept")
       ->expected(1, -1);
-  cmd->callback(
-      [run, o, &global] { *run = [o, &global] { return RunMigCharacterize(global, *o); }; });
 }
 
 }  // namespace headroom::cli

@@ -121,29 +121,25 @@ void AddGpuOption(CLI::App* command, MigOptions* o) {
 void RegisterMig(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   CLI::App* mig = app.add_subcommand("mig", "MIG profiles and layouts (catalog, validation)");
   mig->require_subcommand(1);
-  auto o = std::make_shared<MigOptions>();
 
   CLI::App* profiles = mig->add_subcommand("profiles", "List a GPU's MIG GPU-instance profiles");
-  AddGpuOption(profiles, o.get());
-  profiles->callback(
-      [run, o, &global] { *run = [o, &global] { return RunProfiles(global, *o); }; });
+  AddGpuOption(profiles, OptionsRunBy(profiles, run, global, RunProfiles));
 
   CLI::App* validate = mig->add_subcommand(
       "validate", "Check a layout, e.g. 3g.40gb@0,2g.20gb@4,1g.10gb@6 (exit 1 if invalid)");
+  auto* o = OptionsRunBy(validate, run, global, RunValidate);
   validate->add_option("layout", o->layout, "GPU instances as <profile>@<start slot>[/<n>c+...]")
       ->required();
-  AddGpuOption(validate, o.get());
-  validate->callback(
-      [run, o, &global] { *run = [o, &global] { return RunValidate(global, *o); }; });
+  AddGpuOption(validate, o);
 
   CLI::App* layouts = mig->add_subcommand("layouts", "List every maximal layout of some profiles");
-  AddGpuOption(layouts, o.get());
+  o = OptionsRunBy(layouts, run, global, RunLayouts);
+  AddGpuOption(layouts, o);
   layouts
       ->add_option("--profiles", o->profiles,
                    "Profile classes (1g, 1g+me, 1g.2x, 2g, 3g, 4g, 7g) or names, comma-separated")
       ->capture_default_str();
   layouts->add_flag("--json", o->json, "Print {\"gpu\", \"profiles\", \"layouts\"} as JSON");
-  layouts->callback([run, o, &global] { *run = [o, &global] { return RunLayouts(global, *o); }; });
 
   AddMigShow(mig, global, run);
   AddMigApply(mig, global, run);

@@ -33,6 +33,7 @@ struct MigDeviceOptions {
 };
 
 int RunShow(const GlobalOptions& global, const MigDeviceOptions& o) {
+  if (o.profiles) return RunMigProfileCheck(global, o.backend, o.json);
   core::SystemClock clock;
   auto set = OpenDevices(global, o.backend, &clock);
   if (!set) return ReportError(set.error());
@@ -100,9 +101,9 @@ int RunApply(const GlobalOptions& global, const MigDeviceOptions& o) {
 }  // namespace
 
 void AddMigShow(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<MigDeviceOptions>();
   CLI::App* show = mig->add_subcommand(
       "show", "Show each GPU's MIG mode and instances (layout, SMs, memory, MIG device UUIDs)");
+  auto* o = OptionsRunBy(show, run, global, RunShow);
   AddBackendOptions(show, &o->backend);
   show->add_flag("--json", o->json,
                  "Print {\"backend\", \"gpus\": [...]} as JSON (with --profiles: {\"gpu\", "
@@ -110,25 +111,19 @@ void AddMigShow(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
   show->add_flag("--profiles", o->profiles,
                  "Compare the driver's GPU-instance profiles and placements with the MIG catalog "
                  "(read-only; works with MIG mode off); exit 1 when they differ");
-  show->callback([run, o, &global] {
-    *run = [o, &global] {
-      return o->profiles ? RunMigProfileCheck(global, o->backend, o->json) : RunShow(global, *o);
-    };
-  });
 }
 
 void AddMigApply(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<MigDeviceOptions>();
   CLI::App* apply = mig->add_subcommand(
       "apply",
       "Partition GPUs into a layout, e.g. 3g.40gb@0,2g.20gb@4,1g.10gb@6 (rolls back on failure)");
+  auto* o = OptionsRunBy(apply, run, global, RunApply);
   apply->add_option("layout", o->layout, "GPU instances as <profile>@<start slot>[/<n>c+...]")
       ->required();
   AddBackendOptions(apply, &o->backend);
   apply->add_flag("--dry-run", o->dry_run, "Print the ordered plan; change nothing");
   apply->add_flag("--force", o->force, "Go ahead while compute processes run on the GPU");
   apply->add_flag("--json", o->json, "Print the plan and outcome per GPU as JSON");
-  apply->callback([run, o, &global] { *run = [o, &global] { return RunApply(global, *o); }; });
 }
 
 }  // namespace headroom::cli

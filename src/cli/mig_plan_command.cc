@@ -132,18 +132,17 @@ int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
 }  // namespace
 
 void AddMigWorkloads(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<MigWorkloadsOptions>();
   CLI::App* cmd = mig->add_subcommand(
       "workloads", "The measured training workloads and what the slice model derives from them");
+  auto* o = OptionsRunBy(cmd, run, global, RunMigWorkloads);
   cmd->add_option("--gpu", o->gpu, "GPU type to model them on")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print as JSON");
-  cmd->callback([run, o, &global] { *run = [o, &global] { return RunMigWorkloads(global, *o); }; });
 }
 
 void AddMigPlan(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<MigPlanOptions>();
   CLI::App* plan = mig->add_subcommand(
       "plan", "Plan MIG partitions for a set of training jobs (least energy or makespan)");
+  auto* o = OptionsRunBy(plan, run, global, RunMigPlan);
   plan->add_option("jobs", o->file, "YAML file: gpu, jobs (see docs/mig.md)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -161,7 +160,6 @@ void AddMigPlan(CLI::App* mig, const GlobalOptions& global, RunFunction* run) {
                  fmt::format("Also write report.html (self-contained HTML: layouts drawn as "
                              "slots, plots inline) into --out (default {}/) and print its path",
                              kDefaultMigPlanDir));
-  plan->callback([run, o, &global] { *run = [o, &global] { return RunMigPlan(global, *o); }; });
 }
 
 }  // namespace headroom::cli

@@ -52,9 +52,9 @@ void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   CLI::App* model =
       app.add_subcommand("model", "Query the calibrated GPU power and performance model");
   model->require_subcommand(1);
-  auto options = std::make_shared<DvfsOptions>();
   CLI::App* dvfs = model->add_subcommand(
       "dvfs", "Power, time and energy of prefill vs decode across SM clocks and power limits");
+  auto* options = OptionsRunBy(dvfs, run, global, RunDvfs);
   dvfs->add_option("--gpu", options->gpu, "GPU type (catalog name or alias)")
       ->capture_default_str();
   dvfs->add_option("--sm-clocks", options->sm_clocks,
@@ -62,8 +62,6 @@ void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   dvfs->add_option("--power-limits", options->power_limits,
                    "Power limits, W: START:STOP:STEP or a list (default: the settable range)");
   dvfs->add_flag("--json", options->json, "Print JSON instead of tables");
-  dvfs->callback(
-      [run, options, &global] { *run = [options, &global] { return RunDvfs(global, *options); }; });
   AddModelFit(model, global, run);
   AddModelPredict(model, global, run);
 }

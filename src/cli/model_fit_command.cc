@@ -63,9 +63,9 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
 }  // namespace
 
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run) {
-  auto options = std::make_shared<FitOptions>();
   CLI::App* cmd = model->add_subcommand(
       "fit", "Fit the inference model's per-GPU efficiencies on a measured latency profile");
+  auto* options = OptionsRunBy(cmd, run, global, RunFit);
   cmd->add_option("--profile", options->profile,
                   "SplitwiseSim-format CSV (default: the built-in llama2-70b profile)");
   cmd->add_option("--model", options->model, "Model whose rows to fit")->capture_default_str();
@@ -73,8 +73,6 @@ void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run)
                   "Write the fitted parameters as YAML (data/fits/inference-efficiency.yaml)");
   cmd->add_flag("--json", options->json, "Print JSON");
   cmd->add_flag("--points", options->points, "Also list every point: measured vs model");
-  cmd->callback(
-      [run, options, &global] { *run = [options, &global] { return RunFit(global, *options); }; });
 }
 
 }  // namespace headroom::cli

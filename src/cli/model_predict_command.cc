@@ -90,9 +90,9 @@ int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
 }  // namespace
 
 void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run) {
-  auto o = std::make_shared<PredictOptions>();
   CLI::App* cmd = model->add_subcommand(
       "predict", "Predict prefill and decode time, power and energy of an inference batch");
+  auto* o = OptionsRunBy(cmd, run, global, RunPredict);
   cmd->add_option("--model", o->model, "Model (data/models)")->capture_default_str();
   cmd->add_option("--gpu", o->gpu, "GPU type (catalog name or alias)")->capture_default_str();
   cmd->add_option("--tp", o->tp, "Tensor parallelism")
@@ -113,7 +113,6 @@ void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* 
   cmd->add_option("--sm-clock", o->sm_clock, "Lock the SM clock, MHz")->check(CLI::PositiveNumber);
   cmd->add_option("--power-limit", o->power_limit, "Power limit, W")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "Print JSON");
-  cmd->callback([run, o, &global] { *run = [o, &global] { return RunPredict(global, *o); }; });
 }
 
 }  // namespace headroom::cli

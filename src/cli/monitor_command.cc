@@ -97,9 +97,9 @@ int RunMonitor(const GlobalOptions& global, const MonitorOptions& options) {
 }  // namespace
 
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  auto options = std::make_shared<MonitorOptions>();
   CLI::App* cmd =
       app.add_subcommand("monitor", "Stream live GPU telemetry (power, energy, clocks)");
+  auto* options = OptionsRunBy(cmd, run, global, RunMonitor);
   AddBackendOptions(cmd, &options->backend);
   cmd->add_option("--interval", options->interval, "Sampling interval, 10ms..60s")
       ->capture_default_str();
@@ -108,9 +108,6 @@ void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* ru
       ->capture_default_str();
   cmd->add_flag("--virtual-time", options->virtual_time,
                 "Sim backend only: run on simulated time, without waiting (needs --duration)");
-  cmd->callback([run, options, &global] {
-    *run = [options, &global] { return RunMonitor(global, *options); };
-  });
 }
 
 }  // namespace headroom::cli

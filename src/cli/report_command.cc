@@ -30,11 +30,9 @@ void RegisterReport(CLI::App& app, const GlobalOptions& /*global*/, RunFunction*
       "report",
       "Write DIR/report.html (self-contained HTML) from what `plan`, `simulate`, "
       "`characterize` or `measure` --out DIR wrote");
-  auto dir = std::make_shared<std::string>();
-  cmd->add_option("DIR", *dir,
+  cmd->add_option("DIR", *OptionsRunBy(cmd, run, RunReport),
                   "Directory written by `headroom plan|simulate|characterize|measure --out DIR`")
       ->required();
-  cmd->callback([run, dir] { *run = [dir] { return RunReport(*dir); }; });
 }
 
 }  // namespace headroom::cli

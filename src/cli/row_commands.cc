@@ -37,6 +37,23 @@ struct RowOptions {
   std::string out;
 };
 
+struct SimulateOptions {
+  RowOptions row;
+  std::string policy = "polca";
+  int servers = 0;
+  std::string oversubscription;
+  bool per_iteration = false;
+  bool html = false;  // --report
+};
+
+struct PlanCliOptions {
+  RowOptions row;
+  std::string policies;
+  int threads = 0;
+  bool calibrate = false;
+  bool html = false;  // --report
+};
+
 void AddRowOptions(CLI::App* cmd, RowOptions* o) {
   cmd->add_option("--config,--scenario", o->scenario,
                   fmt::format("Scenario: a built-in name ({}) or a YAML file",
@@ -108,17 +125,19 @@ report::SimulateInputs SimulateInputsOf(const sim::ResolvedScenario& resolved, c
           .t2_frac = resolved.params.t2};
 }
 
-int RunSimulate(const GlobalOptions& global, const RowOptions& o, const std::string& policy,
-                int servers, const std::string& oversubscription, bool per_iteration, bool html) {
+int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
+  const RowOptions& o = options.row;
+  const std::string& policy = options.policy;
+  const bool html = options.html;
   auto resolved = Bind(global, o);
   if (!resolved) return ReportError(resolved.error());
-  int n = servers > 0 ? servers : resolved->scenario.servers;
-  if (!oversubscription.empty()) {
-    auto m = ParseOversubscription(oversubscription, resolved->scenario.servers);
+  int n = options.servers > 0 ? options.servers : resolved->scenario.servers;
+  if (!options.oversubscription.empty()) {
+    auto m = ParseOversubscription(options.oversubscription, resolved->scenario.servers);
     if (!m) return ReportError(m.error());
     n = *m;
   }
-  resolved->row.macro_steps = !per_iteration;
+  resolved->row.macro_steps = !options.per_iteration;
   const std::string out = o.out.empty() && html ? kDefaultSimulateDir : o.out;
   InstallStopHandlers();
   ProgressBar bar("simulating", ProgressWanted());
@@ -225,11 +244,13 @@ core::Result<std::optional<std::string>> WritePlanOut(const std::string& out,
   return std::optional<std::string>(path);
 }
 
-int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string& policies,
-            int threads, bool calibrate, bool html) {
+int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
+  const RowOptions& o = cli.row;
+  const bool calibrate = cli.calibrate;
+  const bool html = cli.html;
   auto resolved = Bind(global, o);
   if (!resolved) return ReportError(resolved.error());
-  auto options = PlanOptionsOf(o, policies, threads);
+  auto options = PlanOptionsOf(o, cli.policies, cli.threads);
   if (!options) return ReportError(options.error());
   InstallStopHandlers();
   ProgressBar bar(calibrate ? "calibrating" : "planning", ProgressWanted());
@@ -265,64 +286,46 @@ int RunPlan(const GlobalOptions& global, const RowOptions& o, const std::string&
 void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   auto* cmd = app.add_subcommand(
       "simulate", "Simulate a row of inference servers under a power budget and a policy");
-  auto o = std::make_shared<RowOptions>();
-  auto policy = std::make_shared<std::string>("polca");
-  auto servers = std::make_shared<int>(0);
-  auto over = std::make_shared<std::string>();
-  auto per_iteration = std::make_shared<bool>(false);
-  auto html = std::make_shared<bool>(false);
-  AddRowOptions(cmd, o.get());
-  cmd->add_option("--policy", *policy,
+  auto* options = OptionsRunBy(cmd, run, global, RunSimulate);
+  AddRowOptions(cmd, &options->row);
+  cmd->add_option("--policy", options->policy,
                   fmt::format("Row policy: {}", fmt::join(policy::PolicyNames(), ", ")))
       ->capture_default_str();
-  auto* s = cmd->add_option("--servers", *servers, "Servers in the row (default: the scenario's)")
-                ->check(CLI::Range(1, 100000));
-  cmd->add_option("--oversubscription", *over,
+  auto* s =
+      cmd->add_option("--servers", options->servers, "Servers in the row (default: the scenario's)")
+          ->check(CLI::Range(1, 100000));
+  cmd->add_option("--oversubscription", options->oversubscription,
                   "Servers beyond the provisioned row, e.g. 30% (exclusive with --servers)")
       ->excludes(s);
-  cmd->add_option("--out", o->out, "Write summary.json, power.csv and requests.csv here");
-  cmd->add_flag("--report", *html,
+  cmd->add_option("--out", options->row.out, "Write summary.json, power.csv and requests.csv here");
+  cmd->add_flag("--report", options->html,
                 fmt::format("Also simulate the uncapped row beside it (in parallel) and write "
                             "report.html (self-contained HTML, plots inline) into --out "
                             "(default {}/); print its path",
                             kDefaultSimulateDir));
-  cmd->add_flag("--per-iteration", *per_iteration,
+  cmd->add_flag("--per-iteration", options->per_iteration,
                 "One event per decode iteration (slow; the reference for the macro steps)");
-  cmd->callback([&global, run, o, policy, servers, over, per_iteration, html] {
-    *run = [&global, o, policy, servers, over, per_iteration, html] {
-      return RunSimulate(global, *o, *policy, *servers, *over, *per_iteration, *html);
-    };
-  });
 }
 
 void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   auto* cmd = app.add_subcommand(
       "plan", "How many servers fit in a row's power budget, per policy, keeping the SLO");
-  auto o = std::make_shared<RowOptions>();
-  auto policies = std::make_shared<std::string>();
-  auto threads = std::make_shared<int>(0);
-  auto calibrate = std::make_shared<bool>(false);
-  auto html = std::make_shared<bool>(false);
-  AddRowOptions(cmd, o.get());
-  cmd->add_option("--policies", *policies,
+  auto* options = OptionsRunBy(cmd, run, global, RunPlan);
+  AddRowOptions(cmd, &options->row);
+  cmd->add_option("--policies", options->policies,
                   "Comma-separated policies to plan for (default: the scenario's)");
-  cmd->add_option("--threads", *threads, "Simulations in parallel (default: all cores)")
+  cmd->add_option("--threads", options->threads, "Simulations in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--out", o->out,
+  cmd->add_option("--out", options->row.out,
                   "Write plan.json and row-power.csv here (the chosen policy is simulated once "
                   "more at its capacity, keeping its row power)");
-  cmd->add_flag("--report", *html,
+  cmd->add_flag("--report", options->html,
                 fmt::format("Also write report.html (self-contained HTML, plots inline) into --out "
                             "(default {}/) and print its path",
                             kDefaultPlanDir));
-  cmd->add_flag("--calibrate", *calibrate,
+  cmd->add_flag("--calibrate", options->calibrate,
                 "Find the per-server load at which the uncapped row peaks at the scenario's "
                 "target_baseline_peak, and print it");
-  cmd->callback([&global, run, o, policies, threads, calibrate, html] {
-    *run = [&global, o, policies, threads, calibrate, html] {
-      return RunPlan(global, *o, *policies, *threads, *calibrate, *html);
-    };
-  });
 }
 
 }  // namespace headroom::cli

@@ -23,8 +23,6 @@
 namespace headroom::cli {
 namespace {
 
-// Requests between progress updates and checks for Ctrl-C: about a millisecond's work.
-constexpr std::int64_t kProgressEvery = 1 << 12;
 // Longest trace `synth` writes: a year is far beyond any study, and caps a typo's output size.
 constexpr core::Duration kMaxSynthDuration = std::chrono::days(366);
 
@@ -85,33 +83,20 @@ int RunSynth(const SynthOptions& options) {
   if (!sample) return ReportError(sample.error().WithContext("--from"));
   auto synth = sim::TraceSynth::Create(*std::move(sample), *params);
   if (!synth) return ReportError(synth.error());
-  auto writer = sim::AzureTraceWriter::Create(options.out, params->start);
-  if (!writer) return ReportError(writer.error());
   InstallStopHandlers();
-
   ProgressBar progress("trace synth", ProgressWanted());
   const double duration_s = core::ToSeconds(params->duration);
-  while (true) {
-    auto next = (*synth)->Next();
-    if (!next) return ReportError(next.error());
-    if (!*next) break;
-    if (auto written = (*writer)->Write(**next); !written) return ReportError(written.error());
-    if ((*writer)->count() % kProgressEvery == 0) {
-      if (StopRequested().load()) {
-        progress.Finish();
-        PrintError(fmt::format("interrupted; {} not written", options.out));
-        return kExitRuntime;
-      }
-      progress.Update((*next)->arrival_s / duration_s,
-                      fmt::format("{} requests", (*writer)->count()));
-    }
-  }
+  auto count = sim::WriteTrace(
+      **synth, options.out, params->start,
+      {.stop = &StopRequested(), .progress = [&](std::int64_t written, double arrival_s) {
+         progress.Update(arrival_s / duration_s, fmt::format("{} requests", written));
+       }});
   progress.Finish();
-  if (auto committed = (*writer)->Commit(); !committed) return ReportError(committed.error());
+  if (!count) return ReportError(count.error());
   std::cout << fmt::format(
-      "Wrote {} requests over {} from {} ({}, {:.3f} req/s on average) to {}\n", (*writer)->count(),
+      "Wrote {} requests over {} from {} ({}, {:.3f} req/s on average) to {}\n", *count,
       core::FormatDuration(params->duration), options.start, options.from,
-      static_cast<double>((*writer)->count()) / core::ToSeconds(params->duration), options.out);
+      static_cast<double>(*count) / duration_s, options.out);
   return kExitOk;
 }
 
@@ -136,11 +121,11 @@ std::string TraceNames() {
 }
 
 void AddSynth(CLI::App* trace, RunFunction* run) {
-  auto o = std::make_shared<SynthOptions>();
   CLI::App* synth = trace->add_subcommand(
       "synth",
       "Write a long trace (Azure 2023 CSV format) synthesized from a real one: token pairs "
       "resampled, arrivals a Poisson process with a daily curve, weekends and bursts");
+  auto* o = OptionsRunBy(synth, run, RunSynth);
   synth->add_option("--from", o->from, "Source trace: " + TraceNames() + ", or a CSV file")
       ->capture_default_str();
   synth->add_option("--duration", o->duration, "Length, e.g. 1d, 7d, 36h")->capture_default_str();
@@ -172,7 +157,6 @@ void AddSynth(CLI::App* trace, RunFunction* run) {
   synth->add_option("--burst-size", o->params.burst_size, "Rate multiplier during a burst")
       ->capture_default_str();
   synth->add_option("--burst-length", o->burst_length, "Length of a burst")->capture_default_str();
-  synth->callback([run, o] { *run = [o] { return RunSynth(*o); }; });
 }
 
 }  // namespace
@@ -181,12 +165,11 @@ void RegisterTrace(CLI::App& app, const GlobalOptions& /*global*/, RunFunction* 
   CLI::App* trace = app.add_subcommand("trace", "Synthesize and summarize request traces");
   trace->require_subcommand(1);
   AddSynth(trace, run);
-  auto o = std::make_shared<StatsOptions>();
   CLI::App* stats = trace->add_subcommand(
       "stats", "Rates, token distributions and arrivals by hour and day of a trace");
+  auto* o = OptionsRunBy(stats, run, RunStats);
   stats->add_option("trace", o->trace, "A trace: " + TraceNames() + ", or a CSV file")->required();
   stats->add_flag("--json", o->json, "Print JSON instead of tables");
-  stats->callback([run, o] { *run = [o] { return RunStats(*o); }; });
 }
 
 }  // namespace headroom::cli

@@ -87,4 +87,22 @@ core::Status AzureTraceWriter::Commit() {
   return core::Ok();
 }
 
+core::Result<std::int64_t> WriteTrace(RequestSource& source, const std::string& path,
+                                      core::Duration start, const WriteTraceOptions& options) {
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<AzureTraceWriter> writer,
+                            AzureTraceWriter::Create(path, start));
+  while (true) {
+    HEADROOM_ASSIGN_OR_RETURN(std::optional<TraceRequest> next, source.Next());
+    if (!next) break;
+    HEADROOM_RETURN_IF_ERROR(writer->Write(*next));
+    if (writer->count() % kWriteTraceCheckEvery != 0) continue;
+    if (options.stop != nullptr && options.stop->load()) {
+      return core::Fail(core::Error::Cancelled(fmt::format("interrupted; {} not written", path)));
+    }
+    if (options.progress) options.progress(writer->count(), next->arrival_s);
+  }
+  HEADROOM_RETURN_IF_ERROR(writer->Commit());
+  return writer->count();
+}
+
 }  // namespace headroom::sim

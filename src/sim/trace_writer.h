@@ -6,8 +6,10 @@
 #ifndef HEADROOM_SIM_TRACE_WRITER_H_
 #define HEADROOM_SIM_TRACE_WRITER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -50,6 +52,22 @@ class AzureTraceWriter {
   std::int64_t count_ = 0;
   bool committed_ = false;
 };
+
+struct WriteTraceOptions {
+  // Read every kWriteTraceCheckEvery requests: set, nothing is written and the result is
+  // kCancelled ("interrupted; PATH not written").
+  const std::atomic<bool>* stop = nullptr;
+  // Heard every kWriteTraceCheckEvery requests: the requests written, the last one's arrival.
+  std::function<void(std::int64_t written, double arrival_s)> progress = {};
+};
+// Requests between checks of WriteTraceOptions: about a millisecond's work.
+inline constexpr std::int64_t kWriteTraceCheckEvery = 1 << 12;
+
+// Every request of `source` written to `path` (AzureTraceWriter, committed at the end): how many.
+// The source's and the writer's errors as they are.
+[[nodiscard]] core::Result<std::int64_t> WriteTrace(RequestSource& source, const std::string& path,
+                                                    core::Duration start,
+                                                    const WriteTraceOptions& options);
 
 }  // namespace headroom::sim
 
