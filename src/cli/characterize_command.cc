@@ -79,9 +79,7 @@ core::Result<std::vector<sim::Setting>> Settings(const model::GpuSpec& gpu,
 
 // "5%" or "5": the largest acceptable latency increase, in percent.
 core::Result<double> ParseSloPercent(const std::string& text) {
-  std::string number = text;
-  if (number.ends_with('%')) number.pop_back();
-  auto slo = core::ParseDouble(number);
+  auto slo = core::ParsePercent(text);
   if (!slo || *slo < 0) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("--slo '{}' is not a latency increase such as 5%", text)));

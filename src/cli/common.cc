@@ -147,15 +147,8 @@ core::Result<std::vector<core::Megahertz>> ParseClockList(const std::string& tex
                                                           const model::GpuSpec& spec) {
   auto values = core::ParseValueList(text);
   if (!values) return core::Fail(values.error().WithContext("--sm-clocks"));
-  std::vector<core::Megahertz> clocks;
-  for (double v : *values) {
-    if (v < spec.sm_clock_min.value() || v > spec.sm_clock_max.value()) {
-      return core::Fail(core::Error::OutOfRange(
-          fmt::format("--sm-clocks: {} MHz is outside {}'s range {}-{} MHz", v, spec.name,
-                      spec.sm_clock_min.value(), spec.sm_clock_max.value())));
-    }
-    clocks.push_back(spec.SnapClock(core::Megahertz(v)));
-  }
+  auto clocks = spec.ClocksInRange(*values);
+  if (!clocks) return core::Fail(clocks.error().WithContext("--sm-clocks"));
   return clocks;
 }
 
@@ -163,15 +156,8 @@ core::Result<std::vector<core::Watts>> ParsePowerLimitList(const std::string& te
                                                            const model::GpuSpec& spec) {
   auto values = core::ParseValueList(text);
   if (!values) return core::Fail(values.error().WithContext("--power-limits"));
-  std::vector<core::Watts> limits;
-  for (double v : *values) {
-    if (v < spec.power_limit_min.value() || v > spec.power_limit_max.value()) {
-      return core::Fail(core::Error::OutOfRange(
-          fmt::format("--power-limits: {} W is outside {}'s settable range {}-{} W", v, spec.name,
-                      spec.power_limit_min.value(), spec.power_limit_max.value())));
-    }
-    limits.emplace_back(v);
-  }
+  auto limits = spec.PowerLimitsInRange(*values);
+  if (!limits) return core::Fail(limits.error().WithContext("--power-limits"));
   return limits;
 }
 

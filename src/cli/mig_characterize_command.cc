@@ -11,22 +11,33 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/mig_characterize_device.h"
 #include "cli/progress.h"
 #include "cli/terminal.h"
 #include "mig/enumerate.h"
 #include "report/mig_characterize_run.h"
 #include "report/mig_characterize_summary.h"
+#include "report/mig_device_sweep_report.h"
 #include "report/result_dir.h"
+#include "sim/mig_device_sweep.h"
 
 namespace headroom::cli {
 namespace {
+
+// With a command after --: what the sweep on a real GPU takes besides the layouts and --out.
+struct MigDeviceSweepOptions {
+  BackendOptions backend;
+  std::vector<std::string> command;
+  std::optional<double> samples;  // work each copy does, for J/sample
+  double idle_s = 3;              // idle window measured before the sweep
+  bool enable_mig = false;        // turn MIG mode on for the sweep (and off after) if it is off
+};
 
 struct MigCharacterizeOptions {
   std::string gpu = "h200";
   std::string workloads = "all";
   std::string profiles = "1g,2g,3g,4g,7g";
   std::vector<std::string> layouts;  // empty: one per multiset of maximal layouts, plus MIG off
+                                     // (with a command: 7g, 2 x 3g, 3 x 2g, 7 x 1g)
   std::optional<double> power_limit_w;
   std::string out = "mig-characterize";
   bool json = false;
@@ -35,16 +46,52 @@ struct MigCharacterizeOptions {
   MigDeviceSweepOptions device;
 };
 
+// `mig characterize -- COMMAND`: the command on every instance of each layout of one GPU.
 int RunOnDevice(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   if (o.report) {
     return ReportError(core::Error::InvalidArgument(
         "--report: only for the sweep on the model (no command after --) for now"));
   }
-  MigDeviceSweepOptions device = o.device;
-  device.layouts = o.layouts;
-  device.out = o.out;
-  device.json = o.json;
-  return RunMigCharacterizeOnDevice(global, device);
+  const MigDeviceSweepOptions& d = o.device;
+  core::SystemClock clock;
+  auto set = OpenDevices(global, d.backend, &clock);
+  if (!set) return ReportError(set.error());
+  if (set->devices.size() != 1) {
+    return ReportError(core::Error::InvalidArgument(
+        fmt::format("--gpus: characterize one GPU at a time ({} selected)", set->devices.size())));
+  }
+  gpu::Device& device = *set->devices.front();
+  auto spec = MigSpecOfDevice(global, device);
+  if (!spec) return ReportError(spec.error());
+  InstallStopHandlers();
+  auto sweep =
+      sim::RunMigDeviceSweep(device, *spec, clock,
+                             {.layouts = o.layouts,
+                              .command = d.command,
+                              .idle_s = d.idle_s,
+                              .enable_mig = d.enable_mig,
+                              .stop = &StopRequested(),
+                              .on_layout =
+                                  [](const std::string& layout) {
+                                    PrintNote(fmt::format("mig characterize: {} ...", layout));
+                                  },
+                              .on_error = [](const std::string& message) { PrintError(message); }});
+  if (!sweep) return ReportError(sweep.error());
+  if (!o.out.empty()) {
+    if (auto st = report::WriteMigDeviceSweepDir(o.out, *sweep, d.samples); !st) {
+      return ReportError(st.error());
+    }
+  }
+  const report::MigDeviceSweepContext context{.gpu_index = device.info().index,
+                                              .gpu = spec->name,
+                                              .backend = set->backend,
+                                              .samples = d.samples};
+  if (o.json) {
+    std::cout << report::MigDeviceSweepJson(*sweep, context).dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << report::MigDeviceSweepText(*sweep, context, o.out, StdoutStyle());
+  return sweep->AnyCopyFailed() ? kExitRuntime : kExitOk;
 }
 
 int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions& o) {

@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "core/parse.h"
-#include "gpu/snapshot.h"
 #include "report/device_report.h"
+#include "telemetry/monitor.h"
 
 namespace headroom::cli {
 namespace {
@@ -65,32 +65,14 @@ int RunMonitor(const GlobalOptions& global, const MonitorOptions& options) {
   if (!set) return ReportError(set.error());
   InstallStopHandlers();
 
-  std::vector<std::optional<core::Joules>> start_energy;
-  for (auto& device : set->devices) {
-    auto energy = device->EnergyCounter();
-    start_energy.push_back(energy ? std::optional(*energy) : std::nullopt);
-  }
+  std::vector<gpu::Device*> devices;
+  for (auto& device : set->devices) devices.push_back(device.get());
   report::MonitorWriter writer(plan->format, std::cout);
-  const core::TimePoint start = clock->Now();
-  for (long k = 1;; ++k) {
-    const core::TimePoint deadline = start + plan->interval * k;
-    if (plan->duration && deadline - start > *plan->duration) break;
-    clock->SleepUntil(deadline, &StopRequested());
-    if (StopRequested().load()) break;
-    for (size_t i = 0; i < set->devices.size(); ++i) {
-      gpu::Device& device = *set->devices[i];
-      auto snapshot = gpu::TakeSnapshot(device, clock->Now());
-      if (!snapshot) return ReportError(snapshot.error());
-      report::MonitorRow row;
-      row.time_s = core::ToSeconds(snapshot->time - start);
-      row.gpu = device.info().index;
-      if (snapshot->energy_counter && start_energy[i]) {
-        row.energy_since_start = *snapshot->energy_counter - *start_energy[i];
-      }
-      row.snapshot = std::move(*snapshot);
-      writer.Write(row);
-    }
-  }
+  auto done = telemetry::RunMonitor(
+      devices, *clock,
+      {.interval = plan->interval, .duration = plan->duration, .stop = &StopRequested()},
+      [&writer](const telemetry::MonitorSample& sample) { writer.Write(sample); });
+  if (!done) return ReportError(done.error());
   return kExitOk;
 }
 

@@ -95,9 +95,7 @@ core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowO
 }
 
 core::Result<int> ParseOversubscription(const std::string& text, int servers) {
-  std::string t(core::Trim(text));
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  auto pct = core::ParseDouble(t);
+  auto pct = core::ParsePercent(text);
   if (!pct || *pct < 0 || *pct > 1000) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("--oversubscription '{}': expected a percentage such as 30%", text)));

@@ -148,6 +148,12 @@ std::string FormatDuration(Duration d) {
   return fmt::format("{}ns", ns);
 }
 
+Result<double> ParsePercent(std::string_view text) {
+  std::string_view t = Trim(text);
+  if (t.ends_with('%')) t = Trim(t.substr(0, t.size() - 1));
+  return ParseDouble(t);
+}
+
 Result<std::vector<double>> ParseValueList(std::string_view text) {
   const std::string_view t = Trim(text);
   std::vector<double> values;

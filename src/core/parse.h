@@ -20,6 +20,8 @@ std::string FormatDuration(Duration d);
 
 [[nodiscard]] Result<double> ParseDouble(std::string_view text);
 [[nodiscard]] Result<long long> ParseInteger(std::string_view text);
+// "30%", "30" or " 30 % " -> 30 (percent); ParseDouble's error otherwise.
+[[nodiscard]] Result<double> ParsePercent(std::string_view text);
 
 // "1110:1410:75" -> {1110, 1185, ..., 1410}; "250,300,400" -> as listed; "400" -> {400}.
 // REQUIRES: for a range, step > 0 and start <= stop.

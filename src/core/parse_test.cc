@@ -65,6 +65,15 @@ TEST(ParseNumberTest, Strict) {
   EXPECT_FALSE(ParseInteger("eight"));
 }
 
+TEST(ParsePercentTest, WithOrWithoutTheSign) {
+  EXPECT_DOUBLE_EQ(*ParsePercent("30%"), 30);
+  EXPECT_DOUBLE_EQ(*ParsePercent(" 7.5 % "), 7.5);
+  EXPECT_DOUBLE_EQ(*ParsePercent("5"), 5);
+  EXPECT_FALSE(ParsePercent("%"));
+  EXPECT_FALSE(ParsePercent("30%%"));
+  EXPECT_FALSE(ParsePercent("x%"));
+}
+
 TEST(ParseValueListTest, RangesAndLists) {
   EXPECT_EQ(*ParseValueList("1110:1410:75"), (std::vector<double>{1110, 1185, 1260, 1335, 1410}));
   EXPECT_EQ(*ParseValueList("250,300,400"), (std::vector<double>{250, 300, 400}));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace headroom::model {
 
 std::vector<core::Megahertz> GpuSpec::SupportedSmClocks() const {
@@ -24,6 +26,34 @@ core::Megahertz GpuSpec::SnapClock(core::Megahertz f) const {
   // The grid is anchored at the maximum clock (1410, 1395, ... on A100).
   const double steps = std::round((hi - clamped) / step);
   return core::Megahertz(std::max(lo, hi - steps * step));
+}
+
+core::Result<std::vector<core::Megahertz>> GpuSpec::ClocksInRange(
+    std::span<const double> mhz) const {
+  std::vector<core::Megahertz> clocks;
+  for (double v : mhz) {
+    if (v < sm_clock_min.value() || v > sm_clock_max.value()) {
+      return core::Fail(
+          core::Error::OutOfRange(fmt::format("{} MHz is outside {}'s range {}-{} MHz", v, name,
+                                              sm_clock_min.value(), sm_clock_max.value())));
+    }
+    clocks.push_back(SnapClock(core::Megahertz(v)));
+  }
+  return clocks;
+}
+
+core::Result<std::vector<core::Watts>> GpuSpec::PowerLimitsInRange(
+    std::span<const double> watts) const {
+  std::vector<core::Watts> limits;
+  for (double v : watts) {
+    if (v < power_limit_min.value() || v > power_limit_max.value()) {
+      return core::Fail(core::Error::OutOfRange(
+          fmt::format("{} W is outside {}'s settable range {}-{} W", v, name,
+                      power_limit_min.value(), power_limit_max.value())));
+    }
+    limits.emplace_back(v);
+  }
+  return limits;
 }
 
 }  // namespace headroom::model

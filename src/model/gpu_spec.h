@@ -5,9 +5,11 @@
 #define HEADROOM_MODEL_GPU_SPEC_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "core/time.h"
 #include "core/units.h"
 
@@ -88,6 +90,13 @@ struct GpuSpec {
   std::vector<core::Megahertz> SupportedSmClocks() const;
   // The supported clock closest to `f`, within [sm_clock_min, sm_clock_max].
   core::Megahertz SnapClock(core::Megahertz f) const;
+  // `mhz` as clocks of this GPU, each snapped to the grid; kOutOfRange naming the first outside
+  // [sm_clock_min, sm_clock_max] and the range.
+  [[nodiscard]] core::Result<std::vector<core::Megahertz>> ClocksInRange(
+      std::span<const double> mhz) const;
+  // `watts` as power limits; kOutOfRange naming the first outside the settable range.
+  [[nodiscard]] core::Result<std::vector<core::Watts>> PowerLimitsInRange(
+      std::span<const double> watts) const;
 };
 
 struct ServerSpec {

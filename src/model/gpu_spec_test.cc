@@ -29,5 +29,32 @@ TEST(GpuSpecTest, SnapClockRoundsAndClamps) {
   EXPECT_EQ(spec.SnapClock(core::Megahertz(10)), core::Megahertz(210));
 }
 
+TEST(GpuSpecTest, ClocksInRangeSnapsAndNamesTheFirstOutside) {
+  GpuSpec spec = A100Clocks();
+  spec.name = "a100";
+  const std::vector<double> ok = {1400, 210};
+  auto clocks = spec.ClocksInRange(ok);
+  ASSERT_TRUE(clocks);
+  EXPECT_EQ(*clocks, (std::vector<core::Megahertz>{core::Megahertz(1395), core::Megahertz(210)}));
+  const std::vector<double> bad = {1200, 1500};
+  auto out = spec.ClocksInRange(bad);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code(), core::Code::kOutOfRange);
+  EXPECT_EQ(out.error().message(), "1500 MHz is outside a100's range 210-1410 MHz");
+}
+
+TEST(GpuSpecTest, PowerLimitsInRangeNamesTheFirstOutside) {
+  GpuSpec spec;
+  spec.name = "a100";
+  spec.power_limit_min = core::Watts(100);
+  spec.power_limit_max = core::Watts(400);
+  const std::vector<double> ok = {100, 400};
+  ASSERT_TRUE(spec.PowerLimitsInRange(ok));
+  const std::vector<double> bad = {99};
+  auto out = spec.PowerLimitsInRange(bad);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message(), "99 W is outside a100's settable range 100-400 W");
+}
+
 }  // namespace
 }  // namespace headroom::model

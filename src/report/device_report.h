@@ -16,6 +16,7 @@
 #include "gpu/listing.h"
 #include "gpu/snapshot.h"
 #include "report/table.h"
+#include "telemetry/monitor.h"
 
 namespace headroom::report {
 
@@ -26,12 +27,7 @@ std::string GpuListingTable(const std::vector<gpu::GpuListing>& gpus,
 enum class MonitorFormat { kTable, kCsv, kJsonl };
 [[nodiscard]] core::Result<MonitorFormat> ParseMonitorFormat(std::string_view text);
 
-struct MonitorRow {
-  double time_s = 0;  // since the monitor started
-  int gpu = 0;
-  gpu::DeviceSnapshot snapshot;
-  std::optional<core::Joules> energy_since_start;
-};
+using MonitorRow = telemetry::MonitorSample;
 
 // Streams rows as they come: the table and CSV headers once, then one line per row.
 class MonitorWriter {
