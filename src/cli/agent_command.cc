@@ -1,44 +1,31 @@
 // `headroom agent`: the node agent daemon. Composes the backend's devices, the catalog ranges,
 // service::Agent (the logic) and service::AgentHttpServer (the API), and runs until SIGINT or
 // SIGTERM, then restores the GPUs.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "cli/terminal.h"
 #include "core/files.h"
-#include "core/parse.h"
 #include "gpu/sim/sim_device.h"
 #include "gpu/sim/sim_load_file.h"
-#include "policy/row_policy.h"
 #include "service/agent.h"
 #include "service/agent_config.h"
 #include "service/agent_daemon.h"
-#include "service/auth.h"
-#include "service/http_server.h"
 
 namespace headroom::cli {
 namespace {
 
 struct AgentCliOptions {
   BackendOptions backend;
-  std::string listen = "127.0.0.1:9400";
-  std::string token_file;
-  std::string state_file = "/var/lib/headroom/agent-state.json";
-  std::string priority = "lp";
-  std::string actuation_delay = "0s";
-  std::string sample_interval = "1s";
+  service::AgentSettingsText settings;
   std::optional<double> failsafe_sm_clock_mhz;
   std::string config;
   std::string sim_load_file;
-  std::string tls_cert;
-  std::string tls_key;
 };
 
 // Fills every option not given on the command line from the YAML config file (flags win).
@@ -55,51 +42,18 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   take("--sim-load", file.sim_load, &o->backend.sim_load);
   take("--sim-load-file", file.sim_load_file, &o->sim_load_file);
   take("--gpus", file.gpus, &o->backend.gpus);
-  take("--listen", file.listen, &o->listen);
-  take("--token-file", file.token_file, &o->token_file);
-  take("--state-file", file.state_file, &o->state_file);
-  take("--priority", file.priority, &o->priority);
-  take("--actuation-delay", file.actuation_delay, &o->actuation_delay);
-  take("--sample-interval", file.sample_interval, &o->sample_interval);
-  take("--tls-cert", file.tls_cert, &o->tls_cert);
-  take("--tls-key", file.tls_key, &o->tls_key);
+  take("--listen", file.listen, &o->settings.listen);
+  take("--token-file", file.token_file, &o->settings.token_file);
+  take("--state-file", file.state_file, &o->settings.state_file);
+  take("--priority", file.priority, &o->settings.priority);
+  take("--actuation-delay", file.actuation_delay, &o->settings.actuation_delay);
+  take("--sample-interval", file.sample_interval, &o->settings.sample_interval);
+  take("--tls-cert", file.tls_cert, &o->settings.tls_cert);
+  take("--tls-key", file.tls_key, &o->settings.tls_key);
   if (file.failsafe_sm_clock_mhz && cmd.count("--failsafe-sm-clock") == 0) {
     o->failsafe_sm_clock_mhz = file.failsafe_sm_clock_mhz;
   }
   return core::Ok();
-}
-
-struct Settings {
-  service::AgentOptions agent;
-  service::ListenAddress listen;
-  std::string token;
-  std::optional<service::TlsFiles> tls;
-};
-
-core::Result<Settings> Resolve(const AgentCliOptions& o) {
-  Settings s;
-  if (o.token_file.empty()) {
-    return core::Fail(core::Error::InvalidArgument("--token-file is required"));
-  }
-  HEADROOM_ASSIGN_OR_RETURN(s.token, service::ReadTokenFile(o.token_file));
-  HEADROOM_ASSIGN_OR_RETURN(s.listen, service::ParseListenAddress(o.listen));
-  auto priority = policy::ParsePriority(o.priority);
-  if (!priority) return core::Fail(priority.error().WithContext("--priority"));
-  auto delay = core::ParseDuration(o.actuation_delay);
-  if (!delay) return core::Fail(delay.error().WithContext("--actuation-delay"));
-  auto interval = core::ParseDuration(o.sample_interval);
-  if (!interval) return core::Fail(interval.error().WithContext("--sample-interval"));
-  if (*delay < core::Duration::zero() || *interval <= core::Duration::zero()) {
-    return core::Fail(
-        core::Error::InvalidArgument("--actuation-delay must be >= 0 and --sample-interval > 0"));
-  }
-  HEADROOM_ASSIGN_OR_RETURN(s.tls, service::TlsFilesFromFlags(o.tls_cert, o.tls_key));
-  s.agent.state_file = o.state_file;
-  s.agent.priority = std::string(policy::PriorityName(*priority));
-  s.agent.backend = o.backend.backend;
-  s.agent.actuation_delay = *delay;
-  s.agent.sample_interval = *interval;
-  return s;
 }
 
 // Applies a changed load file, logging the new load.
@@ -110,14 +64,12 @@ core::Status PollLoadFile(gpu::sim::SimLoadFile& file) {
 }
 
 int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
-  auto logger = spdlog::stderr_color_mt("headroom-agent", LogColorMode());
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(LogLevel(spdlog::level::info));
+  UseDaemonLogger("headroom-agent");
   InstallStopHandlers();
   if (!options.config.empty()) {
     if (auto st = ApplyConfig(cmd, &options); !st) return ReportError(st.error());
   }
-  auto settings = Resolve(options);
+  auto settings = service::ResolveAgentSettings(options.settings, options.backend.backend);
   if (!settings) return ReportError(settings.error());
   core::SystemClock clock;
   auto set = OpenDevices(global, options.backend, &clock);
@@ -162,19 +114,20 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   auto* options = BindOptions<AgentCliOptions>(
       cmd, run, [&global, cmd](const AgentCliOptions& o) { return RunAgent(global, *cmd, o); });
   AddBackendOptions(cmd, &options->backend);
-  cmd->add_option("--listen", options->listen, "HOST:PORT to serve on (port 0: any free port)")
+  service::AgentSettingsText& settings = options->settings;
+  cmd->add_option("--listen", settings.listen, "HOST:PORT to serve on (port 0: any free port)")
       ->capture_default_str();
-  cmd->add_option("--token-file", options->token_file,
+  cmd->add_option("--token-file", settings.token_file,
                   "File holding the bearer token that PUT and DELETE must carry");
-  cmd->add_option("--state-file", options->state_file,
+  cmd->add_option("--state-file", settings.state_file,
                   "Where the original GPU settings are saved at start (removed on a clean stop)")
       ->capture_default_str();
-  cmd->add_option("--priority", options->priority, "This node's priority class: hp or lp")
+  cmd->add_option("--priority", settings.priority, "This node's priority class: hp or lp")
       ->capture_default_str();
-  cmd->add_option("--actuation-delay", options->actuation_delay,
+  cmd->add_option("--actuation-delay", settings.actuation_delay,
                   "Apply each change this long after it is accepted (out-of-band emulation)")
       ->capture_default_str();
-  cmd->add_option("--sample-interval", options->sample_interval, "Telemetry refresh period")
+  cmd->add_option("--sample-interval", settings.sample_interval, "Telemetry refresh period")
       ->capture_default_str();
   cmd->add_option("--failsafe-sm-clock", options->failsafe_sm_clock_mhz,
                   "SM clock cap (MHz) applied when the lease expires (default: the policy's LP "
@@ -182,9 +135,9 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   cmd->add_option("--sim-load-file", options->sim_load_file,
                   "Sim backend: read the load script from this file, and again whenever it "
                   "changes (to drive a demo or a test)");
-  cmd->add_option("--tls-cert", options->tls_cert,
+  cmd->add_option("--tls-cert", settings.tls_cert,
                   "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
-  cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
+  cmd->add_option("--tls-key", settings.tls_key, "The PEM private key of --tls-cert");
   cmd->add_option("--config", options->config,
                   "YAML file with the same settings (keys like state_file); flags win");
 }

@@ -48,33 +48,17 @@ struct CharacterizeOptions {
   std::vector<std::string> command;  // after --: run it under each setting
 };
 
-core::Result<std::vector<int>> Ints(const std::string& text, const char* flag) {
-  auto values = core::ParseValueList(text);
-  if (!values) return core::Fail(values.error().WithContext(flag));
-  std::vector<int> out;
-  for (double v : *values) {
-    if (v < 1 || v != static_cast<int>(v)) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("{}: {} is not a positive whole number", flag, v)));
-    }
-    out.push_back(static_cast<int>(v));
-  }
-  return out;
-}
-
 core::Result<std::vector<sim::Setting>> Settings(const model::GpuSpec& gpu,
                                                  const CharacterizeOptions& o) {
-  std::vector<sim::Setting> settings{sim::Setting{}};
+  std::vector<core::Megahertz> clocks;
+  std::vector<core::Watts> limits;
   if (!o.sm_clocks.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(auto clocks, ParseClockList(o.sm_clocks, gpu));
-    for (core::Megahertz f : clocks)
-      settings.push_back({sim::Setting::Kind::kClockLock, f.value()});
+    HEADROOM_ASSIGN_OR_RETURN(clocks, ParseClockList(o.sm_clocks, gpu));
   }
   if (!o.power_limits.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(auto limits, ParsePowerLimitList(o.power_limits, gpu));
-    for (core::Watts w : limits) settings.push_back({sim::Setting::Kind::kPowerLimit, w.value()});
+    HEADROOM_ASSIGN_OR_RETURN(limits, ParsePowerLimitList(o.power_limits, gpu));
   }
-  return settings;
+  return sim::SweepSettings(clocks, limits);
 }
 
 // "5%" or "5": the largest acceptable latency increase, in percent.
@@ -126,14 +110,11 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
 
 // The shapes of --prompts x --batches, batch-major.
 core::Result<std::vector<sim::InferenceCase>> InferenceCases(const CharacterizeOptions& o) {
-  HEADROOM_ASSIGN_OR_RETURN(auto prompts, Ints(o.prompts, "--prompts"));
-  HEADROOM_ASSIGN_OR_RETURN(auto batches, Ints(o.batches, "--batches"));
-  std::vector<sim::InferenceCase> cases;
-  for (int b : batches) {
-    for (int p : prompts)
-      cases.push_back({.tp = o.tp, .batch = b, .prompt = p, .output = o.output});
-  }
-  return cases;
+  auto prompts = core::ParseCountList(o.prompts);
+  if (!prompts) return core::Fail(prompts.error().WithContext("--prompts"));
+  auto batches = core::ParseCountList(o.batches);
+  if (!batches) return core::Fail(batches.error().WithContext("--batches"));
+  return sim::InferenceGrid(o.tp, *batches, *prompts, o.output);
 }
 
 // The simulated sweep of --workload --model on `gpu` with its fitted efficiency.

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
@@ -32,9 +31,7 @@ struct ControllerCliOptions {
 };
 
 int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
-  auto logger = spdlog::stderr_color_mt("headroom-controller", LogColorMode());
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(LogLevel(spdlog::level::info));
+  UseDaemonLogger("headroom-controller");
   InstallStopHandlers();
   auto catalog = LoadCatalog(global);
   if (!catalog) return ReportError(catalog.error());

@@ -80,6 +80,11 @@ spdlog::color_mode LogColorMode() {
   return Current().stderr_color ? spdlog::color_mode::always : spdlog::color_mode::never;
 }
 
+void UseDaemonLogger(const std::string& name) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt(name, LogColorMode()));
+  spdlog::set_level(LogLevel(spdlog::level::info));
+}
+
 void PrintError(std::string_view message) {
   std::fputs(fmt::format("{} {}\n", StderrStyle().Red("headroom:"), message).c_str(), stderr);
 }

@@ -52,6 +52,8 @@ report::TextStyle StderrStyle();
 spdlog::level::level_enum LogLevel(spdlog::level::level_enum normal);
 // Colour for a daemon's spdlog stderr sink, as decided for stderr.
 spdlog::color_mode LogColorMode();
+// Makes a daemon's logger, `name`, on stderr the default: LogColorMode, LogLevel(info).
+void UseDaemonLogger(const std::string& name);
 
 // On stderr: "headroom: <message>", the prefix red where stderr has colour.
 void PrintError(std::string_view message);

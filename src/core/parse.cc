@@ -148,6 +148,18 @@ std::string FormatDuration(Duration d) {
   return fmt::format("{}ns", ns);
 }
 
+Result<std::vector<int>> ParseCountList(std::string_view text) {
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<double> values, ParseValueList(text));
+  std::vector<int> out;
+  for (double v : values) {
+    if (v < 1 || v > std::numeric_limits<int>::max() || v != std::floor(v)) {
+      return Fail(Error::InvalidArgument(fmt::format("{} is not a positive whole number", v)));
+    }
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
 Result<double> ParsePercent(std::string_view text) {
   std::string_view t = Trim(text);
   if (t.ends_with('%')) t = Trim(t.substr(0, t.size() - 1));

@@ -20,6 +20,8 @@ std::string FormatDuration(Duration d);
 
 [[nodiscard]] Result<double> ParseDouble(std::string_view text);
 [[nodiscard]] Result<long long> ParseInteger(std::string_view text);
+// ParseValueList's values, each a whole number >= 1 (kInvalidArgument naming one that is not).
+[[nodiscard]] Result<std::vector<int>> ParseCountList(std::string_view text);
 // "30%", "30" or " 30 % " -> 30 (percent); ParseDouble's error otherwise.
 [[nodiscard]] Result<double> ParsePercent(std::string_view text);
 

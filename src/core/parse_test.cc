@@ -65,6 +65,15 @@ TEST(ParseNumberTest, Strict) {
   EXPECT_FALSE(ParseInteger("eight"));
 }
 
+TEST(ParseCountListTest, PositiveWholeNumbersOnly) {
+  EXPECT_EQ(*ParseCountList("1,8,64"), (std::vector<int>{1, 8, 64}));
+  EXPECT_EQ(*ParseCountList("1:3:1"), (std::vector<int>{1, 2, 3}));
+  EXPECT_FALSE(ParseCountList("0"));
+  EXPECT_FALSE(ParseCountList("1.5"));
+  EXPECT_FALSE(ParseCountList("1e12"));
+  EXPECT_EQ(ParseCountList("2,-1").error().message(), "-1 is not a positive whole number");
+}
+
 TEST(ParsePercentTest, WithOrWithoutTheSign) {
   EXPECT_DOUBLE_EQ(*ParsePercent("30%"), 30);
   EXPECT_DOUBLE_EQ(*ParsePercent(" 7.5 % "), 7.5);

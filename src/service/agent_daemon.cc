@@ -5,9 +5,39 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/parse.h"
 #include "policy/policy_params.h"
+#include "policy/row_policy.h"
+#include "service/auth.h"
 
 namespace headroom::service {
+
+core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
+                                                 const std::string& backend) {
+  AgentSettings s;
+  if (text.token_file.empty()) {
+    return core::Fail(core::Error::InvalidArgument("--token-file is required"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(s.token, ReadTokenFile(text.token_file));
+  HEADROOM_ASSIGN_OR_RETURN(s.listen, ParseListenAddress(text.listen));
+  auto priority = policy::ParsePriority(text.priority);
+  if (!priority) return core::Fail(priority.error().WithContext("--priority"));
+  auto delay = core::ParseDuration(text.actuation_delay);
+  if (!delay) return core::Fail(delay.error().WithContext("--actuation-delay"));
+  auto interval = core::ParseDuration(text.sample_interval);
+  if (!interval) return core::Fail(interval.error().WithContext("--sample-interval"));
+  if (*delay < core::Duration::zero() || *interval <= core::Duration::zero()) {
+    return core::Fail(
+        core::Error::InvalidArgument("--actuation-delay must be >= 0 and --sample-interval > 0"));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(s.tls, TlsFilesFromFlags(text.tls_cert, text.tls_key));
+  s.agent.state_file = text.state_file;
+  s.agent.priority = std::string(policy::PriorityName(*priority));
+  s.agent.backend = backend;
+  s.agent.actuation_delay = *delay;
+  s.agent.sample_interval = *interval;
+  return s;
+}
 
 core::Result<std::vector<AgentGpu>> AgentGpusOf(
     const std::vector<std::unique_ptr<gpu::Device>>& devices,

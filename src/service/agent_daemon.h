@@ -1,6 +1,6 @@
-// What `headroom agent` composes around the Agent: each device bound to its catalog ranges and
-// failsafe clock, and the daemon's loop (serve the API, tick the agent, and on a stop request or
-// a dead server stop serving and restore the GPUs). Logs through spdlog.
+// What `headroom agent` composes around the Agent: its settings checked, each device bound to its
+// catalog ranges and failsafe clock, and the daemon's loop (serve the API, tick the agent, and on a
+// stop request or a dead server stop serving and restore the GPUs). Logs through spdlog.
 #ifndef HEADROOM_SERVICE_AGENT_DAEMON_H_
 #define HEADROOM_SERVICE_AGENT_DAEMON_H_
 
@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "catalog/hardware_catalog.h"
@@ -18,6 +19,31 @@
 #include "service/http_server.h"
 
 namespace headroom::service {
+
+// The agent's settings as given (flags, or the config file's keys of the same names).
+struct AgentSettingsText {
+  std::string listen = "127.0.0.1:9400";
+  std::string token_file = {};  // required
+  std::string state_file = "/var/lib/headroom/agent-state.json";
+  std::string priority = "lp";
+  std::string actuation_delay = "0s";
+  std::string sample_interval = "1s";
+  std::string tls_cert = {};
+  std::string tls_key = {};
+};
+
+struct AgentSettings {
+  AgentOptions agent;
+  ListenAddress listen;
+  std::string token;
+  std::optional<TlsFiles> tls;
+};
+
+// The settings checked: the token read, the address, priority and durations parsed (delay >= 0,
+// interval > 0), the TLS pair complete. kInvalidArgument naming the setting by its flag
+// (--token-file, --priority, ...); the token file's own errors. `backend` is reported only.
+[[nodiscard]] core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
+                                                               const std::string& backend);
 
 // The catalog's ranges for each device and its failsafe clock: `failsafe` (MHz) when given, else
 // the policy's LP T2 clock for that GPU type. kNotFound naming a GPU the catalog lacks;

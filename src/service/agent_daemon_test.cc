@@ -1,5 +1,9 @@
 #include "service/agent_daemon.h"
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "gpu/sim/sim_device.h"
@@ -45,6 +49,48 @@ TEST_F(AgentGpusOfTest, AGivenFailsafeIsSnappedAndOneOutsideTheRangeIsRefused) {
   EXPECT_EQ(bad.error().code(), core::Code::kOutOfRange);
   EXPECT_NE(bad.error().message().find("--failsafe-sm-clock 90 MHz"), std::string::npos)
       << bad.error().message();
+}
+
+// The settings as given are checked one by one, each error naming its flag.
+TEST(ResolveAgentSettingsTest, ReadsTheTokenAndParsesEverySetting) {
+  const std::string token = ::testing::TempDir() + "/agent-token";
+  { std::ofstream(token) << "s3cret-token-of-some-length\n"; }
+  std::filesystem::permissions(
+      token, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  AgentSettingsText text{.listen = "127.0.0.1:0",
+                         .token_file = token,
+                         .priority = "high",
+                         .actuation_delay = "2s",
+                         .sample_interval = "250ms"};
+  auto settings = ResolveAgentSettings(text, "sim");
+  ASSERT_TRUE(settings) << settings.error().message();
+  EXPECT_EQ(settings->token, "s3cret-token-of-some-length");
+  EXPECT_EQ(settings->listen.port, 0);
+  EXPECT_EQ(settings->agent.priority, "hp");
+  EXPECT_EQ(settings->agent.backend, "sim");
+  EXPECT_EQ(settings->agent.actuation_delay, std::chrono::seconds(2));
+  EXPECT_EQ(settings->agent.sample_interval, std::chrono::milliseconds(250));
+  EXPECT_FALSE(settings->tls.has_value());
+
+  const auto error = [&](AgentSettingsText t) {
+    auto r = ResolveAgentSettings(t, "sim");
+    return r ? std::string("ok") : r.error().message();
+  };
+  AgentSettingsText no_token = text;
+  no_token.token_file.clear();
+  EXPECT_EQ(error(no_token), "--token-file is required");
+  AgentSettingsText bad_priority = text;
+  bad_priority.priority = "urgent";
+  EXPECT_EQ(error(bad_priority).rfind("--priority: ", 0), 0u) << error(bad_priority);
+  AgentSettingsText bad_delay = text;
+  bad_delay.actuation_delay = "soon";
+  EXPECT_EQ(error(bad_delay).rfind("--actuation-delay: ", 0), 0u) << error(bad_delay);
+  AgentSettingsText zero_interval = text;
+  zero_interval.sample_interval = "0s";
+  EXPECT_NE(error(zero_interval).find("--sample-interval > 0"), std::string::npos);
+  AgentSettingsText half_tls = text;
+  half_tls.tls_cert = "/etc/cert.pem";
+  EXPECT_NE(error(half_tls), "ok");
 }
 
 }  // namespace

@@ -120,6 +120,23 @@ gpu::sim::LoadScript TrainingScript(const model::TrainingModel& m,
 
 }  // namespace
 
+std::vector<Setting> SweepSettings(std::span<const core::Megahertz> clocks,
+                                   std::span<const core::Watts> limits) {
+  std::vector<Setting> settings{Setting{}};
+  for (core::Megahertz f : clocks) settings.push_back({Setting::Kind::kClockLock, f.value()});
+  for (core::Watts w : limits) settings.push_back({Setting::Kind::kPowerLimit, w.value()});
+  return settings;
+}
+
+std::vector<InferenceCase> InferenceGrid(int tp, std::span<const int> batches,
+                                         std::span<const int> prompts, int output) {
+  std::vector<InferenceCase> cases;
+  for (int b : batches) {
+    for (int p : prompts) cases.push_back({.tp = tp, .batch = b, .prompt = p, .output = output});
+  }
+  return cases;
+}
+
 double Percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

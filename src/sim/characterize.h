@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ struct Row {
   double duration_s = 0;
   std::string energy_source;
 };
+
+// What a sweep runs under: the default first, then a lock at each clock, then each power limit.
+std::vector<Setting> SweepSettings(std::span<const core::Megahertz> clocks,
+                                   std::span<const core::Watts> limits);
+
+// The shapes of `batches` x `prompts`, batch-major, each at `tp` and `output` tokens.
+std::vector<InferenceCase> InferenceGrid(int tp, std::span<const int> batches,
+                                         std::span<const int> prompts, int output);
 
 // The q-quantile (0..1) of `values`, nearest rank; 0 for none.
 double Percentile(std::vector<double> values, double q);

@@ -97,5 +97,30 @@ TEST(CharacterizeTest, EncoderOnlyModelsAreRefusedForInference) {
   EXPECT_NE(rows.error().message().find("encoder-only"), std::string::npos);
 }
 
+TEST(SweepSettingsTest, DefaultFirstThenClockLocksThenPowerLimits) {
+  const std::vector<core::Megahertz> clocks = {core::Megahertz(1200), core::Megahertz(900)};
+  const std::vector<core::Watts> limits = {core::Watts(300)};
+  const auto settings = SweepSettings(clocks, limits);
+  ASSERT_EQ(settings.size(), 4u);
+  EXPECT_EQ(settings[0].Label(), "default");
+  EXPECT_EQ(settings[1].Label(), "sm_clock=1200MHz");
+  EXPECT_EQ(settings[2].Label(), "sm_clock=900MHz");
+  EXPECT_EQ(settings[3].Label(), "power_limit=300W");
+  EXPECT_EQ(SweepSettings({}, {}).size(), 1u);
+}
+
+TEST(InferenceGridTest, BatchMajor) {
+  const std::vector<int> batches = {1, 8};
+  const std::vector<int> prompts = {256, 1024, 8192};
+  const auto cases = InferenceGrid(4, batches, prompts, 64);
+  ASSERT_EQ(cases.size(), 6u);
+  EXPECT_EQ(cases[1].batch, 1);
+  EXPECT_EQ(cases[1].prompt, 1024);
+  EXPECT_EQ(cases[3].batch, 8);
+  EXPECT_EQ(cases[3].prompt, 256);
+  EXPECT_EQ(cases[5].tp, 4);
+  EXPECT_EQ(cases[5].output, 64);
+}
+
 }  // namespace
 }  // namespace headroom::sim
