@@ -16,8 +16,8 @@ declare -A allowed=(
   [sim]="core model mig catalog policy gpu telemetry"
   [report]="core model mig policy gpu telemetry sim"
   [service]="core model mig catalog policy gpu telemetry"
-  [clidoc]="core"
-  [cli]="core model mig catalog policy gpu telemetry sim report service clidoc"
+  [console]="core report"
+  [cli]="core model mig catalog policy gpu telemetry sim report service console"
 )
 # Tests (and their *_test_support.h fixtures) may also use the catalog (calibration against the
 # shipped data) and testing doubles.

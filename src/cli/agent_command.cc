@@ -9,7 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "core/files.h"
 #include "gpu/sim/sim_device.h"
 #include "gpu/sim/sim_load_file.h"

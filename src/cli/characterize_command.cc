@@ -13,7 +13,7 @@
 #include "catalog/model_catalog.h"
 #include "catalog/training_catalog.h"
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "core/parse.h"
 #include "report/characterize_dir.h"
 #include "report/result_dir.h"
@@ -197,18 +197,15 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
     if (!written) return ReportError(written.error());
     report_path = *written;
   }
-  if (o.json) {
-    std::cout << summary.dump(2) << "\n";
-    if (report_path) std::fprintf(stderr, "report: %s\n", report_path->c_str());
-    return kExitOk;
-  }
-  std::cout << report::CharacterizeText(inputs, *sweep, *slo, StdoutStyle());
-  if (!out_dir.empty()) {
-    PrintNoteOut(fmt::format("Wrote {}/{}, {} and {}\n", out_dir, report::kResultsFile,
-                             report::kCharacterizeSummaryFile, report::kPowerTraceFile));
-  }
-  if (report_path) std::cout << fmt::format("report: {}\n", *report_path);
-  return kExitOk;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = summary.dump(2),
+       .text = report::CharacterizeText(inputs, *sweep, *slo, StdoutStyle()),
+       .wrote = out_dir.empty()
+                    ? ""
+                    : fmt::format("Wrote {}/{}, {} and {}\n", out_dir, report::kResultsFile,
+                                  report::kCharacterizeSummaryFile, report::kPowerTraceFile),
+       .report = report_path});
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <iostream>
 
 #include <fmt/format.h>
 
 #include "catalog/mig_catalog.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "core/parse.h"
 #include "gpu/nvml/nvml_device.h"
 #include "gpu/sim/sim_device.h"
@@ -159,6 +160,18 @@ core::Result<std::vector<core::Watts>> ParsePowerLimitList(const std::string& te
   auto limits = spec.PowerLimitsInRange(*values);
   if (!limits) return core::Fail(limits.error().WithContext("--power-limits"));
   return limits;
+}
+
+int PrintResult(const ResultOutput& output) {
+  if (output.json) {
+    std::cout << output.json_text << "\n";
+    if (output.report) std::cerr << "report: " << *output.report << "\n";
+    return kExitOk;
+  }
+  std::cout << output.text;
+  if (!output.wrote.empty()) PrintNoteOut(output.wrote);
+  if (output.report) std::cout << fmt::format("report: {}\n", *output.report);
+  return kExitOk;
 }
 
 int ReportError(const core::Error& error) {

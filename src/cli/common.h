@@ -13,6 +13,8 @@
 
 #include "catalog/hardware_catalog.h"
 #include "catalog/mig_catalogs.h"
+#include "console/progress.h"
+#include "console/terminal.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "gpu/device.h"
@@ -21,6 +23,16 @@
 #include "report/result_dir.h"
 
 namespace headroom::cli {
+
+// The console every command prints through (console/terminal.h, console/progress.h).
+using console::PrintError;
+using console::PrintNote;
+using console::PrintNoteOut;
+using console::PrintWarning;
+using console::ProgressBar;
+using console::ProgressWanted;
+using console::StdoutStyle;
+using console::UseDaemonLogger;
 
 // Exit codes (README): 0 ok, 1 runtime error, 2 usage or input error.
 inline constexpr int kExitOk = 0;
@@ -31,7 +43,7 @@ struct GlobalOptions {
   std::string catalog_dir;  // empty: the catalog compiled into the binary
   bool verbose = false;
   bool quiet = false;
-  std::string color = "auto";  // --color: auto, always or never (cli/terminal.h decides)
+  std::string color = "auto";  // --color: auto, always or never (console/terminal.h decides)
 };
 
 struct BackendOptions {
@@ -88,6 +100,17 @@ gpu::MigSpecLookup MigSpecLookupOf(const GlobalOptions& global);
 // Writes DIR's report.html (report::WriteResultReport), prints its warnings, returns its path.
 [[nodiscard]] core::Result<std::string> WriteReport(report::ResultKind kind,
                                                     const std::string& dir);
+
+// What a command that writes a result prints when it is done.
+struct ResultOutput {
+  bool json = false;  // --json: `json_text` instead of `text`
+  std::string json_text = {};
+  std::string text = {};
+  std::string wrote = {};  // after the text, what was written (a note: nothing under --quiet)
+  std::optional<std::string> report = {};  // report.html's path: after the text, or on stderr
+};
+// Prints `output`; kExitOk.
+int PrintResult(const ResultOutput& output);
 
 // Prints "headroom: <message>" on stderr (PrintError) and returns the exit code for the error.
 int ReportError(const core::Error& error);

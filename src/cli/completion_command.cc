@@ -1,12 +1,12 @@
 // `headroom completion bash`: prints the bash completion script generated from the command line
-// itself (clidoc/bash_completion.h); `headroom man-pages --out DIR`: writes the man pages
-// generated from it (clidoc/man_pages.h).
+// itself (console/bash_completion.h); `headroom man-pages --out DIR`: writes the man pages
+// generated from it (console/man_pages.h).
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "clidoc/bash_completion.h"
-#include "clidoc/man_pages.h"
+#include "console/bash_completion.h"
+#include "console/man_pages.h"
 
 namespace headroom::cli {
 
@@ -19,7 +19,7 @@ void RegisterCompletion(CLI::App& app, RunFunction* run) {
   // `app` outlives the run: main() owns both. The callback holds `shell`, which CLI11 writes.
   cmd->callback([run, &app, shell] {
     *run = [&app] {
-      std::cout << clidoc::BashCompletion(app);
+      std::cout << console::BashCompletion(app);
       return kExitOk;
     };
   });
@@ -34,10 +34,11 @@ void RegisterManPages(CLI::App& app, RunFunction* run) {
       ->option_text("DIR");
   cmd->callback([run, &app, out] {
     *run = [&app, out] {
-      const clidoc::Manual manual{.version = std::string("headroom ") + HEADROOM_VERSION,
-                                  .exit_status = "0 ok, 1 runtime error, 2 usage or input error.",
-                                  .docs = "The guides and references in /usr/share/doc/headroom/."};
-      auto paths = clidoc::WriteManPages(app, manual, *out);
+      const console::Manual manual{
+          .version = std::string("headroom ") + HEADROOM_VERSION,
+          .exit_status = "0 ok, 1 runtime error, 2 usage or input error.",
+          .docs = "The guides and references in /usr/share/doc/headroom/."};
+      auto paths = console::WriteManPages(app, manual, *out);
       if (!paths) return ReportError(paths.error().WithContext("--out"));
       for (const std::string& path : *paths) std::cout << path << "\n";
       return kExitOk;

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "service/audit_log.h"
 #include "service/controller.h"
 #include "service/controller_config.h"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "gpu/listing.h"
 #include "report/device_report.h"
 #include "telemetry/prometheus_text.h"

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 
 namespace headroom::cli {
 namespace {
@@ -60,14 +60,16 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    ConfigureTerminal({.color = ParseColorMode(global.color).value_or(ColorMode::kAuto)});
+    console::ConfigureTerminal(
+        {.color = console::ParseColorMode(global.color).value_or(console::ColorMode::kAuto)});
     PrintError(fmt::format("{}\nRun with --help for usage.", e.what()));
     return kExitUsage;
   }
   // --color was checked by CLI11 already.
-  ConfigureTerminal({.quiet = global.quiet,
-                     .verbose = global.verbose,
-                     .color = ParseColorMode(global.color).value_or(ColorMode::kAuto)});
+  console::ConfigureTerminal(
+      {.quiet = global.quiet,
+       .verbose = global.verbose,
+       .color = console::ParseColorMode(global.color).value_or(console::ColorMode::kAuto)});
   if (!run) return kExitUsage;
   return run();
 }

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "report/measure_dir.h"

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/progress.h"
-#include "cli/terminal.h"
+#include "console/progress.h"
+#include "console/terminal.h"
 #include "mig/enumerate.h"
 #include "report/mig_characterize_run.h"
 #include "report/mig_characterize_summary.h"
@@ -124,24 +124,20 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
        .on_warning = [](const std::string& message) { PrintWarning(message); }});
   progress.Finish();
   if (!sweep) return ReportError(sweep.error());
-  const report::MigCharacterizeReport& data = sweep->report;
-  const bool plotted = sweep->plotted;
-  std::string report_path;
+  std::optional<std::string> report_path;
   if (o.report) {
     auto written = WriteReport(report::ResultKind::kMigCharacterize, o.out);
     if (!written) return ReportError(written.error());
     report_path = *written;
   }
-  if (o.json) {
-    std::cout << report::MigCharacterizeSummaryJson(data, o.out).dump(2) << "\n";
-    if (!report_path.empty()) std::cerr << "report: " << report_path << "\n";
-    return kExitOk;
-  }
-  std::cout << report::MigCharacterizeSummaryText(data, StdoutStyle());
-  PrintNoteOut(fmt::format("Wrote {}/{}{}\n", o.out, report::kMigResultsFile,
-                           plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : ""));
-  if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
-  return kExitOk;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = report::MigCharacterizeSummaryJson(sweep->report, o.out).dump(2),
+       .text = report::MigCharacterizeSummaryText(sweep->report, StdoutStyle()),
+       .wrote =
+           fmt::format("Wrote {}/{}{}\n", o.out, report::kMigResultsFile,
+                       sweep->plotted ? " and the plots (mig-throughput.svg, mig-energy.svg)" : ""),
+       .report = report_path});
 }
 
 }  // namespace

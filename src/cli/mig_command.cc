@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "mig/enumerate.h"
 #include "mig/layout.h"
 #include "report/mig_catalog_report.h"

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "gpu/mig_apply.h"
 #include "gpu/mig_view.h"
 #include "mig/layout.h"

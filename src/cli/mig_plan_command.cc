@@ -9,7 +9,7 @@
 
 #include "catalog/mig_plan_file.h"
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/planner.h"
@@ -34,20 +34,6 @@ struct MigPlanOptions {
 
 // Where `mig plan --report` writes when no --out is given.
 constexpr const char* kDefaultMigPlanDir = "headroom-mig-plan";
-
-// Writes DIR/mig-plan.json and, with --report, DIR/report.html built from it; returns the
-// report's path, or "" without --report.
-core::Result<std::string> WriteMigPlanOut(const report::MigPlanReport& data, const std::string& out,
-                                          bool html) {
-  HEADROOM_RETURN_IF_ERROR(report::WriteMigPlanDir(out, data));
-  if (!html) return std::string();
-  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written,
-                            report::WriteResultReport(report::ResultKind::kMigPlan, out));
-  for (const std::string& warning : written.warnings) {
-    PrintWarning(warning);
-  }
-  return written.path;
-}
 
 // The jobs file with the command line's overrides; errors name the file or the option.
 core::Result<catalog::MigPlanInput> ReadMigPlanInput(const GlobalOptions& global,
@@ -87,21 +73,21 @@ int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
        .geometry = report::GeometryOf(input->model.mig())},
       static_cast<int>(input->request.jobs.size()));
   const std::string out = o.out.empty() && o.report ? kDefaultMigPlanDir : o.out;
-  std::string report_path;
+  std::optional<std::string> report_path;
   if (!out.empty()) {
-    auto written = WriteMigPlanOut(data, out, o.report);
+    if (auto st = report::WriteMigPlanDir(out, data); !st) return ReportError(st.error());
+  }
+  if (o.report) {
+    auto written = WriteReport(report::ResultKind::kMigPlan, out);
     if (!written) return ReportError(written.error());
     report_path = *written;
   }
-  if (o.json) {
-    std::cout << report::MigPlanJson(data).dump(2) << "\n";
-    if (!report_path.empty()) std::fprintf(stderr, "report: %s\n", report_path.c_str());
-    return kExitOk;
-  }
-  std::cout << report::MigPlanText(data, StdoutStyle());
-  if (!out.empty()) std::cout << fmt::format("wrote {}/{}\n", out, report::kMigPlanFile);
-  if (!report_path.empty()) std::cout << fmt::format("report: {}\n", report_path);
-  return kExitOk;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = report::MigPlanJson(data).dump(2),
+       .text = report::MigPlanText(data, StdoutStyle()),
+       .wrote = out.empty() ? "" : fmt::format("wrote {}/{}\n", out, report::kMigPlanFile),
+       .report = report_path});
 }
 
 struct MigWorkloadsOptions {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "gpu/mig_view.h"
 #include "report/mig_profiles_report.h"
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "gpu/sim/burst_probe.h"
 #include "model/dvfs_sweep.h"
 #include "report/dvfs_report.h"

@@ -10,7 +10,7 @@
 #include "catalog/model_catalog.h"
 #include "catalog/perf_profile.h"
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "core/files.h"
 #include "model/inference_fit.h"
 #include "report/model_fit_report.h"

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/terminal.h"
+#include "console/terminal.h"
 #include "report/result_dir.h"
 
 namespace headroom::cli {

@@ -10,8 +10,8 @@
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
 #include "cli/commands.h"
-#include "cli/progress.h"
-#include "cli/terminal.h"
+#include "console/progress.h"
+#include "console/terminal.h"
 #include "core/parse.h"
 #include "policy/policy_factory.h"
 #include "report/plan_dir.h"
@@ -156,17 +156,14 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
     if (!w) return ReportError(w.error());
     written = *w;
   }
-  if (o.json) {
-    std::cout << simulation->summary.dump(2) << "\n";
-    if (written) std::fprintf(stderr, "report: %s\n", written->c_str());
-    return kExitOk;
-  }
-  std::cout << report::SimulationText(simulation->result, StdoutStyle());
-  if (!out.empty()) {
-    PrintNoteOut(fmt::format("\nwrote {}/{{summary.json,power.csv,requests.csv}}\n", out));
-  }
-  if (written) std::cout << fmt::format("report: {}\n", *written);
-  return kExitOk;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = simulation->summary.dump(2),
+       .text = report::SimulationText(simulation->result, StdoutStyle()),
+       .wrote = out.empty()
+                    ? ""
+                    : fmt::format("\nwrote {}/{{summary.json,power.csv,requests.csv}}\n", out),
+       .report = written});
 }
 
 // Where `plan --report` writes when no --out is given.
@@ -268,15 +265,12 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
     if (!w) return ReportError(w.error());
     written = *w;
   }
-  if (o.json) {
-    std::cout << report::PlanReportJson(data).dump(2) << "\n";
-    if (written) std::fprintf(stderr, "report: %s\n", written->c_str());
-    return kExitOk;
-  }
-  std::cout << report::PlanText(data.plan, resolved->scenario, options->threads, StdoutStyle());
-  if (!out.empty()) PrintNoteOut(fmt::format("wrote {}/{}\n", out, report::kPlanFile));
-  if (written) std::cout << fmt::format("report: {}\n", *written);
-  return kExitOk;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = report::PlanReportJson(data).dump(2),
+       .text = report::PlanText(data.plan, resolved->scenario, options->threads, StdoutStyle()),
+       .wrote = out.empty() ? "" : fmt::format("wrote {}/{}\n", out, report::kPlanFile),
+       .report = written});
 }
 
 }  // namespace

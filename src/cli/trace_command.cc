@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/progress.h"
-#include "cli/terminal.h"
+#include "console/progress.h"
+#include "console/terminal.h"
 #include "core/parse.h"
 #include "report/trace_stats_report.h"
 #include "sim/named_traces.h"

@@ -1,6 +1,6 @@
 // TextStyle: how text for the terminal is emphasised (bold, red, yellow, green as ANSI SGR escape
 // codes), or not at all. It applies colour but never decides it: whether colour is wanted (a
-// terminal, NO_COLOR, CI, --color) is decided once, in cli/terminal.h, and handed down as a
+// terminal, NO_COLOR, CI, --color) is decided once, in console/terminal.h, and handed down as a
 // TextStyle. Also the width of text as a terminal shows it, so tables align whether or not cells
 // are coloured. Thread-compatible (a TextStyle is an immutable value).
 #ifndef HEADROOM_REPORT_TEXT_STYLE_H_

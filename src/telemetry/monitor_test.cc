@@ -4,25 +4,21 @@
 
 #include "catalog/testing/embedded_catalogs.h"
 #include "gpu/sim/sim_device.h"
+#include "gpu/testing/scripted_load.h"
 
 namespace headroom::telemetry {
 namespace {
 
 using catalog::testing::A100;
+using gpu::testing::ScriptedLoad;
 using std::chrono::milliseconds;
-
-gpu::sim::SimOptions MonitoredLoad(const char* script) {
-  gpu::sim::SimOptions o;
-  o.script = *gpu::sim::LoadScript::Parse(script);
-  return o;
-}
 
 // On a virtual clock: a sample per GPU per interval, timed from the start, with the energy the
 // counter says was used since then, until the duration is up.
 TEST(MonitorTest, ASamplePerGpuPerIntervalWithTheEnergySinceTheStart) {
   core::FakeClock clock;
-  gpu::sim::SimDevice a(0, A100(), &clock, MonitoredLoad("decode:1s"));
-  gpu::sim::SimDevice b(1, A100(), &clock, MonitoredLoad("prefill:1s"));
+  gpu::sim::SimDevice a(0, A100(), &clock, ScriptedLoad("decode:1s"));
+  gpu::sim::SimDevice b(1, A100(), &clock, ScriptedLoad("prefill:1s"));
   std::vector<MonitorSample> samples;
   const core::Joules start = a.TrueEnergy();
   ASSERT_TRUE(RunMonitor({&a, &b}, clock,
@@ -41,7 +37,7 @@ TEST(MonitorTest, ASamplePerGpuPerIntervalWithTheEnergySinceTheStart) {
 
 TEST(MonitorTest, AStopEndsItBeforeTheNextSample) {
   core::FakeClock clock;
-  gpu::sim::SimDevice a(0, A100(), &clock, MonitoredLoad("decode:1s"));
+  gpu::sim::SimDevice a(0, A100(), &clock, ScriptedLoad("decode:1s"));
   const std::atomic<bool> stop{true};
   int samples = 0;
   ASSERT_TRUE(RunMonitor({&a}, clock, {.interval = milliseconds(500), .stop = &stop},

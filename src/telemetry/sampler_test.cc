@@ -6,6 +6,7 @@
 #include "catalog/testing/embedded_catalogs.h"
 #include "gpu/sim/sim_device.h"
 #include "gpu/testing/fault_device.h"
+#include "gpu/testing/scripted_load.h"
 
 namespace headroom::telemetry {
 namespace {
@@ -14,16 +15,11 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 using catalog::testing::A100;
-
-gpu::sim::SimOptions Load(const char* script) {
-  gpu::sim::SimOptions o;
-  o.script = *gpu::sim::LoadScript::Parse(script);
-  return o;
-}
+using gpu::testing::ScriptedLoad;
 
 TEST(SamplerTest, EnergyOfAScriptedLoadMatchesTheModelWithinOnePercent) {
   core::FakeClock clock;
-  gpu::sim::SimDevice device(0, A100(), &clock, Load("prefill:1s,decode:3s"));
+  gpu::sim::SimDevice device(0, A100(), &clock, ScriptedLoad("prefill:1s,decode:3s"));
   auto sampler = Sampler::Create({&device}, &clock, {.interval = milliseconds(100)});
   ASSERT_TRUE(sampler);
   const core::Joules start = device.TrueEnergy();
@@ -44,7 +40,7 @@ TEST(SamplerTest, EnergyOfAScriptedLoadMatchesTheModelWithinOnePercent) {
 
 TEST(SamplerTest, PhasesAndWorkAreAttributed) {
   core::FakeClock clock;
-  gpu::sim::SimDevice device(0, A100(), &clock, Load("decode"));
+  gpu::sim::SimDevice device(0, A100(), &clock, ScriptedLoad("decode"));
   auto sampler = *Sampler::Create({&device}, &clock, {.interval = milliseconds(100)});
   sampler->SampleOnce();
   sampler->MarkPhase("warmup");
@@ -66,7 +62,7 @@ TEST(SamplerTest, PhasesAndWorkAreAttributed) {
 TEST(SamplerTest, GpuLostStopsSamplingKeepsTheDataAndTheError) {
   core::FakeClock clock;
   gpu::testing::FaultDevice device(
-      std::make_unique<gpu::sim::SimDevice>(0, A100(), &clock, Load("decode")));
+      std::make_unique<gpu::sim::SimDevice>(0, A100(), &clock, ScriptedLoad("decode")));
   std::vector<Sample> sunk;
   auto sampler = *Sampler::Create(
       {&device}, &clock,
@@ -86,7 +82,7 @@ TEST(SamplerTest, GpuLostStopsSamplingKeepsTheDataAndTheError) {
 
 TEST(SamplerTest, ThreadSamplesAtIntervalsOnTheInjectedClock) {
   core::FakeClock clock;
-  gpu::sim::SimDevice device(0, A100(), &clock, Load("idle"));
+  gpu::sim::SimDevice device(0, A100(), &clock, ScriptedLoad("idle"));
   auto sampler =
       *Sampler::Create({&device}, &clock, {.interval = milliseconds(250), .ring_capacity = 10});
   const core::TimePoint start = clock.Now();
@@ -105,7 +101,7 @@ TEST(SamplerTest, ThreadSamplesAtIntervalsOnTheInjectedClock) {
 TEST(SamplerTest, DriverSamplesRevealSpikesThatASlowPollMisses) {
   for (const bool ring : {true, false}) {
     core::FakeClock clock;
-    gpu::sim::SimOptions options = Load("idle:500ms,prefill:200ms,idle:300ms");
+    gpu::sim::SimOptions options = ScriptedLoad("idle:500ms,prefill:200ms,idle:300ms");
     if (!ring) options.unsupported = {"power_samples"};
     gpu::sim::SimDevice device(0, A100(), &clock, options);
     auto sampler = *Sampler::Create({&device}, &clock, {.interval = seconds(1)});

@@ -1,4 +1,4 @@
-#include "clidoc/man_pages.h"
+#include "console/man_pages.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "clidoc/bash_completion.h"
+#include "console/bash_completion.h"
 #include "core/files.h"
 
-namespace headroom::clidoc {
+namespace headroom::console {
 namespace {
 
 // `text` safe as roff running text: backslashes escaped, hyphens of option names kept as
@@ -220,4 +220,4 @@ core::Result<std::vector<std::string>> WriteManPages(CLI::App& app, const Manual
   return paths;
 }
 
-}  // namespace headroom::clidoc
+}  // namespace headroom::console

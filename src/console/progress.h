@@ -1,14 +1,14 @@
 // ProgressBar: a one-line progress bar with ETA on stderr, shown only on a terminal and never
 // under --quiet, under CI (the CI environment variable) or when stderr is piped. Thread-compatible;
 // Update is cheap and rate-limited, so it may be called often.
-#ifndef HEADROOM_CLI_PROGRESS_H_
-#define HEADROOM_CLI_PROGRESS_H_
+#ifndef HEADROOM_CONSOLE_PROGRESS_H_
+#define HEADROOM_CONSOLE_PROGRESS_H_
 
 #include <string>
 
 #include "core/time.h"
 
-namespace headroom::cli {
+namespace headroom::console {
 
 // True when stderr is a terminal, CI is unset and --quiet is not given.
 bool ProgressWanted();
@@ -36,6 +36,6 @@ class ProgressBar {
   core::TimePoint last_draw_;
 };
 
-}  // namespace headroom::cli
+}  // namespace headroom::console
 
-#endif  // HEADROOM_CLI_PROGRESS_H_
+#endif  // HEADROOM_CONSOLE_PROGRESS_H_

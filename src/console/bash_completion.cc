@@ -1,4 +1,4 @@
-#include "clidoc/bash_completion.h"
+#include "console/bash_completion.h"
 
 #include <cctype>
 #include <map>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace headroom::clidoc {
+namespace headroom::console {
 namespace {
 
 // One command of the tree as the script sees it.
@@ -192,4 +192,4 @@ std::string BashCompletion(CLI::App& app) {
          fmt::format(fmt::runtime(kCompleteFunction), fmt::arg("fn", fn), fmt::arg("name", name));
 }
 
-}  // namespace headroom::clidoc
+}  // namespace headroom::console

@@ -1,4 +1,4 @@
-#include "cli/terminal.h"
+#include "console/terminal.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-namespace headroom::cli {
+namespace headroom::console {
 namespace {
 
 struct Settings {
@@ -104,4 +104,4 @@ void PrintNoteOut(std::string_view text) {
   std::cout << text;
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::console

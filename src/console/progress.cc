@@ -1,4 +1,4 @@
-#include "cli/progress.h"
+#include "console/progress.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "cli/terminal.h"
+#include "console/terminal.h"
 
-namespace headroom::cli {
+namespace headroom::console {
 
 bool ProgressWanted() {
   return !Quiet() && isatty(fileno(stderr)) != 0 && std::getenv("CI") == nullptr;
@@ -53,4 +53,4 @@ void ProgressBar::Finish() {
   drawn_ = false;
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::console

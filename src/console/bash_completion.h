@@ -2,15 +2,15 @@
 // the CLI11 App tree (subcommands at every depth, each one's options, option values from the
 // option's IsMember check), so the script cannot drift from the CLI. Not thread-safe (reads the
 // App, which CLI11 does not make thread-safe).
-#ifndef HEADROOM_CLIDOC_BASH_COMPLETION_H_
-#define HEADROOM_CLIDOC_BASH_COMPLETION_H_
+#ifndef HEADROOM_CONSOLE_BASH_COMPLETION_H_
+#define HEADROOM_CONSOLE_BASH_COMPLETION_H_
 
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-namespace headroom::clidoc {
+namespace headroom::console {
 
 // The values an option accepts when one of its checks is a CLI11 IsMember set ("{sim,nvml}" as
 // CLI11 describes it); empty when it takes any value. Non-const: CLI11 2.1 reads an option's
@@ -21,6 +21,6 @@ std::vector<std::string> OptionChoices(CLI::Option& option);
 // that binds them to `app.get_name()`. Source it, or install it in bash-completion's directory.
 std::string BashCompletion(CLI::App& app);
 
-}  // namespace headroom::clidoc
+}  // namespace headroom::console
 
-#endif  // HEADROOM_CLIDOC_BASH_COMPLETION_H_
+#endif  // HEADROOM_CONSOLE_BASH_COMPLETION_H_

@@ -3,8 +3,8 @@
 // `headroom`, headroom(1) for the top, headroom-plan(1), headroom-mig-plan(1), ... for each
 // visible subcommand, each with its synopsis, description, options (value names, choices,
 // defaults, environment variables) and subcommands. Not thread-safe (reads the App).
-#ifndef HEADROOM_CLIDOC_MAN_PAGES_H_
-#define HEADROOM_CLIDOC_MAN_PAGES_H_
+#ifndef HEADROOM_CONSOLE_MAN_PAGES_H_
+#define HEADROOM_CONSOLE_MAN_PAGES_H_
 
 #include <string>
 #include <vector>
@@ -13,7 +13,7 @@
 
 #include "core/result.h"
 
-namespace headroom::clidoc {
+namespace headroom::console {
 
 struct ManPage {
   std::string file;  // "headroom-plan.1"
@@ -37,6 +37,6 @@ std::vector<ManPage> ManPages(CLI::App& app, const Manual& manual);
                                                                    const Manual& manual,
                                                                    const std::string& dir);
 
-}  // namespace headroom::clidoc
+}  // namespace headroom::console
 
-#endif  // HEADROOM_CLIDOC_MAN_PAGES_H_
+#endif  // HEADROOM_CONSOLE_MAN_PAGES_H_

@@ -1,5 +1,7 @@
 // The man pages and the bash completion of a small command line, read as their users would:
 // the completion by running it in bash, the pages by their roff.
+#include "console/man_pages.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,10 +12,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "clidoc/bash_completion.h"
-#include "clidoc/man_pages.h"
+#include "console/bash_completion.h"
 
-namespace headroom::clidoc {
+namespace headroom::console {
 namespace {
 
 // toy [--verbose] run [--mode fast|slow] [--dry] [--out DIR] [NAME] deep
@@ -140,4 +141,4 @@ TEST(WriteManPagesTest, WritesEveryPageAndNamesADirectoryItCannotMake) {
 }
 
 }  // namespace
-}  // namespace headroom::clidoc
+}  // namespace headroom::console

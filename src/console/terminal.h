@@ -7,8 +7,8 @@
 // calls ConfigureTerminal once, right after parsing the command line and before any command runs;
 // afterwards they are only read. Thread-safe to read after ConfigureTerminal; ConfigureTerminal
 // itself is not thread-safe (start-up only).
-#ifndef HEADROOM_CLI_TERMINAL_H_
-#define HEADROOM_CLI_TERMINAL_H_
+#ifndef HEADROOM_CONSOLE_TERMINAL_H_
+#define HEADROOM_CONSOLE_TERMINAL_H_
 
 #include <string>
 #include <string_view>
@@ -18,7 +18,7 @@
 #include "core/result.h"
 #include "report/text_style.h"
 
-namespace headroom::cli {
+namespace headroom::console {
 
 enum class ColorMode { kAuto, kAlways, kNever };
 
@@ -64,6 +64,6 @@ void PrintNote(std::string_view message);
 // On stdout: `text` as given (e.g. "wrote DIR/plan.json\n"); nothing under --quiet.
 void PrintNoteOut(std::string_view text);
 
-}  // namespace headroom::cli
+}  // namespace headroom::console
 
-#endif  // HEADROOM_CLI_TERMINAL_H_
+#endif  // HEADROOM_CONSOLE_TERMINAL_H_
