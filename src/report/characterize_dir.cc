@@ -18,6 +18,23 @@ using nlohmann::json;
 
 constexpr const char* kCharacterizeWriter = "headroom characterize --out";
 
+// The knob and value of a setting's label; kInvalidArgument for anything else.
+core::Result<std::pair<SweptKnob, double>> ParseSettingLabel(const std::string& label) {
+  if (label == "default") return std::pair{SweptKnob::kDefault, 0.0};
+  for (const auto& [prefix, unit, knob] :
+       {std::tuple{"sm_clock=", "MHz", SweptKnob::kClockLock},
+        std::tuple{"power_limit=", "W", SweptKnob::kPowerLimit}}) {
+    const std::string_view l = label;
+    if (!l.starts_with(prefix) || !l.ends_with(unit)) continue;
+    const std::string_view number =
+        l.substr(std::string_view(prefix).size(),
+                 l.size() - std::string_view(prefix).size() - std::string_view(unit).size());
+    if (auto v = core::ParseDouble(number)) return std::pair{knob, *v};
+  }
+  return core::Fail(core::Error::InvalidArgument(
+      fmt::format("'{}' is not a setting (default, sm_clock=NMHz or power_limit=NW)", label)));
+}
+
 CharacterizeInputs ReadCharacterizeInputs(FieldReader& r, const json& j) {
   CharacterizeInputs in;
   in.workload = r.Text(j, "workload", "");
@@ -245,22 +262,6 @@ std::string CommandSweepText(const std::vector<sim::CommandRun>& runs, std::opti
         fmt::format("Best under a {}% latency SLO: {}\n", slo_percent, runs[*best].setting.Label());
   }
   return out;
-}
-
-core::Result<std::pair<SweptKnob, double>> ParseSettingLabel(const std::string& label) {
-  if (label == "default") return std::pair{SweptKnob::kDefault, 0.0};
-  for (const auto& [prefix, unit, knob] :
-       {std::tuple{"sm_clock=", "MHz", SweptKnob::kClockLock},
-        std::tuple{"power_limit=", "W", SweptKnob::kPowerLimit}}) {
-    const std::string_view l = label;
-    if (!l.starts_with(prefix) || !l.ends_with(unit)) continue;
-    const std::string_view number =
-        l.substr(std::string_view(prefix).size(),
-                 l.size() - std::string_view(prefix).size() - std::string_view(unit).size());
-    if (auto v = core::ParseDouble(number)) return std::pair{knob, *v};
-  }
-  return core::Fail(core::Error::InvalidArgument(
-      fmt::format("'{}' is not a setting (default, sm_clock=NMHz or power_limit=NW)", label)));
 }
 
 core::Result<CharacterizeReport> ReadCharacterizeDir(const std::string& dir) {

@@ -105,10 +105,6 @@ struct CharacterizeReport {
   bool inference() const { return inputs.workload == "inference"; }
 };
 
-// The knob and value of a setting's label; kInvalidArgument for anything else.
-[[nodiscard]] core::Result<std::pair<SweptKnob, double>> ParseSettingLabel(
-    const std::string& label);
-
 // kNotFound when `dir` or a file is missing; kInvalidArgument naming the file and the field.
 [[nodiscard]] core::Result<CharacterizeReport> ReadCharacterizeDir(const std::string& dir);
 

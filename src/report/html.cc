@@ -119,6 +119,8 @@ std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& r
   return out + "</table>\n</section>\n";
 }
 
+namespace {
+
 std::string HtmlFigure(const CaptionedPlot& p, const std::string& plot_dir,
                        std::vector<std::string>& warnings) {
   core::Result<std::string> svg = [&]() -> core::Result<std::string> {
@@ -137,6 +139,8 @@ std::string HtmlFigure(const CaptionedPlot& p, const std::string& plot_dir,
   }
   return SvgFigure(p.plot.name, body, p.caption);
 }
+
+}  // namespace
 
 std::string HtmlHeader(std::string_view question, std::string_view answer,
                        std::string_view meta_html) {

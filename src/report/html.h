@@ -2,7 +2,7 @@
 // measure): text escaping, the page around a body (inline CSS, no external resource of any
 // kind), an SVG file rendered by gnuplot made fit to inline, table rows, the inputs table, a
 // plot's <figure>, and writing DIR/report.html with its plots under DIR/plots/.
-// HtmlFigure and WriteReportPage run gnuplot and touch files; the rest are pure.
+// HtmlPlots and WriteReportPage run gnuplot and touch files; the rest are pure.
 // Thread-compatible.
 #ifndef HEADROOM_REPORT_HTML_H_
 #define HEADROOM_REPORT_HTML_H_
@@ -39,17 +39,14 @@ std::string HtmlRow(const std::vector<std::string>& cells, const char* tag = "td
 // <section id="inputs"> with a two-column table of (name, value), both escaped.
 std::string HtmlInputs(const std::vector<std::pair<std::string, std::string>>& rows);
 
-// <figure class="plot" data-plot="NAME">: the plot rendered by gnuplot into `plot_dir` and
-// inlined, or a note saying why it was not drawn (the reason also appended to `warnings`).
-std::string HtmlFigure(const CaptionedPlot& plot, const std::string& plot_dir,
-                       std::vector<std::string>& warnings);
-
 // The page's opening: the question, the answer (both escaped) and a line of context `meta_html`
 // (markup, escaped by the caller).
 std::string HtmlHeader(std::string_view question, std::string_view answer,
                        std::string_view meta_html);
 
-// <section id="plots"> with each plot's HtmlFigure.
+// <section id="plots"> with each plot's <figure class="plot" data-plot="NAME">: the plot rendered
+// by gnuplot into `plot_dir` and inlined, or a note saying why it was not drawn (the reason also
+// appended to `warnings`).
 std::string HtmlPlots(const std::vector<CaptionedPlot>& plots, const std::string& plot_dir,
                       std::vector<std::string>& warnings);
 

@@ -139,6 +139,9 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
   return j;
 }
 
+namespace {
+
+// With a colour TextStyle: the header bold, the chosen policy's row (ChosenPolicy) green.
 std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
   // Every column but SERVERS and BRAKES is a percentage: the cells carry their '%'.
   TextTable table({{"POLICY", TextTable::Align::kLeft},
@@ -168,6 +171,8 @@ std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
   }
   return table.Render(style);
 }
+
+}  // namespace
 
 void WritePowerCsv(const sim::RowResult& r, std::ostream& out) {
   out << "time_s,row_w,row_frac,state\n";

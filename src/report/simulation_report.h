@@ -31,8 +31,6 @@ std::string SimulationText(const sim::RowResult& result, const TextStyle& style 
 // {policy, max_servers, extra_pct, brake_events, hp_p50_impact_pct, hp_p99_impact_pct,
 // lp_p50_impact_pct, lp_throughput_change_pct, peak_frac, capped_server_fraction, limit, run}.
 nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string& scenario);
-// With a colour TextStyle: the header bold, the chosen policy's row (ChosenPolicy) green.
-std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style = TextStyle());
 
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
 // how many simulations ran on how many threads.
