@@ -23,6 +23,13 @@ constexpr double kShapeMin = -1 + kSecondHarmonic;
 constexpr std::uint64_t kArrivalStream = 0;
 constexpr std::uint64_t kBurstStream = 1;
 constexpr std::uint64_t kTokenStream = 2;
+// How far from its anchor a bound on Shape is used (the band a bound cannot decide widens with
+// it), how close to a day's end it is not, and margins far above the rounding of Shape (absolute:
+// 1 + a(...) loses digits near a deep trough) and of the rate's few operations (relative).
+constexpr double kAnchorReachS = 60;
+constexpr double kDayEdgeS = 1e-3;
+constexpr double kShapeRounding = 1e-12;
+constexpr double kBoundMargin = 1e-9;
 
 core::Status CheckParams(const SynthParams& p) {
   auto bad = [](std::string_view what, double value, std::string_view rule) {
@@ -122,6 +129,12 @@ TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
               (std::max(1.0, params.weekend_factor) * weekly_norm_) * burst_peak / burst_mean_;
   next_burst_s_ = burst_rate > 0 ? ExponentialDraw(bursts_, burst_rate)
                                  : std::numeric_limits<double>::infinity();
+  // |d/dt (cos x + k cos 2x)| <= 1 + 2k, and x moves 2 pi a day.
+  shape_slope_ = (std::max(1.0, params.weekend_factor) * weekly_norm_) * daily_amplitude_ *
+                 (1 + 2 * kSecondHarmonic) * (2 * std::numbers::pi / core::kSecondsPerDay);
+  anchor_s_ = -std::numeric_limits<double>::infinity();
+  anchor_shape_ = 0;
+  anchor_day_end_s_ = -std::numeric_limits<double>::infinity();
 }
 
 double TraceSynth::Shape(double t_s) const {
@@ -134,7 +147,31 @@ double TraceSynth::Shape(double t_s) const {
   return daily * weekly;
 }
 
+double TraceSynth::DayEnd(double t_s) const {
+  const double week_s = std::fmod(start_of_week_s_ + t_s, kWeekSeconds);
+  return t_s + (core::kSecondsPerDay - std::fmod(week_s, core::kSecondsPerDay));
+}
+
 double TraceSynth::ExpectedRate(double t_s) const { return target_rate_ * Shape(t_s); }
+
+bool TraceSynth::Kept(double threshold, double burst) {
+  if (t_s_ - anchor_s_ <= kAnchorReachS && t_s_ + kDayEdgeS < anchor_day_end_s_) {
+    const double reach = shape_slope_ * (t_s_ - anchor_s_) + kShapeRounding;
+    if (threshold >=
+        target_rate_ * (anchor_shape_ + reach) * burst / burst_mean_ * (1 + kBoundMargin)) {
+      return false;
+    }
+    if (threshold <
+        target_rate_ * (anchor_shape_ - reach) * burst / burst_mean_ * (1 - kBoundMargin)) {
+      return true;
+    }
+    return threshold < target_rate_ * Shape(t_s_) * burst / burst_mean_;
+  }
+  anchor_s_ = t_s_;
+  anchor_shape_ = Shape(t_s_);
+  anchor_day_end_s_ = DayEnd(t_s_);
+  return threshold < target_rate_ * anchor_shape_ * burst / burst_mean_;
+}
 
 bool TraceSynth::InBurst(double t_s) {
   const double burst_rate = params_.bursts_per_day / core::kSecondsPerDay;
@@ -155,8 +192,7 @@ core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
       break;
     }
     const double burst = InBurst(t_s_) ? params_.burst_size : 1.0;
-    const double rate = target_rate_ * Shape(t_s_) * burst / burst_mean_;
-    if (UniformDouble(arrivals_) * max_rate_ >= rate) continue;
+    if (!Kept(UniformDouble(arrivals_) * max_rate_, burst)) continue;
     const TokenPair& pair = sample_.pairs[UniformIndex(tokens_, sample_.pairs.size())];
     return std::optional<TraceRequest>(TraceRequest{.arrival_s = t_s_,
                                                     .prompt_tokens = pair.prompt_tokens,

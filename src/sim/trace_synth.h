@@ -90,7 +90,14 @@ class TraceSynth final : public RequestSource {
   TraceSynth(TraceSample sample, const SynthParams& params);
   // daily(t) x weekly(t): averages 1 over a week.
   double Shape(double t_s) const;
+  // When the day that holds `t_s` ends, in the trace's seconds.
+  double DayEnd(double t_s) const;
   bool InBurst(double t_s);
+  // Whether the candidate at t_s_ is kept: `threshold` (uniform x max_rate_) below the rate.
+  // Decides exactly as comparing with the rate itself, computing the rate only when a bound
+  // from the last exact Shape (the anchor) cannot tell (thinning's hot path: most candidates
+  // need no cosine).
+  bool Kept(double threshold, double burst);
 
   TraceSample sample_;
   SynthParams params_;
@@ -107,6 +114,10 @@ class TraceSynth final : public RequestSource {
   double t_s_ = 0;            // the last candidate time
   double burst_end_s_;        // end of the latest burst started at or before t_s_
   double next_burst_s_;       // start of the next burst
+  double shape_slope_;        // the most Shape changes per second within a day
+  double anchor_s_;           // where Shape was last computed exactly
+  double anchor_shape_;       // Shape(anchor_s_)
+  double anchor_day_end_s_;   // DayEnd(anchor_s_): the weekly factor may change there
   bool done_ = false;
 };
 

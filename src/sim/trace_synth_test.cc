@@ -70,6 +70,50 @@ TEST(TraceSynthTest, SameSeedSameStreamOtherSeedOther) {
   EXPECT_LT(same, 10u);
 }
 
+// Thinning decides most candidates from a bound on the rate and computes it only when the bound
+// cannot tell; the stream must be the one that comparing every candidate with the rate gives. The
+// fingerprints below were taken from that plain implementation (before the bounds), for
+// two days of the default shape (a weekday and a weekend day) and one of a deep trough, a weekend
+// at 1.6x and frequent bursts: one decision taken otherwise changes the count or shifts every later
+// token pair.
+TEST(TraceSynthTest, TheStreamIsThatOfPlainThinning) {
+  const TraceSample conv = Sample("azure-conv");
+  struct Case {
+    SynthParams params;
+    size_t count;
+    long long prompt_tokens;
+    double arrival_sum_s;
+  };
+  SynthParams deep;
+  deep.seed = 9;
+  deep.duration = std::chrono::days(1);
+  deep.start = kDefaultSynthStart + std::chrono::days(4) + std::chrono::hours(5);
+  deep.peak_to_trough = 40;
+  deep.weekend_factor = 1.6;
+  deep.bursts_per_day = 200;
+  deep.burst_size = 3;
+  deep.rate_scale = 0.5;
+  SynthParams plain;
+  plain.seed = 42;
+  plain.duration = std::chrono::days(2);
+  plain.start = kDefaultSynthStart + std::chrono::days(4);  // Friday and Saturday
+  for (const Case& c : {Case{plain, 887'742, 1'024'649'504, 0x1.0d50e5fe3aa3ap+36},
+                        Case{deep, 205'662, 236'827'700, 0x1.97da32dd5e4b6p+32}}) {
+    auto synth = Synth(conv, c.params);
+    size_t count = 0;
+    long long prompt_tokens = 0;
+    double arrival_sum_s = 0;
+    for (auto r = synth->Next(); r && *r; r = synth->Next()) {
+      ++count;
+      prompt_tokens += (*r)->prompt_tokens;
+      arrival_sum_s += (*r)->arrival_s;
+    }
+    EXPECT_EQ(count, c.count) << c.params.seed;
+    EXPECT_EQ(prompt_tokens, c.prompt_tokens) << c.params.seed;
+    EXPECT_EQ(arrival_sum_s, c.arrival_sum_s) << c.params.seed << std::hexfloat << arrival_sum_s;
+  }
+}
+
 TEST(TraceSynthTest, AWeekHasTheTargetMeanRateWithBursts) {
   const TraceSample conv = Sample("azure-conv");
   SynthParams params;  // defaults: a week from Monday, bursts on
