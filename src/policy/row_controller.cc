@@ -52,7 +52,7 @@ ServerCount RowController::Count(Server& s, const ServerReport& r) const {
   if (!r.reachable) {
     // Whichever of its last value and its rated maximum is safer (higher).
     const core::Watts w = std::max(s.last_counted, rated);
-    return {.watts = w, .as = w == rated ? "rated-max" : "last-value", .why = ""};
+    return {.watts = w, .as = w == rated ? "rated-max" : "last-value", .why = {}};
   }
   std::string why = r.implausible;
   const core::Watts gpu_max = rated - s.spec.non_gpu_power;
@@ -68,7 +68,7 @@ ServerCount RowController::Count(Server& s, const ServerReport& r) const {
   // The rest of the server (CPUs, fans, NVSwitches) at its catalog maximum over-counts at idle
   // and never under-counts.
   s.last_counted = r.gpu_power + s.spec.non_gpu_power;
-  return {.watts = s.last_counted, .as = "reported", .why = ""};
+  return {.watts = s.last_counted, .as = "reported", .why = {}};
 }
 
 void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
@@ -125,33 +125,43 @@ void RowController::UpdateEscalation(core::Duration now, const std::vector<Serve
   }
 }
 
-RowStep RowController::Step(const RowView& in) {
-  HEADROOM_CHECK(in.servers.size() == servers_.size())
-      << in.servers.size() << " reports for " << servers_.size() << " servers";
-  // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
-  const core::Duration now = std::chrono::floor<std::chrono::milliseconds>(in.now);
-  RowStep step;
-  step.counted.reserve(servers_.size());
-  step.changed.reserve(servers_.size());
+void RowController::CountServers(const RowView& in) {
+  RowStep& step = step_;
+  step.counted.clear();
+  step.synced.clear();
+  step.lost_caps.clear();
+  step.servers_sum = core::Watts(0);
   for (size_t i = 0; i < servers_.size(); ++i) {
     step.counted.push_back(Count(servers_[i], in.servers[i]));
     step.servers_sum += step.counted.back().watts;
     Sync(i, in.servers[i], &step);
   }
-  Observation obs;
-  obs.now = now;
-  obs.budget = in.budget;
-  obs.row_power = in.metered.value_or(step.servers_sum);
-  obs.telemetry_age = in.metered ? in.telemetry_age : core::Duration::zero();
-  obs.servers.reserve(servers_.size());
+}
+
+void RowController::Observe(const RowView& in, core::Duration now) {
+  obs_.now = now;
+  obs_.budget = in.budget;
+  obs_.row_power = in.metered.value_or(step_.servers_sum);
+  obs_.telemetry_age = in.metered ? in.telemetry_age : core::Duration::zero();
+  obs_.servers.resize(servers_.size());
   for (size_t i = 0; i < servers_.size(); ++i) {
     const Server& s = servers_[i];
-    obs.servers.push_back({.priority = s.spec.priority,
-                           .current = s.accepted.value_or(ServerTargets{}),
-                           .power = step.counted[i].watts,
-                           .rated_power = s.spec.rated_power});
+    obs_.servers[i] = {.priority = s.spec.priority,
+                       .current = s.accepted.value_or(ServerTargets{}),
+                       .power = step_.counted[i].watts,
+                       .rated_power = s.spec.rated_power};
   }
-  step.decision = policy_->Step(obs);
+}
+
+const RowStep& RowController::Step(const RowView& in) {
+  HEADROOM_CHECK(in.servers.size() == servers_.size())
+      << in.servers.size() << " reports for " << servers_.size() << " servers";
+  // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
+  const core::Duration now = std::chrono::floor<std::chrono::milliseconds>(in.now);
+  RowStep& step = step_;
+  CountServers(in);
+  Observe(in, now);
+  step.decision = policy_->Step(obs_);
   HEADROOM_CHECK(step.decision.targets.size() == servers_.size())
       << "policy " << policy_->name() << " returned " << step.decision.targets.size()
       << " targets for " << servers_.size() << " servers";
@@ -164,6 +174,7 @@ RowStep RowController::Step(const RowView& in) {
   UpdateEscalation(now, in.servers, step.decision.fraction, step.decision.state,
                    &step.decision.events);
   bool braking = false;
+  step.changed.clear();
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];
     if (escalated_) s.target.brake = true;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/time.h"
@@ -68,8 +69,9 @@ struct RowView {
 struct ServerCount {
   core::Watts watts{0};
   // "reported", "implausible" (counted at the rated maximum), "rated-max" or "last-value"
-  // (unreachable: the higher of the last reported count and the rated maximum).
-  std::string as;
+  // (unreachable: the higher of the last reported count and the rated maximum). A literal's view,
+  // so that counting builds no strings: the simulator counts every server every second.
+  std::string_view as;
   std::string why;  // for "implausible": what breaks the server's physics
 };
 
@@ -92,7 +94,9 @@ class RowController {
   RowController(RowPolicy& policy, ControlSettings settings, std::vector<ControlledServer> servers);
 
   // REQUIRES: view.servers.size() == the number of servers; view.now never decreases.
-  RowStep Step(const RowView& view);
+  // The step is the controller's, valid until the next Step: its buffers are reused, so that
+  // a step allocates nothing once the row's size is known (600,000 steps a simulated week).
+  const RowStep& Step(const RowView& view);
   // Server i took `targets` (its command succeeded): the base of change detection.
   void Accepted(size_t i, const ServerTargets& targets);
 
@@ -113,6 +117,8 @@ class RowController {
   };
 
   ServerCount Count(Server& s, const ServerReport& r) const;
+  void CountServers(const RowView& in);
+  void Observe(const RowView& in, core::Duration now);
   void Sync(size_t i, const ServerReport& r, RowStep* step);
   void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
                         double fraction, const std::string& state, std::vector<Event>* events);
@@ -124,6 +130,8 @@ class RowController {
   std::optional<core::Duration> over_since_;
   bool braking_ = false;
   std::uint64_t brake_events_ = 0;
+  RowStep step_;     // Step's result, reused
+  Observation obs_;  // the policy's input, reused
 };
 
 }  // namespace headroom::policy

@@ -326,7 +326,7 @@ ordered_json Controller::Step() {
   PollAgents();
   std::string source;
   const policy::RowView view = ViewOfRow(now, &source);
-  const policy::RowStep step = row_.Step(view);
+  const policy::RowStep& step = row_.Step(view);
   std::vector<std::string> notes;
   if (!checked_reachability_) NoteUnreachableAtStart(&notes);
   NoteStep(step, &notes);

@@ -1,8 +1,11 @@
 // EventQueue: the discrete-event engine's agenda. Events are ordered by (time, sequence number),
 // so events at the same time run in the order they were scheduled (FIFO ties, as in ns-3) and a
 // run is a pure function of its inputs. Cancellation marks the event and costs O(1); marked
-// events are dropped when they reach the top. Time never runs backwards: scheduling in the past
-// is a broken invariant. Thread-compatible.
+// events are dropped when they reach the top. Keyed events are for owners that have at most one
+// event pending (the simulator's instances): scheduling one for a key replaces the key's pending
+// one in place (an indexed heap), so a rescheduled owner leaves nothing stale behind to pop.
+// Both kinds share one sequence. Time never runs backwards: scheduling in the past is a broken
+// invariant. Thread-compatible.
 #ifndef HEADROOM_SIM_EVENT_QUEUE_H_
 #define HEADROOM_SIM_EVENT_QUEUE_H_
 
@@ -32,15 +35,36 @@ class EventQueue {
   };
 
   SimTime now() const { return now_; }
-  bool empty() const { return heap_.size() == cancelled_.size(); }
-  std::size_t size() const { return heap_.size() - cancelled_.size(); }
+  bool empty() const { return size() == 0; }
+  std::size_t size() const { return heap_.size() - cancelled_.size() + keyed_.size(); }
 
   // REQUIRES: time >= now().
   EventId Schedule(SimTime time, Payload payload) {
-    HEADROOM_CHECK(time >= now_) << "event scheduled in the past: " << time.count() << " ns < "
-                                 << now_.count() << " ns";
+    CheckNotPast(time);
     const EventId id = next_id_++;
     heap_.push(Event{time, id, std::move(payload)});
+    return id;
+  }
+
+  // Schedules the one pending event of `key`, replacing the one it had. REQUIRES: time >= now().
+  EventId ScheduleKeyed(std::size_t key, SimTime time, Payload payload) {
+    CheckNotPast(time);
+    const EventId id = next_id_++;
+    if (key >= position_.size()) position_.resize(key + 1, kNotPending);
+    if (position_[key] == kNotPending) {
+      position_[key] = keyed_.size();
+      keyed_.push_back({Event{time, id, std::move(payload)}, key});
+      SiftUp(position_[key]);
+    } else {
+      const std::size_t at = position_[key];
+      const bool earlier = time < keyed_[at].event.time;  // ids only grow: a tie sorts later
+      keyed_[at].event = Event{time, id, std::move(payload)};
+      if (earlier) {
+        SiftUp(at);
+      } else {
+        SiftDown(at);
+      }
+    }
     return id;
   }
 
@@ -50,26 +74,90 @@ class EventQueue {
 
   // The next live event, advancing now() to its time; nullopt when none is left.
   std::optional<Event> Pop() {
-    while (!heap_.empty()) {
-      Event event = heap_.top();
-      heap_.pop();
-      if (TakeCancelled(event.id)) continue;
+    DropCancelled();
+    if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front().event, heap_.top()))) {
+      Event event = std::move(keyed_.front().event);
+      RemoveKeyedTop();
       now_ = event.time;
       return event;
     }
-    return std::nullopt;
+    if (heap_.empty()) return std::nullopt;
+    Event event = heap_.top();
+    heap_.pop();
+    now_ = event.time;
+    return event;
   }
 
   // Time of the next live event, dropping cancelled ones at the top.
   std::optional<SimTime> PeekTime() {
-    while (!heap_.empty()) {
-      if (!TakeCancelled(heap_.top().id)) return heap_.top().time;
-      heap_.pop();
+    DropCancelled();
+    if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front().event, heap_.top()))) {
+      return keyed_.front().event.time;
     }
-    return std::nullopt;
+    if (heap_.empty()) return std::nullopt;
+    return heap_.top().time;
   }
 
  private:
+  static constexpr std::size_t kNotPending = static_cast<std::size_t>(-1);
+
+  struct Keyed {
+    Event event;
+    std::size_t key;
+  };
+
+  static bool Before(const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.id < b.id;
+  }
+
+  void CheckNotPast(SimTime time) const {
+    HEADROOM_CHECK(time >= now_) << "event scheduled in the past: " << time.count() << " ns < "
+                                 << now_.count() << " ns";
+  }
+
+  void DropCancelled() {
+    while (!heap_.empty() && TakeCancelled(heap_.top().id)) heap_.pop();
+  }
+
+  void Place(std::size_t at, Keyed entry) {
+    position_[entry.key] = at;
+    keyed_[at] = std::move(entry);
+  }
+
+  void SiftUp(std::size_t at) {
+    Keyed entry = std::move(keyed_[at]);
+    while (at > 0) {
+      const std::size_t parent = (at - 1) / 2;
+      if (!Before(entry.event, keyed_[parent].event)) break;
+      Place(at, std::move(keyed_[parent]));
+      at = parent;
+    }
+    Place(at, std::move(entry));
+  }
+
+  void SiftDown(std::size_t at) {
+    Keyed entry = std::move(keyed_[at]);
+    const std::size_t n = keyed_.size();
+    while (true) {
+      std::size_t child = 2 * at + 1;
+      if (child >= n) break;
+      if (child + 1 < n && Before(keyed_[child + 1].event, keyed_[child].event)) ++child;
+      if (!Before(keyed_[child].event, entry.event)) break;
+      Place(at, std::move(keyed_[child]));
+      at = child;
+    }
+    Place(at, std::move(entry));
+  }
+
+  void RemoveKeyedTop() {
+    position_[keyed_.front().key] = kNotPending;
+    Keyed last = std::move(keyed_.back());
+    keyed_.pop_back();
+    if (keyed_.empty()) return;
+    keyed_.front() = std::move(last);
+    SiftDown(0);
+  }
+
   // Whether `id` was cancelled, forgetting it if so. No hashing while nothing is cancelled.
   bool TakeCancelled(EventId id) { return !cancelled_.empty() && cancelled_.erase(id) > 0; }
 
@@ -81,6 +169,8 @@ class EventQueue {
 
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
   std::unordered_set<EventId> cancelled_;
+  std::vector<Keyed> keyed_;           // a binary min-heap by (time, id)
+  std::vector<std::size_t> position_;  // by key: its index in keyed_, or kNotPending
   SimTime now_{0};
   EventId next_id_ = 0;
 };

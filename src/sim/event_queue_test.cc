@@ -1,5 +1,9 @@
 #include "sim/event_queue.h"
 
+#include <map>
+#include <random>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace headroom::sim {
@@ -33,6 +37,67 @@ TEST(EventQueueTest, CancelledEventsNeverRun) {
   EXPECT_EQ(e->payload, 2);
   EXPECT_FALSE(q.Pop());
   EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueueTest, AKeyedEventReplacesTheKeysPendingOne) {
+  EventQueue<int> q;
+  q.ScheduleKeyed(0, nanoseconds(30), 1);
+  q.ScheduleKeyed(1, nanoseconds(20), 2);
+  q.ScheduleKeyed(0, nanoseconds(10), 3);  // earlier: replaces 1
+  q.ScheduleKeyed(1, nanoseconds(40), 4);  // later: replaces 2
+  EXPECT_EQ(q.size(), 2u);
+  std::vector<int> order;
+  while (auto e = q.Pop()) order.push_back(e->payload);
+  EXPECT_EQ(order, (std::vector<int>{3, 4}));
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueueTest, KeyedAndPlainEventsShareOneOrder) {
+  EventQueue<int> q;
+  q.Schedule(nanoseconds(10), 1);
+  q.ScheduleKeyed(5, nanoseconds(10), 2);
+  q.Schedule(nanoseconds(5), 3);
+  q.ScheduleKeyed(2, nanoseconds(10), 4);
+  q.Schedule(nanoseconds(10), 5);
+  EXPECT_EQ(q.PeekTime(), nanoseconds(5));
+  std::vector<int> order;
+  while (auto e = q.Pop()) order.push_back(e->payload);
+  EXPECT_EQ(order, (std::vector<int>{3, 1, 2, 4, 5}));
+}
+
+// Against the simplest correct agenda: every event in one heap, a key's replaced events skipped
+// when they come up.
+TEST(EventQueueTest, KeyedEventsRunAsStaleSkippingWould) {
+  std::mt19937_64 rng(7);
+  EventQueue<int> keyed;
+  EventQueue<int> plain;
+  std::vector<EventId> latest(16, 0);
+  std::map<int, std::size_t> key_of;
+  std::vector<int> got, want;
+  int next = 0;
+  for (int round = 0; round < 2000; ++round) {
+    for (int k = 0; k < 3; ++k) {
+      const auto at = keyed.now() + nanoseconds(rng() % 50);
+      const auto key = static_cast<std::size_t>(rng() % latest.size());
+      const int payload = next++;
+      if (rng() % 4 == 0) {
+        keyed.Schedule(at, -payload - 1);
+        plain.Schedule(at, -payload - 1);
+      } else {
+        keyed.ScheduleKeyed(key, at, payload);
+        latest[key] = plain.Schedule(at, payload);
+        key_of[payload] = key;
+      }
+    }
+    if (auto e = keyed.Pop()) got.push_back(e->payload);
+    while (auto e = plain.Pop()) {
+      if (e->payload >= 0 && e->id != latest[key_of[e->payload]]) continue;
+      want.push_back(e->payload);
+      break;
+    }
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(keyed.now(), plain.now());
 }
 
 TEST(EventQueueDeathTest, SchedulingInThePastIsABrokenInvariant) {

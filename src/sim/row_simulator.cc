@@ -72,7 +72,6 @@ struct Instance {
   double first_energy_j = 0;
   double energy_growth_j = 0;
   double power_w = 0;  // average over the iteration (all tp GPUs)
-  EventId pending = 0;
 };
 
 struct Server {
@@ -462,8 +461,8 @@ void Simulation::Plan(int i) {
   const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, inst.steps);
   SetInstancePower(inst, seconds > 0 ? joules / seconds : instance_idle_w_);
-  inst.pending =
-      queue_.Schedule(inst.start + core::FromSeconds(seconds), {EventKind::kIterationEnd, i});
+  queue_.ScheduleKeyed(static_cast<std::size_t>(i), inst.start + core::FromSeconds(seconds),
+                       {EventKind::kIterationEnd, i});
 }
 
 int Simulation::StepsDone(const Instance& inst) const {
@@ -491,8 +490,10 @@ void Simulation::Interrupt(int i) {
   const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, keep);
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, keep);
   SetInstancePower(inst, joules / seconds);
-  inst.pending = queue_.Schedule(std::max(queue_.now(), inst.start + core::FromSeconds(seconds)),
-                                 {EventKind::kIterationEnd, i});
+  // Replaces the end of the longer run: an instance has one end pending.
+  queue_.ScheduleKeyed(static_cast<std::size_t>(i),
+                       std::max(queue_.now(), inst.start + core::FromSeconds(seconds)),
+                       {EventKind::kIterationEnd, i});
 }
 
 void Simulation::Complete(Instance& inst, int slot) {
@@ -650,9 +651,10 @@ void Simulation::OnControl(double row_w) {
     report.command_in_flight = false;
     if (!reachable[s]) report.holds.reset();
   }
-  policy::RowStep step = row_->Step(view);
+  const policy::RowStep& step = row_->Step(view);
   state_ = StateIndex(step.decision.state);
-  for (auto& event : step.decision.events) result_.events.push_back(std::move(event));
+  result_.events.insert(result_.events.end(), step.decision.events.begin(),
+                        step.decision.events.end());
   const SimTime cap_delay =
       config_.power.in_band ? config_.power.in_band_delay : config_.power.cap_delay;
   for (std::size_t s = 0; s < servers_.size(); ++s) {
@@ -733,11 +735,7 @@ core::Result<RowResult> Simulation::Run() {
         HEADROOM_RETURN_IF_ERROR(OnArrival());
         break;
       case EventKind::kIterationEnd:
-        // A run cut short leaves its first end event behind: only the latest one counts
-        // (cheaper than EventQueue::Cancel on this, the hottest path).
-        if (event->id == instances_[static_cast<std::size_t>(p.index)].pending) {
-          OnIterationEnd(p.index);
-        }
+        OnIterationEnd(p.index);
         break;
       case EventKind::kTelemetry:
         OnTelemetry();
