@@ -68,6 +68,8 @@ struct Instance {
   SimTime start{0};
   int steps = 0;
   double first_step_s = 0;   // time of the first decode step of a run
+  double per_first_step = 0; // its reciprocal, for StepsDone's first guess
+  int steps_seen = 0;        // StepsDone's last answer in this run: a lower bound, time only grows
   double step_growth_s = 0;  // increase of step time per step (the KV cache grows)
   double first_energy_j = 0;
   double energy_growth_j = 0;
@@ -116,7 +118,7 @@ class Simulation {
   void OnIterationEnd(int i);
   void Interrupt(int i);
   // Decode steps of the run under way completed by now (0 for a prefill or an idle instance).
-  int StepsDone(const Instance& inst) const;
+  int StepsDone(Instance& inst) const;
   void Complete(Instance& inst, int slot);
   core::Megahertz ClockFor(const Server& server, const model::Phase& phase) const;
   struct Step {
@@ -332,7 +334,7 @@ int Simulation::Route(bool hp) {
   int k = cursor;
   for (int seen = 0; seen < n; ++seen, k = k + 1 == n ? 0 : k + 1) {
     const int i = candidates[static_cast<std::size_t>(k)];
-    const Instance& inst = instances_[static_cast<std::size_t>(i)];
+    Instance& inst = instances_[static_cast<std::size_t>(i)];
     double work = 0;
     switch (config_.router) {
       case RouterKind::kLeastWork: {
@@ -458,6 +460,8 @@ void Simulation::Plan(int i) {
     return;
   }
   inst.busy = true;
+  inst.per_first_step = 1 / std::max(inst.first_step_s, 1e-12);
+  inst.steps_seen = 0;
   const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, inst.steps);
   SetInstancePower(inst, seconds > 0 ? joules / seconds : instance_idle_w_);
@@ -465,19 +469,24 @@ void Simulation::Plan(int i) {
                        {EventKind::kIterationEnd, i});
 }
 
-int Simulation::StepsDone(const Instance& inst) const {
+int Simulation::StepsDone(Instance& inst) const {
   if (!inst.busy || inst.mixed) return 0;
   const double elapsed = core::ToSeconds(queue_.now() - inst.start);
   // The largest n with ArithmeticSum(n) <= elapsed. Steps grow by a tiny fraction each (the KV
-  // cache gains one token per sequence), so elapsed / first step is within a step or two of it;
-  // the loops make it exact. (Cheaper than the quadratic's root, on the router's hot path.)
-  int done = static_cast<int>(
-      std::min<double>(inst.steps, std::floor(elapsed / std::max(inst.first_step_s, 1e-12))));
-  while (done > 0 && ArithmeticSum(inst.first_step_s, inst.step_growth_s, done) > elapsed) --done;
+  // cache gains one token per sequence), so elapsed / first step is within a step or two of it,
+  // and so is the last answer (arrivals come every few steps); the loops make it exact. (Cheaper
+  // than the quadratic's root, on the router's hot path.)
+  const double guess = std::floor(elapsed * inst.per_first_step);
+  int done = std::max(inst.steps_seen, static_cast<int>(std::min<double>(inst.steps, guess)));
+  while (done > inst.steps_seen &&
+         ArithmeticSum(inst.first_step_s, inst.step_growth_s, done) > elapsed) {
+    --done;
+  }
   while (done < inst.steps &&
          ArithmeticSum(inst.first_step_s, inst.step_growth_s, done + 1) <= elapsed) {
     ++done;
   }
+  inst.steps_seen = done;
   return done;
 }
 
