@@ -11,14 +11,19 @@ constexpr double kAllReducesPerLayer = 2.0;
 }  // namespace
 
 InferenceModel::InferenceModel(ModelSpec model, GpuPowerModel gpu, InferenceEfficiency efficiency)
-    : model_(std::move(model)), gpu_(std::move(gpu)), efficiency_(efficiency) {}
+    : model_(std::move(model)),
+      gpu_(std::move(gpu)),
+      efficiency_(efficiency),
+      layer_params_(model_.LayerParams(false)),
+      decoder_weight_params_(model_.DecoderWeightParams()),
+      kv_bytes_per_token_(model_.KvBytesPerToken()) {}
 
 double InferenceModel::WeightBytesPerGpu(int tp) const {
   return model_.TotalParams() * model_.bytes_per_param / tp;
 }
 
 double InferenceModel::KvBytesPerGpu(int tp, int tokens) const {
-  return model_.KvBytesPerToken() * tokens / tp;
+  return kv_bytes_per_token_ * tokens / tp;
 }
 
 double InferenceModel::CommunicationSeconds(int tp, double tokens, int layers) const {
@@ -47,16 +52,15 @@ Phase InferenceModel::PrefillPhaseForBatch(int tp, int sequences, double tokens,
   const bool encoder_decoder = model_.architecture == ModelArchitecture::kEncoderDecoder;
   const bool bidirectional = model_.architecture != ModelArchitecture::kDecoder;
   const int layers = encoder_decoder ? model_.encoder_layers : model_.layers;
-  const bool cross = false;
   // Dense layers on every token; the LM head only on each sequence's last token.
   const double lm_head = static_cast<double>(model_.vocab) * model_.hidden;
   const double dense =
-      2.0 * layers * model_.LayerParams(cross) * tokens + 2.0 * lm_head * sequences;
+      2.0 * layers * layer_params_ * tokens + 2.0 * lm_head * sequences;
   // QK^T and AV: 2 matmuls x 2 FLOPs x prompt^2 x attention width per layer, halved when causal.
   const double attention =
       4.0 * tokens_squared * model_.attention_dim() * layers * (bidirectional ? 1.0 : 0.5);
-  const double weights = (layers * model_.LayerParams(cross) + lm_head) * model_.bytes_per_param;
-  const double kv_written = model_.KvBytesPerToken() * tokens;
+  const double weights = (layers * layer_params_ + lm_head) * model_.bytes_per_param;
+  const double kv_written = kv_bytes_per_token_ * tokens;
   Phase phase;
   phase.flops = (dense + attention) / tp;
   phase.bytes = (weights + kv_written) / tp;
@@ -79,10 +83,10 @@ Phase InferenceModel::DecodePhaseForBatch(int tp, int batch, double total_contex
   HEADROOM_CHECK(model_.architecture != ModelArchitecture::kEncoder)
       << model_.name << " has no decode phase";
   HEADROOM_CHECK(tp >= 1 && batch >= 1 && total_context >= 0) << "bad decode batch";
-  const double weights = model_.DecoderWeightParams();
+  const double weights = decoder_weight_params_;
   // Each new token attends over its cache: 2 matmuls x 2 FLOPs x context x attention width.
   const double attention = 4.0 * total_context * model_.attention_dim() * model_.layers;
-  const double kv_read = model_.KvBytesPerToken() * total_context;
+  const double kv_read = kv_bytes_per_token_ * total_context;
   Phase phase;
   phase.flops = (2.0 * weights * batch + attention) / tp;
   phase.bytes = (weights * model_.bytes_per_param + kv_read) / tp;
@@ -96,7 +100,7 @@ Phase InferenceModel::DecodePhaseForBatch(int tp, int batch, double total_contex
 }
 
 Phase InferenceModel::MixedPhase(const Phase& prefill, const Phase& decode, int tp) const {
-  const double decode_weights = model_.DecoderWeightParams() * model_.bytes_per_param / tp;
+  const double decode_weights = decoder_weight_params_ * model_.bytes_per_param / tp;
   Phase mixed = prefill;
   mixed.flops += decode.flops;
   mixed.bytes += decode.bytes - decode_weights;

@@ -86,6 +86,11 @@ class InferenceModel {
   ModelSpec model_;
   GpuPowerModel gpu_;
   InferenceEfficiency efficiency_;
+  // The model's sizes the phases use, computed once: the row simulator builds phases tens of
+  // millions of times a simulated week.
+  double layer_params_ = 0;           // model_.LayerParams(false)
+  double decoder_weight_params_ = 0;  // model_.DecoderWeightParams()
+  double kv_bytes_per_token_ = 0;     // model_.KvBytesPerToken()
 };
 
 }  // namespace headroom::model

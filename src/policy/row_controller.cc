@@ -109,8 +109,11 @@ void RowController::UpdateEscalation(core::Duration now, const std::vector<Serve
     }
     return;
   }
+  // Under budget, whether caps took does not matter (and is not looked at, every step).
   bool untaken = false;
-  for (size_t i = 0; i < servers_.size(); ++i) untaken = untaken || Unconfirmed(i, reports[i]);
+  for (size_t i = 0; fraction >= 1.0 && i < servers_.size() && !untaken; ++i) {
+    untaken = Unconfirmed(i, reports[i]);
+  }
   if (fraction < 1.0 || !untaken) {
     over_since_.reset();
     return;
