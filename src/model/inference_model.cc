@@ -54,8 +54,7 @@ Phase InferenceModel::PrefillPhaseForBatch(int tp, int sequences, double tokens,
   const int layers = encoder_decoder ? model_.encoder_layers : model_.layers;
   // Dense layers on every token; the LM head only on each sequence's last token.
   const double lm_head = static_cast<double>(model_.vocab) * model_.hidden;
-  const double dense =
-      2.0 * layers * layer_params_ * tokens + 2.0 * lm_head * sequences;
+  const double dense = 2.0 * layers * layer_params_ * tokens + 2.0 * lm_head * sequences;
   // QK^T and AV: 2 matmuls x 2 FLOPs x prompt^2 x attention width per layer, halved when causal.
   const double attention =
       4.0 * tokens_squared * model_.attention_dim() * layers * (bidirectional ? 1.0 : 0.5);

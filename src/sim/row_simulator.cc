@@ -67,10 +67,10 @@ struct Instance {
   bool mixed = false;
   SimTime start{0};
   int steps = 0;
-  double first_step_s = 0;   // time of the first decode step of a run
-  double per_first_step = 0; // its reciprocal, for StepsDone's first guess
-  int steps_seen = 0;        // StepsDone's last answer in this run: a lower bound, time only grows
-  double step_growth_s = 0;  // increase of step time per step (the KV cache grows)
+  double first_step_s = 0;    // time of the first decode step of a run
+  double per_first_step = 0;  // its reciprocal, for StepsDone's first guess
+  int steps_seen = 0;         // StepsDone's last answer in this run: a lower bound, time only grows
+  double step_growth_s = 0;   // increase of step time per step (the KV cache grows)
   double first_energy_j = 0;
   double energy_growth_j = 0;
   double power_w = 0;  // average over the iteration (all tp GPUs)
