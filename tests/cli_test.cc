@@ -112,6 +112,31 @@ TEST(CliTest, BadInputIsOneLineAndExitCodeTwo) {
   }
 }
 
+// `agent` and `controller` run in headroom-daemon, which headroom execs with its command line:
+// the daemon's own checks answer, and a missing daemon is one clear runtime error.
+TEST(CliTest, TheDaemonCommandsRunInHeadroomDaemon) {
+  const CommandRun agent = Headroom("agent --token-file /nonexistent/token");
+  EXPECT_EQ(agent.exit_code, 2) << agent.out;
+  EXPECT_TRUE(
+      headroom::testing::Contains(agent.out, "--token-file: /nonexistent/token: cannot open"))
+      << agent.out;
+  const CommandRun controller = Headroom("controller --config /nonexistent/row.yaml");
+  EXPECT_EQ(controller.exit_code, 2) << controller.out;
+  EXPECT_TRUE(headroom::testing::Contains(controller.out, "/nonexistent/row.yaml: cannot open"))
+      << controller.out;
+  const CommandRun missing =
+      Headroom("controller --config row.yaml", "HEADROOM_DAEMON=/nonexistent/headroom-daemon");
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  EXPECT_EQ(
+      missing.out.rfind("headroom: cannot start /nonexistent/headroom-daemon: No such file", 0), 0u)
+      << missing.out;
+  // Usage errors are headroom's, before any exec.
+  const CommandRun usage =
+      Headroom("agent --bogus", "HEADROOM_DAEMON=/nonexistent/headroom-daemon");
+  EXPECT_EQ(usage.exit_code, 2) << usage.out;
+  EXPECT_TRUE(headroom::testing::Contains(usage.out, "--bogus")) << usage.out;
+}
+
 TEST(CliTest, NvmlBackendWithoutADriverSaysSoAndSuggestsSim) {
   const CommandRun run =
       Headroom("gpus --backend nvml", "HEADROOM_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1");

@@ -37,7 +37,8 @@ for lib in libfmt libspdlog libyaml-cpp libcpp-httplib libnlopt libssl libstdc++
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for path in ./usr/bin/headroom ./lib/systemd/system/headroom-agent.service \
+for path in ./usr/bin/headroom ./usr/libexec/headroom/headroom-daemon \
+  ./lib/systemd/system/headroom-agent.service \
   ./lib/systemd/system/headroom-controller.service ./usr/lib/sysusers.d/headroom.conf \
   ./etc/headroom/agent.env ./etc/headroom/row.yaml \
   ./usr/share/bash-completion/completions/headroom ./usr/share/man/man1/headroom.1.gz \
@@ -62,7 +63,7 @@ fi
 # What exists before, to compare after the purge: the trees a package may touch, without dpkg's
 # and man-db's own bookkeeping.
 snapshot() {
-  find /etc /lib/systemd /usr/bin /usr/lib/sysusers.d /usr/share/doc /usr/share/man \
+  find /etc /lib/systemd /usr/bin /usr/libexec/headroom /usr/lib/sysusers.d /usr/share/doc /usr/share/man \
     /usr/share/bash-completion /usr/share/headroom /var/lib/headroom /var/log/headroom \
     -xdev 2>/dev/null | sort || true
 }
@@ -77,6 +78,9 @@ dpkg -i --path-include='/usr/share/man/man1/headroom*' --path-include='/usr/shar
 version=$(/usr/bin/headroom --version)
 [[ $version == "headroom "* ]] || fail "headroom --version: $version"
 /usr/bin/headroom plan --help | grep -q -- '--scenario' || fail "headroom plan --help"
+# The daemons run in headroom-daemon, which `headroom agent` becomes: it reads the token file.
+out=$(/usr/bin/headroom agent --token-file "$work/no-token" 2>&1) && fail "agent without a token ran"
+[[ $out == *"$work/no-token: cannot open"* ]] || fail "headroom agent did not reach the daemon: $out"
 getent passwd headroom >/dev/null || fail "no user headroom"
 [ "$(stat -c %G /etc/headroom/row.yaml)" = headroom ] || fail "row.yaml is not group headroom"
 [ "$(stat -c %a /etc/headroom/row.yaml)" = 640 ] || fail "row.yaml is not 0640"

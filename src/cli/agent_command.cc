@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.h"
+#include "cli/daemon_commands.h"
 #include "console/terminal.h"
 #include "core/files.h"
 #include "gpu/sim/sim_device.h"
@@ -19,14 +19,6 @@
 
 namespace headroom::cli {
 namespace {
-
-struct AgentCliOptions {
-  BackendOptions backend;
-  service::AgentSettingsText settings;
-  std::optional<double> failsafe_sm_clock_mhz;
-  std::string config;
-  std::string sim_load_file;
-};
 
 // Fills every option not given on the command line from the YAML config file (flags win).
 core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
@@ -62,6 +54,8 @@ core::Status PollLoadFile(gpu::sim::SimLoadFile& file) {
   if (applied) spdlog::info("sim load is now '{}' (from {})", *applied, file.path());
   return core::Ok();
 }
+
+}  // namespace
 
 int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
   UseDaemonLogger("headroom-agent");
@@ -104,42 +98,6 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
     if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
   });
   return done ? kExitOk : kExitRuntime;
-}
-
-}  // namespace
-
-void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  CLI::App* cmd = app.add_subcommand(
-      "agent", "Run the node agent: HTTP API to cap this node's GPUs, with lease and failsafe");
-  auto* options = BindOptions<AgentCliOptions>(
-      cmd, run, [&global, cmd](const AgentCliOptions& o) { return RunAgent(global, *cmd, o); });
-  AddBackendOptions(cmd, &options->backend);
-  service::AgentSettingsText& settings = options->settings;
-  cmd->add_option("--listen", settings.listen, "HOST:PORT to serve on (port 0: any free port)")
-      ->capture_default_str();
-  cmd->add_option("--token-file", settings.token_file,
-                  "File holding the bearer token that PUT and DELETE must carry");
-  cmd->add_option("--state-file", settings.state_file,
-                  "Where the original GPU settings are saved at start (removed on a clean stop)")
-      ->capture_default_str();
-  cmd->add_option("--priority", settings.priority, "This node's priority class: hp or lp")
-      ->capture_default_str();
-  cmd->add_option("--actuation-delay", settings.actuation_delay,
-                  "Apply each change this long after it is accepted (out-of-band emulation)")
-      ->capture_default_str();
-  cmd->add_option("--sample-interval", settings.sample_interval, "Telemetry refresh period")
-      ->capture_default_str();
-  cmd->add_option("--failsafe-sm-clock", options->failsafe_sm_clock_mhz,
-                  "SM clock cap (MHz) applied when the lease expires (default: the policy's LP "
-                  "T2 clock for the GPU type)");
-  cmd->add_option("--sim-load-file", options->sim_load_file,
-                  "Sim backend: read the load script from this file, and again whenever it "
-                  "changes (to drive a demo or a test)");
-  cmd->add_option("--tls-cert", settings.tls_cert,
-                  "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
-  cmd->add_option("--tls-key", settings.tls_key, "The PEM private key of --tls-cert");
-  cmd->add_option("--config", options->config,
-                  "YAML file with the same settings (keys like state_file); flags win");
 }
 
 }  // namespace headroom::cli

@@ -37,8 +37,6 @@ Options* OptionsRunBy(CLI::App* cmd, RunFunction* run, const GlobalOptions& glob
       cmd, run, [&global, execute](const Options& options) { return execute(global, options); });
 }
 
-void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run);
-void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run);

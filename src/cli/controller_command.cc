@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.h"
+#include "cli/daemon_commands.h"
 #include "console/terminal.h"
 #include "service/audit_log.h"
 #include "service/controller.h"
@@ -18,17 +18,6 @@
 #include "service/http_server.h"
 
 namespace headroom::cli {
-namespace {
-
-struct ControllerCliOptions {
-  std::string config;
-  std::string listen = "127.0.0.1:9500";
-  std::string audit_log;
-  bool dry_run = false;
-  bool check = false;
-  std::string tls_cert;
-  std::string tls_key;
-};
 
 int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   UseDaemonLogger("headroom-controller");
@@ -84,27 +73,6 @@ int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   server.Stop();
   serving.join();
   return kExitOk;
-}
-
-}  // namespace
-
-void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-  CLI::App* cmd = app.add_subcommand(
-      "controller", "Run a row controller: read row power, run the policy, cap through agents");
-  auto* options = OptionsRunBy(cmd, run, global, RunController);
-  cmd->add_option("--config", options->config, "The row's YAML file (deploy/controller/row.yaml)")
-      ->required();
-  cmd->add_option("--listen", options->listen,
-                  "HOST:PORT for /healthz, /metrics, /v1/status (port 0: any free port)")
-      ->capture_default_str();
-  cmd->add_option(
-      "--audit-log", options->audit_log,
-      "Append one JSON line per control step (inputs, decision, commands) to this file");
-  cmd->add_flag("--dry-run", options->dry_run, "Decide and log every step, send nothing");
-  cmd->add_flag("--check", options->check, "Check the config file and exit");
-  cmd->add_option("--tls-cert", options->tls_cert,
-                  "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
-  cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
 }
 
 }  // namespace headroom::cli

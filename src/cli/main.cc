@@ -1,90 +1,25 @@
-// headroom: the command-line entry point and composition root.
-#include <cstdio>
-#include <exception>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
+// headroom: the command-line entry point and composition root. `agent` and `controller` run in
+// headroom-daemon (cli/daemon_commands.h), which this process becomes when one is chosen.
+#include "cli/app.h"
 #include "cli/commands.h"
-#include "cli/common.h"
-#include "console/terminal.h"
-
-namespace headroom::cli {
-namespace {
-
-int Main(int argc, char** argv) {
-  CLI::App app{
-      "headroom: find and safely use the power headroom of GPU clusters running LLM work.\n"
-      "Exit codes: 0 ok, 1 runtime error, 2 usage or input error.",
-      "headroom"};
-  app.set_version_flag("--version", std::string("headroom ") + HEADROOM_VERSION);
-  app.require_subcommand(1);
-  // The global flags below also work after the subcommand (`headroom plan -q`); subcommands
-  // inherit this when they are added, so it comes first.
-  app.fallthrough();
-  GlobalOptions global;
-  app.add_option("--catalog", global.catalog_dir,
-                 "Read the hardware catalog from this directory instead of the built-in one")
-      ->envname("HEADROOM_CATALOG_DIR");
-  auto* verbose = app.add_flag("-v,--verbose", global.verbose, "Log more detail to stderr");
-  app.add_flag("-q,--quiet", global.quiet,
-               "Print only results, warnings and errors: no progress bars, notes or info logs")
-      ->excludes(verbose);
-  app.add_option("--color", global.color,
-                 "Colour: auto (a terminal, unless NO_COLOR or CI is set), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
-
-  RunFunction run;
-  RegisterGpus(app, global, &run);
-  RegisterMonitor(app, global, &run);
-  RegisterMeasure(app, global, &run);
-  RegisterCharacterize(app, global, &run);
-  RegisterModel(app, global, &run);
-  RegisterSimulate(app, global, &run);
-  RegisterPlan(app, global, &run);
-  RegisterReport(app, global, &run);
-  RegisterTrace(app, global, &run);
-  RegisterMig(app, global, &run);
-  RegisterAgent(app, global, &run);
-  RegisterController(app, global, &run);
-  RegisterCompletion(app, &run);
-  RegisterManPages(app, &run);
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    console::ConfigureTerminal(
-        {.color = console::ParseColorMode(global.color).value_or(console::ColorMode::kAuto)});
-    PrintError(fmt::format("{}\nRun with --help for usage.", e.what()));
-    return kExitUsage;
-  }
-  // --color was checked by CLI11 already.
-  console::ConfigureTerminal(
-      {.quiet = global.quiet,
-       .verbose = global.verbose,
-       .color = console::ParseColorMode(global.color).value_or(console::ColorMode::kAuto)});
-  if (!run) return kExitUsage;
-  return run();
-}
-
-}  // namespace
-}  // namespace headroom::cli
+#include "cli/daemon_commands.h"
 
 int main(int argc, char** argv) {
-  try {
-    return headroom::cli::Main(argc, argv);
-  } catch (const std::exception& e) {
-    headroom::cli::PrintError(fmt::format("internal error: {}", e.what()));
-    return headroom::cli::kExitRuntime;
-  } catch (...) {
-    headroom::cli::PrintError("internal error");
-    return headroom::cli::kExitRuntime;
-  }
+  using namespace headroom::cli;
+  return RunApp(argc, argv,
+                [argc, argv](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+                  RegisterGpus(app, global, run);
+                  RegisterMonitor(app, global, run);
+                  RegisterMeasure(app, global, run);
+                  RegisterCharacterize(app, global, run);
+                  RegisterModel(app, global, run);
+                  RegisterSimulate(app, global, run);
+                  RegisterPlan(app, global, run);
+                  RegisterReport(app, global, run);
+                  RegisterTrace(app, global, run);
+                  RegisterMig(app, global, run);
+                  RegisterDaemons(app, global, run, ExecDaemonRuns(argc, argv));
+                  RegisterCompletion(app, run);
+                  RegisterManPages(app, run);
+                });
 }

@@ -16,21 +16,10 @@
 #include "core/time.h"
 #include "gpu/device.h"
 #include "service/agent.h"
+#include "service/agent_settings.h"
 #include "service/http_server.h"
 
 namespace headroom::service {
-
-// The agent's settings as given (flags, or the config file's keys of the same names).
-struct AgentSettingsText {
-  std::string listen = "127.0.0.1:9400";
-  std::string token_file = {};  // required
-  std::string state_file = "/var/lib/headroom/agent-state.json";
-  std::string priority = "lp";
-  std::string actuation_delay = "0s";
-  std::string sample_interval = "1s";
-  std::string tls_cert = {};
-  std::string tls_key = {};
-};
 
 struct AgentSettings {
   AgentOptions agent;

@@ -1,0 +1,77 @@
+// The flags of `agent` and `controller` (their runs: cli/agent_command.cc,
+// cli/controller_command.cc, cli/daemon_exec.cc).
+#include "cli/daemon_commands.h"
+
+#include <utility>
+
+namespace headroom::cli {
+namespace {
+
+void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run,
+                   DaemonRuns::AgentRun agent_run) {
+  CLI::App* cmd = app.add_subcommand(
+      "agent", "Run the node agent: HTTP API to cap this node's GPUs, with lease and failsafe");
+  auto* options = BindOptions<AgentCliOptions>(
+      cmd, run, [&global, cmd, agent_run = std::move(agent_run)](const AgentCliOptions& o) {
+        return agent_run(global, *cmd, o);
+      });
+  AddBackendOptions(cmd, &options->backend);
+  service::AgentSettingsText& settings = options->settings;
+  cmd->add_option("--listen", settings.listen, "HOST:PORT to serve on (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_option("--token-file", settings.token_file,
+                  "File holding the bearer token that PUT and DELETE must carry");
+  cmd->add_option("--state-file", settings.state_file,
+                  "Where the original GPU settings are saved at start (removed on a clean stop)")
+      ->capture_default_str();
+  cmd->add_option("--priority", settings.priority, "This node's priority class: hp or lp")
+      ->capture_default_str();
+  cmd->add_option("--actuation-delay", settings.actuation_delay,
+                  "Apply each change this long after it is accepted (out-of-band emulation)")
+      ->capture_default_str();
+  cmd->add_option("--sample-interval", settings.sample_interval, "Telemetry refresh period")
+      ->capture_default_str();
+  cmd->add_option("--failsafe-sm-clock", options->failsafe_sm_clock_mhz,
+                  "SM clock cap (MHz) applied when the lease expires (default: the policy's LP "
+                  "T2 clock for the GPU type)");
+  cmd->add_option("--sim-load-file", options->sim_load_file,
+                  "Sim backend: read the load script from this file, and again whenever it "
+                  "changes (to drive a demo or a test)");
+  cmd->add_option("--tls-cert", settings.tls_cert,
+                  "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
+  cmd->add_option("--tls-key", settings.tls_key, "The PEM private key of --tls-cert");
+  cmd->add_option("--config", options->config,
+                  "YAML file with the same settings (keys like state_file); flags win");
+}
+
+void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction* run,
+                        DaemonRuns::ControllerRun controller_run) {
+  CLI::App* cmd = app.add_subcommand(
+      "controller", "Run a row controller: read row power, run the policy, cap through agents");
+  auto* options = BindOptions<ControllerCliOptions>(
+      cmd, run, [&global, controller_run = std::move(controller_run)](
+                    const ControllerCliOptions& o) { return controller_run(global, o); });
+  cmd->add_option("--config", options->config, "The row's YAML file (deploy/controller/row.yaml)")
+      ->required();
+  cmd->add_option("--listen", options->listen,
+                  "HOST:PORT for /healthz, /metrics, /v1/status (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_option(
+      "--audit-log", options->audit_log,
+      "Append one JSON line per control step (inputs, decision, commands) to this file");
+  cmd->add_flag("--dry-run", options->dry_run, "Decide and log every step, send nothing");
+  cmd->add_flag("--check", options->check, "Check the config file and exit");
+  cmd->add_option("--tls-cert", options->tls_cert,
+                  "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
+  cmd->add_option("--tls-key", options->tls_key, "The PEM private key of --tls-cert");
+}
+
+}  // namespace
+
+void RegisterDaemons(CLI::App& app, const GlobalOptions& global, RunFunction* run,
+                     DaemonRuns runs) {
+  RegisterAgent(app, global, run, std::move(runs.agent));
+  RegisterController(app, global, run, std::move(runs.controller));
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,11 @@
+// headroom-daemon: `headroom agent` and `headroom controller`, the only commands that need the
+// HTTP and TLS stack. Started by `headroom` (cli/daemon_exec.cc) with that command line.
+#include "cli/app.h"
+#include "cli/daemon_commands.h"
+
+int main(int argc, char** argv) {
+  using namespace headroom::cli;
+  return RunApp(argc, argv, [](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+    RegisterDaemons(app, global, run, {.agent = RunAgent, .controller = RunController});
+  });
+}
