@@ -26,15 +26,34 @@ endfunction()
 
 # headroom_embed_files(OUT_CC NAMESPACE FUNCTION FILES...): generates a C++ source defining
 # NAMESPACE::FUNCTION() over the given files' bytes, so the binary carries its data (catalogs)
-# and runs from anywhere.
+# and runs from anywhere. A YAML file also carries its tree, made here by headroom_yaml_tree
+# (core/yaml_reader.h: the same document, parsed several times faster; a malformed file fails
+# the build).
 function(headroom_embed_files out_cc namespace function)
   set(files ${ARGN})
+  set(tree_dir ${CMAKE_CURRENT_BINARY_DIR}/embedded_trees)
+  set(trees "")
+  foreach(f IN LISTS files)
+    if(f MATCHES "\\.yaml$")
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${f})
+      set(tree ${tree_dir}/${rel}.tree)
+      get_filename_component(tree_parent ${tree} DIRECTORY)
+      add_custom_command(
+        OUTPUT ${tree}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${tree_parent}
+        COMMAND headroom_yaml_tree ${f} ${tree} ${rel}
+        DEPENDS ${f} headroom_yaml_tree
+        COMMENT "Parsing ${rel} for embedding"
+        VERBATIM)
+      list(APPEND trees ${tree})
+    endif()
+  endforeach()
   add_custom_command(
     OUTPUT ${out_cc}
     COMMAND ${CMAKE_COMMAND} -DOUT=${out_cc} -DNAMESPACE=${namespace} -DFUNCTION=${function}
-            -DBASE=${PROJECT_SOURCE_DIR} "-DFILES=${files}"
+            -DBASE=${PROJECT_SOURCE_DIR} -DTREE_DIR=${tree_dir} "-DFILES=${files}"
             -P ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
-    DEPENDS ${files} ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
+    DEPENDS ${files} ${trees} ${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake
     COMMENT "Embedding ${namespace} data files"
     VERBATIM)
   # Each generated file has its own anonymous-namespace kFile0.. names.

@@ -65,7 +65,7 @@ core::Result<InferenceFits> InferenceFits::Embedded() {
   if (files.size() != 1) {
     return core::Fail(core::Error::Internal("expected exactly one embedded fit file"));
   }
-  return Parse(files[0].content, std::string(files[0].path));
+  return Parse(files[0].parse_text(), std::string(files[0].path));
 }
 
 core::Result<GpuFit> InferenceFits::For(const std::string& gpu) const {

@@ -93,7 +93,7 @@ Result<MigTrainingCatalog> MigTrainingCatalog::Parse(std::string_view text,
 Result<MigTrainingCatalog> MigTrainingCatalog::Embedded() {
   for (const core::EmbeddedFile& file : EmbeddedWorkloadFiles()) {
     if (std::string_view(file.path).ends_with("mig-training.yaml")) {
-      return Parse(file.content, std::string(file.path));
+      return Parse(file.parse_text(), std::string(file.path));
     }
   }
   return Fail(core::Error::Internal("data/workloads/mig-training.yaml is not embedded"));

@@ -31,7 +31,7 @@ core::Result<std::vector<SourceFile>> ReadYamlDirectory(const std::string& dir) 
 std::vector<SourceFile> FromEmbedded(std::span<const core::EmbeddedFile> files) {
   std::vector<SourceFile> out;
   for (const core::EmbeddedFile& f : files) {
-    out.push_back({std::string(f.path), std::string(f.content)});
+    out.push_back({std::string(f.path), std::string(f.parse_text())});
   }
   return out;
 }

@@ -39,7 +39,7 @@ core::Result<TrainingCatalog> TrainingCatalog::Embedded() {
   HEADROOM_ASSIGN_OR_RETURN(ModelCatalog models, ModelCatalog::Embedded());
   for (const core::EmbeddedFile& file : EmbeddedWorkloadFiles()) {
     if (std::string_view(file.path).ends_with("/training.yaml")) {
-      return Parse(file.content, std::string(file.path), models);
+      return Parse(file.parse_text(), std::string(file.path), models);
     }
   }
   return core::Fail(core::Error::Internal("data/workloads/training.yaml is not embedded"));

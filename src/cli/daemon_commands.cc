@@ -49,8 +49,10 @@ void RegisterController(CLI::App& app, const GlobalOptions& global, RunFunction*
   CLI::App* cmd = app.add_subcommand(
       "controller", "Run a row controller: read row power, run the policy, cap through agents");
   auto* options = BindOptions<ControllerCliOptions>(
-      cmd, run, [&global, controller_run = std::move(controller_run)](
-                    const ControllerCliOptions& o) { return controller_run(global, o); });
+      cmd, run,
+      [&global, controller_run = std::move(controller_run)](const ControllerCliOptions& o) {
+        return controller_run(global, o);
+      });
   cmd->add_option("--config", options->config, "The row's YAML file (deploy/controller/row.yaml)")
       ->required();
   cmd->add_option("--listen", options->listen,

@@ -47,8 +47,7 @@ struct DaemonRuns {
 };
 
 // Registers `agent` and `controller`, run by `runs`. REQUIRES: `global` outlives the run.
-void RegisterDaemons(CLI::App& app, const GlobalOptions& global, RunFunction* run,
-                     DaemonRuns runs);
+void RegisterDaemons(CLI::App& app, const GlobalOptions& global, RunFunction* run, DaemonRuns runs);
 
 // headroom's runs: exec headroom-daemon with `argv` (cli/daemon_exec.cc). It is looked for at
 // ../libexec/headroom/headroom-daemon from this executable (the build tree's layout and the

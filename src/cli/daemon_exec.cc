@@ -1,6 +1,4 @@
 // `headroom agent|controller`: becomes headroom-daemon with the same command line.
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "cli/daemon_commands.h"
 
@@ -32,20 +31,21 @@ int ExecDaemon(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   args.push_back(nullptr);
   execv(path.c_str(), args.data());
-  PrintError(fmt::format("cannot start {}: {} (installed with headroom at {} from it; "
-                         "HEADROOM_DAEMON names another)",
-                         path, std::strerror(errno), HEADROOM_DAEMON_FROM_BIN));
+  PrintError(
+      fmt::format("cannot start {}: {} (installed with headroom at {} from it; "
+                  "HEADROOM_DAEMON names another)",
+                  path, std::strerror(errno), HEADROOM_DAEMON_FROM_BIN));
   return kExitRuntime;
 }
 
 }  // namespace
 
 DaemonRuns ExecDaemonRuns(int argc, char** argv) {
-  return {.agent = [argc, argv](const GlobalOptions&, const CLI::App&,
-                                const AgentCliOptions&) { return ExecDaemon(argc, argv); },
-          .controller = [argc, argv](const GlobalOptions&, const ControllerCliOptions&) {
-            return ExecDaemon(argc, argv);
-          }};
+  return {
+      .agent = [argc, argv](const GlobalOptions&, const CLI::App&,
+                            const AgentCliOptions&) { return ExecDaemon(argc, argv); },
+      .controller = [argc, argv](const GlobalOptions&,
+                                 const ControllerCliOptions&) { return ExecDaemon(argc, argv); }};
 }
 
 }  // namespace headroom::cli

@@ -9,6 +9,12 @@ namespace headroom::core {
 struct EmbeddedFile {
   std::string_view path;  // relative to the source tree, e.g. "data/hardware/a100-80gb-sxm.yaml"
   std::string_view content;
+  // A YAML file's tree, made at build time (core/yaml_reader.h's TreeText); empty for others.
+  std::string_view tree = {};
+
+  // What to parse: the tree where there is one (the same document, parsed faster), else the
+  // bytes.
+  std::string_view parse_text() const { return tree.empty() ? content : tree; }
 };
 
 }  // namespace headroom::core

@@ -1,5 +1,8 @@
 #include "core/yaml_reader.h"
 
+#include <string>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace headroom::core {
@@ -85,6 +88,89 @@ TEST(YamlReaderTest, DuplicateKeysAreErrorsWithTheLine) {
   ASSERT_FALSE(nested);
   EXPECT_NE(nested.error().message().find("field 'name' is given twice"), std::string::npos);
   EXPECT_TRUE(YamlReader::Parse("a: {x: 1}\nb: {x: 2}\n", "ok.yaml"));
+}
+
+}  // namespace
+}  // namespace headroom::core
+
+namespace headroom::core {
+namespace {
+
+// Everything a reader can be asked of one document, as text: the same for the YAML and for its
+// TreeText.
+std::string Reading(const YamlReader& doc) {
+  std::string out;
+  for (const std::string& key : doc.Keys()) {
+    out += key + "=";
+    if (auto n = doc.Number(key)) {
+      out += fmt::format("n:{:.17g} ", *n);
+    } else if (auto b = doc.Bool(key)) {
+      out += fmt::format("b:{} ", *b);
+    } else if (auto s = doc.String(key)) {
+      out += "s:" + *s + " ";
+    } else if (auto list = doc.StringList(key)) {
+      for (const std::string& item : *list) out += "l:" + item + " ";
+    } else if (auto map = doc.Map(key)) {
+      out += "{" + Reading(*map) + "} ";
+    } else if (auto maps = doc.MapList(key)) {
+      for (const YamlReader& item : *maps) out += "[" + Reading(item) + "] ";
+    } else {
+      out += "error:" + doc.Number(key).error().message() + " ";
+    }
+  }
+  return out;
+}
+
+constexpr char kEveryKind[] = R"(name: "a100 # not a comment"
+big: 1.5e12
+hex_is_text: 0x1A
+inf: .inf
+yes_word: yes
+quoted_true: "true"
+tilde: ~
+quoted_tilde: "~"
+empty:
+nested: {a: 1, b: [x, "y, z"], c: {d: -0.000001}}
+rows:
+  - {name: r1, w: 7}
+  - name: r2
+    w: 8.25
+)";
+
+TEST(YamlReaderTest, ATreeTextReadsAsItsYaml) {
+  auto yaml = YamlReader::Parse(kEveryKind, "every.yaml");
+  ASSERT_TRUE(yaml) << yaml.error().message();
+  auto tree_text = YamlReader::TreeText(kEveryKind, "every.yaml");
+  ASSERT_TRUE(tree_text) << tree_text.error().message();
+  EXPECT_TRUE(YamlReader::IsTreeText(*tree_text));
+  EXPECT_FALSE(YamlReader::IsTreeText(kEveryKind));
+  auto tree = YamlReader::Parse(*tree_text, "every.yaml");
+  ASSERT_TRUE(tree) << tree.error().message();
+  const std::string reading = Reading(*yaml);
+  EXPECT_EQ(Reading(*tree), reading);
+  // The reading above exercises the kinds it is meant to.
+  EXPECT_NE(reading.find("big=n:1500000000000 "), std::string::npos) << reading;
+  EXPECT_NE(reading.find("quoted_tilde=s:~ "), std::string::npos) << reading;
+  EXPECT_NE(reading.find("rows=[name=s:r1 w=n:7 ] [name=s:r2 w=n:8.25 ]"), std::string::npos)
+      << reading;
+  EXPECT_EQ(yaml->Number("tilde").error().message(), "every.yaml:7: field 'tilde': missing");
+  // A tree's errors name the file and the field, without a line.
+  EXPECT_EQ(tree->Number("tilde").error().message(), "every.yaml: field 'tilde': missing");
+  EXPECT_EQ(tree->CheckKnownKeys({"name"}).error().message().rfind("every.yaml: field 'big'", 0),
+            0u);
+}
+
+TEST(YamlReaderTest, ATreeTextKeepsYamlsChecks) {
+  auto twice = YamlReader::TreeText("a: 1\na: 2\n", "twice.yaml");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().message(), "twice.yaml:2: field 'a' is given twice");
+  EXPECT_FALSE(YamlReader::TreeText("a: [1,\n", "broken.yaml"));
+  auto not_a_map = YamlReader::Parse(*YamlReader::TreeText("- 1\n", "list.yaml"), "list.yaml");
+  ASSERT_FALSE(not_a_map);
+  EXPECT_NE(not_a_map.error().message().find("at the top level"), std::string::npos);
+  auto torn = YamlReader::Parse("# headroom-tree 1\n{\"a\": ", "torn.yaml");
+  ASSERT_FALSE(torn);
+  EXPECT_EQ(torn.error().message(), "torn.yaml: malformed embedded tree");
 }
 
 }  // namespace

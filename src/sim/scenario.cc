@@ -274,7 +274,7 @@ core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
     std::string_view path = f.path;
     std::string_view base = path.substr(path.find_last_of('/') + 1);
     if (base == std::string(name_or_path) + ".yaml") {
-      return ParseScenario(f.content, std::string(path));
+      return ParseScenario(f.parse_text(), std::string(path));
     }
   }
   auto text = core::ReadFile(std::string(name_or_path));
