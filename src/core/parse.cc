@@ -96,6 +96,20 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   }
 }
 
+std::size_t SplitInto(std::string_view text, char separator, std::span<std::string_view> fields) {
+  std::size_t count = 0;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t pos = text.find(separator, start);
+    const std::string_view field =
+        text.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start);
+    if (count < fields.size()) fields[count] = field;
+    ++count;
+    if (pos == std::string_view::npos) return count;
+    start = pos + 1;
+  }
+}
+
 Result<double> ParseDouble(std::string_view text) {
   const std::string_view t = Trim(text);
   double value = 0;

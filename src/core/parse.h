@@ -3,6 +3,7 @@
 #ifndef HEADROOM_CORE_PARSE_H_
 #define HEADROOM_CORE_PARSE_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,9 @@ std::string FormatDuration(Duration d);
 [[nodiscard]] Result<std::vector<double>> ParseValueList(std::string_view text);
 
 std::vector<std::string_view> Split(std::string_view text, char separator);
+// Split without allocating, for per-line parsing: the first fields go to `fields` (as many as
+// fit), and the result is how many fields `text` has in all.
+std::size_t SplitInto(std::string_view text, char separator, std::span<std::string_view> fields);
 std::string_view Trim(std::string_view text);
 std::string ToLower(std::string_view text);
 

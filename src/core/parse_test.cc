@@ -1,5 +1,10 @@
 #include "core/parse.h"
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace headroom::core {
@@ -99,6 +104,31 @@ TEST(ParseValueListTest, StepsTooSmallToMoveTheValueEnd) {
   EXPECT_EQ(*ParseValueList("1100:1100:1e-300"), (std::vector<double>{1100}));
   EXPECT_FALSE(ParseValueList("1100:1101:1e-300"));  // too many values
   EXPECT_EQ(ParseValueList("0:1:0.1")->size(), 11u);
+}
+
+}  // namespace
+}  // namespace headroom::core
+
+namespace headroom::core {
+namespace {
+
+TEST(SplitIntoTest, FillsWhatFitsAndCountsEveryField) {
+  std::array<std::string_view, 3> f;
+  EXPECT_EQ(SplitInto("a,,c", ',', f), 3u);
+  EXPECT_EQ(f[0], "a");
+  EXPECT_EQ(f[1], "");
+  EXPECT_EQ(f[2], "c");
+  EXPECT_EQ(SplitInto("1,2,3,4,5", ',', f), 5u);
+  EXPECT_EQ(f[2], "3");
+  EXPECT_EQ(SplitInto("", ',', f), 1u);
+  EXPECT_EQ(f[0], "");
+  for (std::string_view text : {"x", "x,y", ",", "a,b,c,d", "2023-11-16 18:17:03,12,3"}) {
+    const std::vector<std::string_view> all = Split(text, ',');
+    std::array<std::string_view, 2> two;
+    ASSERT_EQ(SplitInto(text, ',', two), all.size()) << text;
+    for (std::size_t i = 0; i < std::min<std::size_t>(2, all.size()); ++i)
+      EXPECT_EQ(two[i], all[i]);
+  }
 }
 
 }  // namespace

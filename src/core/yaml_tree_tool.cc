@@ -1,6 +1,6 @@
-// headroom_yaml_tree IN OUT NAME: writes the TreeText of the YAML file IN to OUT (core/yaml_reader.h),
-// for the build to embed beside the file; NAME names it in errors, which fail the build.
-// Build-time only; not installed.
+// headroom_yaml_tree IN OUT NAME: writes the TreeText of the YAML file IN to OUT
+// (core/yaml_reader.h), for the build to embed beside the file; NAME names it in errors, which fail
+// the build. Build-time only; not installed.
 #include <cstdio>
 #include <fstream>
 #include <string>

@@ -1,7 +1,9 @@
 #include "sim/trace_reader.h"
 
+#include <array>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -15,13 +17,12 @@ namespace {
 constexpr std::string_view kAzureHeader = "TIMESTAMP,ContextTokens,GeneratedTokens";
 constexpr std::string_view kGenericHeader = "arrival_s,prompt_tokens,output_tokens";
 
-core::Result<int> Digits(std::string_view text, size_t pos, size_t count) {
-  if (pos + count > text.size()) return core::Fail(core::Error::InvalidArgument("too short"));
+// The number `count` digits at `pos` spell; nullopt when they are not all digits.
+std::optional<int> Digits(std::string_view text, size_t pos, size_t count) {
+  if (pos + count > text.size()) return std::nullopt;
   int value = 0;
   for (size_t i = pos; i < pos + count; ++i) {
-    if (text[i] < '0' || text[i] > '9') {
-      return core::Fail(core::Error::InvalidArgument("expected a digit"));
-    }
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
     value = value * 10 + (text[i] - '0');
   }
   return value;
@@ -114,10 +115,11 @@ core::Result<std::unique_ptr<TraceReader>> TraceReader::FromStream(
 }
 
 core::Result<TraceRequest> TraceReader::ParseAzure(std::string_view line) {
-  const auto f = core::Split(line, ',');
-  if (f.size() != 3) {
+  std::array<std::string_view, 3> f;
+  const std::size_t fields = core::SplitInto(line, ',', f);
+  if (fields != 3) {
     return core::Fail(
-        core::Error::InvalidArgument(fmt::format("expected 3 fields, found {}", f.size())));
+        core::Error::InvalidArgument(fmt::format("expected 3 fields, found {}", fields)));
   }
   TraceRequest r;
   HEADROOM_ASSIGN_OR_RETURN(const core::Duration stamp, ParseAzureTimestamp(f[0]));
@@ -130,10 +132,11 @@ core::Result<TraceRequest> TraceReader::ParseAzure(std::string_view line) {
 }
 
 core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) const {
-  const auto f = core::Split(line, ',');
-  if (f.size() != 3 && f.size() != 4) {
+  std::array<std::string_view, 4> f;
+  const std::size_t fields = core::SplitInto(line, ',', f);
+  if (fields != 3 && fields != 4) {
     return core::Fail(
-        core::Error::InvalidArgument(fmt::format("expected 3 or 4 fields, found {}", f.size())));
+        core::Error::InvalidArgument(fmt::format("expected 3 or 4 fields, found {}", fields)));
   }
   TraceRequest r;
   auto arrival = core::ParseDouble(f[0]);
@@ -144,7 +147,7 @@ core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) cons
   r.arrival_s = *arrival;
   HEADROOM_ASSIGN_OR_RETURN(r.prompt_tokens, Tokens(f[1], "prompt_tokens"));
   HEADROOM_ASSIGN_OR_RETURN(r.output_tokens, Tokens(f[2], "output_tokens"));
-  if (f.size() == 4) {
+  if (fields == 4) {
     const std::string p = core::ToLower(core::Trim(f[3]));
     if (p == "hp" || p == "high") {
       r.priority = Priority::kHigh;
@@ -159,10 +162,9 @@ core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) cons
 }
 
 core::Result<std::optional<TraceRequest>> TraceReader::Next() {
-  std::string raw;
-  while (std::getline(*in_, raw)) {
+  while (std::getline(*in_, raw_)) {
     ++line_;
-    const std::string_view line = core::Trim(raw);  // drops the CR of CRLF endings
+    const std::string_view line = core::Trim(raw_);  // drops the CR of CRLF endings
     if (line.empty()) continue;
     auto parsed = format_ == Format::kAzure ? ParseAzure(line) : ParseGeneric(line);
     if (!parsed) return core::Fail(parsed.error().WithContext(fmt::format("{}:{}", path_, line_)));

@@ -43,7 +43,8 @@ class TraceReader final : public RequestSource {
   std::string path_;
   std::unique_ptr<std::istream> in_;
   Format format_;
-  long line_ = 1;  // the header
+  long line_ = 1;    // the header
+  std::string raw_;  // the line being read (its buffer reused line after line)
   std::optional<core::Duration> first_epoch_;
   double last_arrival_s_ = 0;
 };
