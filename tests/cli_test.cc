@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -326,6 +327,107 @@ TEST(CliTest, ModelFitReportsHeldOutError) {
   EXPECT_EQ(j["excluded"].size(), 3u);
   // The power-capped H100 rows are explained by the H100 model under a cap below TDP.
   EXPECT_LT(j["capped"][0]["implied_power_limit_w"].get<double>(), 700);
+}
+
+// The engine a prediction assumes is a flag; a wrong one, or a GPU type the engine was never
+// measured on, is a usage error naming both; `model validate` scores every engine.
+TEST(CliTest, ModelPredictTakesAnEngineAndModelValidateScoresEveryOne) {
+  auto decode_ms = [](const std::string& extra) {
+    const CommandRun run = Headroom(
+        "model predict --model llama2-13b --gpu a100-80gb-sxm --tp 1 --prompt 128 --output 128 "
+        "--json " +
+        extra);
+    EXPECT_EQ(run.exit_code, 0) << run.out;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_FALSE(j["engine"].get<std::string>().empty());
+    return j["decode_step_ms"].get<double>();
+  };
+  // lmdeploy measured 17 ms for this step; the default engine's stack is much slower.
+  EXPECT_LT(decode_ms("--engine lmdeploy"), 0.8 * decode_ms(""));
+  EXPECT_NEAR(decode_ms("--engine lmdeploy"), 17.0, 2.0);
+  const CommandRun unknown = Headroom("model predict --engine tgi-9");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.out.find("--engine: no serving engine 'tgi-9'"), std::string::npos)
+      << unknown.out;
+  const CommandRun h100 = Headroom("model predict --engine lmdeploy --gpu h100-80gb-sxm");
+  EXPECT_EQ(h100.exit_code, 2);
+  EXPECT_NE(h100.out.find("engine 'lmdeploy' has no calibration for GPU type 'h100-80gb-sxm'"),
+            std::string::npos)
+      << h100.out;
+  EXPECT_EQ(Headroom("model predict --engine vllm --engine-file x.yaml").exit_code, 2);
+
+  const CommandRun validate = Headroom("model validate --json");
+  ASSERT_EQ(validate.exit_code, 0) << validate.out;
+  std::set<std::string> engines;
+  const auto report = nlohmann::json::parse(validate.out);
+  for (const auto& cell : report["cells"]) {
+    engines.insert(cell["engine"].get<std::string>());
+    if (cell["own_engine"].get<bool>()) {
+      EXPECT_LT(cell["mape"].get<double>(), 0.2) << cell;
+    }
+  }
+  EXPECT_EQ(engines, (std::set<std::string>{"deepspeed-mii", "lmdeploy", "splitwise-sim", "trtllm",
+                                            "vllm"}));
+  const CommandRun refit = Headroom("model fit --engine lmdeploy --json");
+  ASSERT_EQ(refit.exit_code, 0) << refit.out;
+  EXPECT_EQ(nlohmann::json::parse(refit.out)["cells"].size(), 2u);
+}
+
+bool WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+// A user's own profile becomes an engine calibration that predict and simulate take.
+TEST(CliTest, ModelFitOnYourOwnProfileWritesAnEngineEveryCommandTakes) {
+  const std::string dir = ::testing::TempDir();
+  const std::string profile = dir + "/my-profile.csv";
+  std::string rows = "model,gpu,tp,batch,prompt,output,ttft_ms,tpot_ms\n";
+  for (int batch : {1, 2, 4, 8, 16, 32}) {
+    for (int prompt : {128, 512, 1024, 2048}) {
+      // A stack that streams 7B's weights at ~70% of the A100-80GB's bandwidth.
+      const double tpot = 9.5 + 0.004 * batch * prompt / 128.0;
+      const std::string ttft = batch == 1 ? fmt::format("{:.1f}", 8.0 + 0.065 * prompt) : "";
+      rows +=
+          fmt::format("llama2-7b,a100-80gb-sxm,1,{},{},128,{},{:.2f}\n", batch, prompt, ttft, tpot);
+    }
+  }
+  ASSERT_TRUE(WriteText(profile, rows));
+  const std::string engine = dir + "/my-engine.yaml";
+  const CommandRun fit = Headroom(
+      fmt::format("model fit --profile {} --name my-stack --write {} --json", profile, engine));
+  ASSERT_EQ(fit.exit_code, 0) << fit.out;
+  const auto j = nlohmann::json::parse(fit.out);
+  EXPECT_EQ(j["engine"], "my-stack");
+  int held_out = 0;
+  for (const auto& e : j["errors"]) held_out += e["held_out_rows"].get<int>();
+  EXPECT_GT(held_out, 0);
+  const CommandRun predict = Headroom(fmt::format(
+      "model predict --model llama2-7b --gpu a100-80gb-sxm --tp 1 --batch 1 --prompt 512 "
+      "--output 128 --json --engine-file {}",
+      engine));
+  ASSERT_EQ(predict.exit_code, 0) << predict.out;
+  const auto p = nlohmann::json::parse(predict.out);
+  EXPECT_EQ(p["engine"], "my-stack");
+  EXPECT_NEAR(p["decode_step_ms"].get<double>(), 9.5 + 0.004 * 4.5, 1.5);
+  const CommandRun simulate =
+      Headroom(fmt::format("simulate --trace azure --servers 40 --json --engine-file {}", engine));
+  EXPECT_EQ(simulate.exit_code, 0) << simulate.out;
+  // Bad input names the file, the line and the column.
+  ASSERT_TRUE(WriteText(profile, "model,gpu,tp,batch,prompt,ttft_ms,tpot_ms\n"));
+  const CommandRun missing = Headroom(fmt::format("model fit --profile {} --name x", profile));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("my-profile.csv:1: no column 'output'"), std::string::npos)
+      << missing.out;
+  ASSERT_TRUE(WriteText(
+      profile,
+      "model,gpu,tp,batch,prompt,output,ttft_ms,tpot_ms\nllama2-7b,a100,1,1,128,128,,x\n"));
+  const CommandRun bad = Headroom(fmt::format("model fit --profile {} --name x", profile));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("my-profile.csv:2: column 'tpot_ms': 'x' is not a positive number"),
+            std::string::npos)
+      << bad.out;
 }
 
 TEST(CliTest, CharacterizeSimulatedSweepWritesResultsAndPicksASetting) {

@@ -18,6 +18,7 @@ std::span<const core::EmbeddedFile> EmbeddedWorkloadFiles();
 std::span<const core::EmbeddedFile> EmbeddedTraceFiles();
 std::span<const core::EmbeddedFile> EmbeddedScenarioFiles();
 std::span<const core::EmbeddedFile> EmbeddedMigFiles();
+std::span<const core::EmbeddedFile> EmbeddedValidationFiles();
 
 }  // namespace headroom::catalog
 

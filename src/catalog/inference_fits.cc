@@ -1,43 +1,88 @@
 #include "catalog/inference_fits.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "catalog/embedded_data.h"
+#include "core/files.h"
 #include "core/yaml_reader.h"
 
 namespace headroom::catalog {
+namespace {
+
+// A GPU type an engine was not measured on borrows the parameters of its closest measured
+// sibling, in this order of preference (same SMs and software stack; only memory or board power
+// differ, which the roofline and the power model already account for).
+const std::vector<std::pair<std::string, std::vector<std::string>>> kSiblings = {
+    {"a100-40gb-sxm", {"a100-80gb-sxm"}},
+    {"a100-80gb-sxm", {"a100-40gb-sxm"}},
+    {"h100-80gb-pcie", {"h100-80gb-sxm", "h200-141gb-sxm"}},
+    {"h100-80gb-sxm", {"h200-141gb-sxm"}},
+    {"h200-141gb-sxm", {"h100-80gb-sxm"}},
+};
+
+core::Result<model::InferenceEfficiency> ParseEfficiency(const core::YamlReader& f) {
+  HEADROOM_RETURN_IF_ERROR(f.CheckKnownKeys(
+      {"compute_efficiency", "half_efficiency_width", "memory_efficiency",
+       "prefill_layer_overhead_ms", "prefill_layer_per_sequence_ms", "decode_layer_overhead_ms",
+       "per_sequence_ms", "allreduce_step_ms", "overhead_activity"}));
+  model::InferenceEfficiency e;
+  HEADROOM_ASSIGN_OR_RETURN(e.compute_efficiency, f.NumberIn("compute_efficiency", 0.01, 1));
+  HEADROOM_ASSIGN_OR_RETURN(e.half_efficiency_width, f.NumberIn("half_efficiency_width", 0, 1e6));
+  HEADROOM_ASSIGN_OR_RETURN(e.memory_efficiency, f.NumberIn("memory_efficiency", 0.01, 1));
+  HEADROOM_ASSIGN_OR_RETURN(double prefill_ms, f.NumberIn("prefill_layer_overhead_ms", 0, 10000));
+  HEADROOM_ASSIGN_OR_RETURN(double prefill_seq_ms,
+                            f.NumberIn("prefill_layer_per_sequence_ms", 0, 10000));
+  HEADROOM_ASSIGN_OR_RETURN(double decode_ms, f.NumberIn("decode_layer_overhead_ms", 0, 10000));
+  HEADROOM_ASSIGN_OR_RETURN(double sequence_ms, f.NumberIn("per_sequence_ms", 0, 1000));
+  HEADROOM_ASSIGN_OR_RETURN(double step_ms, f.NumberIn("allreduce_step_ms", 0, 1000));
+  e.prefill_layer_overhead_s = prefill_ms / 1e3;
+  e.prefill_layer_per_sequence_s = prefill_seq_ms / 1e3;
+  e.decode_layer_overhead_s = decode_ms / 1e3;
+  e.per_sequence_s = sequence_ms / 1e3;
+  e.allreduce_step_s = step_ms / 1e3;
+  HEADROOM_ASSIGN_OR_RETURN(e.overhead_activity, f.NumberIn("overhead_activity", 0, 1));
+  return e;
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+InferenceFits::InferenceFits(std::string engine, std::string description)
+    : engine_(std::move(engine)), description_(std::move(description)) {}
 
 core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const std::string& source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
-  HEADROOM_RETURN_IF_ERROR(
-      doc.CheckKnownKeys({"profile", "fits", "overhead_activity_from", "borrowed"}));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"engine", "description", "profile", "calibration",
+                                               "fits", "overhead_activity_from", "borrowed"}));
+  HEADROOM_ASSIGN_OR_RETURN(std::string engine, doc.String("engine"));
+  HEADROOM_ASSIGN_OR_RETURN(auto description, doc.OptionalString("description"));
+  InferenceFits out(std::move(engine), description.value_or(""));
+  HEADROOM_ASSIGN_OR_RETURN(auto profile, doc.OptionalString("profile"));
+  out.profile_ = profile.value_or("");
+  if (doc.Has("calibration")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader calibration, doc.Map("calibration"));
+    HEADROOM_RETURN_IF_ERROR(calibration.CheckKnownKeys({"datasets", "models"}));
+    EngineCalibration c;
+    HEADROOM_ASSIGN_OR_RETURN(c.datasets, calibration.StringList("datasets"));
+    HEADROOM_ASSIGN_OR_RETURN(c.models, calibration.StringList("models"));
+    out.calibration_ = std::move(c);
+  }
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader fits, doc.Map("fits"));
-  InferenceFits out;
   for (const std::string& gpu : fits.Keys()) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader f, fits.Map(gpu));
-    model::InferenceEfficiency e;
-    HEADROOM_ASSIGN_OR_RETURN(e.compute_efficiency, f.NumberIn("compute_efficiency", 0.01, 1));
-    HEADROOM_ASSIGN_OR_RETURN(e.half_efficiency_width, f.NumberIn("half_efficiency_width", 0, 1e6));
-    HEADROOM_ASSIGN_OR_RETURN(e.memory_efficiency, f.NumberIn("memory_efficiency", 0.01, 1));
-    HEADROOM_ASSIGN_OR_RETURN(double prefill_ms, f.NumberIn("prefill_layer_overhead_ms", 0, 10000));
-    HEADROOM_ASSIGN_OR_RETURN(double prefill_seq_ms,
-                              f.NumberIn("prefill_layer_per_sequence_ms", 0, 10000));
-    HEADROOM_ASSIGN_OR_RETURN(double decode_ms, f.NumberIn("decode_layer_overhead_ms", 0, 10000));
-    HEADROOM_ASSIGN_OR_RETURN(double sequence_ms, f.NumberIn("per_sequence_ms", 0, 1000));
-    HEADROOM_ASSIGN_OR_RETURN(double step_ms, f.NumberIn("allreduce_step_ms", 0, 1000));
-    e.prefill_layer_overhead_s = prefill_ms / 1e3;
-    e.prefill_layer_per_sequence_s = prefill_seq_ms / 1e3;
-    e.decode_layer_overhead_s = decode_ms / 1e3;
-    e.per_sequence_s = sequence_ms / 1e3;
-    e.allreduce_step_s = step_ms / 1e3;
-    HEADROOM_ASSIGN_OR_RETURN(e.overhead_activity, f.NumberIn("overhead_activity", 0, 1));
-    out.fitted_[gpu] = e;
+    HEADROOM_ASSIGN_OR_RETURN(out.fitted_[gpu], ParseEfficiency(f));
   }
+  if (out.fitted_.empty()) return core::Fail(doc.ErrorAt("fits", "no GPU type is fitted"));
   if (doc.Has("overhead_activity_from")) {
-    // GPU types whose profile has no power borrow the activity of one that has.
+    // GPU types whose measurements have no power borrow the activity of one that has.
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader from, doc.Map("overhead_activity_from"));
     for (const std::string& gpu : from.Keys()) {
       HEADROOM_ASSIGN_OR_RETURN(std::string source_gpu, from.String(gpu));
@@ -45,6 +90,7 @@ core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const st
         return core::Fail(from.ErrorAt(gpu, "both GPU types need a fit"));
       }
       out.fitted_[gpu].overhead_activity = out.fitted_[source_gpu].overhead_activity;
+      out.activity_from_[gpu] = source_gpu;
     }
   }
   if (doc.Has("borrowed")) {
@@ -60,12 +106,26 @@ core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const st
   return out;
 }
 
+core::Result<InferenceFits> InferenceFits::Load(const std::string& path) {
+  HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(path));
+  return Parse(text, path);
+}
+
 core::Result<InferenceFits> InferenceFits::Embedded() {
-  const auto files = EmbeddedFitFiles();
-  if (files.size() != 1) {
-    return core::Fail(core::Error::Internal("expected exactly one embedded fit file"));
-  }
-  return Parse(files[0].parse_text(), std::string(files[0].path));
+  HEADROOM_ASSIGN_OR_RETURN(EngineCatalog engines, EngineCatalog::Embedded());
+  HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fits, engines.Engine(kDefaultEngine));
+  return *fits;
+}
+
+bool InferenceFits::IsCalibrationRow(const model::Measurement& m) const {
+  return calibration_ && m.engine == engine_ && Contains(calibration_->datasets, m.dataset) &&
+         Contains(calibration_->models, m.model);
+}
+
+std::vector<std::string> InferenceFits::FittedGpus() const {
+  std::vector<std::string> out;
+  for (const auto& [gpu, e] : fitted_) out.push_back(gpu);
+  return out;
 }
 
 core::Result<GpuFit> InferenceFits::For(const std::string& gpu) const {
@@ -73,57 +133,125 @@ core::Result<GpuFit> InferenceFits::For(const std::string& gpu) const {
   if (auto it = borrowed_.find(gpu); it != borrowed_.end()) {
     return GpuFit{fitted_.at(it->second), it->second};
   }
-  return core::Fail(core::Error::NotFound(
-      fmt::format("no inference fit for GPU type '{}' (run headroom model fit, or borrow one in "
-                  "data/fits/inference-efficiency.yaml)",
-                  gpu)));
+  return core::Fail(core::Error::NotFound(fmt::format(
+      "engine '{}' has no calibration for GPU type '{}' (it was fitted on {}): fit one with "
+      "headroom model fit --profile, or choose another --engine",
+      engine_, gpu, fmt::join(FittedGpus(), ", "))));
 }
 
-namespace {
+void InferenceFits::SetFit(const std::string& gpu, const model::InferenceEfficiency& efficiency,
+                           const std::string& activity_from) {
+  fitted_[gpu] = efficiency;
+  if (!activity_from.empty()) activity_from_[gpu] = activity_from;
+  borrowed_.clear();
+  for (const auto& [name, siblings] : kSiblings) {
+    if (fitted_.contains(name)) continue;
+    for (const std::string& sibling : siblings) {
+      if (fitted_.contains(sibling)) {
+        borrowed_[name] = sibling;
+        break;
+      }
+    }
+  }
+}
 
-// GPU types without a profile of their own borrow the parameters of the closest measured one
-// (same SMs and software stack; only memory or board power differ, which the roofline and the
-// power model already account for).
-const std::vector<std::pair<std::string, std::string>> kBorrowed = {
-    {"a100-40gb-sxm", "a100-80gb-sxm"},
-    {"h100-80gb-pcie", "h100-80gb-sxm"},
-    {"h200-141gb-sxm", "h100-80gb-sxm"},
-};
-
-}  // namespace
-
-std::string InferenceFitsYaml(const model::ProfileFit& fit, const std::string& profile,
-                              const std::string& model) {
-  std::string out = fmt::format(
-      "# Inference-model efficiency per GPU type. Generated by `headroom model fit --write`;\n"
-      "# refit rather than edit. Fitted on {} ({} rows); 1 in 5 configurations held out.\n"
-      "profile: {}\nfits:\n",
-      profile, model, profile);
-  for (const model::GpuProfileFit& r : fit.fits) {
-    const model::InferenceEfficiency& e = r.fit.efficiency;
+std::string InferenceFits::ToYaml(std::string_view comment) const {
+  std::string out = fmt::format("{}engine: {}\ndescription: {}\n", comment, engine_, description_);
+  if (!profile_.empty()) out += fmt::format("profile: {}\n", profile_);
+  if (calibration_) {
+    out += fmt::format(
+        "calibration:  # the validation suite's rows it was fitted on\n"
+        "  datasets: [{}]\n  models: [{}]\n",
+        fmt::join(calibration_->datasets, ", "), fmt::join(calibration_->models, ", "));
+  }
+  out += "fits:\n";
+  std::string activity_from;
+  for (const auto& [gpu, e] : fitted_) {
+    std::string activity_note;
+    if (auto it = activity_from_.find(gpu); it != activity_from_.end()) {
+      if (fitted_.contains(it->second)) {
+        activity_from += fmt::format("  {}: {}\n", gpu, it->second);
+      } else {
+        activity_note = "  # " + it->second;
+      }
+    }
     out += fmt::format(
         "  {}:\n    compute_efficiency: {:.6f}\n    half_efficiency_width: {:.3f}\n"
         "    memory_efficiency: {:.6f}\n    prefill_layer_overhead_ms: {:.6f}\n"
         "    prefill_layer_per_sequence_ms: {:.6f}\n    decode_layer_overhead_ms: {:.6f}\n"
         "    per_sequence_ms: {:.6f}\n    allreduce_step_ms: {:.6f}\n"
-        "    overhead_activity: {:.3f}\n",
-        r.gpu->name, e.compute_efficiency, e.half_efficiency_width, e.memory_efficiency,
+        "    overhead_activity: {:.3f}{}\n",
+        gpu, e.compute_efficiency, e.half_efficiency_width, e.memory_efficiency,
         e.prefill_layer_overhead_s * 1e3, e.prefill_layer_per_sequence_s * 1e3,
         e.decode_layer_overhead_s * 1e3, e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3,
-        e.overhead_activity);
-  }
-  std::string activity_from;
-  for (const model::GpuProfileFit& r : fit.fits) {
-    if (!r.activity_from.empty()) {
-      activity_from += fmt::format("  {}: {}\n", r.gpu->name, r.activity_from);
-    }
+        e.overhead_activity, activity_note);
   }
   if (!activity_from.empty()) {
-    out += "overhead_activity_from:  # profiles without power measurements\n" + activity_from;
+    out += "overhead_activity_from:  # measurements without power\n" + activity_from;
   }
-  out += "borrowed:  # GPU types with no profile of their own\n";
-  for (const auto& [gpu, from] : kBorrowed) out += fmt::format("  {}: {}\n", gpu, from);
+  if (!borrowed_.empty()) {
+    out += "borrowed:  # GPU types this engine was not measured on\n";
+    for (const auto& [gpu, from] : borrowed_) out += fmt::format("  {}: {}\n", gpu, from);
+  }
   return out;
+}
+
+core::Result<EngineCatalog> EngineCatalog::Embedded() {
+  EngineCatalog out;
+  for (const core::EmbeddedFile& f : EmbeddedFitFiles()) {
+    HEADROOM_ASSIGN_OR_RETURN(InferenceFits fits,
+                              InferenceFits::Parse(f.parse_text(), std::string(f.path)));
+    out.engines_.push_back(std::move(fits));
+  }
+  return out;
+}
+
+core::Result<const InferenceFits*> EngineCatalog::Engine(std::string_view name) const {
+  for (const InferenceFits& e : engines_) {
+    if (e.engine() == name) return &e;
+  }
+  return core::Fail(core::Error::NotFound(
+      fmt::format("no serving engine '{}' (calibrated: {}; or give --engine-file)", name,
+                  fmt::join(Names(), ", "))));
+}
+
+std::vector<std::string> EngineCatalog::Names() const {
+  std::vector<std::string> out;
+  for (const InferenceFits& e : engines_) out.push_back(e.engine());
+  return out;
+}
+
+core::Result<std::string> EngineCatalog::AddFile(const std::string& path) {
+  HEADROOM_ASSIGN_OR_RETURN(InferenceFits fits, InferenceFits::Load(path));
+  std::string name = fits.engine();
+  Add(std::move(fits));
+  return name;
+}
+
+void EngineCatalog::Add(InferenceFits fits) {
+  std::erase_if(engines_, [&fits](const InferenceFits& e) { return e.engine() == fits.engine(); });
+  engines_.push_back(std::move(fits));
+}
+
+InferenceFits ProfileCalibration(const model::ProfileFit& fit, const std::string& profile,
+                                 const std::string& engine, const std::string& description) {
+  InferenceFits out(engine, description);
+  out.SetProfile(profile);
+  for (const model::GpuProfileFit& r : fit.fits) {
+    out.SetFit(r.gpu->name, r.fit.efficiency, r.activity_from);
+  }
+  return out;
+}
+
+std::string InferenceFitsYaml(const model::ProfileFit& fit, const std::string& profile,
+                              const std::string& model, const std::string& engine,
+                              const std::string& description) {
+  return ProfileCalibration(fit, profile, engine, description)
+      .ToYaml(fmt::format(
+          "# Serving-engine calibration: the inference model's efficiency per GPU type. "
+          "Generated by\n# `headroom model fit --write`; refit rather than edit. Fitted on {} "
+          "({} rows); 1 in 5 configurations held out.\n",
+          profile, model));
 }
 
 }  // namespace headroom::catalog

@@ -1,43 +1,106 @@
-// InferenceFits: the fitted efficiency parameters per GPU type (data/fits/*.yaml, written by
-// `headroom model fit`), and which GPU types borrow a measured sibling's parameters because no
-// profile of their own exists. Immutable once built; thread-safe.
+// Serving-engine calibrations (data/fits/<engine>.yaml, written by `headroom model fit`): the
+// inference model's fitted efficiency per GPU type for one serving stack (the SplitwiseSim
+// profile's, vLLM, TensorRT-LLM, lmdeploy, ... or a user's own), which rows of the validation
+// suite each was fitted on, and which GPU types borrow a measured sibling's parameters because
+// the engine was not measured on them. Immutable once built; thread-safe.
 #ifndef HEADROOM_CATALOG_INFERENCE_FITS_H_
 #define HEADROOM_CATALOG_INFERENCE_FITS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "model/inference_fit.h"
 #include "model/inference_model.h"
+#include "model/measurement.h"
 
 namespace headroom::catalog {
 
+// The engine every command and scenario assumes unless told otherwise: the stack SplitwiseSim's
+// profile measured, which the row simulator's published comparisons use.
+inline constexpr std::string_view kDefaultEngine = "splitwise-sim";
+
 struct GpuFit {
   model::InferenceEfficiency efficiency;
-  std::string fitted_on;  // the GPU type whose profile produced it (itself, or a sibling)
+  std::string fitted_on;  // the GPU type whose measurements produced it (itself, or a sibling)
+};
+
+// The rows of the validation suite (data/validation/) an engine was fitted on: its own engine's
+// rows in these data sets, of these models. Every other row of the engine is held out.
+struct EngineCalibration {
+  std::vector<std::string> datasets;
+  std::vector<std::string> models;
 };
 
 class InferenceFits {
  public:
+  InferenceFits(std::string engine, std::string description);
+
   [[nodiscard]] static core::Result<InferenceFits> Parse(std::string_view text,
                                                          const std::string& source);
+  [[nodiscard]] static core::Result<InferenceFits> Load(const std::string& path);
+  // The default engine's calibration.
   [[nodiscard]] static core::Result<InferenceFits> Embedded();
+
+  const std::string& engine() const { return engine_; }
+  const std::string& description() const { return description_; }
+  const std::optional<EngineCalibration>& calibration() const { return calibration_; }
+  // Whether `m` is one of the rows this engine was fitted on.
+  bool IsCalibrationRow(const model::Measurement& m) const;
+  // The GPU types fitted on their own measurements, in name order.
+  std::vector<std::string> FittedGpus() const;
 
   // REQUIRES: gpu is a canonical catalog name.
   [[nodiscard]] core::Result<GpuFit> For(const std::string& gpu) const;
 
+  // Building a calibration to write (`model fit`). `activity_from` says where an overhead
+  // activity not fitted on this GPU's own power came from: a GPU of this file, or a note.
+  void SetFit(const std::string& gpu, const model::InferenceEfficiency& efficiency,
+              const std::string& activity_from = "");
+  void SetCalibration(EngineCalibration calibration) { calibration_ = std::move(calibration); }
+  void SetProfile(std::string profile) { profile_ = std::move(profile); }
+  // The data file Parse reads back, under a comment saying how it was made; GPU types without a
+  // fit borrow their closest fitted sibling's.
+  std::string ToYaml(std::string_view comment) const;
+
  private:
+  std::string engine_;
+  std::string description_;
+  std::string profile_;  // the measured profile it was fitted on, if one
+  std::optional<EngineCalibration> calibration_;
   std::map<std::string, model::InferenceEfficiency> fitted_;
+  std::map<std::string, std::string> activity_from_;
   std::map<std::string, std::string> borrowed_;
 };
 
-// The data file `model fit --write` produces from a fitted profile (`profile`: its path as
-// shown, `model`: the model whose rows were fitted), which Parse reads back: the fits, where
-// each overhead activity came from, and the GPU types that borrow a sibling's fit.
+// Every engine calibration: the built-in ones, and any loaded from a file (`--engine-file`).
+class EngineCatalog {
+ public:
+  [[nodiscard]] static core::Result<EngineCatalog> Embedded();
+
+  // kNotFound listing the engines there are.
+  [[nodiscard]] core::Result<const InferenceFits*> Engine(std::string_view name) const;
+  std::vector<std::string> Names() const;
+  // Adds the calibration of `path`, replacing a built-in one of the same name; its engine name.
+  [[nodiscard]] core::Result<std::string> AddFile(const std::string& path);
+  // Adds `fits`, replacing any engine of the same name.
+  void Add(InferenceFits fits);
+
+ private:
+  std::vector<InferenceFits> engines_;
+};
+
+// The calibration `model fit --write` produces from a fitted profile (`profile`: its path as
+// shown, `model`: the model whose rows were fitted), for the engine `engine`.
+InferenceFits ProfileCalibration(const model::ProfileFit& fit, const std::string& profile,
+                                 const std::string& engine, const std::string& description);
+// Its data file (ProfileCalibration(...).ToYaml with the profile's comment).
 std::string InferenceFitsYaml(const model::ProfileFit& fit, const std::string& profile,
-                              const std::string& model);
+                              const std::string& model, const std::string& engine,
+                              const std::string& description);
 
 }  // namespace headroom::catalog
 

@@ -9,8 +9,10 @@ TEST(ModelCatalogTest, EveryRequiredModelParsesAndMatchesItsPublishedSize) {
   auto catalog = ModelCatalog::Embedded();
   ASSERT_TRUE(catalog) << catalog.error().message();
   for (const char* name :
-       {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "bloom-176b",
-        "gpt-neox-20b", "opt-30b", "flan-t5-xxl", "roberta-large"}) {
+       {"llama2-7b",   "llama2-13b",   "llama2-70b", "llama3-8b",   "llama3-70b",
+        "llama3.1-8b", "llama3.1-70b", "mistral-7b", "qwen2-7b",    "qwen2-72b",
+        "gemma2-9b",   "gemma2-27b",   "mpt-7b",     "mpt-30b",     "internlm-20b",
+        "bloom-176b",  "gpt-neox-20b", "opt-30b",    "flan-t5-xxl", "roberta-large"}) {
     auto model = catalog->Model(name);
     ASSERT_TRUE(model) << name;
     EXPECT_NEAR((*model)->TotalParams() / 1e9 / (*model)->parameters_b, 1.0, 0.06) << name;
@@ -24,6 +26,11 @@ TEST(ModelCatalogTest, DerivedSizes) {
   EXPECT_EQ(l70.head_dim, 128);
   // 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 bytes = 320 KiB per token.
   EXPECT_DOUBLE_EQ(l70.KvBytesPerToken(), 2.0 * 80 * 8 * 128 * 2);
+  // Gemma 2 gives head_dim: 16 heads of 256 are wider than hidden / heads (3584 / 16 = 224).
+  const model::ModelSpec& g9 = **catalog->Model("gemma2-9b");
+  EXPECT_EQ(g9.head_dim, 256);
+  EXPECT_EQ(g9.attention_dim(), 4096);
+  EXPECT_DOUBLE_EQ(g9.KvBytesPerToken(), 2.0 * 42 * 8 * 256 * 2);
   const model::ModelSpec& t5 = **catalog->Model("flan-t5-xxl");
   EXPECT_EQ(t5.architecture, model::ModelArchitecture::kEncoderDecoder);
   EXPECT_LT(t5.PromptWeightParams(), t5.DecoderWeightParams());  // cross-attention

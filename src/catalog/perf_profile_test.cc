@@ -46,7 +46,7 @@ TEST(PerfProfileTest, ErrorsNameFileLineAndField) {
   EXPECT_EQ(ParsePerfProfile(kHeader, "p.csv", "m").error().code(), core::Code::kNotFound);
 }
 
-// The shipped fit (data/fits/inference-efficiency.yaml) is what `headroom model fit` produces
+// The shipped fit (data/fits/splitwise-sim.yaml) is what `headroom model fit` produces
 // from the shipped profile, and meets its accuracy: a model or data change that breaks either
 // fails here.
 TEST(InferenceFitTest, ShippedFitIsReproducibleAndAccurate) {

@@ -42,6 +42,7 @@ struct CharacterizeOptions {
   std::string out;
   std::string slo = "5%";
   std::string interval = "10ms";
+  EngineOptions engine;
   bool json = false;
   bool report = false;
   BackendOptions backend;            // command mode only
@@ -156,10 +157,12 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   if (!hardware) return ReportError(hardware.error());
   auto gpu = hardware->Gpu(o.gpu);
   if (!gpu) return ReportError(gpu.error().WithContext("--gpu"));
-  auto fits = catalog::InferenceFits::Embedded();
+  auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
+  if (!engines) return ReportError(engines.error());
+  auto fits = engines->engines.Engine(engines->engine);
   if (!fits) return ReportError(fits.error());
-  auto fit = fits->For((*gpu)->name);
-  if (!fit) return ReportError(fit.error());
+  auto fit = (*fits)->For((*gpu)->name);
+  if (!fit) return ReportError(fit.error().WithContext("--gpu"));
   auto settings = Settings(**gpu, o);
   if (!settings) return ReportError(settings.error());
   auto interval = core::ParseDuration(o.interval);
@@ -246,6 +249,7 @@ void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunctio
                             kDefaultCharacterizeDir));
   cmd->add_option("--slo", o->slo, "Largest acceptable latency increase, e.g. 5%")
       ->capture_default_str();
+  AddEngineOptions(cmd, &o->engine);
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   AddBackendOptions(cmd, &o->backend);
   cmd->add_option("command", o->command,

@@ -55,6 +55,7 @@ void RegisterManPages(CLI::App& app, RunFunction* run);
 // Subcommands of `headroom model`.
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* run);
+void AddModelValidate(CLI::App* model, const GlobalOptions& global, RunFunction* run);
 // Subcommands of `headroom mig` that read or change GPUs (mig_device_command.cc).
 void AddMigShow(CLI::App* mig, const GlobalOptions& global, RunFunction* run);
 void AddMigApply(CLI::App* mig, const GlobalOptions& global, RunFunction* run);

@@ -68,6 +68,32 @@ core::Result<std::vector<std::unique_ptr<gpu::Device>>> SelectSim(
 
 }  // namespace
 
+void AddEngineOptions(CLI::App* command, EngineOptions* options) {
+  auto* engine = command->add_option(
+      "--engine", options->engine,
+      fmt::format("Serving engine whose calibration the model uses (default: {})",
+                  catalog::kDefaultEngine));
+  command
+      ->add_option("--engine-file", options->engine_file,
+                   "An engine calibration written by headroom model fit --write")
+      ->excludes(engine);
+}
+
+core::Result<EngineChoice> LoadEngines(const EngineOptions& options, std::string_view fallback) {
+  HEADROOM_ASSIGN_OR_RETURN(catalog::EngineCatalog engines, catalog::EngineCatalog::Embedded());
+  EngineChoice out{.engines = std::move(engines), .engine = std::string(fallback)};
+  if (!options.engine_file.empty()) {
+    auto name = out.engines.AddFile(options.engine_file);
+    if (!name) return core::Fail(name.error().WithContext("--engine-file"));
+    out.engine = *name;
+  } else if (!options.engine.empty()) {
+    auto known = out.engines.Engine(options.engine);
+    if (!known) return core::Fail(known.error().WithContext("--engine"));
+    out.engine = options.engine;
+  }
+  return out;
+}
+
 core::Result<catalog::HardwareCatalog> LoadCatalog(const GlobalOptions& global) {
   if (global.catalog_dir.empty()) return catalog::HardwareCatalog::Embedded();
   return catalog::HardwareCatalog::LoadDirectory(global.catalog_dir);

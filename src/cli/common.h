@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/inference_fits.h"
 #include "catalog/mig_catalogs.h"
 #include "console/progress.h"
 #include "console/terminal.h"
@@ -57,6 +58,24 @@ struct BackendOptions {
 void AddBackendOptions(CLI::App* command, BackendOptions* options);
 
 [[nodiscard]] core::Result<catalog::HardwareCatalog> LoadCatalog(const GlobalOptions& global);
+
+// `--engine NAME` / `--engine-file PATH`: whose calibration the inference model uses
+// (data/fits/, or a file `headroom model fit --write` made).
+struct EngineOptions {
+  std::string engine;
+  std::string engine_file;
+};
+
+void AddEngineOptions(CLI::App* command, EngineOptions* options);
+
+struct EngineChoice {
+  catalog::EngineCatalog engines;  // the built-in ones, plus --engine-file's
+  std::string engine;              // --engine, --engine-file's engine, or the fallback
+};
+
+// Errors name the flag.
+[[nodiscard]] core::Result<EngineChoice> LoadEngines(const EngineOptions& options,
+                                                     std::string_view fallback);
 
 struct DeviceSet {
   std::vector<std::unique_ptr<gpu::Device>> devices;

@@ -64,6 +64,7 @@ void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run)
   dvfs->add_flag("--json", options->json, "Print JSON instead of tables");
   AddModelFit(model, global, run);
   AddModelPredict(model, global, run);
+  AddModelValidate(model, global, run);
 }
 
 }  // namespace headroom::cli

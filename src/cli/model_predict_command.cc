@@ -25,6 +25,7 @@ struct PredictOptions {
   int context = -1;  // -1: prompt + output / 2, the mean context over the generation
   double sm_clock = 0;
   double power_limit = 0;
+  EngineOptions engine;
   bool json = false;
 };
 
@@ -63,10 +64,12 @@ int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
   auto spec = models->Model(o.model);
   if (!spec) return ReportError(spec.error().WithContext("--model"));
   if (auto st = CheckQuery(o, **spec, **gpu); !st) return ReportError(st.error());
-  auto fits = catalog::InferenceFits::Embedded();
+  auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
+  if (!engines) return ReportError(engines.error());
+  auto fits = engines->engines.Engine(engines->engine);
   if (!fits) return ReportError(fits.error());
-  auto fit = fits->For((*gpu)->name);
-  if (!fit) return ReportError(fit.error());
+  auto fit = (*fits)->For((*gpu)->name);
+  if (!fit) return ReportError(fit.error().WithContext("--gpu"));
 
   const model::BatchQuery query{
       .tp = o.tp,
@@ -80,6 +83,7 @@ int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
   const model::BatchPrediction prediction = model::PredictBatch(m, query);
   const report::PredictionContext context{.model = (*spec)->name,
                                           .gpu = (*gpu)->name,
+                                          .engine = engines->engine,
                                           .fitted_on = fit->fitted_on,
                                           .max_context = (*spec)->max_context};
   std::cout << (o.json ? report::PredictionJson(context, query, prediction).dump(2) + "\n"
@@ -112,6 +116,7 @@ void AddModelPredict(CLI::App* model, const GlobalOptions& global, RunFunction* 
       ->check(CLI::Range(0, 1 << 22));
   cmd->add_option("--sm-clock", o->sm_clock, "Lock the SM clock, MHz")->check(CLI::PositiveNumber);
   cmd->add_option("--power-limit", o->power_limit, "Power limit, W")->check(CLI::PositiveNumber);
+  AddEngineOptions(cmd, &o->engine);
   cmd->add_flag("--json", o->json, "Print JSON");
 }
 

@@ -33,6 +33,7 @@ struct RowOptions {
   std::vector<std::string> slo;  // SLO overrides "key=value"
   std::uint64_t seed = 0;
   bool seed_given = false;
+  EngineOptions engine;
   bool json = false;
   std::string out;
 };
@@ -69,6 +70,7 @@ void AddRowOptions(CLI::App* cmd, RowOptions* o) {
                   "Override a policy constant, e.g. --set t1=0.82 (keys: docs/policies.md)");
   cmd->add_option("--seed", o->seed, "Random seed (default: the scenario's)")
       ->each([o](const std::string&) { o->seed_given = true; });
+  AddEngineOptions(cmd, &o->engine);
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
 }
 
@@ -90,8 +92,9 @@ core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowO
   }
   HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
   HEADROOM_ASSIGN_OR_RETURN(catalog::ModelCatalog models, catalog::ModelCatalog::Embedded());
-  HEADROOM_ASSIGN_OR_RETURN(catalog::InferenceFits fits, catalog::InferenceFits::Embedded());
-  return sim::Resolve(scenario, {&hardware, &models, &fits});
+  HEADROOM_ASSIGN_OR_RETURN(EngineChoice engines, LoadEngines(o.engine, scenario.engine));
+  scenario.engine = engines.engine;
+  return sim::Resolve(scenario, {&hardware, &models, &engines.engines});
 }
 
 core::Result<int> ParseOversubscription(const std::string& text, int servers) {

@@ -6,13 +6,14 @@
 #include <limits>
 
 #include <fmt/format.h>
-#include <nlopt.hpp>
+
+#include "model/efficiency_search.h"
 
 namespace headroom::model {
 namespace {
 
 constexpr int kHeldOutOneIn = 5;
-constexpr unsigned kParameters = 8;
+constexpr unsigned kParameters = kEfficiencyTimeParameters;
 constexpr size_t kMinTrainingPoints = 2 * kParameters;
 
 // FNV-1a over the configuration: stable across compilers, unlike std::hash.
@@ -25,39 +26,6 @@ std::uint64_t StableHash(const ProfilePoint& p) {
     h *= 1099511628211ULL;
   }
   return h;
-}
-
-// Parameter vector <-> efficiency. Per-layer times are fitted in microseconds, the others in
-// milliseconds, to keep the scales alike.
-InferenceEfficiency FromVector(const std::vector<double>& x) {
-  return {.compute_efficiency = x[0],
-          .half_efficiency_width = x[1],
-          .memory_efficiency = x[2],
-          .prefill_layer_overhead_s = x[3] / 1e6,
-          .prefill_layer_per_sequence_s = x[7] / 1e6,
-          .decode_layer_overhead_s = x[4] / 1e6,
-          .per_sequence_s = x[5] / 1e3,
-          .allreduce_step_s = x[6] / 1e3};
-}
-
-struct Objective {
-  const ModelSpec* model;
-  const GpuPowerModel* gpu;
-  const std::vector<ProfilePoint>* points;
-};
-
-double SquaredLogError(const std::vector<double>& x, std::vector<double>& /*grad*/, void* data) {
-  const auto* o = static_cast<const Objective*>(data);
-  const InferenceModel m(*o->model, *o->gpu, FromVector(x));
-  const core::Megahertz f = o->gpu->spec().sm_clock_max;
-  double sum = 0;
-  for (const ProfilePoint& p : *o->points) {
-    const double prefill = m.AtClock(m.PrefillPhase(PrefillShapeOf(p)), p.tp, f).time_s;
-    const double decode = m.AtClock(*m.DecodePhase(DecodeShapeOf(p)), p.tp, f).time_s;
-    sum += std::pow(std::log(prefill / p.prefill_s), 2) +
-           std::pow(std::log(decode / p.decode_step_s), 2);
-  }
-  return sum / static_cast<double>(o->points->size());
 }
 
 // Measured request-average power below this share of TDP, while prefill alone peaks near TDP
@@ -136,27 +104,21 @@ core::Result<FitResult> FitEfficiency(const ModelSpec& model, const GpuPowerMode
         fmt::format("{} training points for {} are too few to fit {} parameters", train.size(),
                     gpu.spec().name, kParameters)));
   }
-  Objective objective{&model, &gpu, &train};
-  // Bounds: efficiencies in (0, 1]; half-efficiency width up to 100k columns; per-layer overheads
-  // up to 5 ms; per-sequence decode cost up to 10 ms; an all-reduce step up to 1 ms.
-  nlopt::opt opt(nlopt::LN_SBPLX, kParameters);
-  opt.set_lower_bounds({0.05, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0});
-  opt.set_upper_bounds({1.0, 1e5, 1.0, 5000.0, 5000.0, 10.0, 1.0, 5000.0});
-  opt.set_min_objective(SquaredLogError, &objective);
-  opt.set_xtol_rel(1e-10);
-  opt.set_maxeval(50000);
-  std::vector<double> x = {0.7, 2000.0, 0.8, 250.0, 125.0, 0.2, 0.01, 60.0};
-  double best = 0;
-  try {
-    opt.optimize(x, best);
-  } catch (const nlopt::roundoff_limited&) {
-    // Converged as far as floating point allows: x holds the best point found.
-  } catch (const std::exception& e) {
-    return core::Fail(
-        core::Error::Internal(fmt::format("fit of {} failed: {}", gpu.spec().name, e.what())));
-  }
+  const core::Megahertz f = gpu.spec().sm_clock_max;
+  const EfficiencyLoss squared_log_error = [&](const InferenceEfficiency& e) {
+    const InferenceModel m(model, gpu, e);
+    double sum = 0;
+    for (const ProfilePoint& p : train) {
+      const double prefill = m.AtClock(m.PrefillPhase(PrefillShapeOf(p)), p.tp, f).time_s;
+      const double decode = m.AtClock(*m.DecodePhase(DecodeShapeOf(p)), p.tp, f).time_s;
+      sum += std::pow(std::log(prefill / p.prefill_s), 2) +
+             std::pow(std::log(decode / p.decode_step_s), 2);
+    }
+    return sum / static_cast<double>(train.size());
+  };
   FitResult result;
-  result.efficiency = FromVector(x);
+  HEADROOM_ASSIGN_OR_RETURN(result.efficiency,
+                            MinimizeTimeLoss(squared_log_error, gpu.spec().name));
   // Overhead activity changes power, not time: fit it alone on the measured average power.
   std::vector<const ProfilePoint*> powered;
   for (const ProfilePoint& p : points) {
@@ -168,21 +130,17 @@ core::Result<FitResult> FitEfficiency(const ModelSpec& model, const GpuPowerMode
     powered.push_back(&p);
   }
   if (!powered.empty()) {
-    double best_error = std::numeric_limits<double>::infinity();
-    for (double a = 0; a <= 1.0 + 1e-9; a += 0.005) {
-      InferenceEfficiency e = result.efficiency;
-      e.overhead_activity = a;
+    const EfficiencyLoss power_error = [&](const InferenceEfficiency& e) {
       const InferenceModel m(model, gpu, e);
       double error = 0;
       for (const ProfilePoint* p : powered) {
         const double measured = p->average_power_frac * gpu.spec().tdp.value();
         error += std::abs(RequestAveragePower(m, *p).value() / measured - 1.0);
       }
-      if (error < best_error) {
-        best_error = error;
-        result.efficiency.overhead_activity = a;
-      }
-    }
+      return error;
+    };
+    double best_error = 0;
+    result.efficiency = FitOverheadActivity(result.efficiency, power_error, &best_error);
     result.power_points = static_cast<int>(powered.size());
     result.power_mape = best_error / static_cast<double>(powered.size());
   }

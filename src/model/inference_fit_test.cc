@@ -69,9 +69,12 @@ TEST_F(FitProfileTest, AFitWithoutPowerBorrowsTheOverheadActivityOfOneWithPower)
 
 TEST_F(FitProfileTest, WhatWriteWritesReadsBackAsTheFitAndMatchesTheShippedFile) {
   const std::string yaml =
-      catalog::InferenceFitsYaml(*fit_, "data/profiles/perf_model_llama2-70b.csv", "llama2-70b");
+      catalog::InferenceFitsYaml(*fit_, "data/profiles/perf_model_llama2-70b.csv", "llama2-70b",
+                                 "splitwise-sim", "the profiled stack");
   auto parsed = catalog::InferenceFits::Parse(yaml, "written");
   ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->engine(), "splitwise-sim");
+  EXPECT_EQ(parsed->For("h200-141gb-sxm")->fitted_on, "h100-80gb-sxm");  // borrowed
   for (const GpuProfileFit& r : fit_->fits) {
     auto read = parsed->For(r.gpu->name);
     ASSERT_TRUE(read) << read.error().message();

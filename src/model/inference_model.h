@@ -14,7 +14,7 @@
 
 namespace headroom::model {
 
-// The fitted parameters of one GPU type (data/fits/inference-efficiency.yaml).
+// The fitted parameters of one GPU type (data/fits/splitwise-sim.yaml).
 struct InferenceEfficiency {
   // Achieved fraction of peak FLOP/s in dense layers wide enough to fill the GPU. Narrower
   // per-GPU matrices (a small model, or a large one split over many GPUs) reach less:

@@ -21,6 +21,7 @@ ordered_json PredictionJson(const PredictionContext& c, const model::BatchQuery&
   ordered_json out;
   out["model"] = c.model;
   out["gpu"] = c.gpu;
+  out["engine"] = c.engine;
   out["fit_from"] = c.fitted_on;
   out["tp"] = q.tp;
   out["batch"] = q.batch;
@@ -52,8 +53,8 @@ ordered_json PredictionJson(const PredictionContext& c, const model::BatchQuery&
 std::string PredictionText(const PredictionContext& c, const model::BatchQuery& q,
                            const model::BatchPrediction& p) {
   std::string out = fmt::format(
-      "{} on {} x {} (tp {}), batch {}, prompt {}, output {} (efficiencies fitted on {}):\n",
-      c.model, q.tp, c.gpu, q.tp, q.batch, q.prompt, q.output, c.fitted_on);
+      "{} on {} x {} (tp {}), batch {}, prompt {}, output {} (engine {}, fitted on {}):\n", c.model,
+      q.tp, c.gpu, q.tp, q.batch, q.prompt, q.output, c.engine, c.fitted_on);
   out += fmt::format("  prefill      {:9.1f} ms at {:.0f} MHz, {:.0f} W per GPU\n",
                      p.prefill.time_s * 1e3, p.prefill.clock.value(), p.prefill.power.value());
   if (p.decode) {

@@ -71,9 +71,11 @@ core::Result<RouterKind> ParseRouter(const core::YamlReader& doc, std::string_vi
 }
 
 core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
-      {"model", "tp", "max_batch_sequences", "max_prefill_tokens", "memory_fraction", "router"}));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"model", "engine", "tp", "max_batch_sequences",
+                                               "max_prefill_tokens", "memory_fraction", "router"}));
   HEADROOM_ASSIGN_OR_RETURN(s.model, doc.String("model"));
+  HEADROOM_ASSIGN_OR_RETURN(auto engine, doc.OptionalString("engine"));
+  if (engine) s.engine = *engine;
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "tp", 1, 64, &s.instance.tp));
   HEADROOM_RETURN_IF_ERROR(
       OptionalNumberInto(doc, "max_batch_sequences", 1, 65536, &s.instance.max_batch_sequences));
@@ -292,7 +294,9 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
                             catalogs.hardware->Server(scenario.server));
   HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* gpu, catalogs.hardware->Gpu(server->gpu));
   HEADROOM_ASSIGN_OR_RETURN(const model::ModelSpec* spec, catalogs.models->Model(scenario.model));
-  auto fit = catalogs.fits->For(gpu->name);
+  auto engine = catalogs.engines->Engine(scenario.engine);
+  if (!engine) return core::Fail(engine.error().WithContext(where + ": serving.engine"));
+  auto fit = (*engine)->For(gpu->name);
   if (!fit) return core::Fail(fit.error().WithContext(where));
   ResolvedScenario out;
   out.scenario = scenario;
@@ -345,8 +349,8 @@ core::Result<ResolvedScenario> LoadAndResolveBuiltIn(std::string_view name_or_pa
   HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware,
                             catalog::HardwareCatalog::Embedded());
   HEADROOM_ASSIGN_OR_RETURN(catalog::ModelCatalog models, catalog::ModelCatalog::Embedded());
-  HEADROOM_ASSIGN_OR_RETURN(catalog::InferenceFits fits, catalog::InferenceFits::Embedded());
-  return Resolve(scenario, {&hardware, &models, &fits});
+  HEADROOM_ASSIGN_OR_RETURN(catalog::EngineCatalog engines, catalog::EngineCatalog::Embedded());
+  return Resolve(scenario, {&hardware, &models, &engines});
 }
 
 namespace {

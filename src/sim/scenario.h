@@ -66,6 +66,7 @@ struct Scenario {
   double hp_server_fraction = 0.5;
 
   std::string model = "llama2-70b";
+  std::string engine = std::string(catalog::kDefaultEngine);  // its calibration (data/fits/)
   InstanceConfig instance;
   RouterKind router = RouterKind::kLeastWork;
 
@@ -87,7 +88,7 @@ inline constexpr std::string_view kDefaultScenario = "polca-a100-row";
 struct Catalogs {
   const catalog::HardwareCatalog* hardware = nullptr;
   const catalog::ModelCatalog* models = nullptr;
-  const catalog::InferenceFits* fits = nullptr;
+  const catalog::EngineCatalog* engines = nullptr;
 };
 
 // A scenario bound to the catalog: the row to simulate and the policy constants for its GPU

@@ -23,9 +23,10 @@ TEST(ScenarioTest, TheDefaultScenarioParsesAndResolves) {
   EXPECT_DOUBLE_EQ(s->workload.target_baseline_peak, 0.79);
   auto hardware = catalog::HardwareCatalog::Embedded();
   auto models = catalog::ModelCatalog::Embedded();
-  auto fits = catalog::InferenceFits::Embedded();
-  auto r = Resolve(*s, {&*hardware, &*models, &*fits});
+  auto engines = catalog::EngineCatalog::Embedded();
+  auto r = Resolve(*s, {&*hardware, &*models, &*engines});
   ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(s->engine, "splitwise-sim");
   EXPECT_DOUBLE_EQ(r->row.power.budget.value(), 40 * 6500.0);
   EXPECT_EQ(r->row.power.cap_delay, std::chrono::seconds(40));
 }
@@ -63,8 +64,8 @@ TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
 TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
   auto hardware = catalog::HardwareCatalog::Embedded();
   auto models = catalog::ModelCatalog::Embedded();
-  auto fits = catalog::InferenceFits::Embedded();
-  const Catalogs c{&*hardware, &*models, &*fits};
+  auto engines = catalog::EngineCatalog::Embedded();
+  const Catalogs c{&*hardware, &*models, &*engines};
   auto bad_model = ParseScenario(
       "name: t\nrow: {server: dgx-a100}\nserving: {model: gpt-9}\nworkload: {}\n", "a.yaml");
   ASSERT_TRUE(bad_model);
@@ -86,6 +87,17 @@ TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
   auto tp = Resolve(*bad_tp, c);
   ASSERT_FALSE(tp);
   EXPECT_NE(tp.error().message().find("tp 3"), std::string::npos) << tp.error().message();
+  // An engine without a calibration, and one not calibrated for the row's GPU, name both.
+  auto bad_engine = ParseScenario(
+      "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, engine: tgi-9}\n"
+      "workload: {}\n",
+      "e.yaml");
+  ASSERT_TRUE(bad_engine);
+  auto engine = Resolve(*bad_engine, c);
+  ASSERT_FALSE(engine);
+  EXPECT_NE(engine.error().message().find("e.yaml: serving.engine: no serving engine 'tgi-9'"),
+            std::string::npos)
+      << engine.error().message();
 }
 
 TEST(ScenarioTest, WorkloadLoadGrowsWithServers) {

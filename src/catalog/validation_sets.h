@@ -1,0 +1,52 @@
+// The validation suite (data/validation/, compiled into the binary): latency and power of LLM
+// inference measured and published by others (lmdeploy, Argonne's LLM-Inference-Bench, TensorRT-
+// LLM's docs), read as Measurements, and what the model makes of them: each engine calibration's
+// error on the rows it was not fitted on (`headroom model validate`), and the fit of an engine
+// on its calibration rows (`headroom model fit --engine`). Thread-safe (no state).
+#ifndef HEADROOM_CATALOG_VALIDATION_SETS_H_
+#define HEADROOM_CATALOG_VALIDATION_SETS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/hardware_catalog.h"
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
+#include "core/result.h"
+#include "model/measurement.h"
+#include "model/validation_result.h"
+
+namespace headroom::catalog {
+
+// data/validation/inference.csv's format: one measurement per line. Errors name file and line.
+[[nodiscard]] core::Result<std::vector<model::Measurement>> ParseInferenceMeasurements(
+    std::string_view text, const std::string& source);
+[[nodiscard]] core::Result<std::vector<model::Measurement>> EmbeddedInferenceMeasurements();
+
+using model::RowError;
+using model::SkippedRows;
+using model::ValidationCell;
+using model::ValidationReport;
+
+struct ValidationCatalogs {
+  const HardwareCatalog* hardware = nullptr;
+  const ModelCatalog* models = nullptr;
+  const EngineCatalog* engines = nullptr;
+};
+
+// Every engine calibration on its own engine's rows, and the default engine on every row
+// (the error a user sees who does not choose an engine). `worst` rows per cell.
+ValidationReport Validate(const ValidationCatalogs& catalogs,
+                          const std::vector<model::Measurement>& rows, int worst);
+
+// Refits `engine`'s calibration on its calibration rows (InferenceFits::calibration()): one fit
+// per GPU type measured; GPU types without power rows keep the default engine's overhead
+// activity for that GPU. kInvalidArgument for an engine without a calibration subset.
+[[nodiscard]] core::Result<InferenceFits> FitEngineCalibration(
+    const ValidationCatalogs& catalogs, const InferenceFits& engine,
+    const std::vector<model::Measurement>& rows);
+
+}  // namespace headroom::catalog
+
+#endif  // HEADROOM_CATALOG_VALIDATION_SETS_H_

@@ -1,0 +1,59 @@
+// `headroom model validate`: the inference model against the measurements others published
+// (data/validation/), per serving-engine calibration, data set and metric, on the rows each
+// calibration was not fitted on.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "catalog/model_catalog.h"
+#include "catalog/validation_sets.h"
+#include "cli/commands.h"
+#include "report/validation_report.h"
+
+namespace headroom::cli {
+namespace {
+
+struct ValidateOptions {
+  EngineOptions engine;  // --engine: only it; --engine-file: it as well as the built-in ones
+  int worst = 3;
+  bool json = false;
+};
+
+int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
+  auto hardware = LoadCatalog(global);
+  if (!hardware) return ReportError(hardware.error());
+  auto models = catalog::ModelCatalog::Embedded();
+  if (!models) return ReportError(models.error());
+  auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
+  if (!engines) return ReportError(engines.error());
+  auto rows = catalog::EmbeddedInferenceMeasurements();
+  if (!rows) return ReportError(rows.error());
+  catalog::ValidationReport report =
+      catalog::Validate({&*hardware, &*models, &engines->engines}, *rows, o.worst);
+  if (!o.engine.engine.empty()) {
+    std::erase_if(report.cells,
+                  [&o](const catalog::ValidationCell& c) { return c.engine != o.engine.engine; });
+    std::erase_if(report.skipped,
+                  [&o](const catalog::SkippedRows& s) { return s.engine != o.engine.engine; });
+  }
+  std::cout << (o.json ? report::ValidationJson(report).dump(2) + "\n"
+                       : report::ValidationText(report, StdoutStyle()));
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddModelValidate(CLI::App* model, const GlobalOptions& global, RunFunction* run) {
+  CLI::App* cmd = model->add_subcommand(
+      "validate",
+      "Check the inference model against published measurements (data/validation/), per engine");
+  auto* o = OptionsRunBy(cmd, run, global, RunValidate);
+  AddEngineOptions(cmd, &o->engine);
+  cmd->add_option("--worst", o->worst, "Worst rows to list per data set and metric")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print JSON");
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,70 @@
+#include "model/measurement.h"
+
+#include <array>
+#include <utility>
+
+namespace headroom::model {
+namespace {
+
+constexpr std::array<std::pair<Metric, std::string_view>, 4> kMetricNames = {{
+    {Metric::kPrefillMs, "prefill_ms"},
+    {Metric::kDecodeMs, "decode_ms"},
+    {Metric::kEndToEndS, "e2e_s"},
+    {Metric::kGpuPowerW, "gpu_power_w"},
+}};
+
+PhaseEstimate Prefill(const InferenceModel& model, const Measurement& m) {
+  const Phase phase =
+      model.PrefillPhase({.tp = m.tp, .batch = m.batch, .prompt = m.input, .context = 0});
+  return model.AtClock(phase, m.tp, model.gpu().spec().sm_clock_max);
+}
+
+PhaseEstimate DecodeStep(const InferenceModel& model, const Measurement& m) {
+  const Phase phase = *model.DecodePhase(
+      {.tp = m.tp, .batch = m.batch, .prompt = m.input, .context = m.input + m.output / 2});
+  return model.AtClock(phase, m.tp, model.gpu().spec().sm_clock_max);
+}
+
+}  // namespace
+
+std::string_view MetricName(Metric metric) {
+  for (const auto& [value, name] : kMetricNames) {
+    if (value == metric) return name;
+  }
+  return "?";
+}
+
+std::optional<Metric> MetricFromName(std::string_view name) {
+  for (const auto& [value, known] : kMetricNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+double Predict(const InferenceModel& model, const Measurement& m) {
+  switch (m.metric) {
+    case Metric::kPrefillMs:
+      return Prefill(model, m).time_s * 1e3;
+    case Metric::kDecodeMs:
+      return DecodeStep(model, m).time_s * 1e3;
+    case Metric::kEndToEndS:
+      return Prefill(model, m).time_s + m.output * DecodeStep(model, m).time_s;
+    case Metric::kGpuPowerW: {
+      const PhaseEstimate prefill = Prefill(model, m);
+      const PhaseEstimate decode = DecodeStep(model, m);
+      const double busy_s = prefill.time_s + m.output * decode.time_s;
+      // Energy of one GPU: the estimates' energy is over all tp GPUs.
+      const double joules = (prefill.energy.value() + m.output * decode.energy.value()) / m.tp +
+                            model.gpu().spec().idle_power.value() * m.idle_tail_s;
+      return joules / (busy_s + m.idle_tail_s);
+    }
+  }
+  return 0;
+}
+
+bool FitsInMemory(const InferenceModel& model, const Measurement& m) {
+  const double kv = model.KvBytesPerGpu(m.tp, m.input + m.output) * m.batch;
+  return model.WeightBytesPerGpu(m.tp) + kv <= static_cast<double>(model.gpu().spec().memory_bytes);
+}
+
+}  // namespace headroom::model

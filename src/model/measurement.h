@@ -1,0 +1,54 @@
+// A latency or power measurement of one inference configuration, published by someone else (the
+// validation suite, data/validation/) or measured by the user (a profile), and what the inference
+// model predicts for it. Used to fit a serving engine's efficiency (engine_fit.h) and to report
+// the model's error (`headroom model validate`). Pure value types and functions; thread-safe.
+#ifndef HEADROOM_MODEL_MEASUREMENT_H_
+#define HEADROOM_MODEL_MEASUREMENT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/inference_model.h"
+
+namespace headroom::model {
+
+enum class Metric {
+  kPrefillMs,  // time to the first token of the batch: the prefill of batch x input tokens
+  kDecodeMs,   // one decode step of the batch
+  kEndToEndS,  // one static batch: prefill, then `output` decode steps
+  kGpuPowerW,  // mean power of one GPU over the batch (and any idle tail)
+};
+
+// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w".
+std::string_view MetricName(Metric metric);
+std::optional<Metric> MetricFromName(std::string_view name);
+
+struct Measurement {
+  std::string dataset;  // e.g. "lmdeploy-a100"
+  std::string engine;   // e.g. "vllm"
+  std::string model;    // catalog names
+  std::string gpu;
+  int tp = 1;
+  int batch = 1;
+  int input = 0;   // prompt tokens per sequence
+  int output = 0;  // generated tokens per sequence
+  Metric metric = Metric::kDecodeMs;
+  double value = 0;        // in the metric's unit
+  double idle_tail_s = 0;  // idle seconds a power average includes after the batch
+  std::string source;      // file:line
+};
+
+// The model's value for the measurement's configuration, in the metric's unit, at the GPU's
+// maximum clock. A decode step sees the prompt plus half the output on average (exact for the
+// attention and KV reads, which grow linearly with the context).
+double Predict(const InferenceModel& model, const Measurement& m);
+
+// Whether the batch's weights and KV cache (every sequence at its full length) fit in the memory
+// of its GPUs: a configuration that does not was queued or preempted by its engine, so a static-
+// batch prediction does not describe it.
+bool FitsInMemory(const InferenceModel& model, const Measurement& m);
+
+}  // namespace headroom::model
+
+#endif  // HEADROOM_MODEL_MEASUREMENT_H_

@@ -1,0 +1,68 @@
+// The model's error against measurements: per engine calibration, data set and metric, on the
+// rows it was not fitted on (`headroom model validate`, catalog/validation_sets.h), and a user's
+// profile fitted into a calibration (`model fit --profile`, catalog/user_profile.h). Plain value
+// types, for the reports.
+#ifndef HEADROOM_MODEL_VALIDATION_RESULT_H_
+#define HEADROOM_MODEL_VALIDATION_RESULT_H_
+
+#include <string>
+#include <vector>
+
+#include "model/measurement.h"
+
+namespace headroom::model {
+
+// One measurement against the model.
+struct RowError {
+  Measurement row;
+  double predicted = 0;
+  double error = 0;  // predicted / measured - 1
+};
+
+// An engine calibration on one data set and metric: the rows it was not fitted on.
+struct ValidationCell {
+  std::string engine;
+  std::string dataset;
+  Metric metric = Metric::kDecodeMs;
+  bool own_engine = false;  // the rows measured this engine (else another engine's)
+  int rows = 0;
+  int calibration_rows = 0;  // fitted on, so not scored
+  double mape = 0;
+  double bias = 0;                // mean of predicted / measured - 1
+  std::vector<RowError> worst{};  // the largest errors, worst first
+};
+
+// Rows no calibration could be scored on, and why (the model is not catalogued, the batch does
+// not fit in memory, the engine has no calibration for the GPU type).
+struct SkippedRows {
+  std::string engine;
+  std::string reason;
+  int rows = 0;
+};
+
+struct ValidationReport {
+  std::vector<ValidationCell> cells;
+  std::vector<SkippedRows> skipped;
+};
+
+struct ProfileMetricError {
+  std::string gpu;
+  Metric metric = Metric::kDecodeMs;
+  int train_rows = 0;
+  double train_mape = 0;
+  int held_out_rows = 0;
+  double held_out_mape = 0;
+};
+
+struct ProfileFitErrors {
+  std::string engine = {};
+  std::vector<std::string> fitted_gpus = {};
+  std::vector<ProfileMetricError> errors = {};
+  // Rows whose batch's KV cache cannot fit in the GPUs' memory: the engine ran part of the batch
+  // at a time, so the row does not measure the batch it names. Left out of the fit.
+  std::vector<std::string> queued = {};  // their sources
+};
+
+}  // namespace headroom::model
+
+#endif  // HEADROOM_MODEL_VALIDATION_RESULT_H_

@@ -1,0 +1,133 @@
+#include "report/validation_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "report/table.h"
+
+namespace headroom::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string Configuration(const model::Measurement& m) {
+  return fmt::format("{} {} tp{} batch {} in {} out {}", m.model, m.gpu, m.tp, m.batch, m.input,
+                     m.output);
+}
+
+}  // namespace
+
+ordered_json ValidationJson(const model::ValidationReport& report) {
+  ordered_json cells = ordered_json::array();
+  for (const model::ValidationCell& c : report.cells) {
+    ordered_json worst = ordered_json::array();
+    for (const model::RowError& e : c.worst) {
+      worst.push_back({{"source", e.row.source},
+                       {"model", e.row.model},
+                       {"gpu", e.row.gpu},
+                       {"tp", e.row.tp},
+                       {"batch", e.row.batch},
+                       {"input_tokens", e.row.input},
+                       {"output_tokens", e.row.output},
+                       {"measured", e.row.value},
+                       {"predicted", e.predicted},
+                       {"error", e.error}});
+    }
+    cells.push_back({{"engine", c.engine},
+                     {"dataset", c.dataset},
+                     {"metric", model::MetricName(c.metric)},
+                     {"own_engine", c.own_engine},
+                     {"rows", c.rows},
+                     {"calibration_rows", c.calibration_rows},
+                     {"mape", c.rows > 0 ? ordered_json(c.mape) : ordered_json(nullptr)},
+                     {"bias", c.rows > 0 ? ordered_json(c.bias) : ordered_json(nullptr)},
+                     {"worst", worst}});
+  }
+  ordered_json skipped = ordered_json::array();
+  for (const model::SkippedRows& s : report.skipped) {
+    skipped.push_back({{"engine", s.engine}, {"reason", s.reason}, {"rows", s.rows}});
+  }
+  return {{"cells", cells}, {"skipped", skipped}};
+}
+
+std::string ValidationText(const model::ValidationReport& report, const TextStyle& style) {
+  using Align = TextTable::Align;
+  TextTable table({{"engine", Align::kLeft},
+                   {"data set", Align::kLeft},
+                   {"metric", Align::kLeft},
+                   {"rows", Align::kRight},
+                   {"fitted on", Align::kRight},
+                   {"MAPE", Align::kRight},
+                   {"bias", Align::kRight},
+                   {"worst row", Align::kLeft}});
+  for (const model::ValidationCell& c : report.cells) {
+    std::string worst = "-";
+    if (!c.worst.empty()) {
+      const model::RowError& w = c.worst.front();
+      worst = fmt::format("{:+.0f}% {} ({})", w.error * 100, Configuration(w.row), w.row.source);
+    }
+    const std::string engine = c.own_engine ? c.engine : c.engine + " (other engine's rows)";
+    table.AddRow({engine, c.dataset, std::string(model::MetricName(c.metric)),
+                  std::to_string(c.rows), std::to_string(c.calibration_rows),
+                  c.rows > 0 ? fmt::format("{:.1f}%", c.mape * 100) : "-",
+                  c.rows > 0 ? fmt::format("{:+.1f}%", c.bias * 100) : "-", worst});
+  }
+  std::string out =
+      "The inference model against measurements published by others (data/validation/), on the "
+      "rows each engine calibration was not fitted on:\n\n" +
+      table.Render(style);
+  if (!report.skipped.empty()) {
+    out += "\nNot scored:\n";
+    for (const model::SkippedRows& s : report.skipped) {
+      out += fmt::format("  {}: {} rows: {}\n", s.engine, s.rows, s.reason);
+    }
+  }
+  return out;
+}
+
+ordered_json ProfileEngineFitJson(const model::ProfileFitErrors& fit, const std::string& profile) {
+  ordered_json errors = ordered_json::array();
+  for (const model::ProfileMetricError& e : fit.errors) {
+    errors.push_back({{"gpu", e.gpu},
+                      {"metric", model::MetricName(e.metric)},
+                      {"train_rows", e.train_rows},
+                      {"train_mape", e.train_mape},
+                      {"held_out_rows", e.held_out_rows},
+                      {"held_out_mape", e.held_out_rows > 0 ? ordered_json(e.held_out_mape)
+                                                            : ordered_json(nullptr)}});
+  }
+  return {{"engine", fit.engine},
+          {"profile", profile},
+          {"fitted_gpus", fit.fitted_gpus},
+          {"errors", errors},
+          {"queued_rows", fit.queued}};
+}
+
+std::string ProfileEngineFitText(const model::ProfileFitErrors& fit, const std::string& profile,
+                                 const TextStyle& style) {
+  using Align = TextTable::Align;
+  TextTable table({{"GPU", Align::kLeft},
+                   {"metric", Align::kLeft},
+                   {"fitted rows", Align::kRight},
+                   {"MAPE", Align::kRight},
+                   {"held-out rows", Align::kRight},
+                   {"MAPE", Align::kRight}});
+  for (const model::ProfileMetricError& e : fit.errors) {
+    table.AddRow({e.gpu, std::string(model::MetricName(e.metric)), std::to_string(e.train_rows),
+                  fmt::format("{:.1f}%", e.train_mape * 100), std::to_string(e.held_out_rows),
+                  e.held_out_rows > 0 ? fmt::format("{:.1f}%", e.held_out_mape * 100) : "-"});
+  }
+  std::string out =
+      fmt::format("Engine '{}' fitted on {} (1 configuration in 5 held out of the fit):\n\n",
+                  fit.engine, profile) +
+      table.Render(style);
+  if (!fit.queued.empty()) {
+    out += fmt::format(
+        "\nLeft out: {} rows whose batch's KV cache does not fit in the GPUs' memory (the engine "
+        "ran the batch in parts): {}\n",
+        fit.queued.size(), fmt::join(fit.queued, ", "));
+  }
+  return out;
+}
+
+}  // namespace headroom::report
