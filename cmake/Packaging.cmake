@@ -15,6 +15,9 @@ install(FILES README.md packaging/debian/copyright DESTINATION ${CMAKE_INSTALL_D
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES data/profiles/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/data/profiles)
 install(FILES data/traces/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/data/traces)
+# The validation suite is embedded in the binary; its sources and licence texts go with it.
+install(FILES data/validation/README.md data/validation/LICENSES.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/data/validation)
 install(DIRECTORY deploy/ DESTINATION ${CMAKE_INSTALL_DATADIR}/headroom/deploy
         PATTERN "check.*" EXCLUDE PATTERN "__pycache__" EXCLUDE)
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "catalog/embedded_data.h"
 #include "core/parse.h"
 #include "model/engine_fit.h"
+#include "model/training_model.h"
 
 namespace headroom::catalog {
 namespace {
@@ -220,6 +222,156 @@ core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catal
         "the validation suite has no calibration rows for engine '{}'", engine.engine())));
   }
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kTrainingHeader =
+    "dataset,model,layers,hidden,heads,kv_heads,ffn_expansion_ratio,vocab,seq_len,gpu,gpu_count,"
+    "micro_batch,global_batch_tokens,activation_checkpointing,tokens_per_s_per_gpu,mfu_pct,source";
+constexpr std::size_t kTrainingColumns = 17;
+
+core::Result<TrainingMeasurement> ParseTrainingRow(const std::vector<std::string_view>& f) {
+  TrainingMeasurement t;
+  t.dataset = std::string(f[0]);
+  model::ModelSpec& m = t.model;
+  m.name = std::string(f[1]);
+  m.architecture = model::ModelArchitecture::kDecoder;
+  HEADROOM_ASSIGN_OR_RETURN(m.layers, CountField(f[2], "layers", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.hidden, CountField(f[3], "hidden", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.heads, CountField(f[4], "heads", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.kv_heads, CountField(f[5], "kv_heads", 1));
+  auto ratio = core::ParseDouble(f[6]);
+  if (!ratio || !(*ratio > 0) || *ratio > 64) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("ffn_expansion_ratio '{}' is not a positive number", f[6])));
+  }
+  m.ffn = static_cast<int>(std::lround(*ratio * m.hidden));
+  HEADROOM_ASSIGN_OR_RETURN(m.vocab, CountField(f[7], "vocab", 1));
+  m.head_dim = m.hidden / m.heads;
+  m.tied_embeddings = true;  // MPT ties its embeddings (llm-foundry's mpt configs)
+  HEADROOM_ASSIGN_OR_RETURN(t.seq_len, CountField(f[8], "seq_len", 1));
+  t.gpu = std::string(f[9]);
+  HEADROOM_ASSIGN_OR_RETURN(t.gpu_count, CountField(f[10], "gpu_count", 1));
+  HEADROOM_ASSIGN_OR_RETURN(t.micro_batch, CountField(f[11], "micro_batch", 1));
+  auto rate = core::ParseDouble(f[14]);
+  if (!rate || !(*rate > 0) || !std::isfinite(*rate)) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("tokens_per_s_per_gpu '{}' is not a positive number", f[14])));
+  }
+  t.tokens_per_s_per_gpu = *rate;
+  t.source = std::string(f[16]);
+  return t;
+}
+
+double PredictTokensPerS(const TrainingMeasurement& t, const model::GpuPowerModel& gpu,
+                         double compute_efficiency) {
+  model::TrainingWorkload w;
+  w.name = t.model.name;
+  w.model = t.model;
+  w.gpus = t.gpu_count;
+  w.tokens_per_gpu = static_cast<double>(t.micro_batch) * t.seq_len;
+  w.seq_len = t.seq_len;
+  // Throughput rows measure whole steps; the efficiency fitted on them absorbs the
+  // synchronization, so none is modelled separately.
+  w.sync_fraction = 0;
+  model::InferenceEfficiency e;
+  e.compute_efficiency = compute_efficiency;
+  e.memory_efficiency = 1.0;
+  const model::TrainingModel m(w, gpu, e);
+  return w.tokens_per_gpu / m.AtClock(gpu.spec().sm_clock_max).time_s();
+}
+
+}  // namespace
+
+core::Result<std::vector<TrainingMeasurement>> ParseTrainingMeasurements(
+    std::string_view text, const std::string& source) {
+  if (core::Trim(text.substr(0, text.find('\n'))) != kTrainingHeader) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}:1: expected the header '{}'", source, kTrainingHeader)));
+  }
+  std::vector<TrainingMeasurement> out;
+  HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
+      text, source, kTrainingColumns,
+      [&out](const std::vector<std::string_view>& f, const std::string&) -> core::Status {
+        HEADROOM_ASSIGN_OR_RETURN(TrainingMeasurement row, ParseTrainingRow(f));
+        out.push_back(std::move(row));
+        return core::Ok();
+      }));
+  return out;
+}
+
+core::Result<std::vector<TrainingMeasurement>> EmbeddedTrainingMeasurements() {
+  for (const core::EmbeddedFile& f : EmbeddedValidationFiles()) {
+    if (std::string_view(f.path).ends_with("/training.csv")) {
+      return ParseTrainingMeasurements(f.content, std::string(f.path));
+    }
+  }
+  return core::Fail(core::Error::Internal("data/validation/training.csv is not built in"));
+}
+
+core::Result<model::TrainingCell> ValidateTraining(
+    const HardwareCatalog& hardware, const std::vector<TrainingMeasurement>& rows,
+    const std::vector<std::string>& calibration_models, int worst) {
+  model::TrainingCell cell;
+  cell.calibration_models = calibration_models;
+  std::map<std::string, std::vector<const TrainingMeasurement*>> calibration;
+  for (const TrainingMeasurement& t : rows) {
+    if (cell.dataset.empty()) cell.dataset = t.dataset;
+    if (std::find(calibration_models.begin(), calibration_models.end(), t.model.name) !=
+        calibration_models.end()) {
+      calibration[t.gpu].push_back(&t);
+      ++cell.calibration_rows;
+    }
+  }
+  std::map<std::string, double> efficiency;
+  for (const auto& [gpu_name, fit_rows] : calibration) {
+    auto gpu = hardware.Gpu(gpu_name);
+    if (!gpu) return core::Fail(gpu.error().WithContext(fit_rows.front()->source));
+    const model::GpuPowerModel power_model(**gpu);
+    // One parameter: the least squared log error over a fine grid is exact enough (0.1%).
+    double best = 0, best_loss = std::numeric_limits<double>::infinity();
+    for (double e = 0.05; e <= 1.0 + 1e-9; e += 0.001) {
+      double loss = 0;
+      for (const TrainingMeasurement* t : fit_rows) {
+        loss +=
+            std::pow(std::log(PredictTokensPerS(*t, power_model, e) / t->tokens_per_s_per_gpu), 2);
+      }
+      if (loss < best_loss) {
+        best_loss = loss;
+        best = e;
+      }
+    }
+    efficiency[gpu_name] = best;
+    cell.efficiency.emplace_back(gpu_name, best);
+  }
+  for (const TrainingMeasurement& t : rows) {
+    if (std::find(calibration_models.begin(), calibration_models.end(), t.model.name) !=
+        calibration_models.end()) {
+      continue;
+    }
+    auto it = efficiency.find(t.gpu);
+    if (it == efficiency.end()) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("{}: no calibration rows on {} to fit its efficiency", t.source, t.gpu)));
+    }
+    const double predicted =
+        PredictTokensPerS(t, model::GpuPowerModel(**hardware.Gpu(t.gpu)), it->second);
+    const double error = predicted / t.tokens_per_s_per_gpu - 1.0;
+    ++cell.rows;
+    cell.mape += std::abs(error);
+    cell.bias += error;
+    cell.worst.push_back(
+        {t.source, t.model.name, t.gpu, t.seq_len, t.tokens_per_s_per_gpu, predicted, error});
+  }
+  if (cell.rows > 0) {
+    cell.mape /= cell.rows;
+    cell.bias /= cell.rows;
+  }
+  std::sort(cell.worst.begin(), cell.worst.end(),
+            [](const auto& a, const auto& b) { return std::abs(a.error) > std::abs(b.error); });
+  if (cell.worst.size() > static_cast<std::size_t>(worst)) cell.worst.resize(worst);
+  return cell;
 }
 
 }  // namespace headroom::catalog

@@ -15,6 +15,7 @@
 #include "catalog/model_catalog.h"
 #include "core/result.h"
 #include "model/measurement.h"
+#include "model/model_spec.h"
 #include "model/validation_result.h"
 
 namespace headroom::catalog {
@@ -39,6 +40,32 @@ struct ValidationCatalogs {
 // (the error a user sees who does not choose an engine). `worst` rows per cell.
 ValidationReport Validate(const ValidationCatalogs& catalogs,
                           const std::vector<model::Measurement>& rows, int worst);
+
+// data/validation/training.csv: tokens/s per GPU of a training run, with the model's
+// architecture in the row (llm-foundry's MPT family).
+struct TrainingMeasurement {
+  std::string dataset;
+  model::ModelSpec model;
+  std::string gpu;
+  int gpu_count = 0;
+  int seq_len = 0;
+  int micro_batch = 0;
+  double tokens_per_s_per_gpu = 0;
+  std::string source;
+};
+[[nodiscard]] core::Result<std::vector<TrainingMeasurement>> ParseTrainingMeasurements(
+    std::string_view text, const std::string& source);
+[[nodiscard]] core::Result<std::vector<TrainingMeasurement>> EmbeddedTrainingMeasurements();
+
+// The training model (model/training_model.h) on `rows`: the compute efficiency per GPU type
+// fitted on the rows of `calibration_models` (by the model's name) only, the rest scored.
+// kInvalidArgument when a GPU type has no calibration rows or is not catalogued.
+[[nodiscard]] core::Result<model::TrainingCell> ValidateTraining(
+    const HardwareCatalog& hardware, const std::vector<TrainingMeasurement>& rows,
+    const std::vector<std::string>& calibration_models, int worst);
+// The calibration subset of the shipped training rows: three sizes spread over the family
+// (1.3B, 6.7B, 30B), so every other size (125M to 70B) is a prediction.
+inline const std::vector<std::string> kTrainingCalibrationModels = {"MPT-1b", "MPT-7b", "MPT-30b"};
 
 // Refits `engine`'s calibration on its calibration rows (InferenceFits::calibration()): one fit
 // per GPU type measured; GPU types without power rows keep the default engine's overhead

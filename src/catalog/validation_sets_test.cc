@@ -224,3 +224,36 @@ TEST(UserProfileTest, RowsBecomeMeasurementsAndQueuedBatchesAreLeftOut) {
 
 }  // namespace
 }  // namespace headroom::catalog
+
+namespace headroom::catalog {
+namespace {
+
+// The training model against llm-foundry's MPT throughput: the compute efficiency per GPU type
+// is fitted on three sizes only and every other size is predicted (docs/inference-model.md).
+TEST(TrainingValidationTest, PredictsTheSizesItWasNotFittedOn) {
+  auto rows = EmbeddedTrainingMeasurements();
+  ASSERT_TRUE(rows) << rows.error().message();
+  EXPECT_GT(rows->size(), 200u);
+  const Suite& s = TheSuite();
+  auto cell = ValidateTraining(s.hardware, *rows, kTrainingCalibrationModels, 1000);
+  ASSERT_TRUE(cell) << cell.error().message();
+  EXPECT_EQ(cell->rows + cell->calibration_rows, static_cast<int>(rows->size()));
+  EXPECT_GT(cell->rows, 100);
+  EXPECT_LE(cell->mape, 0.11);
+  for (const auto& w : cell->worst) {
+    EXPECT_EQ(
+        std::count(kTrainingCalibrationModels.begin(), kTrainingCalibrationModels.end(), w.model),
+        0);
+  }
+  ASSERT_EQ(cell->efficiency.size(), 3u);
+  for (const auto& [gpu, e] : cell->efficiency) {
+    EXPECT_GT(e, 0.3) << gpu;  // a model FLOPs utilization, as published: 35-60%
+    EXPECT_LT(e, 0.7) << gpu;
+  }
+  auto bad = ParseTrainingMeasurements("dataset,model\n", "t.csv");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("t.csv:1: expected the header"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace headroom::catalog

@@ -31,7 +31,14 @@ int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
   if (!rows) return ReportError(rows.error());
   catalog::ValidationReport report =
       catalog::Validate({&*hardware, &*models, &engines->engines}, *rows, o.worst);
-  if (!o.engine.engine.empty()) {
+  if (o.engine.engine.empty()) {
+    auto training = catalog::EmbeddedTrainingMeasurements();
+    if (!training) return ReportError(training.error());
+    auto cell = catalog::ValidateTraining(*hardware, *training, catalog::kTrainingCalibrationModels,
+                                          o.worst);
+    if (!cell) return ReportError(cell.error());
+    report.training.push_back(std::move(*cell));
+  } else {
     std::erase_if(report.cells,
                   [&o](const catalog::ValidationCell& c) { return c.engine != o.engine.engine; });
     std::erase_if(report.skipped,

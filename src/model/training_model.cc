@@ -16,7 +16,9 @@ TrainingModel::TrainingModel(TrainingWorkload workload, GpuPowerModel gpu,
 Phase TrainingModel::ComputePhase() const {
   const double params = workload_.model.TotalParams();
   Phase phase;
-  phase.flops = 6.0 * params * workload_.tokens_per_gpu;
+  const ModelSpec& m = workload_.model;
+  const double attention_per_token = 12.0 * m.layers * m.attention_dim() * workload_.seq_len;
+  phase.flops = (6.0 * params + attention_per_token) * workload_.tokens_per_gpu;
   phase.bytes = kBytesPerParameter * params;
   phase.compute_efficiency = efficiency_.compute_efficiency;
   phase.memory_efficiency = efficiency_.memory_efficiency;

@@ -1,7 +1,8 @@
 // TrainingModel: one data-parallel training iteration on one GPU as a compute phase (forward and
-// backward pass: 6 FLOPs per parameter per token) and a synchronization phase (gradient
-// all-reduce and barrier) whose length does not depend on the SM clock and whose power dips to a
-// per-workload level, synchronized across the job's GPUs. Pure; thread-safe once built.
+// backward pass: 6 FLOPs per parameter per token, plus attention over the sequence) and a
+// synchronization phase (gradient all-reduce and barrier) whose length does not depend on the SM
+// clock and whose power dips to a per-workload level, synchronized across the job's GPUs. Pure;
+// thread-safe once built.
 #ifndef HEADROOM_MODEL_TRAINING_MODEL_H_
 #define HEADROOM_MODEL_TRAINING_MODEL_H_
 
@@ -18,9 +19,12 @@ struct TrainingWorkload {
   ModelSpec model;
   int gpus = 8;
   double tokens_per_gpu = 8192;  // per iteration
-  double sync_fraction = 0.2;    // of an iteration at the maximum clock
-  double sync_activity = 0.0;    // SM and memory activity while synchronizing
-  double sync_busy = 1.0;        // share of the synchronization with kernels resident
+  // Sequence length, for the attention FLOPs (12 x layers x attention width x seq_len per token,
+  // forward and backward); 0 leaves attention out (short sequences, where it is negligible).
+  int seq_len = 0;
+  double sync_fraction = 0.2;  // of an iteration at the maximum clock
+  double sync_activity = 0.0;  // SM and memory activity while synchronizing
+  double sync_busy = 1.0;      // share of the synchronization with kernels resident
 };
 
 struct IterationEstimate {

@@ -6,6 +6,7 @@
 #define HEADROOM_MODEL_VALIDATION_RESULT_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/measurement.h"
@@ -40,9 +41,32 @@ struct SkippedRows {
   int rows = 0;
 };
 
+// The training model on one data set: tokens/s per GPU, with the compute efficiency fitted per
+// GPU type on the calibration models' rows and scored on the others'.
+struct TrainingCell {
+  std::string dataset;
+  std::vector<std::string> calibration_models = {};
+  std::vector<std::pair<std::string, double>> efficiency = {};  // per GPU type, fitted
+  int rows = 0;
+  int calibration_rows = 0;
+  double mape = 0;
+  double bias = 0;
+  struct Worst {
+    std::string source;
+    std::string model;
+    std::string gpu;
+    int seq_len = 0;
+    double measured = 0;
+    double predicted = 0;
+    double error = 0;
+  };
+  std::vector<Worst> worst = {};
+};
+
 struct ValidationReport {
   std::vector<ValidationCell> cells;
   std::vector<SkippedRows> skipped;
+  std::vector<TrainingCell> training = {};
 };
 
 struct ProfileMetricError {

@@ -47,7 +47,31 @@ ordered_json ValidationJson(const model::ValidationReport& report) {
   for (const model::SkippedRows& s : report.skipped) {
     skipped.push_back({{"engine", s.engine}, {"reason", s.reason}, {"rows", s.rows}});
   }
-  return {{"cells", cells}, {"skipped", skipped}};
+  ordered_json training = ordered_json::array();
+  for (const model::TrainingCell& t : report.training) {
+    ordered_json efficiency = ordered_json::object();
+    for (const auto& [gpu, e] : t.efficiency) efficiency[gpu] = e;
+    ordered_json worst = ordered_json::array();
+    for (const auto& w : t.worst) {
+      worst.push_back({{"source", w.source},
+                       {"model", w.model},
+                       {"gpu", w.gpu},
+                       {"seq_len", w.seq_len},
+                       {"measured", w.measured},
+                       {"predicted", w.predicted},
+                       {"error", w.error}});
+    }
+    training.push_back({{"dataset", t.dataset},
+                        {"metric", "tokens_per_s_per_gpu"},
+                        {"calibration_models", t.calibration_models},
+                        {"compute_efficiency", efficiency},
+                        {"rows", t.rows},
+                        {"calibration_rows", t.calibration_rows},
+                        {"mape", t.mape},
+                        {"bias", t.bias},
+                        {"worst", worst}});
+  }
+  return {{"cells", cells}, {"skipped", skipped}, {"training", training}};
 }
 
 std::string ValidationText(const model::ValidationReport& report, const TextStyle& style) {
@@ -76,6 +100,21 @@ std::string ValidationText(const model::ValidationReport& report, const TextStyl
       "The inference model against measurements published by others (data/validation/), on the "
       "rows each engine calibration was not fitted on:\n\n" +
       table.Render(style);
+  for (const model::TrainingCell& t : report.training) {
+    std::string efficiency;
+    for (const auto& [gpu, e] : t.efficiency) {
+      efficiency += fmt::format("{}{} {:.3f}", efficiency.empty() ? "" : ", ", gpu, e);
+    }
+    out += fmt::format(
+        "\nTraining throughput ({}, tokens/s per GPU): {} rows scored, MAPE {:.1f}%, bias "
+        "{:+.1f}%; compute efficiency fitted on {} ({} rows): {}\n",
+        t.dataset, t.rows, t.mape * 100, t.bias * 100, fmt::join(t.calibration_models, ", "),
+        t.calibration_rows, efficiency);
+    for (const auto& w : t.worst) {
+      out += fmt::format("  worst: {:+.0f}% {} on {} at sequence {} ({})\n", w.error * 100, w.model,
+                         w.gpu, w.seq_len, w.source);
+    }
+  }
   if (!report.skipped.empty()) {
     out += "\nNot scored:\n";
     for (const model::SkippedRows& s : report.skipped) {
