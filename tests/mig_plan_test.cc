@@ -243,8 +243,8 @@ class MigCharacterizeDeviceTest : public ::testing::Test {
         "HEADROOM_NVML_LIBRARY={} HEADROOM_FAKE_NVML_COUNT=1 HEADROOM_FAKE_NVML_MIG_STATE={} {}",
         FAKE_NVML, (dir_.path() / "mig.state").string(), extra);
   }
-  std::string ShownLayout() const {
-    const CommandRun run = Headroom("mig show --backend nvml --json", Env());
+  std::string ShownLayout(const std::string& extra_env = "") const {
+    const CommandRun run = Headroom("mig show --backend nvml --json", Env(extra_env));
     auto j = nlohmann::json::parse(run.out, nullptr, false);
     if (j.is_discarded()) return "unparsed: " + run.out;
     return j["gpus"][0].value("layout", "none: " + run.out);
@@ -339,11 +339,15 @@ TEST_F(MigCharacterizeDeviceTest, EnableMigRefusesWhenTheGpuWouldNeedAReset) {
 TEST_F(MigCharacterizeDeviceTest, CtrlCStopsTheCopiesAndRestoresTheLayout) {
   // Run in the background, interrupt it while the copies sleep, then read the layout back.
   const fs::path out = dir_.path() / "out.txt";
+  const std::string mig =
+      "HEADROOM_FAKE_NVML_MIG=1 HEADROOM_FAKE_NVML_MIG_LAYOUT=4g.40gb@0,3g.40gb@4";
+  // The state file first: otherwise a poll below (which sets no MIG variables) can start before
+  // the background process and create the file with MIG off, which that process then reads.
+  ASSERT_EQ(ShownLayout(mig), "4g.40gb@0,3g.40gb@4");
   const std::string line = fmt::format(
       "{} {} mig characterize --backend nvml --layout 1g.10gb@0,1g.10gb@1 --idle 0.1 --out {} "
       "-- sleep 30 > {} 2>&1 & echo $!",
-      Env("HEADROOM_FAKE_NVML_MIG=1 HEADROOM_FAKE_NVML_MIG_LAYOUT=4g.40gb@0,3g.40gb@4"),
-      HEADROOM_BINARY, dir_.path().string(), out.string());
+      Env(mig), HEADROOM_BINARY, dir_.path().string(), out.string());
   FILE* pipe = popen(line.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   int pid = 0;

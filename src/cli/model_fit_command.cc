@@ -1,6 +1,7 @@
-// `headroom model fit`: fits the inference model's efficiency parameters per GPU type on a
-// measured latency profile, reports MAPE on training and held-out points, and can write the
-// parameters the product ships (data/fits/splitwise-sim.yaml).
+// `headroom model fit`: fits a serving engine's calibration (the inference model's efficiency
+// parameters per GPU type) on a measured latency profile (SplitwiseSim's, or a user's rows), or
+// refits a built-in engine on its calibration rows of the validation suite (--engine); reports
+// the error on the configurations held out, and can write the calibration (data/fits/).
 #include <iostream>
 #include <memory>
 
@@ -155,7 +156,9 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
 
 void AddModelFit(CLI::App* model, const GlobalOptions& global, RunFunction* run) {
   CLI::App* cmd = model->add_subcommand(
-      "fit", "Fit the inference model's per-GPU efficiencies on a measured latency profile");
+      "fit",
+      "Fit a serving engine's calibration: on a measured profile (yours, or the built-in one), or "
+      "a built-in engine on its rows of the validation suite");
   auto* options = OptionsRunBy(cmd, run, global, RunFit);
   auto* engine = cmd->add_option(
       "--engine", options->engine,
