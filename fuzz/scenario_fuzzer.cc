@@ -8,9 +8,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace headroom;
   static const catalog::ModelCatalog models = *catalog::ModelCatalog::Embedded();
-  static const catalog::InferenceFits fits = *catalog::InferenceFits::Embedded();
+  static const catalog::EngineCatalog engines = *catalog::EngineCatalog::Embedded();
   auto scenario = sim::ParseScenario(fuzz::Text(data, size), "fuzz.yaml");
   if (!scenario) return 0;
-  (void)sim::Resolve(*scenario, {.hardware = &fuzz::Hardware(), .models = &models, .fits = &fits});
+  (void)sim::Resolve(*scenario,
+                     {.hardware = &fuzz::Hardware(), .models = &models, .engines = &engines});
   return 0;
 }
