@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "catalog/embedded_data.h"
 #include "core/files.h"
@@ -47,6 +48,18 @@ core::Result<model::InferenceEfficiency> ParseEfficiency(const core::YamlReader&
   e.allreduce_step_s = step_ms / 1e3;
   HEADROOM_ASSIGN_OR_RETURN(e.overhead_activity, f.NumberIn("overhead_activity", 0, 1));
   return e;
+}
+
+// A string as a YAML double-quoted scalar (a JSON string literal is one): names and
+// descriptions come from users' files and flags, and may hold ':', '#' or quotes.
+std::string Quoted(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string QuotedList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + Quoted(item);
+  return out;
 }
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
@@ -156,13 +169,14 @@ void InferenceFits::SetFit(const std::string& gpu, const model::InferenceEfficie
 }
 
 std::string InferenceFits::ToYaml(std::string_view comment) const {
-  std::string out = fmt::format("{}engine: {}\ndescription: {}\n", comment, engine_, description_);
-  if (!profile_.empty()) out += fmt::format("profile: {}\n", profile_);
+  std::string out = fmt::format("{}engine: {}\ndescription: {}\n", comment, Quoted(engine_),
+                                Quoted(description_));
+  if (!profile_.empty()) out += fmt::format("profile: {}\n", Quoted(profile_));
   if (calibration_) {
     out += fmt::format(
         "calibration:  # the validation suite's rows it was fitted on\n"
         "  datasets: [{}]\n  models: [{}]\n",
-        fmt::join(calibration_->datasets, ", "), fmt::join(calibration_->models, ", "));
+        QuotedList(calibration_->datasets), QuotedList(calibration_->models));
   }
   out += "fits:\n";
   std::string activity_from;
@@ -170,9 +184,13 @@ std::string InferenceFits::ToYaml(std::string_view comment) const {
     std::string activity_note;
     if (auto it = activity_from_.find(gpu); it != activity_from_.end()) {
       if (fitted_.contains(it->second)) {
-        activity_from += fmt::format("  {}: {}\n", gpu, it->second);
+        activity_from += fmt::format("  {}: {}\n", Quoted(gpu), Quoted(it->second));
       } else {
-        activity_note = "  # " + it->second;
+        // A comment ends at the line: keep the note on it.
+        std::string note = it->second;
+        std::replace_if(
+            note.begin(), note.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+        activity_note = "  # " + note;
       }
     }
     out += fmt::format(
@@ -181,7 +199,7 @@ std::string InferenceFits::ToYaml(std::string_view comment) const {
         "    prefill_layer_per_sequence_ms: {:.6f}\n    decode_layer_overhead_ms: {:.6f}\n"
         "    per_sequence_ms: {:.6f}\n    allreduce_step_ms: {:.6f}\n"
         "    overhead_activity: {:.3f}{}\n",
-        gpu, e.compute_efficiency, e.half_efficiency_width, e.memory_efficiency,
+        Quoted(gpu), e.compute_efficiency, e.half_efficiency_width, e.memory_efficiency,
         e.prefill_layer_overhead_s * 1e3, e.prefill_layer_per_sequence_s * 1e3,
         e.decode_layer_overhead_s * 1e3, e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3,
         e.overhead_activity, activity_note);
@@ -191,7 +209,9 @@ std::string InferenceFits::ToYaml(std::string_view comment) const {
   }
   if (!borrowed_.empty()) {
     out += "borrowed:  # GPU types this engine was not measured on\n";
-    for (const auto& [gpu, from] : borrowed_) out += fmt::format("  {}: {}\n", gpu, from);
+    for (const auto& [gpu, from] : borrowed_) {
+      out += fmt::format("  {}: {}\n", Quoted(gpu), Quoted(from));
+    }
   }
   return out;
 }

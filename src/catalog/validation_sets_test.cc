@@ -257,3 +257,25 @@ TEST(TrainingValidationTest, PredictsTheSizesItWasNotFittedOn) {
 
 }  // namespace
 }  // namespace headroom::catalog
+
+namespace headroom::catalog {
+namespace {
+
+// Names, descriptions and paths come from users: whatever they hold, the file reads back.
+TEST(EngineCatalogTest, WhatToYamlWritesReadsBackWhateverTheNamesHold) {
+  InferenceFits fits("my: engine # \"x\"", "fitted on /tmp/a: b #c\nd");
+  fits.SetProfile("p: q.csv");
+  fits.SetCalibration({{"set: 1"}, {"m#2", "[x]"}});
+  model::InferenceEfficiency e;
+  e.memory_efficiency = 0.7;
+  fits.SetFit("a100-80gb-sxm", e, "from: \"elsewhere\"\n# and more");
+  auto back = InferenceFits::Parse(fits.ToYaml("# test\n"), "t.yaml");
+  ASSERT_TRUE(back) << back.error().message() << "\n" << fits.ToYaml("# test\n");
+  EXPECT_EQ(back->engine(), "my: engine # \"x\"");
+  EXPECT_EQ(back->description(), "fitted on /tmp/a: b #c\nd");
+  EXPECT_EQ(back->calibration()->models, (std::vector<std::string>{"m#2", "[x]"}));
+  EXPECT_DOUBLE_EQ(back->For("a100-40gb-sxm")->efficiency.memory_efficiency, 0.7);
+}
+
+}  // namespace
+}  // namespace headroom::catalog
