@@ -360,14 +360,34 @@ TEST(CliTest, ModelPredictTakesAnEngineAndModelValidateScoresEveryOne) {
   ASSERT_EQ(validate.exit_code, 0) << validate.out;
   std::set<std::string> engines;
   const auto report = nlohmann::json::parse(validate.out);
+  bool energy_scored = false;
   for (const auto& cell : report["cells"]) {
     engines.insert(cell["engine"].get<std::string>());
+    // Energy per token against ML.ENERGY misses its target (docs/inference-model.md); its
+    // bound is pinned in ServingEnergyValidationTest.
+    if (cell["metric"] == "j_per_token") {
+      energy_scored |= cell["engine"] == "vllm" && cell["rows"].get<int>() > 0;
+      continue;
+    }
     if (cell["own_engine"].get<bool>()) {
       EXPECT_LT(cell["mape"].get<double>(), 0.2) << cell;
     }
   }
+  EXPECT_TRUE(energy_scored) << validate.out;
   EXPECT_EQ(engines, (std::set<std::string>{"deepspeed-mii", "lmdeploy", "splitwise-sim", "trtllm",
                                             "vllm"}));
+  ASSERT_EQ(report["fitted_workloads"].size(), 1u);
+  EXPECT_EQ(report["fitted_workloads"][0]["dataset"], "mlenergy-v2");
+  ASSERT_EQ(report["mig_scaling"].size(), 1u);
+  EXPECT_GT(report["mig_scaling"][0]["rows"].get<int>(), 50);
+  EXPECT_LT(report["mig_scaling"][0]["mape"].get<double>(), 0.2);
+  EXPECT_EQ(report["training"].size(), 1u);
+  // One engine asked for: only its cells, and neither training nor MIG scaling.
+  const CommandRun only = Headroom("model validate --engine vllm --json");
+  ASSERT_EQ(only.exit_code, 0) << only.out;
+  const auto only_report = nlohmann::json::parse(only.out);
+  for (const auto& cell : only_report["cells"]) EXPECT_EQ(cell["engine"], "vllm");
+  EXPECT_TRUE(only_report["mig_scaling"].empty());
   const CommandRun refit = Headroom("model fit --engine lmdeploy --json");
   ASSERT_EQ(refit.exit_code, 0) << refit.out;
   EXPECT_EQ(nlohmann::json::parse(refit.out)["cells"].size(), 2u);

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "catalog/embedded_data.h"
+#include "catalog/mig_scaling_validation.h"
+#include "catalog/serving_energy_validation.h"
 #include "core/parse.h"
 #include "model/engine_fit.h"
 #include "model/training_model.h"
@@ -44,7 +46,9 @@ core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f
   const auto metric = model::MetricFromName(f[8]);
   if (!metric) {
     return core::Fail(core::Error::InvalidArgument(
-        fmt::format("metric '{}' is not one of prefill_ms, decode_ms, e2e_s, gpu_power_w", f[8])));
+        fmt::format("metric '{}' is not one of prefill_ms, decode_ms, e2e_s, gpu_power_w, "
+                    "j_per_token",
+                    f[8])));
   }
   m.metric = *metric;
   auto value = core::ParseDouble(f[9]);
@@ -59,7 +63,8 @@ core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f
         fmt::format("idle_tail_s '{}' is not a number of seconds in [0, 3600]", f[10])));
   }
   m.idle_tail_s = *tail;
-  if ((m.metric == model::Metric::kDecodeMs || m.metric == model::Metric::kEndToEndS) &&
+  if ((m.metric == model::Metric::kDecodeMs || m.metric == model::Metric::kEndToEndS ||
+       m.metric == model::Metric::kJoulesPerToken) &&
       m.output < 1) {
     return core::Fail(
         core::Error::InvalidArgument(fmt::format("{} needs output_tokens >= 1", f[8])));
@@ -106,44 +111,55 @@ void ScoreEngine(const ValidationCatalogs& c, const InferenceFits& engine, bool 
       ++cell.calibration_rows;
       continue;
     }
-    const auto resolved = ResolveRow(c, m);
-    if (const auto* why = std::get_if<std::string>(&resolved)) {
+    const auto predicted = PredictRow(c, engine, m);
+    if (const auto* why = std::get_if<std::string>(&predicted)) {
       ++skipped[*why];
       continue;
     }
-    const Resolved& r = std::get<Resolved>(resolved);
-    auto fit = engine.For(r.gpu->name);
-    if (!fit) {
-      ++skipped[fmt::format("no calibration for {}", r.gpu->name)];
-      continue;
-    }
-    const model::InferenceModel im(*r.spec, model::GpuPowerModel(*r.gpu), fit->efficiency);
-    if (!model::FitsInMemory(im, m)) {
-      ++skipped["the batch's KV cache does not fit in memory (the engine queued it)"];
-      continue;
-    }
-    const double predicted = model::Predict(im, m);
-    const double error = predicted / m.value - 1.0;
-    ++cell.rows;
-    cell.mape += std::abs(error);
-    cell.bias += error;
-    cell.worst.push_back({m, predicted, error});
+    AddScore(&cell, m, std::get<double>(predicted));
   }
   for (auto& [key, cell] : cells) {
-    if (cell.rows > 0) {
-      cell.mape /= cell.rows;
-      cell.bias /= cell.rows;
-    }
-    std::sort(cell.worst.begin(), cell.worst.end(), [](const RowError& a, const RowError& b) {
-      return std::abs(a.error) > std::abs(b.error);
-    });
-    if (cell.worst.size() > static_cast<std::size_t>(worst)) cell.worst.resize(worst);
+    FinishCell(&cell, worst);
     out->cells.push_back(std::move(cell));
   }
   for (const auto& [reason, n] : skipped) out->skipped.push_back({engine.engine(), reason, n});
 }
 
 }  // namespace
+
+std::variant<double, std::string> PredictRow(const ValidationCatalogs& c,
+                                             const InferenceFits& engine,
+                                             const model::Measurement& m) {
+  const auto resolved = ResolveRow(c, m);
+  if (const auto* why = std::get_if<std::string>(&resolved)) return *why;
+  const Resolved& r = std::get<Resolved>(resolved);
+  auto fit = engine.For(r.gpu->name);
+  if (!fit) return fmt::format("no calibration for {}", r.gpu->name);
+  const model::InferenceModel im(*r.spec, model::GpuPowerModel(*r.gpu), fit->efficiency);
+  if (!model::FitsInMemory(im, m)) {
+    return std::string("the batch's KV cache does not fit in memory (the engine queued it)");
+  }
+  return model::Predict(im, m);
+}
+
+void AddScore(ValidationCell* cell, const model::Measurement& m, double predicted) {
+  const double error = predicted / m.value - 1.0;
+  ++cell->rows;
+  cell->mape += std::abs(error);
+  cell->bias += error;
+  cell->worst.push_back({m, predicted, error});
+}
+
+void FinishCell(ValidationCell* cell, int worst) {
+  if (cell->rows > 0) {
+    cell->mape /= cell->rows;
+    cell->bias /= cell->rows;
+  }
+  std::sort(cell->worst.begin(), cell->worst.end(), [](const RowError& a, const RowError& b) {
+    return std::abs(a.error) > std::abs(b.error);
+  });
+  if (cell->worst.size() > static_cast<std::size_t>(worst)) cell->worst.resize(worst);
+}
 
 core::Result<std::vector<model::Measurement>> ParseInferenceMeasurements(
     std::string_view text, const std::string& source) {
@@ -372,6 +388,39 @@ core::Result<model::TrainingCell> ValidateTraining(
             [](const auto& a, const auto& b) { return std::abs(a.error) > std::abs(b.error); });
   if (cell.worst.size() > static_cast<std::size_t>(worst)) cell.worst.resize(worst);
   return cell;
+}
+
+core::Result<ValidationReport> ValidateBuiltInSuite(const ValidationCatalogs& catalogs,
+                                                    const MigCatalog& mig,
+                                                    const std::string& only_engine, int worst) {
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<model::Measurement> rows,
+                            EmbeddedInferenceMeasurements());
+  ValidationReport report = Validate(catalogs, rows, worst);
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<model::Measurement> energy,
+                            EmbeddedServingEnergyMeasurements());
+  // ML.ENERGY ran vLLM: its calibration fits the prompt length, whichever engine is asked for.
+  HEADROOM_RETURN_IF_ERROR(ValidateServingEnergy(catalogs, "vllm", energy,
+                                                 kServingEnergyCalibrationModels, worst, &report));
+  if (!only_engine.empty()) {
+    std::erase_if(report.cells, [&](const ValidationCell& c) { return c.engine != only_engine; });
+    std::erase_if(report.skipped, [&](const SkippedRows& s) { return s.engine != only_engine; });
+    return report;
+  }
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<TrainingMeasurement> training,
+                            EmbeddedTrainingMeasurements());
+  HEADROOM_ASSIGN_OR_RETURN(
+      model::TrainingCell training_cell,
+      ValidateTraining(*catalogs.hardware, training, kTrainingCalibrationModels, worst));
+  report.training.push_back(std::move(training_cell));
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<MigScalingMeasurement> slices,
+                            EmbeddedMigScalingMeasurements());
+  HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* gpu, catalogs.hardware->Gpu(kMigScalingGpu));
+  HEADROOM_ASSIGN_OR_RETURN(const mig::GpuMigSpec* profiles, mig.Gpu(kMigScalingGpu));
+  HEADROOM_ASSIGN_OR_RETURN(
+      model::MigScalingCell scaling,
+      ValidateMigScaling(*gpu, *profiles, slices, kMigScalingCalibrationWorkloads, worst));
+  report.mig_scaling.push_back(std::move(scaling));
+  return report;
 }
 
 }  // namespace headroom::catalog

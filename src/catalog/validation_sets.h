@@ -8,10 +8,12 @@
 
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "catalog/hardware_catalog.h"
 #include "catalog/inference_fits.h"
+#include "catalog/mig_catalog.h"
 #include "catalog/model_catalog.h"
 #include "core/result.h"
 #include "model/measurement.h"
@@ -66,6 +68,24 @@ struct TrainingMeasurement {
 // The calibration subset of the shipped training rows: three sizes spread over the family
 // (1.3B, 6.7B, 30B), so every other size (125M to 70B) is a prediction.
 inline const std::vector<std::string> kTrainingCalibrationModels = {"MPT-1b", "MPT-7b", "MPT-30b"};
+
+// What the validations share: the model's value for a row under `engine` at the row's GPU type
+// (or why it cannot be scored: the model or GPU is not catalogued, the engine has no calibration
+// for it, the batch does not fit in memory); a scored row added to a cell; the cell's means and
+// its `worst` rows once every row is in.
+std::variant<double, std::string> PredictRow(const ValidationCatalogs& catalogs,
+                                             const InferenceFits& engine,
+                                             const model::Measurement& m);
+void AddScore(ValidationCell* cell, const model::Measurement& m, double predicted);
+void FinishCell(ValidationCell* cell, int worst);
+
+// Everything `headroom model validate` prints, from the built-in suite: Validate on the inference
+// rows, ML.ENERGY's energy per token (serving_energy_validation.h), and, unless `only_engine`
+// names one engine (then only its cells), training throughput and MIG slice scaling
+// (mig_scaling_validation.h) on `mig`'s profiles of the GPU MISO measured.
+[[nodiscard]] core::Result<ValidationReport> ValidateBuiltInSuite(
+    const ValidationCatalogs& catalogs, const MigCatalog& mig, const std::string& only_engine,
+    int worst);
 
 // Refits `engine`'s calibration on its calibration rows (InferenceFits::calibration()): one fit
 // per GPU type measured; GPU types without power rows keep the default engine's overhead

@@ -27,25 +27,13 @@ int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
   if (!models) return ReportError(models.error());
   auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
   if (!engines) return ReportError(engines.error());
-  auto rows = catalog::EmbeddedInferenceMeasurements();
-  if (!rows) return ReportError(rows.error());
-  catalog::ValidationReport report =
-      catalog::Validate({&*hardware, &*models, &engines->engines}, *rows, o.worst);
-  if (o.engine.engine.empty()) {
-    auto training = catalog::EmbeddedTrainingMeasurements();
-    if (!training) return ReportError(training.error());
-    auto cell = catalog::ValidateTraining(*hardware, *training, catalog::kTrainingCalibrationModels,
-                                          o.worst);
-    if (!cell) return ReportError(cell.error());
-    report.training.push_back(std::move(*cell));
-  } else {
-    std::erase_if(report.cells,
-                  [&o](const catalog::ValidationCell& c) { return c.engine != o.engine.engine; });
-    std::erase_if(report.skipped,
-                  [&o](const catalog::SkippedRows& s) { return s.engine != o.engine.engine; });
-  }
-  std::cout << (o.json ? report::ValidationJson(report).dump(2) + "\n"
-                       : report::ValidationText(report, StdoutStyle()));
+  auto mig = catalog::MigCatalog::Embedded();
+  if (!mig) return ReportError(mig.error());
+  auto report = catalog::ValidateBuiltInSuite({&*hardware, &*models, &engines->engines}, *mig,
+                                              o.engine.engine, o.worst);
+  if (!report) return ReportError(report.error());
+  std::cout << (o.json ? report::ValidationJson(*report).dump(2) + "\n"
+                       : report::ValidationText(*report, StdoutStyle()));
   return kExitOk;
 }
 

@@ -6,11 +6,12 @@
 namespace headroom::model {
 namespace {
 
-constexpr std::array<std::pair<Metric, std::string_view>, 4> kMetricNames = {{
+constexpr std::array<std::pair<Metric, std::string_view>, 5> kMetricNames = {{
     {Metric::kPrefillMs, "prefill_ms"},
     {Metric::kDecodeMs, "decode_ms"},
     {Metric::kEndToEndS, "e2e_s"},
     {Metric::kGpuPowerW, "gpu_power_w"},
+    {Metric::kJoulesPerToken, "j_per_token"},
 }};
 
 PhaseEstimate Prefill(const InferenceModel& model, const Measurement& m) {
@@ -57,6 +58,16 @@ double Predict(const InferenceModel& model, const Measurement& m) {
       const double joules = (prefill.energy.value() + m.output * decode.energy.value()) / m.tp +
                             model.gpu().spec().idle_power.value() * m.idle_tail_s;
       return joules / (busy_s + m.idle_tail_s);
+    }
+    case Metric::kJoulesPerToken: {
+      // A request's prompt is prefilled once, on its own (prefills of waiting requests run as
+      // iterations of their own with chunked prefill off, as in ML.ENERGY's runs; the energy of
+      // a compute-bound prefill is close to linear in its tokens, so batching them changes
+      // little); each of its tokens is one sequence's share of a decode step of the full batch.
+      Measurement one = m;
+      one.batch = 1;
+      return Prefill(model, one).energy.value() / m.output +
+             DecodeStep(model, m).energy.value() / m.batch;
     }
   }
   return 0;

@@ -18,9 +18,13 @@ enum class Metric {
   kDecodeMs,   // one decode step of the batch
   kEndToEndS,  // one static batch: prefill, then `output` decode steps
   kGpuPowerW,  // mean power of one GPU over the batch (and any idle tail)
+  // Energy of all tp GPUs per generated token when serving at saturation (continuous batching
+  // with `batch` sequences always running): each request's prefill, and its share of the decode
+  // steps of the full batch.
+  kJoulesPerToken,
 };
 
-// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w".
+// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w", "j_per_token".
 std::string_view MetricName(Metric metric);
 std::optional<Metric> MetricFromName(std::string_view name);
 
@@ -31,8 +35,8 @@ struct Measurement {
   std::string gpu;
   int tp = 1;
   int batch = 1;
-  int input = 0;   // prompt tokens per sequence
-  int output = 0;  // generated tokens per sequence
+  int input = 0;   // prompt tokens per sequence (the mean, for j_per_token)
+  int output = 0;  // generated tokens per sequence (the mean, for j_per_token)
   Metric metric = Metric::kDecodeMs;
   double value = 0;        // in the metric's unit
   double idle_tail_s = 0;  // idle seconds a power average includes after the batch

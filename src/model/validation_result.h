@@ -63,10 +63,51 @@ struct TrainingCell {
   std::vector<Worst> worst = {};
 };
 
+// A quantity of a data set's workload that its rows do not carry (ML.ENERGY's mean prompt
+// length), fitted on the rows of its calibration models under one engine calibration and then
+// used for every row of the data set.
+struct FittedWorkload {
+  std::string dataset;
+  std::string engine;
+  std::vector<std::string> calibration_models = {};
+  int calibration_rows = 0;
+  std::string quantity;  // e.g. "mean prompt tokens"
+  double value = 0;
+};
+
+// The MIG slice model's throughput scaling on one data set: each workload at each batch size is
+// fitted on its smallest and largest slices, the slices in between are scored; the share of the
+// per-sample time that scales with SMs (the rest scales with memory slices) is fitted on the
+// calibration workloads' middle slices only.
+struct MigScalingCell {
+  std::string dataset;
+  std::string gpu;
+  std::vector<std::string> calibration_workloads = {};
+  double compute_share = 0;
+  int rows = 0;              // middle-slice rows of the other workloads: scored
+  int calibration_rows = 0;  // middle-slice rows of the calibration workloads
+  int anchor_rows = 0;       // smallest- and largest-slice rows each configuration is fitted on
+  int unscored_rows = 0;     // configurations without both anchors
+  double mape = 0;
+  double bias = 0;
+  struct Worst {
+    std::string source;
+    std::string workload;
+    int batch = 0;
+    std::string slice;
+    double measured = 0;  // samples/s
+    double predicted = 0;
+    double error = 0;
+  };
+  std::vector<Worst> worst = {};
+};
+
 struct ValidationReport {
   std::vector<ValidationCell> cells;
   std::vector<SkippedRows> skipped;
   std::vector<TrainingCell> training = {};
+  std::vector<FittedWorkload> fitted_workloads = {};
+  std::vector<MigScalingCell> mig_scaling = {};
 };
 
 struct ProfileMetricError {

@@ -71,7 +71,45 @@ ordered_json ValidationJson(const model::ValidationReport& report) {
                         {"bias", t.bias},
                         {"worst", worst}});
   }
-  return {{"cells", cells}, {"skipped", skipped}, {"training", training}};
+  ordered_json fitted = ordered_json::array();
+  for (const model::FittedWorkload& f : report.fitted_workloads) {
+    fitted.push_back({{"dataset", f.dataset},
+                      {"engine", f.engine},
+                      {"calibration_models", f.calibration_models},
+                      {"calibration_rows", f.calibration_rows},
+                      {"quantity", f.quantity},
+                      {"value", f.value}});
+  }
+  ordered_json mig_scaling = ordered_json::array();
+  for (const model::MigScalingCell& m : report.mig_scaling) {
+    ordered_json worst = ordered_json::array();
+    for (const auto& w : m.worst) {
+      worst.push_back({{"source", w.source},
+                       {"workload", w.workload},
+                       {"batch", w.batch},
+                       {"slice", w.slice},
+                       {"measured", w.measured},
+                       {"predicted", w.predicted},
+                       {"error", w.error}});
+    }
+    mig_scaling.push_back({{"dataset", m.dataset},
+                           {"gpu", m.gpu},
+                           {"metric", "samples_per_s"},
+                           {"calibration_workloads", m.calibration_workloads},
+                           {"compute_share", m.compute_share},
+                           {"rows", m.rows},
+                           {"calibration_rows", m.calibration_rows},
+                           {"anchor_rows", m.anchor_rows},
+                           {"unscored_rows", m.unscored_rows},
+                           {"mape", m.rows > 0 ? ordered_json(m.mape) : ordered_json(nullptr)},
+                           {"bias", m.rows > 0 ? ordered_json(m.bias) : ordered_json(nullptr)},
+                           {"worst", worst}});
+  }
+  return {{"cells", cells},
+          {"skipped", skipped},
+          {"training", training},
+          {"fitted_workloads", fitted},
+          {"mig_scaling", mig_scaling}};
 }
 
 std::string ValidationText(const model::ValidationReport& report, const TextStyle& style) {
@@ -113,6 +151,26 @@ std::string ValidationText(const model::ValidationReport& report, const TextStyl
     for (const auto& w : t.worst) {
       out += fmt::format("  worst: {:+.0f}% {} on {} at sequence {} ({})\n", w.error * 100, w.model,
                          w.gpu, w.seq_len, w.source);
+    }
+  }
+  for (const model::FittedWorkload& f : report.fitted_workloads) {
+    out += fmt::format(
+        "\n{}: the runs' {} are not published; fitted under engine {} on the rows of {} ({} "
+        "rows, not scored): {:.0f}\n",
+        f.dataset, f.quantity, f.engine, fmt::join(f.calibration_models, ", "), f.calibration_rows,
+        f.value);
+  }
+  for (const model::MigScalingCell& m : report.mig_scaling) {
+    out += fmt::format(
+        "\nMIG slice scaling ({}, {}, samples/s): each workload and batch fitted on its smallest "
+        "and largest slice ({} rows), the slices between predicted: {} rows scored, MAPE "
+        "{:.1f}%, bias {:+.1f}%; SM-bound share {:.2f} fitted on {} ({} rows); {} rows of "
+        "configurations with fewer than three slices not scored\n",
+        m.dataset, m.gpu, m.anchor_rows, m.rows, m.mape * 100, m.bias * 100, m.compute_share,
+        fmt::join(m.calibration_workloads, ", "), m.calibration_rows, m.unscored_rows);
+    for (const auto& w : m.worst) {
+      out += fmt::format("  worst: {:+.0f}% {} batch {} on {} ({})\n", w.error * 100, w.workload,
+                         w.batch, w.slice, w.source);
     }
   }
   if (!report.skipped.empty()) {
