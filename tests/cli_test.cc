@@ -363,12 +363,8 @@ TEST(CliTest, ModelPredictTakesAnEngineAndModelValidateScoresEveryOne) {
   bool energy_scored = false;
   for (const auto& cell : report["cells"]) {
     engines.insert(cell["engine"].get<std::string>());
-    // Energy per token against ML.ENERGY misses its target (docs/inference-model.md); its
-    // bound is pinned in ServingEnergyValidationTest.
-    if (cell["metric"] == "j_per_token") {
-      energy_scored |= cell["engine"] == "vllm" && cell["rows"].get<int>() > 0;
-      continue;
-    }
+    energy_scored |=
+        cell["metric"] == "j_per_token" && cell["engine"] == "vllm" && cell["rows"].get<int>() > 0;
     if (cell["own_engine"].get<bool>()) {
       EXPECT_LT(cell["mape"].get<double>(), 0.2) << cell;
     }
@@ -376,8 +372,9 @@ TEST(CliTest, ModelPredictTakesAnEngineAndModelValidateScoresEveryOne) {
   EXPECT_TRUE(energy_scored) << validate.out;
   EXPECT_EQ(engines, (std::set<std::string>{"deepspeed-mii", "lmdeploy", "splitwise-sim", "trtllm",
                                             "vllm"}));
-  ASSERT_EQ(report["fitted_workloads"].size(), 1u);
+  ASSERT_GE(report["fitted_workloads"].size(), 1u);
   EXPECT_EQ(report["fitted_workloads"][0]["dataset"], "mlenergy-v2");
+  EXPECT_EQ(report["fitted_workloads"][0]["quantity"], "mean prompt tokens");
   ASSERT_EQ(report["mig_scaling"].size(), 1u);
   EXPECT_GT(report["mig_scaling"][0]["rows"].get<int>(), 50);
   EXPECT_LT(report["mig_scaling"][0]["mape"].get<double>(), 0.2);

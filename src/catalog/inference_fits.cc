@@ -1,6 +1,7 @@
 #include "catalog/inference_fits.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,10 +28,11 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kSiblings = 
 };
 
 core::Result<model::InferenceEfficiency> ParseEfficiency(const core::YamlReader& f) {
-  HEADROOM_RETURN_IF_ERROR(f.CheckKnownKeys(
-      {"compute_efficiency", "half_efficiency_width", "memory_efficiency",
-       "prefill_layer_overhead_ms", "prefill_layer_per_sequence_ms", "decode_layer_overhead_ms",
-       "per_sequence_ms", "allreduce_step_ms", "overhead_activity"}));
+  HEADROOM_RETURN_IF_ERROR(
+      f.CheckKnownKeys({"compute_efficiency", "half_efficiency_width", "memory_efficiency",
+                        "prefill_layer_overhead_ms", "prefill_layer_per_sequence_ms",
+                        "decode_layer_overhead_ms", "per_sequence_ms", "allreduce_step_ms",
+                        "overhead_activity", "host_step_ms", "host_per_sequence_ms"}));
   model::InferenceEfficiency e;
   HEADROOM_ASSIGN_OR_RETURN(e.compute_efficiency, f.NumberIn("compute_efficiency", 0.01, 1));
   HEADROOM_ASSIGN_OR_RETURN(e.half_efficiency_width, f.NumberIn("half_efficiency_width", 0, 1e6));
@@ -47,6 +49,15 @@ core::Result<model::InferenceEfficiency> ParseEfficiency(const core::YamlReader&
   e.per_sequence_s = sequence_ms / 1e3;
   e.allreduce_step_s = step_ms / 1e3;
   HEADROOM_ASSIGN_OR_RETURN(e.overhead_activity, f.NumberIn("overhead_activity", 0, 1));
+  // A serving process's host time: optional, 0 (none) for engines measured offline.
+  for (const auto& [key, field, max_ms] :
+       {std::tuple{"host_step_ms", &model::InferenceEfficiency::host_step_s, 10000.0},
+        std::tuple{"host_per_sequence_ms", &model::InferenceEfficiency::host_per_sequence_s,
+                   1000.0}}) {
+    if (!f.Has(key)) continue;
+    HEADROOM_ASSIGN_OR_RETURN(const double ms, f.NumberIn(key, 0, max_ms));
+    e.*field = ms / 1e3;
+  }
   return e;
 }
 
@@ -203,6 +214,10 @@ std::string InferenceFits::ToYaml(std::string_view comment) const {
         e.prefill_layer_overhead_s * 1e3, e.prefill_layer_per_sequence_s * 1e3,
         e.decode_layer_overhead_s * 1e3, e.per_sequence_s * 1e3, e.allreduce_step_s * 1e3,
         e.overhead_activity, activity_note);
+    if (e.host_step_s > 0 || e.host_per_sequence_s > 0) {
+      out += fmt::format("    host_step_ms: {:.6f}\n    host_per_sequence_ms: {:.6f}\n",
+                         e.host_step_s * 1e3, e.host_per_sequence_s * 1e3);
+    }
   }
   if (!activity_from.empty()) {
     out += "overhead_activity_from:  # measurements without power\n" + activity_from;

@@ -16,7 +16,8 @@
 namespace headroom::catalog {
 namespace {
 
-constexpr std::string_view kMigScalingHeader = "dataset,model,batch,slice,samples_per_s_median,source";
+constexpr std::string_view kMigScalingHeader =
+    "dataset,model,batch,slice,samples_per_s_median,source";
 constexpr std::size_t kMigScalingColumns = 6;
 
 core::Result<MigScalingMeasurement> ParseMigScalingRow(const std::vector<std::string_view>& f) {
@@ -75,8 +76,8 @@ std::vector<double> PredictMiddle(const mig::SliceModel& model, double compute_s
   }
   std::vector<double> out;
   for (std::size_t i = 1; i + 1 < c.slices.size(); ++i) {
-    out.push_back(b / IterationSeconds(model, compute_share, host, per_sample, b,
-                                       c.slices[i].first));
+    out.push_back(b /
+                  IterationSeconds(model, compute_share, host, per_sample, b, c.slices[i].first));
   }
   return out;
 }
@@ -140,9 +141,8 @@ core::Result<model::MigScalingCell> ValidateMigScaling(
   cell.calibration_workloads = calibration_workloads;
   std::vector<const Configuration*> calibration, scored;
   for (auto& [key, c] : configurations) {
-    std::sort(c.slices.begin(), c.slices.end(), [](const auto& a, const auto& b) {
-      return a.first.sm_count < b.first.sm_count;
-    });
+    std::sort(c.slices.begin(), c.slices.end(),
+              [](const auto& a, const auto& b) { return a.first.sm_count < b.first.sm_count; });
     if (c.slices.size() < 3) {
       cell.unscored_rows += static_cast<int>(c.slices.size());
       continue;

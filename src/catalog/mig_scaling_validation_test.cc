@@ -92,8 +92,8 @@ TEST(MigScalingValidationTest, KeepsItsErrorOnTheWorkloadsItNeverSaw) {
   const A100 a100;
   auto rows = EmbeddedMigScalingMeasurements();
   ASSERT_TRUE(rows);
-  auto cell = ValidateMigScaling(a100.gpu(), a100.profiles(), *rows,
-                                 kMigScalingCalibrationWorkloads, 1000);
+  auto cell =
+      ValidateMigScaling(a100.gpu(), a100.profiles(), *rows, kMigScalingCalibrationWorkloads, 1000);
   ASSERT_TRUE(cell) << cell.error().message();
   EXPECT_EQ(cell->gpu, "a100-40gb-sxm");
   EXPECT_GE(cell->compute_share, 0.0);

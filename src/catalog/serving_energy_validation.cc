@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -30,7 +31,9 @@ core::Result<double> PositiveField(std::string_view text, std::string_view name,
   return *v;
 }
 
-core::Result<model::Measurement> ParseServingEnergyRow(const std::vector<std::string_view>& f) {
+// The row's energy per token, then its time per output token.
+core::Result<std::pair<model::Measurement, model::Measurement>> ParseServingEnergyRow(
+    const std::vector<std::string_view>& f) {
   model::Measurement m;
   m.dataset = std::string(f[0]);
   m.engine = std::string(f[1]);
@@ -44,39 +47,101 @@ core::Result<model::Measurement> ParseServingEnergyRow(const std::vector<std::st
   m.tp = static_cast<int>(tp);
   HEADROOM_ASSIGN_OR_RETURN(const double batch, PositiveField(f[5], "batch", 1 << 16));
   m.batch = std::max(1, static_cast<int>(std::lround(batch)));
-  HEADROOM_ASSIGN_OR_RETURN(const double output,
-                            PositiveField(f[6], "avg_output_tokens", 1 << 20));
+  HEADROOM_ASSIGN_OR_RETURN(const double output, PositiveField(f[6], "avg_output_tokens", 1 << 20));
   m.output = std::max(1, static_cast<int>(std::lround(output)));
+  m.source = std::string(f[11]);
+  model::Measurement tpot = m;
   m.metric = model::Metric::kJoulesPerToken;
   HEADROOM_ASSIGN_OR_RETURN(m.value, PositiveField(f[8], "j_per_output_token", 1e6));
-  m.source = std::string(f[11]);
-  return m;
+  tpot.metric = model::Metric::kServingTpotMs;
+  HEADROOM_ASSIGN_OR_RETURN(tpot.value, PositiveField(f[7], "avg_tpot_ms", 1e6));
+  return std::pair{std::move(m), std::move(tpot)};
 }
 
-// The least squared log error of `rows` at each prompt length of a grid (1 token apart up to
-// 64, then 1/64 of the length apart, to 4096: the runs' max-model-len), and the best length.
-struct PromptFit {
-  int prompt = 0;
-  int rows = 0;
+// The serving process's host time per decode step (fixed and per running sequence) that best
+// explains the TPOT rows' excess over the model's step without it: a straight line in the batch
+// by least squares, neither part negative.
+struct HostTime {
+  double step_s = 0;
+  double per_sequence_s = 0;
 };
 
-PromptFit FitPrompt(const ValidationCatalogs& c, const InferenceFits& engine,
-                    const std::vector<model::Measurement>& rows) {
-  PromptFit best;
+HostTime FitHostTime(const std::vector<std::pair<double, double>>& batch_and_excess_s) {
+  double n = 0, sb = 0, sbb = 0, sr = 0, sbr = 0;
+  for (const auto& [b, r] : batch_and_excess_s) {
+    n += 1;
+    sb += b;
+    sbb += b * b;
+    sr += r;
+    sbr += b * r;
+  }
+  if (n == 0) return {};
+  HostTime h;
+  const double det = n * sbb - sb * sb;
+  h.per_sequence_s = det > 0 ? (n * sbr - sb * sr) / det : 0;
+  h.step_s = (sr - h.per_sequence_s * sb) / n;
+  if (h.per_sequence_s < 0) h = {.step_s = std::max(0.0, sr / n), .per_sequence_s = 0};
+  if (h.step_s < 0) h = {.step_s = 0, .per_sequence_s = std::max(0.0, sbr / sbb)};
+  return h;
+}
+
+// `engine` with, on every GPU type of `rows`, the host time that explains their TPOT at
+// `prompt` tokens.
+InferenceFits WithHostTime(const ValidationCatalogs& c, const InferenceFits& engine,
+                           const std::vector<model::Measurement>& rows, int prompt,
+                           std::map<std::string, HostTime>* fitted) {
+  std::map<std::string, std::vector<std::pair<double, double>>> excess;  // by GPU type
+  for (model::Measurement m : rows) {
+    if (m.metric != model::Metric::kServingTpotMs) continue;
+    m.input = prompt;
+    const auto predicted = PredictRow(c, engine, m);
+    if (!std::holds_alternative<double>(predicted)) continue;
+    excess[m.gpu].emplace_back(m.batch, (m.value - std::get<double>(predicted)) / 1e3);
+  }
+  InferenceFits out = engine;
+  fitted->clear();
+  for (const auto& [gpu, points] : excess) {
+    const HostTime h = FitHostTime(points);
+    auto fit = engine.For(gpu);
+    if (!fit) continue;
+    model::InferenceEfficiency e = fit->efficiency;
+    e.host_step_s += h.step_s;
+    e.host_per_sequence_s += h.per_sequence_s;
+    out.SetFit(gpu, e);
+    (*fitted)[gpu] = h;
+  }
+  return out;
+}
+
+// The mean prompt length (with the host time fitted at each) that minimizes the squared log
+// error of the calibration rows' energy per token, over a grid 1 token apart up to 64, then 1/64
+// of the length apart, to 4096 (the runs' max-model-len). A length at which fewer rows can be
+// predicted (their batch no longer fits in memory) loses to one at which more can.
+struct ServingFit {
+  int prompt = 0;
+  int rows = 0;
+  std::map<std::string, HostTime> host;
+};
+
+ServingFit FitServing(const ValidationCatalogs& c, const InferenceFits& engine,
+                      const std::vector<model::Measurement>& rows, int min_prompt, int max_prompt) {
+  ServingFit best;
   double best_loss = std::numeric_limits<double>::infinity();
-  for (int prompt = 1; prompt <= 4096; prompt += std::max(1, prompt / 64)) {
+  std::map<std::string, HostTime> host;
+  for (int prompt = min_prompt; prompt <= max_prompt; prompt += std::max(1, prompt / 64)) {
+    const InferenceFits served = WithHostTime(c, engine, rows, prompt, &host);
     double loss = 0;
     int scored = 0;
     for (model::Measurement m : rows) {
+      if (m.metric != model::Metric::kJoulesPerToken) continue;
       m.input = prompt;
-      const auto predicted = PredictRow(c, engine, m);
+      const auto predicted = PredictRow(c, served, m);
       if (!std::holds_alternative<double>(predicted)) continue;
       loss += std::pow(std::log(std::get<double>(predicted) / m.value), 2);
       ++scored;
     }
-    // A length at which fewer rows fit in memory is not comparable: keep the most rows first.
     if (scored > best.rows || (scored == best.rows && loss < best_loss)) {
-      best = {prompt, scored};
+      best = {prompt, scored, host};
       best_loss = loss;
     }
   }
@@ -84,12 +149,12 @@ PromptFit FitPrompt(const ValidationCatalogs& c, const InferenceFits& engine,
 }
 
 void ScoreServingEnergy(const ValidationCatalogs& c, const InferenceFits& engine,
-           const std::vector<model::Measurement>& rows, int calibration_rows, int worst,
-           ValidationReport* report) {
-  std::map<std::string, ValidationCell> cells;  // by data set
+                        const std::vector<model::Measurement>& rows, int calibration_rows,
+                        int worst, ValidationReport* report) {
+  std::map<std::pair<std::string, model::Metric>, ValidationCell> cells;
   std::map<std::string, int> skipped;
   for (const model::Measurement& m : rows) {
-    ValidationCell& cell = cells[m.dataset];
+    ValidationCell& cell = cells[{m.dataset, m.metric}];
     cell.engine = engine.engine();
     cell.dataset = m.dataset;
     cell.metric = m.metric;
@@ -102,7 +167,7 @@ void ScoreServingEnergy(const ValidationCatalogs& c, const InferenceFits& engine
     }
     AddScore(&cell, m, std::get<double>(predicted));
   }
-  for (auto& [dataset, cell] : cells) {
+  for (auto& [key, cell] : cells) {
     FinishCell(&cell, worst);
     report->cells.push_back(std::move(cell));
   }
@@ -121,8 +186,9 @@ core::Result<std::vector<model::Measurement>> ParseServingEnergyMeasurements(
   HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
       text, source, kServingEnergyColumns,
       [&out](const std::vector<std::string_view>& f, const std::string&) -> core::Status {
-        HEADROOM_ASSIGN_OR_RETURN(model::Measurement row, ParseServingEnergyRow(f));
-        out.push_back(std::move(row));
+        HEADROOM_ASSIGN_OR_RETURN(auto row, ParseServingEnergyRow(f));
+        out.push_back(std::move(row.first));
+        out.push_back(std::move(row.second));
         return core::Ok();
       }));
   return out;
@@ -140,32 +206,43 @@ core::Result<std::vector<model::Measurement>> EmbeddedServingEnergyMeasurements(
 core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std::string& engine,
                                    const std::vector<model::Measurement>& rows,
                                    const std::vector<std::string>& calibration_models, int worst,
-                                   ValidationReport* report) {
+                                   ValidationReport* report, std::optional<int> prompt) {
   HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fits, catalogs.engines->Engine(engine));
   std::vector<model::Measurement> calibration, scored;
   for (const model::Measurement& m : rows) {
-    const bool fitted = std::find(calibration_models.begin(), calibration_models.end(),
-                                  m.model) != calibration_models.end();
+    const bool fitted = std::find(calibration_models.begin(), calibration_models.end(), m.model) !=
+                        calibration_models.end();
     (fitted ? calibration : scored).push_back(m);
   }
-  const PromptFit fit = FitPrompt(catalogs, *fits, calibration);
+  const ServingFit fit = prompt ? FitServing(catalogs, *fits, calibration, *prompt, *prompt)
+                                : FitServing(catalogs, *fits, calibration, 1, 4096);
   if (fit.rows == 0) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("engine '{}' predicts none of the {} calibration rows of the serving-energy "
                     "set (models {})",
-                    engine, calibration.size(), fmt::join(calibration_models, ", "))));
+                    engine, calibration.size() / 2, fmt::join(calibration_models, ", "))));
   }
+  std::map<std::string, HostTime> host;
+  const InferenceFits served = WithHostTime(catalogs, *fits, calibration, fit.prompt, &host);
   for (model::Measurement& m : scored) m.input = fit.prompt;
   const std::string dataset = rows.empty() ? "" : rows.front().dataset;
-  report->fitted_workloads.push_back({.dataset = dataset,
-                                      .engine = engine,
-                                      .calibration_models = calibration_models,
-                                      .calibration_rows = static_cast<int>(calibration.size()),
-                                      .quantity = "mean prompt tokens",
-                                      .value = static_cast<double>(fit.prompt)});
-  const int calibration_rows = static_cast<int>(calibration.size());
-  ScoreServingEnergy(catalogs, *fits, scored, calibration_rows, worst, report);
+  const int calibration_rows = static_cast<int>(calibration.size()) / 2;  // two metrics a row
+  const auto note = [&](std::string quantity, double value) {
+    report->fitted_workloads.push_back({.dataset = dataset,
+                                        .engine = engine,
+                                        .calibration_models = calibration_models,
+                                        .calibration_rows = calibration_rows,
+                                        .quantity = std::move(quantity),
+                                        .value = value});
+  };
+  note(prompt ? "mean prompt tokens (given)" : "mean prompt tokens", fit.prompt);
+  for (const auto& [gpu, h] : host) {
+    note(fmt::format("host ms per decode step on {}", gpu), h.step_s * 1e3);
+    note(fmt::format("host ms per running sequence and step on {}", gpu), h.per_sequence_s * 1e3);
+  }
+  ScoreServingEnergy(catalogs, served, scored, calibration_rows, worst, report);
   if (engine != kDefaultEngine) {
+    // What a user who chooses no engine sees: the default engine as it is, with the prompt.
     HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback,
                               catalogs.engines->Engine(kDefaultEngine));
     ScoreServingEnergy(catalogs, *fallback, scored, calibration_rows, worst, report);

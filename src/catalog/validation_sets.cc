@@ -47,7 +47,7 @@ core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f
   if (!metric) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("metric '{}' is not one of prefill_ms, decode_ms, e2e_s, gpu_power_w, "
-                    "j_per_token",
+                    "j_per_token, tpot_ms",
                     f[8])));
   }
   m.metric = *metric;
@@ -64,7 +64,7 @@ core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f
   }
   m.idle_tail_s = *tail;
   if ((m.metric == model::Metric::kDecodeMs || m.metric == model::Metric::kEndToEndS ||
-       m.metric == model::Metric::kJoulesPerToken) &&
+       m.metric == model::Metric::kJoulesPerToken || m.metric == model::Metric::kServingTpotMs) &&
       m.output < 1) {
     return core::Fail(
         core::Error::InvalidArgument(fmt::format("{} needs output_tokens >= 1", f[8])));

@@ -277,5 +277,30 @@ TEST(EngineCatalogTest, WhatToYamlWritesReadsBackWhateverTheNamesHold) {
   EXPECT_DOUBLE_EQ(back->For("a100-40gb-sxm")->efficiency.memory_efficiency, 0.7);
 }
 
+// A serving process's host time is optional in the file: written only where it is set (so the
+// offline engines' files keep their keys), and read back; a negative one is refused by name.
+TEST(EngineCatalogTest, HostTimeIsWrittenWhereSetAndReadBack) {
+  InferenceFits fits("served", "a server");
+  model::InferenceEfficiency offline;
+  model::InferenceEfficiency served;
+  served.host_step_s = 0.040;
+  served.host_per_sequence_s = 0.0001;
+  fits.SetFit("a100-40gb-sxm", offline);
+  fits.SetFit("h100-80gb-sxm", served);
+  const std::string yaml = fits.ToYaml("# test\n");
+  EXPECT_EQ(yaml.find("host_step_ms"), yaml.rfind("host_step_ms")) << yaml;
+  auto back = InferenceFits::Parse(yaml, "t.yaml");
+  ASSERT_TRUE(back) << back.error().message() << "\n" << yaml;
+  EXPECT_EQ(back->For("a100-40gb-sxm")->efficiency.host_step_s, 0);
+  EXPECT_NEAR(back->For("h100-80gb-sxm")->efficiency.host_step_s, 0.040, 1e-9);
+  EXPECT_NEAR(back->For("h100-80gb-sxm")->efficiency.host_per_sequence_s, 0.0001, 1e-9);
+  std::string bad = yaml;
+  bad.insert(bad.find("host_step_ms: ") + 14, "-");
+  auto refused = InferenceFits::Parse(bad, "t.yaml");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("host_step_ms"), std::string::npos)
+      << refused.error().message();
+}
+
 }  // namespace
 }  // namespace headroom::catalog

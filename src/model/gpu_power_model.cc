@@ -54,9 +54,10 @@ PhaseTiming GpuPowerModel::Time(const Phase& phase, core::Megahertz f) const {
   const double m2 = t_memory * t_memory;
   const double t_roof = std::sqrt(std::sqrt(c2 * c2 + m2 * m2));
   PhaseTiming timing;
-  timing.time_s = phase.overhead_s + t_roof;
+  timing.time_s = phase.overhead_s + phase.host_wait_s + t_roof;
   if (timing.time_s <= 0) return timing;
-  timing.activity.busy = (t_roof + phase.overhead_busy * phase.overhead_s) / timing.time_s;
+  timing.activity.busy =
+      (t_roof + phase.overhead_busy * phase.overhead_s + phase.host_wait_s) / timing.time_s;
   const double overhead_work = phase.overhead_activity * phase.overhead_s;
   timing.activity.sm = std::min(1.0, (t_compute + overhead_work) / timing.time_s);
   timing.activity.mem = std::min(1.0, (t_memory + overhead_work) / timing.time_s);

@@ -20,6 +20,11 @@ struct Phase {
   // Share of the overhead during which kernels are resident (the clock tree and leakage of an
   // active GPU); 0 for a GPU that truly idles while it waits (e.g. on a slow data-parallel peer).
   double overhead_busy = 1.0;
+  // Time the GPU waits on the host with no kernel running (a serving process's per-step work):
+  // scales with neither clock nor bandwidth. The GPU keeps its clocks through such millisecond
+  // gaps, so it draws its idle power plus the clock tree's (counted as busy), but no SM or
+  // memory activity.
+  double host_wait_s = 0;
   double compute_efficiency = 1.0;  // achieved fraction of peak FLOP/s when compute-bound
   double memory_efficiency = 1.0;   // achieved fraction of peak bandwidth when memory-bound
 };

@@ -95,6 +95,7 @@ Phase InferenceModel::DecodePhaseForBatch(int tp, int batch, double total_contex
   phase.compute_efficiency = ComputeEfficiency(tp);
   phase.overhead_activity = efficiency_.overhead_activity;
   phase.memory_efficiency = efficiency_.memory_efficiency;
+  phase.host_wait_s = efficiency_.host_step_s + efficiency_.host_per_sequence_s * batch;
   return phase;
 }
 
@@ -105,6 +106,7 @@ Phase InferenceModel::MixedPhase(const Phase& prefill, const Phase& decode, int 
   mixed.bytes += decode.bytes - decode_weights;
   // The fixed per-layer launch cost is paid once; per-sequence and communication costs add.
   mixed.overhead_s += decode.overhead_s - model_.layers * efficiency_.decode_layer_overhead_s;
+  mixed.host_wait_s += decode.host_wait_s;
   return mixed;
 }
 

@@ -29,6 +29,12 @@ struct InferenceEfficiency {
   double allreduce_step_s = 0.0;  // latency of one step of a ring all-reduce (tp > 1)
   // SM and memory activity during the fixed costs above, fitted on measured average power.
   double overhead_activity = 0.0;
+  // Host work of a serving process in every decode step, during which the GPUs wait with no
+  // kernel running (scheduling, output processing, detokenizing and streaming each token): fixed
+  // per step, and per running sequence (Phase::host_wait_s). 0 for engines measured offline;
+  // vLLM 0.5's API server under load spends most of a step there (docs/inference-model.md).
+  double host_step_s = 0.0;
+  double host_per_sequence_s = 0.0;
 };
 
 struct InferenceShape {

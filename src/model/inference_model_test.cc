@@ -26,6 +26,29 @@ double PrefillMs(const InferenceModel& m, int tp, int batch, int prompt) {
   return m.AtClock(m.PrefillPhase(s), tp, m.gpu().spec().sm_clock_max).time_s * 1e3;
 }
 
+// A serving process's host time adds to every decode step, fixed and per sequence, without
+// touching prefill; while the GPU waits it keeps its clocks but does no SM or memory work, so
+// the step's energy grows by the wait at idle plus clock-tree power.
+TEST(InferenceModelTest, HostTimeStretchesDecodeStepsAtIdlePlusClockTreePower) {
+  const InferenceModel offline = Make("llama2-7b", "a100-80gb-sxm");
+  InferenceEfficiency e = offline.efficiency();
+  e.host_step_s = 0.010;
+  e.host_per_sequence_s = 0.0002;
+  const InferenceModel served(offline.model(), offline.gpu(), e);
+  const InferenceShape s{.tp = 1, .batch = 32, .prompt = 512, .context = 600};
+  const core::Megahertz f = offline.gpu().spec().sm_clock_max;
+  const PhaseEstimate a = offline.AtClock(*offline.DecodePhase(s), 1, f);
+  const PhaseEstimate b = served.AtClock(*served.DecodePhase(s), 1, f);
+  const double wait_s = 0.010 + 32 * 0.0002;
+  EXPECT_NEAR(b.time_s, a.time_s + wait_s, 1e-12);
+  EXPECT_LT(b.power.value(), a.power.value());
+  const PowerModelParams& p = offline.gpu().spec().power;
+  const double wait_w = offline.gpu().spec().idle_power.value() + p.active_w;
+  EXPECT_NEAR(b.energy.value(), a.energy.value() + wait_s * wait_w, 1e-6);
+  EXPECT_EQ(served.AtClock(served.PrefillPhase(s), 1, f).time_s,
+            offline.AtClock(offline.PrefillPhase(s), 1, f).time_s);
+}
+
 TEST(InferenceModelTest, WorkScalesWithTheArchitecture) {
   const InferenceModel m = Make("llama2-70b", "a100-80gb-sxm");
   const InferenceShape base{.tp = 8, .batch = 1, .prompt = 1024, .context = 1024};

@@ -6,18 +6,27 @@
 namespace headroom::model {
 namespace {
 
-constexpr std::array<std::pair<Metric, std::string_view>, 5> kMetricNames = {{
+constexpr std::array<std::pair<Metric, std::string_view>, 6> kMetricNames = {{
     {Metric::kPrefillMs, "prefill_ms"},
     {Metric::kDecodeMs, "decode_ms"},
     {Metric::kEndToEndS, "e2e_s"},
     {Metric::kGpuPowerW, "gpu_power_w"},
     {Metric::kJoulesPerToken, "j_per_token"},
+    {Metric::kServingTpotMs, "tpot_ms"},
 }};
 
 PhaseEstimate Prefill(const InferenceModel& model, const Measurement& m) {
   const Phase phase =
       model.PrefillPhase({.tp = m.tp, .batch = m.batch, .prompt = m.input, .context = 0});
   return model.AtClock(phase, m.tp, model.gpu().spec().sm_clock_max);
+}
+
+// One request's prompt, prefilled on its own (a serving engine with chunked prefill off runs
+// the prefills of waiting requests as iterations of their own; the energy and time of a
+// compute-bound prefill are close to linear in its tokens, so batching them changes little).
+PhaseEstimate OnePrefill(const InferenceModel& model, Measurement m) {
+  m.batch = 1;
+  return Prefill(model, m);
 }
 
 PhaseEstimate DecodeStep(const InferenceModel& model, const Measurement& m) {
@@ -59,16 +68,15 @@ double Predict(const InferenceModel& model, const Measurement& m) {
                             model.gpu().spec().idle_power.value() * m.idle_tail_s;
       return joules / (busy_s + m.idle_tail_s);
     }
-    case Metric::kJoulesPerToken: {
-      // A request's prompt is prefilled once, on its own (prefills of waiting requests run as
-      // iterations of their own with chunked prefill off, as in ML.ENERGY's runs; the energy of
-      // a compute-bound prefill is close to linear in its tokens, so batching them changes
-      // little); each of its tokens is one sequence's share of a decode step of the full batch.
-      Measurement one = m;
-      one.batch = 1;
-      return Prefill(model, one).energy.value() / m.output +
+    case Metric::kJoulesPerToken:
+      // A request's prompt is prefilled once; each of its tokens is one sequence's share of a
+      // decode step of the full batch.
+      return OnePrefill(model, m).energy.value() / m.output +
              DecodeStep(model, m).energy.value() / m.batch;
-    }
+    case Metric::kServingTpotMs:
+      return (DecodeStep(model, m).time_s +
+              static_cast<double>(m.batch) / m.output * OnePrefill(model, m).time_s) *
+             1e3;
   }
   return 0;
 }

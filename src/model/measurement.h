@@ -22,9 +22,13 @@ enum class Metric {
   // with `batch` sequences always running): each request's prefill, and its share of the decode
   // steps of the full batch.
   kJoulesPerToken,
+  // Time per output token of one request when serving at saturation: a decode step of the full
+  // batch, plus the step's share of the prompts prefilled meanwhile (batch / output requests
+  // finish, and are replaced, in a step), ms.
+  kServingTpotMs,
 };
 
-// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w", "j_per_token".
+// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w", "j_per_token", "tpot_ms".
 std::string_view MetricName(Metric metric);
 std::optional<Metric> MetricFromName(std::string_view name);
 

@@ -153,12 +153,15 @@ std::string ValidationText(const model::ValidationReport& report, const TextStyl
                          w.gpu, w.seq_len, w.source);
     }
   }
-  for (const model::FittedWorkload& f : report.fitted_workloads) {
-    out += fmt::format(
-        "\n{}: the runs' {} are not published; fitted under engine {} on the rows of {} ({} "
-        "rows, not scored): {:.0f}\n",
-        f.dataset, f.quantity, f.engine, fmt::join(f.calibration_models, ", "), f.calibration_rows,
-        f.value);
+  for (std::size_t i = 0; i < report.fitted_workloads.size(); ++i) {
+    const model::FittedWorkload& f = report.fitted_workloads[i];
+    if (i == 0 || report.fitted_workloads[i - 1].dataset != f.dataset) {
+      out += fmt::format(
+          "\n{}: not published, so fitted under engine {} on the rows of {} ({} rows, not "
+          "scored):\n",
+          f.dataset, f.engine, fmt::join(f.calibration_models, ", "), f.calibration_rows);
+    }
+    out += fmt::format("  {}: {:.3g}\n", f.quantity, f.value);
   }
   for (const model::MigScalingCell& m : report.mig_scaling) {
     out += fmt::format(
