@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "catalog/embedded_data.h"
+#include "catalog/validation_sets.h"
 #include "core/parse.h"
 #include "mig/slice_model.h"
 
@@ -24,19 +24,9 @@ core::Result<MigScalingMeasurement> ParseMigScalingRow(const std::vector<std::st
   MigScalingMeasurement m;
   m.dataset = std::string(f[0]);
   m.workload = std::string(f[1]);
-  auto batch = core::ParseInteger(f[2]);
-  if (!batch || *batch < 1 || *batch > (1 << 24)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("batch '{}' is not a whole number of at least 1", f[2])));
-  }
-  m.batch = static_cast<int>(*batch);
+  HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f[2], "batch", 1));
   m.slice = std::string(f[3]);
-  auto rate = core::ParseDouble(f[4]);
-  if (!rate || !(*rate > 0) || !std::isfinite(*rate)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("samples_per_s_median '{}' is not a positive number", f[4])));
-  }
-  m.samples_per_s = *rate;
+  HEADROOM_ASSIGN_OR_RETURN(m.samples_per_s, ValidationNumber(f[4], "samples_per_s_median"));
   m.source = std::string(f[5]);
   return m;
 }
@@ -98,28 +88,14 @@ double LogLoss(const mig::SliceModel& model, double compute_share,
 
 core::Result<std::vector<MigScalingMeasurement>> ParseMigScalingMeasurements(
     std::string_view text, const std::string& source) {
-  if (core::Trim(text.substr(0, text.find('\n'))) != kMigScalingHeader) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: expected the header '{}'", source, kMigScalingHeader)));
-  }
-  std::vector<MigScalingMeasurement> out;
-  HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
-      text, source, kMigScalingColumns,
-      [&out](const std::vector<std::string_view>& f, const std::string&) -> core::Status {
-        HEADROOM_ASSIGN_OR_RETURN(MigScalingMeasurement row, ParseMigScalingRow(f));
-        out.push_back(std::move(row));
-        return core::Ok();
-      }));
-  return out;
+  return ReadValidationRows(text, source, kMigScalingHeader, kMigScalingColumns,
+                            &ParseMigScalingRow);
 }
 
 core::Result<std::vector<MigScalingMeasurement>> EmbeddedMigScalingMeasurements() {
-  for (const core::EmbeddedFile& f : EmbeddedValidationFiles()) {
-    if (std::string_view(f.path).ends_with("/mig-training.csv")) {
-      return ParseMigScalingMeasurements(f.content, std::string(f.path));
-    }
-  }
-  return core::Fail(core::Error::Internal("data/validation/mig-training.csv is not built in"));
+  HEADROOM_ASSIGN_OR_RETURN(const core::EmbeddedFile* f,
+                            EmbeddedValidationFile("mig-training.csv"));
+  return ParseMigScalingMeasurements(f->content, std::string(f->path));
 }
 
 core::Result<model::MigScalingCell> ValidateMigScaling(
@@ -179,13 +155,7 @@ core::Result<model::MigScalingCell> ValidateMigScaling(
           {m.source, m.workload, m.batch, m.slice, m.samples_per_s, predicted[i], error});
     }
   }
-  if (cell.rows > 0) {
-    cell.mape /= cell.rows;
-    cell.bias /= cell.rows;
-  }
-  std::sort(cell.worst.begin(), cell.worst.end(),
-            [](const auto& a, const auto& b) { return std::abs(a.error) > std::abs(b.error); });
-  if (cell.worst.size() > static_cast<std::size_t>(worst)) cell.worst.resize(worst);
+  model::FinishErrorSums(&cell, worst);
   return cell;
 }
 

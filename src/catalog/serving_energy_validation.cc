@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -11,7 +12,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "catalog/embedded_data.h"
 #include "core/parse.h"
 
 namespace headroom::catalog {
@@ -22,15 +22,6 @@ constexpr std::string_view kServingEnergyHeader =
     "power_limit_w,task,source";
 constexpr std::size_t kServingEnergyColumns = 12;
 
-core::Result<double> PositiveField(std::string_view text, std::string_view name, double max) {
-  auto v = core::ParseDouble(text);
-  if (!v || !(*v > 0) || !(*v <= max)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{} '{}' is not a number in (0, {}]", name, text, max)));
-  }
-  return *v;
-}
-
 // The row's energy per token, then its time per output token.
 core::Result<std::pair<model::Measurement, model::Measurement>> ParseServingEnergyRow(
     const std::vector<std::string_view>& f) {
@@ -39,22 +30,18 @@ core::Result<std::pair<model::Measurement, model::Measurement>> ParseServingEner
   m.engine = std::string(f[1]);
   m.model = std::string(f[2]);
   m.gpu = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(const double tp, PositiveField(f[4], "tp", 64));
-  if (tp != std::floor(tp)) {
-    return core::Fail(
-        core::Error::InvalidArgument(fmt::format("tp '{}' is not a whole number", f[4])));
-  }
-  m.tp = static_cast<int>(tp);
-  HEADROOM_ASSIGN_OR_RETURN(const double batch, PositiveField(f[5], "batch", 1 << 16));
+  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  HEADROOM_ASSIGN_OR_RETURN(const double batch, ValidationNumber(f[5], "batch", 1 << 16));
   m.batch = std::max(1, static_cast<int>(std::lround(batch)));
-  HEADROOM_ASSIGN_OR_RETURN(const double output, PositiveField(f[6], "avg_output_tokens", 1 << 20));
+  HEADROOM_ASSIGN_OR_RETURN(const double output,
+                            ValidationNumber(f[6], "avg_output_tokens", 1 << 20));
   m.output = std::max(1, static_cast<int>(std::lround(output)));
   m.source = std::string(f[11]);
   model::Measurement tpot = m;
   m.metric = model::Metric::kJoulesPerToken;
-  HEADROOM_ASSIGN_OR_RETURN(m.value, PositiveField(f[8], "j_per_output_token", 1e6));
+  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f[8], "j_per_output_token", 1e6));
   tpot.metric = model::Metric::kServingTpotMs;
-  HEADROOM_ASSIGN_OR_RETURN(tpot.value, PositiveField(f[7], "avg_tpot_ms", 1e6));
+  HEADROOM_ASSIGN_OR_RETURN(tpot.value, ValidationNumber(f[7], "avg_tpot_ms", 1e6));
   return std::pair{std::move(m), std::move(tpot)};
 }
 
@@ -148,59 +135,24 @@ ServingFit FitServing(const ValidationCatalogs& c, const InferenceFits& engine,
   return best;
 }
 
-void ScoreServingEnergy(const ValidationCatalogs& c, const InferenceFits& engine,
-                        const std::vector<model::Measurement>& rows, int calibration_rows,
-                        int worst, ValidationReport* report) {
-  std::map<std::pair<std::string, model::Metric>, ValidationCell> cells;
-  std::map<std::string, int> skipped;
-  for (const model::Measurement& m : rows) {
-    ValidationCell& cell = cells[{m.dataset, m.metric}];
-    cell.engine = engine.engine();
-    cell.dataset = m.dataset;
-    cell.metric = m.metric;
-    cell.own_engine = m.engine == engine.engine();
-    cell.calibration_rows = calibration_rows;
-    const auto predicted = PredictRow(c, engine, m);
-    if (const auto* why = std::get_if<std::string>(&predicted)) {
-      ++skipped[*why];
-      continue;
-    }
-    AddScore(&cell, m, std::get<double>(predicted));
-  }
-  for (auto& [key, cell] : cells) {
-    FinishCell(&cell, worst);
-    report->cells.push_back(std::move(cell));
-  }
-  for (const auto& [reason, n] : skipped) report->skipped.push_back({engine.engine(), reason, n});
-}
-
 }  // namespace
 
 core::Result<std::vector<model::Measurement>> ParseServingEnergyMeasurements(
     std::string_view text, const std::string& source) {
-  if (core::Trim(text.substr(0, text.find('\n'))) != kServingEnergyHeader) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: expected the header '{}'", source, kServingEnergyHeader)));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(
+      auto pairs, ReadValidationRows(text, source, kServingEnergyHeader, kServingEnergyColumns,
+                                     &ParseServingEnergyRow));
   std::vector<model::Measurement> out;
-  HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
-      text, source, kServingEnergyColumns,
-      [&out](const std::vector<std::string_view>& f, const std::string&) -> core::Status {
-        HEADROOM_ASSIGN_OR_RETURN(auto row, ParseServingEnergyRow(f));
-        out.push_back(std::move(row.first));
-        out.push_back(std::move(row.second));
-        return core::Ok();
-      }));
+  for (auto& [energy, time] : pairs) {
+    out.push_back(std::move(energy));
+    out.push_back(std::move(time));
+  }
   return out;
 }
 
 core::Result<std::vector<model::Measurement>> EmbeddedServingEnergyMeasurements() {
-  for (const core::EmbeddedFile& f : EmbeddedValidationFiles()) {
-    if (std::string_view(f.path).ends_with("/mlenergy.csv")) {
-      return ParseServingEnergyMeasurements(f.content, std::string(f.path));
-    }
-  }
-  return core::Fail(core::Error::Internal("data/validation/mlenergy.csv is not built in"));
+  HEADROOM_ASSIGN_OR_RETURN(const core::EmbeddedFile* f, EmbeddedValidationFile("mlenergy.csv"));
+  return ParseServingEnergyMeasurements(f->content, std::string(f->path));
 }
 
 core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std::string& engine,
@@ -208,12 +160,12 @@ core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std
                                    const std::vector<std::string>& calibration_models, int worst,
                                    ValidationReport* report, std::optional<int> prompt) {
   HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fits, catalogs.engines->Engine(engine));
-  std::vector<model::Measurement> calibration, scored;
-  for (const model::Measurement& m : rows) {
-    const bool fitted = std::find(calibration_models.begin(), calibration_models.end(), m.model) !=
-                        calibration_models.end();
-    (fitted ? calibration : scored).push_back(m);
-  }
+  const auto fitted_on = [&calibration_models](const model::Measurement& m) {
+    return std::find(calibration_models.begin(), calibration_models.end(), m.model) !=
+           calibration_models.end();
+  };
+  std::vector<model::Measurement> calibration;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(calibration), fitted_on);
   const ServingFit fit = prompt ? FitServing(catalogs, *fits, calibration, *prompt, *prompt)
                                 : FitServing(catalogs, *fits, calibration, 1, 4096);
   if (fit.rows == 0) {
@@ -224,28 +176,30 @@ core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std
   }
   std::map<std::string, HostTime> host;
   const InferenceFits served = WithHostTime(catalogs, *fits, calibration, fit.prompt, &host);
-  for (model::Measurement& m : scored) m.input = fit.prompt;
   const std::string dataset = rows.empty() ? "" : rows.front().dataset;
-  const int calibration_rows = static_cast<int>(calibration.size()) / 2;  // two metrics a row
   const auto note = [&](std::string quantity, double value) {
-    report->fitted_workloads.push_back({.dataset = dataset,
-                                        .engine = engine,
-                                        .calibration_models = calibration_models,
-                                        .calibration_rows = calibration_rows,
-                                        .quantity = std::move(quantity),
-                                        .value = value});
+    report->fitted_workloads.push_back(
+        {.dataset = dataset,
+         .engine = engine,
+         .calibration_models = calibration_models,
+         // two measurements (energy, time) a row
+         .calibration_rows = static_cast<int>(calibration.size()) / 2,
+         .quantity = std::move(quantity),
+         .value = value});
   };
   note(prompt ? "mean prompt tokens (given)" : "mean prompt tokens", fit.prompt);
   for (const auto& [gpu, h] : host) {
     note(fmt::format("host ms per decode step on {}", gpu), h.step_s * 1e3);
     note(fmt::format("host ms per running sequence and step on {}", gpu), h.per_sequence_s * 1e3);
   }
-  ScoreServingEnergy(catalogs, served, scored, calibration_rows, worst, report);
+  std::vector<model::Measurement> with_prompt = rows;
+  for (model::Measurement& m : with_prompt) m.input = fit.prompt;
+  ScoreRows(catalogs, served, with_prompt, fitted_on, worst, report);
   if (engine != kDefaultEngine) {
     // What a user who chooses no engine sees: the default engine as it is, with the prompt.
     HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback,
                               catalogs.engines->Engine(kDefaultEngine));
-    ScoreServingEnergy(catalogs, *fallback, scored, calibration_rows, worst, report);
+    ScoreRows(catalogs, *fallback, with_prompt, fitted_on, worst, report);
   }
   return core::Ok();
 }

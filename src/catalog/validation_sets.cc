@@ -24,25 +24,16 @@ constexpr std::string_view kInferenceHeader =
     "dataset,engine,model,gpu,tp,batch,input_tokens,output_tokens,metric,value,idle_tail_s,source";
 constexpr std::size_t kInferenceColumns = 12;
 
-core::Result<int> CountField(std::string_view text, std::string_view name, int min) {
-  auto v = core::ParseInteger(text);
-  if (!v || *v < min || *v > (1 << 24)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{} '{}' is not a whole number of at least {}", name, text, min)));
-  }
-  return static_cast<int>(*v);
-}
-
 core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f) {
   model::Measurement m;
   m.dataset = std::string(f[0]);
   m.engine = std::string(f[1]);
   m.model = std::string(f[2]);
   m.gpu = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(m.tp, CountField(f[4], "tp", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.batch, CountField(f[5], "batch", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.input, CountField(f[6], "input_tokens", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.output, CountField(f[7], "output_tokens", 0));
+  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f[5], "batch", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.input, ValidationCount(f[6], "input_tokens", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.output, ValidationCount(f[7], "output_tokens", 0));
   const auto metric = model::MetricFromName(f[8]);
   if (!metric) {
     return core::Fail(core::Error::InvalidArgument(
@@ -51,12 +42,7 @@ core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f
                     f[8])));
   }
   m.metric = *metric;
-  auto value = core::ParseDouble(f[9]);
-  if (!value || !(*value > 0) || !std::isfinite(*value)) {
-    return core::Fail(
-        core::Error::InvalidArgument(fmt::format("value '{}' is not a positive number", f[9])));
-  }
-  m.value = *value;
+  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f[9], "value"));
   auto tail = core::ParseDouble(f[10]);
   if (!tail || *tail < 0 || *tail > 3600) {
     return core::Fail(core::Error::InvalidArgument(
@@ -95,37 +81,27 @@ struct CellKey {
   auto operator<=>(const CellKey&) const = default;
 };
 
-void ScoreEngine(const ValidationCatalogs& c, const InferenceFits& engine, bool every_row,
-                 const std::vector<model::Measurement>& rows, int worst, ValidationReport* out) {
-  std::map<CellKey, ValidationCell> cells;
-  std::map<std::string, int> skipped;
-  for (const model::Measurement& m : rows) {
-    const bool own = m.engine == engine.engine();
-    if (!own && !every_row) continue;
-    ValidationCell& cell = cells[{m.dataset, m.metric}];
-    cell.engine = engine.engine();
-    cell.dataset = m.dataset;
-    cell.metric = m.metric;
-    cell.own_engine = own;
-    if (engine.IsCalibrationRow(m)) {
-      ++cell.calibration_rows;
-      continue;
-    }
-    const auto predicted = PredictRow(c, engine, m);
-    if (const auto* why = std::get_if<std::string>(&predicted)) {
-      ++skipped[*why];
-      continue;
-    }
-    AddScore(&cell, m, std::get<double>(predicted));
+}  // namespace
+
+core::Result<int> ValidationCount(std::string_view text, std::string_view name, int min) {
+  auto v = core::ParseInteger(text);
+  if (!v || *v < min || *v > (1 << 24)) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} '{}' is not a whole number of at least {}", name, text, min)));
   }
-  for (auto& [key, cell] : cells) {
-    FinishCell(&cell, worst);
-    out->cells.push_back(std::move(cell));
-  }
-  for (const auto& [reason, n] : skipped) out->skipped.push_back({engine.engine(), reason, n});
+  return static_cast<int>(*v);
 }
 
-}  // namespace
+core::Result<double> ValidationNumber(std::string_view text, std::string_view name, double max) {
+  auto v = core::ParseDouble(text);
+  if (!v || !(*v > 0) || !(*v <= max)) {
+    return core::Fail(core::Error::InvalidArgument(
+        max < std::numeric_limits<double>::max()
+            ? fmt::format("{} '{}' is not a positive number up to {}", name, text, max)
+            : fmt::format("{} '{}' is not a positive number", name, text)));
+  }
+  return *v;
+}
 
 std::variant<double, std::string> PredictRow(const ValidationCatalogs& c,
                                              const InferenceFits& engine,
@@ -142,50 +118,71 @@ std::variant<double, std::string> PredictRow(const ValidationCatalogs& c,
   return model::Predict(im, m);
 }
 
-void AddScore(ValidationCell* cell, const model::Measurement& m, double predicted) {
-  const double error = predicted / m.value - 1.0;
-  ++cell->rows;
-  cell->mape += std::abs(error);
-  cell->bias += error;
-  cell->worst.push_back({m, predicted, error});
+core::Status ForEachValidationRow(
+    std::string_view text, const std::string& source, std::string_view header, std::size_t columns,
+    const std::function<core::Status(const std::vector<std::string_view>&)>& row) {
+  if (core::Trim(text.substr(0, text.find('\n'))) != header) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}:1: expected the header '{}'", source, header)));
+  }
+  return core::ForEachCsvRow(
+      text, source, columns,
+      [&row](const std::vector<std::string_view>& f, const std::string&) { return row(f); });
 }
 
-void FinishCell(ValidationCell* cell, int worst) {
-  if (cell->rows > 0) {
-    cell->mape /= cell->rows;
-    cell->bias /= cell->rows;
+core::Result<const core::EmbeddedFile*> EmbeddedValidationFile(std::string_view name) {
+  for (const core::EmbeddedFile& f : EmbeddedValidationFiles()) {
+    const std::string_view path(f.path);
+    if (path.ends_with(name) && path.size() > name.size() &&
+        path[path.size() - name.size() - 1] == '/') {
+      return &f;
+    }
   }
-  std::sort(cell->worst.begin(), cell->worst.end(), [](const RowError& a, const RowError& b) {
-    return std::abs(a.error) > std::abs(b.error);
-  });
-  if (cell->worst.size() > static_cast<std::size_t>(worst)) cell->worst.resize(worst);
+  return core::Fail(core::Error::Internal(fmt::format("data/validation/{} is not built in", name)));
+}
+
+void ScoreRows(const ValidationCatalogs& c, const InferenceFits& engine,
+               const std::vector<model::Measurement>& rows,
+               const std::function<bool(const model::Measurement&)>& fitted_on, int worst,
+               ValidationReport* out) {
+  std::map<CellKey, ValidationCell> cells;
+  std::map<std::string, int> skipped;
+  for (const model::Measurement& m : rows) {
+    ValidationCell& cell = cells[{m.dataset, m.metric}];
+    cell.engine = engine.engine();
+    cell.dataset = m.dataset;
+    cell.metric = m.metric;
+    cell.own_engine = m.engine == engine.engine();
+    if (fitted_on(m)) {
+      ++cell.calibration_rows;
+      continue;
+    }
+    const auto predicted = PredictRow(c, engine, m);
+    if (const auto* why = std::get_if<std::string>(&predicted)) {
+      ++skipped[*why];
+      continue;
+    }
+    const double error = std::get<double>(predicted) / m.value - 1.0;
+    ++cell.rows;
+    cell.mape += std::abs(error);
+    cell.bias += error;
+    cell.worst.push_back({m, std::get<double>(predicted), error});
+  }
+  for (auto& [key, cell] : cells) {
+    model::FinishErrorSums(&cell, worst);
+    out->cells.push_back(std::move(cell));
+  }
+  for (const auto& [reason, n] : skipped) out->skipped.push_back({engine.engine(), reason, n});
 }
 
 core::Result<std::vector<model::Measurement>> ParseInferenceMeasurements(
     std::string_view text, const std::string& source) {
-  const auto lines = core::Split(text, '\n');
-  if (lines.empty() || core::Trim(lines[0]) != kInferenceHeader) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: expected the header '{}'", source, kInferenceHeader)));
-  }
-  std::vector<model::Measurement> out;
-  HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
-      text, source, kInferenceColumns,
-      [&out](const std::vector<std::string_view>& f, const std::string&) -> core::Status {
-        HEADROOM_ASSIGN_OR_RETURN(model::Measurement row, ParseRow(f));
-        out.push_back(std::move(row));
-        return core::Ok();
-      }));
-  return out;
+  return ReadValidationRows(text, source, kInferenceHeader, kInferenceColumns, &ParseRow);
 }
 
 core::Result<std::vector<model::Measurement>> EmbeddedInferenceMeasurements() {
-  for (const core::EmbeddedFile& f : EmbeddedValidationFiles()) {
-    if (std::string_view(f.path).ends_with("/inference.csv")) {
-      return ParseInferenceMeasurements(f.content, std::string(f.path));
-    }
-  }
-  return core::Fail(core::Error::Internal("data/validation/inference.csv is not built in"));
+  HEADROOM_ASSIGN_OR_RETURN(const core::EmbeddedFile* f, EmbeddedValidationFile("inference.csv"));
+  return ParseInferenceMeasurements(f->content, std::string(f->path));
 }
 
 ValidationReport Validate(const ValidationCatalogs& catalogs,
@@ -193,7 +190,14 @@ ValidationReport Validate(const ValidationCatalogs& catalogs,
   ValidationReport out;
   for (const std::string& name : catalogs.engines->Names()) {
     const InferenceFits* engine = *catalogs.engines->Engine(name);
-    ScoreEngine(catalogs, *engine, name == kDefaultEngine, rows, worst, &out);
+    // The default engine on every row; the others on their own engine's rows.
+    std::vector<model::Measurement> scored = rows;
+    if (name != kDefaultEngine) {
+      std::erase_if(scored, [&](const model::Measurement& m) { return m.engine != name; });
+    }
+    ScoreRows(
+        catalogs, *engine, scored,
+        [engine](const model::Measurement& m) { return engine->IsCalibrationRow(m); }, worst, &out);
   }
   return out;
 }
@@ -253,29 +257,25 @@ core::Result<TrainingMeasurement> ParseTrainingRow(const std::vector<std::string
   model::ModelSpec& m = t.model;
   m.name = std::string(f[1]);
   m.architecture = model::ModelArchitecture::kDecoder;
-  HEADROOM_ASSIGN_OR_RETURN(m.layers, CountField(f[2], "layers", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.hidden, CountField(f[3], "hidden", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.heads, CountField(f[4], "heads", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.kv_heads, CountField(f[5], "kv_heads", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.layers, ValidationCount(f[2], "layers", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.hidden, ValidationCount(f[3], "hidden", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.heads, ValidationCount(f[4], "heads", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.kv_heads, ValidationCount(f[5], "kv_heads", 1));
   auto ratio = core::ParseDouble(f[6]);
   if (!ratio || !(*ratio > 0) || *ratio > 64) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("ffn_expansion_ratio '{}' is not a positive number", f[6])));
   }
   m.ffn = static_cast<int>(std::lround(*ratio * m.hidden));
-  HEADROOM_ASSIGN_OR_RETURN(m.vocab, CountField(f[7], "vocab", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.vocab, ValidationCount(f[7], "vocab", 1));
   m.head_dim = m.hidden / m.heads;
   m.tied_embeddings = true;  // MPT ties its embeddings (llm-foundry's mpt configs)
-  HEADROOM_ASSIGN_OR_RETURN(t.seq_len, CountField(f[8], "seq_len", 1));
+  HEADROOM_ASSIGN_OR_RETURN(t.seq_len, ValidationCount(f[8], "seq_len", 1));
   t.gpu = std::string(f[9]);
-  HEADROOM_ASSIGN_OR_RETURN(t.gpu_count, CountField(f[10], "gpu_count", 1));
-  HEADROOM_ASSIGN_OR_RETURN(t.micro_batch, CountField(f[11], "micro_batch", 1));
-  auto rate = core::ParseDouble(f[14]);
-  if (!rate || !(*rate > 0) || !std::isfinite(*rate)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("tokens_per_s_per_gpu '{}' is not a positive number", f[14])));
-  }
-  t.tokens_per_s_per_gpu = *rate;
+  HEADROOM_ASSIGN_OR_RETURN(t.gpu_count, ValidationCount(f[10], "gpu_count", 1));
+  HEADROOM_ASSIGN_OR_RETURN(t.micro_batch, ValidationCount(f[11], "micro_batch", 1));
+  HEADROOM_ASSIGN_OR_RETURN(t.tokens_per_s_per_gpu,
+                            ValidationNumber(f[14], "tokens_per_s_per_gpu"));
   t.source = std::string(f[16]);
   return t;
 }
@@ -302,28 +302,12 @@ double PredictTokensPerS(const TrainingMeasurement& t, const model::GpuPowerMode
 
 core::Result<std::vector<TrainingMeasurement>> ParseTrainingMeasurements(
     std::string_view text, const std::string& source) {
-  if (core::Trim(text.substr(0, text.find('\n'))) != kTrainingHeader) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: expected the header '{}'", source, kTrainingHeader)));
-  }
-  std::vector<TrainingMeasurement> out;
-  HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
-      text, source, kTrainingColumns,
-      [&out](const std::vector<std::string_view>& f, const std::string&) -> core::Status {
-        HEADROOM_ASSIGN_OR_RETURN(TrainingMeasurement row, ParseTrainingRow(f));
-        out.push_back(std::move(row));
-        return core::Ok();
-      }));
-  return out;
+  return ReadValidationRows(text, source, kTrainingHeader, kTrainingColumns, &ParseTrainingRow);
 }
 
 core::Result<std::vector<TrainingMeasurement>> EmbeddedTrainingMeasurements() {
-  for (const core::EmbeddedFile& f : EmbeddedValidationFiles()) {
-    if (std::string_view(f.path).ends_with("/training.csv")) {
-      return ParseTrainingMeasurements(f.content, std::string(f.path));
-    }
-  }
-  return core::Fail(core::Error::Internal("data/validation/training.csv is not built in"));
+  HEADROOM_ASSIGN_OR_RETURN(const core::EmbeddedFile* f, EmbeddedValidationFile("training.csv"));
+  return ParseTrainingMeasurements(f->content, std::string(f->path));
 }
 
 core::Result<model::TrainingCell> ValidateTraining(
@@ -380,13 +364,7 @@ core::Result<model::TrainingCell> ValidateTraining(
     cell.worst.push_back(
         {t.source, t.model.name, t.gpu, t.seq_len, t.tokens_per_s_per_gpu, predicted, error});
   }
-  if (cell.rows > 0) {
-    cell.mape /= cell.rows;
-    cell.bias /= cell.rows;
-  }
-  std::sort(cell.worst.begin(), cell.worst.end(),
-            [](const auto& a, const auto& b) { return std::abs(a.error) > std::abs(b.error); });
-  if (cell.worst.size() > static_cast<std::size_t>(worst)) cell.worst.resize(worst);
+  model::FinishErrorSums(&cell, worst);
   return cell;
 }
 

@@ -6,8 +6,12 @@
 #ifndef HEADROOM_CATALOG_VALIDATION_SETS_H_
 #define HEADROOM_CATALOG_VALIDATION_SETS_H_
 
+#include <cstddef>
+#include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -15,6 +19,7 @@
 #include "catalog/inference_fits.h"
 #include "catalog/mig_catalog.h"
 #include "catalog/model_catalog.h"
+#include "core/embedded_file.h"
 #include "core/result.h"
 #include "model/measurement.h"
 #include "model/model_spec.h"
@@ -69,15 +74,48 @@ struct TrainingMeasurement {
 // (1.3B, 6.7B, 30B), so every other size (125M to 70B) is a prediction.
 inline const std::vector<std::string> kTrainingCalibrationModels = {"MPT-1b", "MPT-7b", "MPT-30b"};
 
-// What the validations share: the model's value for a row under `engine` at the row's GPU type
-// (or why it cannot be scored: the model or GPU is not catalogued, the engine has no calibration
-// for it, the batch does not fit in memory); a scored row added to a cell; the cell's means and
-// its `worst` rows once every row is in.
+// What the validations share.
+// The suite's CSV format: `header` on the first line, then rows of `columns` fields, each handed
+// to `row`. Errors name SOURCE:LINE.
+[[nodiscard]] core::Status ForEachValidationRow(
+    std::string_view text, const std::string& source, std::string_view header, std::size_t columns,
+    const std::function<core::Status(const std::vector<std::string_view>&)>& row);
+// A field that must be a whole number in [min, 2^24], or a finite number in (0, max]; errors
+// name the field and its text.
+[[nodiscard]] core::Result<int> ValidationCount(std::string_view text, std::string_view name,
+                                                int min);
+[[nodiscard]] core::Result<double> ValidationNumber(
+    std::string_view text, std::string_view name, double max = std::numeric_limits<double>::max());
+// ForEachValidationRow's rows, each read by `parse`.
+template <typename Row>
+[[nodiscard]] core::Result<std::vector<Row>> ReadValidationRows(
+    std::string_view text, const std::string& source, std::string_view header, std::size_t columns,
+    core::Result<Row> (*parse)(const std::vector<std::string_view>&)) {
+  std::vector<Row> out;
+  HEADROOM_RETURN_IF_ERROR(
+      ForEachValidationRow(text, source, header, columns,
+                           [&out, parse](const std::vector<std::string_view>& f) -> core::Status {
+                             HEADROOM_ASSIGN_OR_RETURN(Row row, parse(f));
+                             out.push_back(std::move(row));
+                             return core::Ok();
+                           }));
+  return out;
+}
+// data/validation/<name>, as built into the binary.
+[[nodiscard]] core::Result<const core::EmbeddedFile*> EmbeddedValidationFile(std::string_view name);
+// The model's value for a row under `engine` at the row's GPU type, or why it cannot be scored
+// (the model or GPU is not catalogued, the engine has no calibration for it, the batch does not
+// fit in memory).
 std::variant<double, std::string> PredictRow(const ValidationCatalogs& catalogs,
                                              const InferenceFits& engine,
                                              const model::Measurement& m);
-void AddScore(ValidationCell* cell, const model::Measurement& m, double predicted);
-void FinishCell(ValidationCell* cell, int worst);
+// `rows` under `engine`: one cell per data set and metric (the rows `fitted_on` names are
+// counted as calibration rows, never scored; the others are scored, `worst` of them kept), and
+// the rows that cannot be scored, with why, added to `out`.
+void ScoreRows(const ValidationCatalogs& catalogs, const InferenceFits& engine,
+               const std::vector<model::Measurement>& rows,
+               const std::function<bool(const model::Measurement&)>& fitted_on, int worst,
+               ValidationReport* out);
 
 // Everything `headroom model validate` prints, from the built-in suite: Validate on the inference
 // rows, ML.ENERGY's energy per token (serving_energy_validation.h), and, unless `only_engine`

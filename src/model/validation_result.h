@@ -5,6 +5,9 @@
 #ifndef HEADROOM_MODEL_VALIDATION_RESULT_H_
 #define HEADROOM_MODEL_VALIDATION_RESULT_H_
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +112,19 @@ struct ValidationReport {
   std::vector<FittedWorkload> fitted_workloads = {};
   std::vector<MigScalingCell> mig_scaling = {};
 };
+
+// A cell whose `mape` and `bias` hold sums over its `rows` and whose `worst` holds every scored
+// row: the means, and the `worst` rows by absolute error, worst first.
+template <typename Cell>
+void FinishErrorSums(Cell* cell, int worst) {
+  if (cell->rows > 0) {
+    cell->mape /= cell->rows;
+    cell->bias /= cell->rows;
+  }
+  std::sort(cell->worst.begin(), cell->worst.end(),
+            [](const auto& a, const auto& b) { return std::abs(a.error) > std::abs(b.error); });
+  if (cell->worst.size() > static_cast<std::size_t>(worst)) cell->worst.resize(worst);
+}
 
 struct ProfileMetricError {
   std::string gpu;
