@@ -1,11 +1,8 @@
-// `headroom model validate`: the inference model against the measurements others published
-// (data/validation/), per serving-engine calibration, data set and metric, on the rows each
-// calibration was not fitted on.
+// `headroom model validate`: the models against the measurements others published
+// (data/validation/), on the rows no calibration was fitted on: catalog::ValidateBuiltInSuite.
 #include <iostream>
-#include <memory>
 
-#include <fmt/format.h>
-
+#include "catalog/mig_catalog.h"
 #include "catalog/model_catalog.h"
 #include "catalog/validation_sets.h"
 #include "cli/commands.h"
@@ -42,7 +39,8 @@ int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
 void AddModelValidate(CLI::App* model, const GlobalOptions& global, RunFunction* run) {
   CLI::App* cmd = model->add_subcommand(
       "validate",
-      "Check the inference model against published measurements (data/validation/), per engine");
+      "Check the models against published measurements (data/validation/): latency, power, energy "
+      "and time per token per engine, training throughput, MIG slice scaling");
   auto* o = OptionsRunBy(cmd, run, global, RunValidate);
   AddEngineOptions(cmd, &o->engine);
   cmd->add_option("--worst", o->worst, "Worst rows to list per data set and metric")
