@@ -73,10 +73,10 @@ HostTime FitHostTime(const std::vector<std::pair<double, double>>& batch_and_exc
 }
 
 // `engine` with, on every GPU type of `rows`, the host time that explains their TPOT at
-// `prompt` tokens.
+// `prompt` tokens; that host time in `fitted` if given.
 InferenceFits WithHostTime(const ValidationCatalogs& c, const InferenceFits& engine,
                            const std::vector<model::Measurement>& rows, int prompt,
-                           std::map<std::string, HostTime>* fitted) {
+                           std::map<std::string, HostTime>* fitted = nullptr) {
   std::map<std::string, std::vector<std::pair<double, double>>> excess;  // by GPU type
   for (model::Measurement m : rows) {
     if (m.metric != model::Metric::kServingTpotMs) continue;
@@ -86,7 +86,6 @@ InferenceFits WithHostTime(const ValidationCatalogs& c, const InferenceFits& eng
     excess[m.gpu].emplace_back(m.batch, (m.value - std::get<double>(predicted)) / 1e3);
   }
   InferenceFits out = engine;
-  fitted->clear();
   for (const auto& [gpu, points] : excess) {
     const HostTime h = FitHostTime(points);
     auto fit = engine.For(gpu);
@@ -95,7 +94,7 @@ InferenceFits WithHostTime(const ValidationCatalogs& c, const InferenceFits& eng
     e.host_step_s += h.step_s;
     e.host_per_sequence_s += h.per_sequence_s;
     out.SetFit(gpu, e);
-    (*fitted)[gpu] = h;
+    if (fitted) (*fitted)[gpu] = h;
   }
   return out;
 }
@@ -106,17 +105,15 @@ InferenceFits WithHostTime(const ValidationCatalogs& c, const InferenceFits& eng
 // predicted (their batch no longer fits in memory) loses to one at which more can.
 struct ServingFit {
   int prompt = 0;
-  int rows = 0;
-  std::map<std::string, HostTime> host;
+  int rows = 0;  // calibration rows of energy per token predicted at that length
 };
 
 ServingFit FitServing(const ValidationCatalogs& c, const InferenceFits& engine,
                       const std::vector<model::Measurement>& rows, int min_prompt, int max_prompt) {
   ServingFit best;
   double best_loss = std::numeric_limits<double>::infinity();
-  std::map<std::string, HostTime> host;
   for (int prompt = min_prompt; prompt <= max_prompt; prompt += std::max(1, prompt / 64)) {
-    const InferenceFits served = WithHostTime(c, engine, rows, prompt, &host);
+    const InferenceFits served = WithHostTime(c, engine, rows, prompt);
     double loss = 0;
     int scored = 0;
     for (model::Measurement m : rows) {
@@ -128,7 +125,7 @@ ServingFit FitServing(const ValidationCatalogs& c, const InferenceFits& engine,
       ++scored;
     }
     if (scored > best.rows || (scored == best.rows && loss < best_loss)) {
-      best = {prompt, scored, host};
+      best = {prompt, scored};
       best_loss = loss;
     }
   }
