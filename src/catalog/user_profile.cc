@@ -74,10 +74,16 @@ core::Result<std::vector<model::Measurement>> ParseProfileRows(std::string_view 
                                                                const std::string& engine) {
   const auto lines = core::Split(text, '\n');
   Columns columns;
+  std::size_t width = 0;
   if (!lines.empty()) {
     const auto names = core::Split(core::Trim(lines[0]), ',');
+    width = names.size();
     for (std::size_t i = 0; i < names.size(); ++i) {
-      columns.index.emplace(std::string(core::Trim(names[i])), i);
+      // A name given twice would leave the rows one cell wider than the columns it names.
+      if (!columns.index.emplace(std::string(core::Trim(names[i])), i).second) {
+        return core::Fail(core::Error::InvalidArgument(
+            fmt::format("{}:1: column '{}' appears more than once", source, core::Trim(names[i]))));
+      }
     }
   }
   for (std::string_view name : kRequired) {
@@ -88,7 +94,7 @@ core::Result<std::vector<model::Measurement>> ParseProfileRows(std::string_view 
   }
   std::vector<model::Measurement> out;
   HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
-      text, source, columns.index.size(),
+      text, source, width,
       [&](const std::vector<std::string_view>& f, const std::string& where) -> core::Status {
         model::Measurement base;
         base.dataset = "profile";

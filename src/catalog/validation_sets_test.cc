@@ -222,6 +222,17 @@ TEST(UserProfileTest, RowsBecomeMeasurementsAndQueuedBatchesAreLeftOut) {
       << unknown.error().message();
 }
 
+// Found by the engine_files fuzzer: a header naming a column twice read cells past the row's end.
+TEST(UserProfileTest, AColumnNamedTwiceIsRejectedByName) {
+  auto twice = ParseProfileRows(
+      "model,gpu,tp,batch,prompt,output,ttft_ms,tp,tpot_ms\n"
+      "llama2-7b,a100-80gb-sxm,1,1,128,128,22,1,10\n"
+      "llama2-7b,a100-80gb-sxm,1,16,2048,1\n",
+      "d.csv", "x");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().message(), "d.csv:1: column 'tp' appears more than once");
+}
+
 }  // namespace
 }  // namespace headroom::catalog
 
