@@ -86,6 +86,18 @@ struct Server {
   std::vector<int> instances;
 };
 
+// What least-work routing reads of an instance, kept beside the other candidates of its class so
+// that the scan of every candidate per request walks one small array (SyncRoute keeps it).
+struct RouteSlot {
+  double outstanding = 0;     // Instance::outstanding
+  double running = 0;         // running sequences
+  double steps = 0;           // decode steps of the run under way; 0 when none is (idle, prefill)
+  double steps_per_ns = 0;    // Instance::per_first_step, per nanosecond
+  std::int64_t start_ns = 0;  // of the run under way
+  bool bounded = false;       // the elapsed-time bound on its steps holds (SyncRoute)
+  int instance = 0;
+};
+
 // Sum of the first `n` terms of an arithmetic sequence.
 double ArithmeticSum(double first, double growth, double n) {
   return n * first + growth * n * (n - 1) / 2;
@@ -113,6 +125,8 @@ class Simulation {
 
   // Instances.
   int Route(bool hp);
+  int RouteLeastWork(bool hp, int cursor);
+  void SyncRoute(int i);
   bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
   void Plan(int i);
   void OnIterationEnd(int i);
@@ -165,6 +179,9 @@ class Simulation {
   bool source_done_ = false;
   std::vector<int> hp_instances_;
   std::vector<int> lp_instances_;
+  std::vector<RouteSlot> hp_route_;  // by position in hp_instances_
+  std::vector<RouteSlot> lp_route_;
+  std::vector<RouteSlot*> route_of_;  // by instance
   int hp_cursor_ = 0;
   int lp_cursor_ = 0;
 
@@ -233,6 +250,16 @@ core::Status Simulation::Setup() {
       inst.power_w = instance_idle_w_;
       instances_.push_back(std::move(inst));
     }
+  }
+  // The slots are made once the instances are: route_of_ points into vectors that never grow.
+  for (std::vector<RouteSlot>* route : {&hp_route_, &lp_route_}) {
+    const std::vector<int>& ids = route == &hp_route_ ? hp_instances_ : lp_instances_;
+    route->resize(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) (*route)[k].instance = ids[k];
+  }
+  route_of_.resize(instances_.size());
+  for (std::vector<RouteSlot>* route : {&hp_route_, &lp_route_}) {
+    for (RouteSlot& slot : *route) route_of_[static_cast<std::size_t>(slot.instance)] = &slot;
   }
   for (const Server& server : servers_) {
     controlled_.push_back(
@@ -318,6 +345,7 @@ core::Status Simulation::OnArrival() {
     } else if (inst.waiting.size() == 1 && CanAdmit(inst, req, 0, 0)) {
       Interrupt(i);  // join the batch at the next step boundary
     }
+    SyncRoute(i);
   }
   HEADROOM_RETURN_IF_ERROR(ScheduleNextArrival());
   return core::Ok();
@@ -328,6 +356,11 @@ int Simulation::Route(bool hp) {
   int& cursor = hp ? hp_cursor_ : lp_cursor_;
   const int n = static_cast<int>(candidates.size());
   HEADROOM_CHECK(n > 0) << "no instance of the request's class";
+  if (config_.router == RouterKind::kLeastWork) {
+    const int best = RouteLeastWork(hp, cursor);
+    cursor = best + 1 == n ? 0 : best + 1;
+    return candidates[static_cast<std::size_t>(best)];
+  }
   int best = -1;
   double best_work = std::numeric_limits<double>::infinity();
   // Scan from the cursor so that ties rotate instead of piling on the first instance.
@@ -337,16 +370,7 @@ int Simulation::Route(bool hp) {
     Instance& inst = instances_[static_cast<std::size_t>(i)];
     double work = 0;
     switch (config_.router) {
-      case RouterKind::kLeastWork: {
-        // As of now, inside a run of decode steps too, so routing does not depend on how the
-        // simulator groups steps into events. The work at the end of the run is a lower bound
-        // (exact in floating point: a larger integer product subtracted): an instance that
-        // cannot beat the best one even then needs no StepsDone, the hot path's costliest part.
-        const double running = static_cast<double>(inst.running.size());
-        if (inst.steps > 1 && inst.outstanding - running * inst.steps >= best_work) continue;
-        work = inst.outstanding - (inst.steps > 1 ? running * StepsDone(inst) : 0);
-        break;
-      }
+      case RouterKind::kLeastWork:  // RouteLeastWork
       case RouterKind::kLeastRequests:
         work = static_cast<double>(inst.waiting.size() + inst.running.size());
         break;
@@ -362,6 +386,57 @@ int Simulation::Route(bool hp) {
   }
   cursor = best + 1 == n ? 0 : best + 1;
   return candidates[static_cast<std::size_t>(best)];
+}
+
+int Simulation::RouteLeastWork(bool hp, int cursor) {
+  const std::vector<RouteSlot>& slots = hp ? hp_route_ : lp_route_;
+  const int n = static_cast<int>(slots.size());
+  const std::int64_t now_ns = queue_.now().count();
+  int best = -1;
+  double best_work = std::numeric_limits<double>::infinity();
+  // Scan from the cursor so that ties rotate instead of piling on the first instance.
+  int k = cursor;
+  for (int seen = 0; seen < n; ++seen, k = k + 1 == n ? 0 : k + 1) {
+    const RouteSlot& slot = slots[static_cast<std::size_t>(k)];
+    double work = slot.outstanding;
+    if (slot.steps > 1) {
+      // As of now, inside a run of decode steps too, so routing does not depend on how the
+      // simulator groups steps into events. The work after the bound's steps is a lower bound
+      // (exact in floating point: a larger integer product subtracted): an instance that cannot
+      // beat the best one even then needs no StepsDone, the hot path's costliest part.
+      const double bound =
+          slot.bounded
+              ? std::min(slot.steps,
+                         static_cast<double>(static_cast<std::int64_t>(
+                             static_cast<double>(now_ns - slot.start_ns) * slot.steps_per_ns)) +
+                             3)
+              : slot.steps;
+      if (slot.outstanding - slot.running * bound >= best_work) continue;
+      work -= slot.running * StepsDone(instances_[static_cast<std::size_t>(slot.instance)]);
+    }
+    if (work < best_work) {
+      best_work = work;
+      best = k;
+    }
+  }
+  return best;
+}
+
+void Simulation::SyncRoute(int i) {
+  const Instance& inst = instances_[static_cast<std::size_t>(i)];
+  RouteSlot& slot = *route_of_[static_cast<std::size_t>(i)];
+  const bool decoding = inst.busy && !inst.mixed;
+  slot.outstanding = inst.outstanding;
+  slot.running = static_cast<double>(inst.running.size());
+  slot.steps = decoding ? static_cast<double>(inst.steps) : 0;
+  slot.steps_per_ns = inst.per_first_step * 1e-9;
+  slot.start_ns = inst.start.count();
+  // Steps never shrink while the KV cache grows, so no more than elapsed / first step of them
+  // fit in the time elapsed: StepsDone's answer n has n x first <= elapsed in floating point,
+  // and so n <= elapsed x (1 / first) + 1 up to a few roundings, each far below a step (3 for
+  // margin; truncation is floor, the product being positive). A run whose steps shrink (no
+  // growth in the cache's cost, rounded below zero) is bounded by its length.
+  slot.bounded = decoding && inst.step_growth_s >= 0 && inst.first_step_s >= 1e-12;
 }
 
 bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
@@ -457,6 +532,7 @@ void Simulation::Plan(int i) {
   } else {
     inst.busy = false;
     SetInstancePower(inst, instance_idle_w_);
+    SyncRoute(i);
     return;
   }
   inst.busy = true;
@@ -467,6 +543,7 @@ void Simulation::Plan(int i) {
   SetInstancePower(inst, seconds > 0 ? joules / seconds : instance_idle_w_);
   queue_.ScheduleKeyed(static_cast<std::size_t>(i), inst.start + core::FromSeconds(seconds),
                        {EventKind::kIterationEnd, i});
+  SyncRoute(i);
 }
 
 int Simulation::StepsDone(Instance& inst) const {
@@ -503,6 +580,7 @@ void Simulation::Interrupt(int i) {
   queue_.ScheduleKeyed(static_cast<std::size_t>(i),
                        std::max(queue_.now(), inst.start + core::FromSeconds(seconds)),
                        {EventKind::kIterationEnd, i});
+  SyncRoute(i);
 }
 
 void Simulation::Complete(Instance& inst, int slot) {
