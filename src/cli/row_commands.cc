@@ -142,15 +142,16 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
   const std::string out = o.out.empty() && html ? kDefaultSimulateDir : o.out;
   InstallStopHandlers();
   ProgressBar bar("simulating", ProgressWanted());
-  auto simulation = report::SimulateRow({.resolved = &*resolved,
-                                         .policy = policy,
-                                         .servers = n,
-                                         .trace = o.trace,
-                                         .out_dir = out,
-                                         .with_uncapped = html && policy != "none",
-                                         .inputs = SimulateInputsOf(*resolved, o, policy, n),
-                                         .stop = &StopRequested(),
-                                         .progress = [&bar](double f) { bar.Update(f); }});
+  auto simulation =
+      report::SimulateRow({.resolved = &*resolved,
+                           .policy = policy,
+                           .servers = n,
+                           .trace = o.trace,
+                           .out_dir = out,
+                           .with_uncapped = html && policy != headroom::policy::kUncappedPolicy,
+                           .inputs = SimulateInputsOf(*resolved, o, policy, n),
+                           .stop = &StopRequested(),
+                           .progress = [&bar](double f) { bar.Update(f); }});
   bar.Finish();
   if (!simulation) return ReportError(simulation.error());
   std::optional<std::string> written;
@@ -191,7 +192,7 @@ report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const Row
 core::Result<std::optional<report::PowerTrace>> ChosenPowerTrace(
     const sim::ResolvedScenario& resolved, const sim::CapacityPlan& plan,
     const std::string& trace) {
-  const sim::PolicyPlan* chosen = report::ChosenPolicy(plan);
+  const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
   if (chosen == nullptr) return std::optional<report::PowerTrace>();
   ProgressBar bar(fmt::format("{} at {} servers", chosen->policy, chosen->max_servers),
                   ProgressWanted());

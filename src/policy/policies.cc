@@ -41,7 +41,7 @@ ServerTargets PowerLimit(core::Watts w) { return ServerTargets{.power_limit = w}
 }  // namespace
 
 LadderPolicyConfig NoneConfig(const PolicyParams& params) {
-  LadderPolicyConfig config = Base("none", params);
+  LadderPolicyConfig config = Base(std::string(kUncappedPolicy), params);
   config.brake.reset();
   return config;
 }

@@ -23,12 +23,17 @@
 #define HEADROOM_POLICY_POLICIES_H_
 
 #include <memory>
+#include <string_view>
 
 #include "policy/ladder_policy.h"
 #include "policy/policy_params.h"
 #include "policy/row_policy.h"
 
 namespace headroom::policy {
+
+// The policy that never caps: every server uncapped and no brake. Plans compare every other
+// policy's latency with it at the same servers and week (the SLO's baseline).
+inline constexpr std::string_view kUncappedPolicy = "none";
 
 // Each REQUIRES: ValidateParams(params) is ok (MakePolicy in policy_factory.h checks it).
 std::unique_ptr<RowPolicy> MakeNonePolicy(const PolicyParams& params);

@@ -14,7 +14,7 @@ struct Entry {
 };
 
 constexpr Entry kPolicies[] = {
-    {"none", &MakeNonePolicy},          {"brake-only", &MakeBrakeOnlyPolicy},
+    {kUncappedPolicy, &MakeNonePolicy}, {"brake-only", &MakeBrakeOnlyPolicy},
     {"polca", &MakePolcaPolicy},        {"uniform", &MakeUniformPolicy},
     {"power-cap", &MakePowerCapPolicy}, {"polca-ladder", &MakePolcaLadderPolicy},
 };

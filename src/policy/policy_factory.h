@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "policy/policies.h"
 #include "policy/policy_params.h"
 #include "policy/row_policy.h"
 

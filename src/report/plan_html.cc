@@ -48,7 +48,7 @@ std::string Policies(const sim::CapacityPlan& plan) {
       HtmlRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50", "HP P50 E2E",
                "LP P50 E2E", "LP tok/s", "peak", "brakes", "capped", "next server fails on"},
               "th");
-  const sim::PolicyPlan* chosen = ChosenPolicy(plan);
+  const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
   for (const sim::PolicyPlan& p : plan.policies) {
     if (p.max_servers == 0) {
       out += HtmlRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "policy/policy_factory.h"
+
 namespace headroom::report {
 namespace {
 
@@ -81,7 +83,7 @@ std::vector<Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only, 
   std::map<std::string, Series> by_policy;
   std::vector<std::string> order;
   for (const sim::PolicyPlan& p : plan.policies) {
-    if (capping_only && p.policy == "none") continue;
+    if (capping_only && p.policy == policy::kUncappedPolicy) continue;
     order.push_back(p.policy);
     by_policy[p.policy].label = p.policy;
   }
@@ -129,7 +131,7 @@ struct LatencyMetric {
 std::optional<CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan, const LatencyMetric& m) {
   std::map<int, const sim::RunSummary*> baseline;
   for (const sim::RunSummary& r : plan.runs) {
-    if (r.policy == "none") baseline[r.servers] = &r;
+    if (r.policy == policy::kUncappedPolicy) baseline[r.servers] = &r;
   }
   Plot plot{.name = m.name,
             .title = fmt::format("{} end-to-end latency against servers, per policy", m.label),

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "policy/policy_factory.h"
+
 namespace headroom::report {
 namespace {
 
@@ -14,15 +16,6 @@ std::string Plural(std::uint64_t n, const char* word) {
 }
 
 }  // namespace
-
-const sim::PolicyPlan* ChosenPolicy(const sim::CapacityPlan& plan) {
-  const sim::PolicyPlan* best = nullptr;
-  for (const sim::PolicyPlan& p : plan.policies) {
-    if (p.policy == "none" || p.max_servers == 0) continue;
-    if (best == nullptr || p.max_servers > best->max_servers) best = &p;
-  }
-  return best;
-}
 
 PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int max_windows) {
   PowerTrace trace;
@@ -94,7 +87,8 @@ std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
                   worst.pct, Plural(chosen->at_max.brake_events, "brake"));
   // What capping adds is measured against the uncapped row, when the plan has it.
   for (const sim::PolicyPlan& p : plan.policies) {
-    if (p.policy == "none") answer += fmt::format(" (uncapped: {})", p.max_servers);
+    if (p.policy == policy::kUncappedPolicy)
+      answer += fmt::format(" (uncapped: {})", p.max_servers);
   }
   return answer;
 }

@@ -51,10 +51,6 @@ struct PlanReport {
   std::optional<PowerTrace> power = {};  // empty: not simulated (the plot is left out)
 };
 
-// The capping policy that fits the most servers (the first listed on a tie); nullptr when no
-// policy but "none" was planned or none keeps the SLO at the provisioned row.
-const sim::PolicyPlan* ChosenPolicy(const sim::CapacityPlan& plan);
-
 // REQUIRES: result.power holds the metered series (RunOptions::keep_power_series).
 // Windows of a whole number of metering periods, at most `max_windows` of them.
 PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows);

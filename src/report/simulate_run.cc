@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
+#include "policy/policy_factory.h"
 #include "report/simulation_report.h"
 
 namespace headroom::report {
@@ -44,7 +45,8 @@ void StartUncapped(const SimulateRequest& r, UncappedRun& u) {
     sim::RunOptions run;
     run.stop = r.stop;
     run.on_request = [&u](const sim::RequestResult& q) { WriteRequestCsvRow(q, u.requests); };
-    u.result = sim::RunScenario(*r.resolved, "none", r.servers, r.trace, run);
+    u.result = sim::RunScenario(*r.resolved, std::string(policy::kUncappedPolicy), r.servers,
+                                r.trace, run);
   });
 }
 

@@ -141,7 +141,7 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
 
 namespace {
 
-// With a colour TextStyle: the header bold, the chosen policy's row (ChosenPolicy) green.
+// With a colour TextStyle: the header bold, the chosen policy's row (sim::ChosenPolicy) green.
 std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
   // Every column but SERVERS and BRAKES is a percentage: the cells carry their '%'.
   TextTable table({{"POLICY", TextTable::Align::kLeft},
@@ -160,7 +160,7 @@ std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
       table.AddRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", style.Red(p.limit)});
       continue;
     }
-    const Tone tone = &p == ChosenPolicy(plan) ? Tone::kGreen : Tone::kPlain;
+    const Tone tone = &p == sim::ChosenPolicy(plan) ? Tone::kGreen : Tone::kPlain;
     table.AddRow(
         {p.policy, std::to_string(p.max_servers), fmt::format("{:+.0f}%", p.extra_pct),
          Pct(p.impact.hp_p50_e2e_pct), Pct(p.impact.hp_p99_e2e_pct), Pct(p.impact.lp_p50_e2e_pct),

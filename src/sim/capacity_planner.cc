@@ -49,7 +49,7 @@ core::Result<std::vector<RunSummary>> RunAll(const ResolvedScenario& scenario,
       run.keep_power_series = false;
       // A run that has broken the power SLO is done, except the baseline: the other policies'
       // latencies are compared with it.
-      if (jobs[i].policy != "none") {
+      if (jobs[i].policy != policy::kUncappedPolicy) {
         run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
       }
       auto result = RunScenario(scenario, jobs[i].policy, jobs[i].servers, options.trace, run);
@@ -127,12 +127,21 @@ std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo&
   return "";
 }
 
+const PolicyPlan* ChosenPolicy(const CapacityPlan& plan) {
+  const PolicyPlan* best = nullptr;
+  for (const PolicyPlan& p : plan.policies) {
+    if (p.policy == policy::kUncappedPolicy || p.max_servers == 0) continue;
+    if (best == nullptr || p.max_servers > best->max_servers) best = &p;
+  }
+  return best;
+}
+
 CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,
                                 const Slo& slo) {
   std::map<int, const RunSummary*> runs, baseline;
   for (const RunSummary& r : plan.runs) {
     if (r.policy == policy) runs[r.servers] = &r;
-    if (r.policy == "none") baseline[r.servers] = &r;
+    if (r.policy == policy::kUncappedPolicy) baseline[r.servers] = &r;
   }
   CapacityBounds bounds;
   for (const auto& [servers, run] : runs) {  // in ascending server count
@@ -145,23 +154,6 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
     bounds.fits = servers;
   }
   return bounds;
-}
-
-core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std::string& policy,
-                                    int servers, const std::string& trace, RunOptions options) {
-  RowConfig row = scenario.row;
-  row.servers = servers;
-  row.control.brake_release = scenario.params.brake_release;
-  const int hp = HpServers(servers, row.hp_server_fraction);
-  HEADROOM_ASSIGN_OR_RETURN(
-      std::unique_ptr<RequestSource> source,
-      MakeWorkload(scenario.scenario, trace, servers, hp, scenario.scenario.seed));
-  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> p,
-                            policy::MakePolicy(policy, scenario.params));
-  if (options.expected_duration_s <= 0) {
-    options.expected_duration_s = ExpectedDuration(scenario.scenario, trace);
-  }
-  return SimulateRow(row, *source, *p, options);
 }
 
 core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
@@ -187,7 +179,8 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max - n0 + 2))));
   const int total_estimate = rounds_estimate * static_cast<int>(policies.size()) * 2 + 1;
   // The baseline itself first.
-  std::vector<Job> jobs{{"none", n0}};
+  const std::string uncapped(policy::kUncappedPolicy);
+  std::vector<Job> jobs{{uncapped, n0}};
   while (true) {
     std::vector<Job> todo;
     for (const Job& j : jobs) {
@@ -214,10 +207,10 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       while (sr.hi - sr.lo > 1) {
         const int mid = sr.lo + (sr.hi - sr.lo) / 2;
         auto run = done.find({policies[k], mid});
-        auto base = done.find({"none", mid});
+        auto base = done.find({uncapped, mid});
         if (run == done.end() || base == done.end()) {
           if (run == done.end()) jobs.push_back({policies[k], mid});
-          if (base == done.end()) jobs.push_back({"none", mid});
+          if (base == done.end()) jobs.push_back({uncapped, mid});
           searching = true;
           break;
         }
@@ -228,7 +221,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     }
     if (!searching) break;
   }
-  plan.baseline = done.at({"none", n0});
+  plan.baseline = done.at({uncapped, n0});
   for (std::size_t k = 0; k < policies.size(); ++k) {
     PolicyPlan pp;
     pp.policy = policies[k];
@@ -237,12 +230,12 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       pp.max_servers = sr.lo;
       pp.extra_pct = (static_cast<double>(sr.lo) / n0 - 1) * 100;
       pp.at_max = done.at({pp.policy, sr.lo});
-      pp.impact = Compare(pp.at_max, done.at({"none", sr.lo}));
+      pp.impact = Compare(pp.at_max, done.at({uncapped, sr.lo}));
     }
     if (sr.hi <= n_max) {
       const RunSummary& fail = done.at({pp.policy, sr.hi});
       pp.limit = fmt::format("{} servers: {}", sr.hi,
-                             SloViolation(fail, Compare(fail, done.at({"none", sr.hi})), s.slo));
+                             SloViolation(fail, Compare(fail, done.at({uncapped, sr.hi})), s.slo));
     } else {
       pp.limit = fmt::format("search bound ({} servers, +{}%)", n_max, s.plan_max_extra_pct);
     }
@@ -266,8 +259,9 @@ core::Result<Calibration> CalibrateLoad(const ResolvedScenario& scenario, double
     RunOptions run;
     run.stop = options.stop;
     run.keep_power_series = false;
-    HEADROOM_ASSIGN_OR_RETURN(
-        RowResult r, RunScenario(scaled, "none", scenario.scenario.servers, options.trace, run));
+    HEADROOM_ASSIGN_OR_RETURN(RowResult r,
+                              RunScenario(scaled, std::string(policy::kUncappedPolicy),
+                                          scenario.scenario.servers, options.trace, run));
     ++c.simulations;
     if (options.progress) options.progress(c.simulations, 12);
     return r.peak_w / r.budget_w;

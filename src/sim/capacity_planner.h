@@ -71,6 +71,11 @@ struct CapacityPlan {
   std::vector<RunSummary> runs;
 };
 
+// The plan's answer: the capping policy that fits the most servers (the first listed on a tie);
+// nullptr when no policy but the uncapped one was planned or none keeps the SLO at the
+// provisioned row.
+const PolicyPlan* ChosenPolicy(const CapacityPlan& plan);
+
 // What the plan's own simulations say about a policy's capacity under another SLO, without
 // simulating more. Of the server counts the search evaluated for `policy` (with the uncapped
 // baseline at each), `fits` is the largest that keeps `slo` with every smaller evaluated count
@@ -94,11 +99,6 @@ struct PlanOptions {
 
 [[nodiscard]] core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                                       const PlanOptions& options);
-
-// Runs one simulation of the scenario at `servers` with `policy`.
-[[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,
-                                                  const std::string& policy, int servers,
-                                                  const std::string& trace, RunOptions options);
 
 // The factor on both per-server rates that makes the uncapped row at its provisioned servers
 // peak at `target` of its budget (within `tolerance`), by bisection on the factor.

@@ -9,6 +9,7 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "core/yaml_reader.h"
+#include "policy/policy_factory.h"
 #include "sim/named_traces.h"
 
 namespace headroom::sim {
@@ -470,6 +471,23 @@ double ExpectedDuration(const Scenario& scenario, std::string_view trace) {
   const TraceChoice choice = Choose(scenario, trace);
   // The real traces span about an hour.
   return choice.synth ? core::ToSeconds(choice.synth->duration) : 3600.0;
+}
+
+core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std::string& policy,
+                                    int servers, const std::string& trace, RunOptions options) {
+  RowConfig row = scenario.row;
+  row.servers = servers;
+  row.control.brake_release = scenario.params.brake_release;
+  const int hp = HpServers(servers, row.hp_server_fraction);
+  HEADROOM_ASSIGN_OR_RETURN(
+      std::unique_ptr<RequestSource> source,
+      MakeWorkload(scenario.scenario, trace, servers, hp, scenario.scenario.seed));
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> p,
+                            policy::MakePolicy(policy, scenario.params));
+  if (options.expected_duration_s <= 0) {
+    options.expected_duration_s = ExpectedDuration(scenario.scenario, trace);
+  }
+  return SimulateRow(row, *source, *p, options);
 }
 
 }  // namespace headroom::sim

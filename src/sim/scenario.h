@@ -115,6 +115,11 @@ struct ResolvedScenario {
 // Seconds of arrivals the workload spans, for progress; 0 when unknown.
 double ExpectedDuration(const Scenario& scenario, std::string_view trace);
 
+// Runs one simulation of the scenario at `servers` with `policy`.
+[[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,
+                                                  const std::string& policy, int servers,
+                                                  const std::string& trace, RunOptions options);
+
 }  // namespace headroom::sim
 
 #endif  // HEADROOM_SIM_SCENARIO_H_
