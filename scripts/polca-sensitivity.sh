@@ -2,8 +2,9 @@
 # Sensitivity of the POLCA capacity result (docs/reproduction.md) to its thresholds, the
 # out-of-band actuation delay, the load level and the LP latency SLO: one `headroom plan` per
 # variant of the built-in scenario, POLCA against the uncapped baseline, one Markdown table row
-# each. Usage: scripts/polca-sensitivity.sh [HEADROOM_BINARY] (default build/bin/headroom).
-# Takes a few minutes per row on 2 cores.
+# each, with the scenario's planning and unseen weeks (docs/row-simulator.md).
+# Usage: scripts/polca-sensitivity.sh [HEADROOM_BINARY] (default build/bin/headroom).
+# Takes one to three minutes per row on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 headroom=${1:-build/bin/headroom}
@@ -23,14 +24,17 @@ name, path = sys.argv[1], sys.argv[2]
 p = json.load(open(path))
 b = p["baseline"]
 pol = p["policies"][0]
+unseen = f"{pol['validated_weeks']}/{p['validation_weeks']}"
+if pol['searched_servers'] > pol['max_servers']:
+    unseen += f", was {pol['searched_servers']}"
 print(f"| {name} | {b['row_power']['peak_frac']*100:.1f}% | {pol['max_servers']} | "
       f"{pol['extra_pct']:+.0f}% | {pol['hp_p50_impact_pct']:+.2f}% | {pol['lp_p50_impact_pct']:+.2f}% | "
-      f"{pol['brake_events']} | {pol['limit']} |")
+      f"{pol['brake_events']} | {unseen} | {pol['limit']} |")
 PY
 }
 
-echo "| variant | baseline peak | POLCA servers | extra | HP P50 | LP P50 | brakes | next server fails on |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| variant | baseline peak | POLCA servers | extra | HP P50 | LP P50 | brakes | unseen weeks | next server fails on |"
+echo "|---|---|---|---|---|---|---|---|---|"
 variant "default (T1 0.80, T2 0.89, 40 s, LP P50 SLO +5%)" "s/^seed: 1/seed: 1/"
 variant "T1 = 0.75" "s/^seed: 1/seed: 1/" --set t1=0.75
 variant "T1 = 0.85" "s/^seed: 1/seed: 1/" --set t1=0.85

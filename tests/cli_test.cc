@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -734,6 +736,96 @@ TEST(CliTest, PlanASmallScenario) {
   EXPECT_NE(table.out.find("servers"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\nnone "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\npolca "), std::string::npos) << table.out;
+}
+
+// The rows without caps fit 11 servers on the planning week (seed 1); the first unseen week (seed
+// 1001) brakes there, so the plan lowers them to 10 and says why (tests/testdata).
+TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
+  const std::string plan = "plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+                           " --threads 2 --json --policies none,brake-only";
+  const CommandRun search_only = Headroom(plan + " --validate 0");
+  ASSERT_EQ(search_only.exit_code, 0) << search_only.out;
+  const auto s = nlohmann::json::parse(search_only.out);
+  EXPECT_EQ(s["validation_weeks"], 0);
+  EXPECT_EQ(s["week_seeds"], nlohmann::json::array({1}));
+  EXPECT_EQ(s["policies"][1]["max_servers"], 11);
+  EXPECT_EQ(s["policies"][1]["validation_failure"], "");
+
+  const CommandRun run = Headroom(plan);  // the file's 4 unseen weeks
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["planning_weeks"], 1);
+  EXPECT_EQ(j["validation_weeks"], 4);
+  EXPECT_EQ(j["week_seeds"], nlohmann::json::array({1, 1001, 1002, 1003, 1004}));
+  const auto& brake_only = j["policies"][1];
+  EXPECT_EQ(brake_only["policy"], "brake-only");
+  EXPECT_EQ(brake_only["searched_servers"], 11);
+  EXPECT_EQ(brake_only["max_servers"], 10);
+  EXPECT_EQ(brake_only["validated_weeks"], 4);
+  EXPECT_EQ(brake_only["validation_failure"],
+            "1 of 4 unseen weeks failed at 11 servers, first unseen week 1 (seed 1001): 1 brake "
+            "event");
+  EXPECT_EQ(brake_only["limit"], "11 servers: unseen week 1 (seed 1001): 1 brake event");
+  // The verdict is the runs': at 11 servers the unseen week 1 braked and the planning week did
+  // not; at 10 every week ran to its end without one.
+  std::map<std::pair<int, int>, nlohmann::json> runs;  // brake-only's, by (servers, week)
+  for (const auto& r : j["runs"]) {
+    if (r["policy"] == "brake-only") runs[{r["servers"].get<int>(), r["week"].get<int>()}] = r;
+  }
+  const auto at = [&runs](int servers, int week) { return runs[std::pair{servers, week}]; };
+  ASSERT_TRUE(runs.count(std::pair{11, 0}) && runs.count(std::pair{11, 1})) << j["runs"];
+  EXPECT_EQ(at(11, 0)["brake_events"], 0);
+  EXPECT_GE(at(11, 1)["brake_events"].get<int>(), 1);
+  for (int week = 1; week <= 4; ++week) {
+    ASSERT_TRUE(runs.count(std::pair{10, week})) << week;
+    EXPECT_EQ(at(10, week)["brake_events"], 0) << week;
+    EXPECT_EQ(at(10, week)["stopped_early"], false) << week;
+  }
+  // The same seeds, the same plan.
+  EXPECT_EQ(Headroom(plan).out, run.out);
+
+  const CommandRun table =
+      Headroom("plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) + " --threads 2");
+  ASSERT_EQ(table.exit_code, 0) << table.out;
+  EXPECT_NE(table.out.find("every answer checked on 4 unseen weeks (seeds 1001 to 1004)"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("4/4, was 11"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("safe on 1 of 1 planning and 4 of 4 unseen weeks"), std::string::npos)
+      << table.out;
+}
+
+// With seed 1000 the planning weeks are seeds 1000 and 1001: the second brakes at 11.
+TEST(CliTest, PlanKeepsACountOnlyIfEveryPlanningWeekKeepsTheSlo) {
+  const CommandRun run =
+      Headroom("plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+               " --threads 2 --json --policies brake-only --weeks 2 --validate 0 --seed 1000");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["week_seeds"], nlohmann::json::array({1000, 1001}));
+  EXPECT_EQ(j["policies"][0]["max_servers"], 10);
+  EXPECT_EQ(j["policies"][0]["limit"], "11 servers: planning week 2 (seed 1001): 1 brake event");
+}
+
+TEST(CliTest, PlanWeeksBadInput) {
+  std::string zero_weeks = ReadAll(SMALL_SYNTH_ROW_SCENARIO);
+  zero_weeks.replace(zero_weeks.find("  weeks: 1\n"), 11, "  weeks: 0\n");
+  const std::string bad_file = WriteTempFile("headroom_zero_weeks.yaml", zero_weeks);
+  const std::string synth = "plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO);
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  for (const Case& c : {Case{synth + " --weeks 0", "--weeks 0: expected 1 to 100 weeks"},
+                        Case{synth + " --validate 101", "--validate 101: expected 0 to 100 weeks"},
+                        Case{"plan --config " + std::string(SMALL_ROW_SCENARIO) + " --weeks 2",
+                             "the workload 'scenario' replays real traces"},
+                        Case{"plan --config " + bad_file, bad_file + ":42: field 'plan.weeks'"}}) {
+    const CommandRun run = Headroom(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
+    EXPECT_EQ(Lines(run.out).size(), 1u) << c.args << "\n" << run.out;
+  }
 }
 
 TEST(CliTest, ReportNamesWhatIsMissing) {

@@ -51,6 +51,8 @@ struct PlanCliOptions {
   RowOptions row;
   std::string policies;
   int threads = 0;
+  std::optional<int> weeks;     // --weeks
+  std::optional<int> validate;  // --validate
   bool calibrate = false;
   bool html = false;  // --report
 };
@@ -206,10 +208,14 @@ core::Result<std::optional<report::PowerTrace>> ChosenPowerTrace(
   return std::optional<report::PowerTrace>(std::move(*power));
 }
 
-core::Result<sim::PlanOptions> PlanOptionsOf(const RowOptions& o, const std::string& policies,
-                                             int threads) {
+core::Result<sim::PlanOptions> PlanOptionsOf(const PlanCliOptions& cli) {
+  const RowOptions& o = cli.row;
+  const int threads = cli.threads;
+  const std::string& policies = cli.policies;
   sim::PlanOptions options;
   options.trace = o.trace;
+  options.weeks = cli.weeks;
+  options.validate_weeks = cli.validate;
   options.threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
   for (std::string_view p : core::Split(policies, ',')) {
     if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
@@ -249,7 +255,7 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
   const bool html = cli.html;
   auto resolved = Bind(global, o);
   if (!resolved) return ReportError(resolved.error());
-  auto options = PlanOptionsOf(o, cli.policies, cli.threads);
+  auto options = PlanOptionsOf(cli);
   if (!options) return ReportError(options.error());
   InstallStopHandlers();
   ProgressBar bar(calibrate ? "calibrating" : "planning", ProgressWanted());
@@ -312,6 +318,12 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
                   "Comma-separated policies to plan for (default: the scenario's)");
   cmd->add_option("--threads", options->threads, "Simulations in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--weeks", options->weeks,
+                  "Planning weeks (seeds seed, seed+1, ...): a count fits only if it keeps the SLO "
+                  "on every one (default: the scenario's plan.weeks)");
+  cmd->add_option("--validate", options->validate,
+                  "Unseen weeks (seeds from seed+1000) each answer is checked on and lowered until "
+                  "it holds on all; 0: none (default: the scenario's plan.validate_weeks)");
   cmd->add_option("--out", options->row.out,
                   "Write plan.json and row-power.csv here (the chosen policy is simulated once "
                   "more at its capacity, keeping its row power)");

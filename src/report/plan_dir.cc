@@ -72,6 +72,9 @@ sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string&
   p.max_servers = static_cast<int>(r.Count(j, "max_servers", at));
   p.extra_pct = r.Number(j, "extra_pct", at);
   p.limit = r.Text(j, "limit", at);
+  p.searched_servers = static_cast<int>(r.Count(j, "searched_servers", at));
+  p.validated_weeks = static_cast<int>(r.Count(j, "validated_weeks", at));
+  p.validation_failure = r.Text(j, "validation_failure", at);
   using I = sim::Impact;
   ReadNumbers<I>(r, j, at, p.impact,
                  {{"hp_p50_impact_pct", &I::hp_p50_e2e_pct},
@@ -150,7 +153,10 @@ ordered_json PlanReportJson(const PlanReport& report) {
                  {"t1_frac", in.t1_frac},
                  {"t2_frac", in.t2_frac}};
   ordered_json runs = ordered_json::array();
-  for (const sim::RunSummary& run : report.plan.runs) runs.push_back(RunJson(run));
+  for (const sim::RunSummary& run : report.plan.runs) {
+    runs.push_back(RunJson(run));
+    runs.back()["week"] = run.week;
+  }
   j["runs"] = std::move(runs);
   if (report.power) {
     const PowerTrace& p = *report.power;
@@ -206,6 +212,18 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   plan.baseline_servers = static_cast<int>(r.Count(j, "baseline_servers", ""));
   plan.baseline = ReadRunJson(r, r.Object(j, "baseline", ""), "baseline.");
   plan.simulations = static_cast<int>(r.Count(j, "simulations", ""));
+  plan.planning_weeks = static_cast<int>(r.Count(j, "planning_weeks", ""));
+  plan.validation_weeks = static_cast<int>(r.Count(j, "validation_weeks", ""));
+  for (const json& seed : r.List(j, "week_seeds", "")) {
+    if (seed.is_number_unsigned()) plan.week_seeds.push_back(seed.get<std::uint64_t>());
+  }
+  if (!r.error() && (plan.planning_weeks < 1 ||
+                     plan.week_seeds.size() !=
+                         static_cast<std::size_t>(plan.planning_weeks + plan.validation_weeks))) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: week_seeds lists {} for {} planning and {} unseen weeks", path,
+                    plan.week_seeds.size(), plan.planning_weeks, plan.validation_weeks)));
+  }
   const json& policies = r.List(j, "policies", "");
   for (std::size_t i = 0; i < policies.size(); ++i) {
     plan.policies.push_back(ReadPolicyPlan(r, policies[i], fmt::format("policies[{}].", i)));
@@ -213,6 +231,7 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   const json& runs = r.List(j, "runs", "");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     plan.runs.push_back(ReadRunJson(r, runs[i], fmt::format("runs[{}].", i)));
+    plan.runs.back().week = static_cast<int>(r.Count(runs[i], "week", fmt::format("runs[{}].", i)));
   }
   const auto power = j.find("row_power");
   if (power != j.end() && !power->is_null()) {

@@ -68,6 +68,14 @@ TEST(PlanDirTest, ErrorsNameTheDirectoryFileAndField) {
             std::string::npos)
       << bad.error().message();
 
+  json = PlanReportJson(testing::SamplePlanReport());
+  json["week_seeds"] = {7};
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", json.dump()));
+  auto seeds = ReadPlanDir(dir);
+  ASSERT_FALSE(seeds);
+  EXPECT_EQ(seeds.error().message(),
+            dir + "/plan.json: week_seeds lists 1 for 1 planning and 2 unseen weeks");
+
   ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", "{not json"));
   auto garbled = ReadPlanDir(dir);
   ASSERT_FALSE(garbled);

@@ -77,7 +77,8 @@ CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
 
 namespace {
 
-// Per policy, the points (servers, value(run)) of the plan's runs, in server order.
+// Per policy, the points (servers, value(run)) of the plan's runs on its first planning week, in
+// server order.
 template <typename Value>
 std::vector<Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only, Value value) {
   std::map<std::string, Series> by_policy;
@@ -89,7 +90,7 @@ std::vector<Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only, 
   }
   for (const sim::RunSummary& run : plan.runs) {
     auto it = by_policy.find(run.policy);
-    if (it == by_policy.end()) continue;
+    if (it == by_policy.end() || run.week != 0) continue;
     if (std::optional<double> y = value(run)) it->second.points.emplace_back(run.servers, *y);
   }
   std::vector<Series> out;
@@ -117,8 +118,9 @@ CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
   const auto [lo, hi] = ServerRange(plan);
   plot.series.push_back(Level("budget", 100, lo, hi));
   return {std::move(plot),
-          "The highest metered 1 s row power of every simulation the search ran. Runs that broke "
-          "the power SLO stopped at their first event, so their peak is where they stopped."};
+          "The highest metered 1 s row power of every simulation the search ran on the first "
+          "planning week. Runs that broke the power SLO stopped at their first event, so their "
+          "peak is where they stopped."};
 }
 
 struct LatencyMetric {
@@ -131,7 +133,7 @@ struct LatencyMetric {
 std::optional<CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan, const LatencyMetric& m) {
   std::map<int, const sim::RunSummary*> baseline;
   for (const sim::RunSummary& r : plan.runs) {
-    if (r.policy == policy::kUncappedPolicy) baseline[r.servers] = &r;
+    if (r.policy == policy::kUncappedPolicy && r.week == 0) baseline[r.servers] = &r;
   }
   Plot plot{.name = m.name,
             .title = fmt::format("{} end-to-end latency against servers, per policy", m.label),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -62,7 +63,7 @@ std::string PlanQuestion(const sim::CapacityPlan& plan) {
 }
 
 std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
-  const sim::PolicyPlan* chosen = ChosenPolicy(plan);
+  const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
   if (chosen == nullptr) {
     return fmt::format("No capping policy keeps the SLO even at the provisioned {} servers",
                        plan.baseline_servers);
@@ -89,6 +90,24 @@ std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
   for (const sim::PolicyPlan& p : plan.policies) {
     if (p.policy == policy::kUncappedPolicy)
       answer += fmt::format(" (uncapped: {})", p.max_servers);
+  }
+  if (plan.validation_weeks == 0) return answer;
+  answer +=
+      fmt::format("; safe on {} of {} planning and {} of {} unseen weeks", plan.planning_weeks,
+                  plan.planning_weeks, chosen->validated_weeks, plan.validation_weeks);
+  // The capping policy the unseen weeks lowered most (else the uncapped row): what planning on
+  // the planning weeks alone would have missed.
+  const sim::PolicyPlan* lowered = nullptr;
+  const auto rank = [](const sim::PolicyPlan& p) {
+    return std::pair{p.policy != policy::kUncappedPolicy, p.searched_servers - p.max_servers};
+  };
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (!p.validation_failure.empty() && (lowered == nullptr || rank(p) > rank(*lowered))) {
+      lowered = &p;
+    }
+  }
+  if (lowered != nullptr) {
+    answer += fmt::format("; {}: {}", lowered->policy, lowered->validation_failure);
   }
   return answer;
 }

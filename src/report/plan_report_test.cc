@@ -32,7 +32,18 @@ TEST(PlanReportTest, AnswerComesFromThePlan) {
             "the latency SLO holds and the brake never engages?");
   // LP P50 +4.1% of +5% is nearer its bound than HP P50 +0.5% of +1%.
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
-            "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)");
+            "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40); safe "
+            "on 1 of 1 planning and 2 of 2 unseen weeks; none: 1 of 2 unseen weeks failed at 41 "
+            "servers, first unseen week 1 (seed 1007): over budget 1 time");
+  // A capping policy the unseen weeks lowered is named before the uncapped row.
+  r.plan.policies[2].searched_servers = 41;
+  r.plan.policies[2].validation_failure =
+      "2 of 2 unseen weeks failed at 41 servers, first unseen "
+      "week 1 (seed 1007): 1 brake event";
+  EXPECT_NE(PlanAnswer(r.plan, r.inputs.slo).find("; uniform: 2 of 2 unseen weeks failed"),
+            std::string::npos)
+      << PlanAnswer(r.plan, r.inputs.slo);
+  r.plan.validation_weeks = 0;  // the search's answer alone
   r.plan.policies[1].impact.hp_p50_e2e_pct = 0.9;
   r.plan.policies[1].max_servers = 44;
   r.plan.policies[1].extra_pct = 10;

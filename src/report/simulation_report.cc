@@ -116,6 +116,9 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
   j["baseline_servers"] = plan.baseline_servers;
   j["baseline"] = RunJson(plan.baseline);
   j["simulations"] = plan.simulations;
+  j["planning_weeks"] = plan.planning_weeks;
+  j["validation_weeks"] = plan.validation_weeks;
+  j["week_seeds"] = plan.week_seeds;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const sim::PolicyPlan& p : plan.policies) {
     nlohmann::ordered_json e;
@@ -132,6 +135,9 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
     e["peak_frac"] = p.at_max.peak_frac;
     e["capped_server_fraction"] = p.at_max.capped_server_fraction;
     e["limit"] = p.limit;
+    e["searched_servers"] = p.searched_servers;
+    e["validated_weeks"] = p.validated_weeks;
+    e["validation_failure"] = p.validation_failure;
     e["run"] = p.max_servers > 0 ? RunJson(p.at_max) : nlohmann::ordered_json(nullptr);
     list.push_back(std::move(e));
   }
@@ -142,34 +148,69 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
 namespace {
 
 // With a colour TextStyle: the header bold, the chosen policy's row (sim::ChosenPolicy) green.
+// With unseen weeks, a column says how many held at the answer and what the search alone said
+// when they lowered it ("8/8, was 51").
 std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
-  // Every column but SERVERS and BRAKES is a percentage: the cells carry their '%'.
-  TextTable table({{"POLICY", TextTable::Align::kLeft},
-                   {"SERVERS"},
-                   {"EXTRA"},
-                   {"HP P50"},
-                   {"HP P99"},
-                   {"LP P50"},
-                   {"LP TOK/s"},
-                   {"PEAK"},
-                   {"BRAKES"},
-                   {"CAPPED"},
-                   {"NEXT SERVER FAILS ON", TextTable::Align::kLeft}});
+  const bool unseen = plan.validation_weeks > 0;
+  // Every column but SERVERS, BRAKES and UNSEEN is a percentage: the cells carry their '%'.
+  std::vector<TextTable::Column> columns = {{"POLICY", TextTable::Align::kLeft},
+                                            {"SERVERS"},
+                                            {"EXTRA"},
+                                            {"HP P50"},
+                                            {"HP P99"},
+                                            {"LP P50"},
+                                            {"LP TOK/s"},
+                                            {"PEAK"},
+                                            {"BRAKES"},
+                                            {"CAPPED"}};
+  if (unseen) columns.push_back({"UNSEEN"});
+  columns.push_back({"NEXT SERVER FAILS ON", TextTable::Align::kLeft});
+  TextTable table(columns);
   for (const sim::PolicyPlan& p : plan.policies) {
+    std::vector<std::string> row;
     if (p.max_servers == 0) {  // fails even at the provisioned row
-      table.AddRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", style.Red(p.limit)});
+      row = {p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-"};
+      if (unseen) row.push_back(fmt::format("0/{}", plan.validation_weeks));
+      row.push_back(style.Red(p.limit));
+      table.AddRow(row);
       continue;
     }
     const Tone tone = &p == sim::ChosenPolicy(plan) ? Tone::kGreen : Tone::kPlain;
-    table.AddRow(
-        {p.policy, std::to_string(p.max_servers), fmt::format("{:+.0f}%", p.extra_pct),
-         Pct(p.impact.hp_p50_e2e_pct), Pct(p.impact.hp_p99_e2e_pct), Pct(p.impact.lp_p50_e2e_pct),
-         Pct(p.impact.lp_throughput_pct), fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
-         std::to_string(p.at_max.brake_events),
-         fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), p.limit},
-        tone);
+    row = {p.policy,
+           std::to_string(p.max_servers),
+           fmt::format("{:+.0f}%", p.extra_pct),
+           Pct(p.impact.hp_p50_e2e_pct),
+           Pct(p.impact.hp_p99_e2e_pct),
+           Pct(p.impact.lp_p50_e2e_pct),
+           Pct(p.impact.lp_throughput_pct),
+           fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
+           std::to_string(p.at_max.brake_events),
+           fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100)};
+    if (unseen) {
+      row.push_back(p.searched_servers > p.max_servers
+                        ? fmt::format("{}/{}, was {}", p.validated_weeks, plan.validation_weeks,
+                                      p.searched_servers)
+                        : fmt::format("{}/{}", p.validated_weeks, plan.validation_weeks));
+    }
+    row.push_back(p.limit);
+    table.AddRow(row, tone);
   }
   return table.Render(style);
+}
+
+// "1 planning week (seed 1); checked on 2 unseen weeks (seeds 1001 to 1002)"
+std::string PlanWeeks(const sim::CapacityPlan& plan) {
+  const auto seeds = [&](int from, int to) {
+    const auto seed = [&](int w) { return plan.week_seeds.at(static_cast<std::size_t>(w)); };
+    return to - from == 1 ? fmt::format("seed {}", seed(from))
+                          : fmt::format("seeds {} to {}", seed(from), seed(to - 1));
+  };
+  const int k = plan.planning_weeks;
+  std::string out = fmt::format("{} planning week{} ({})", k, k == 1 ? "" : "s", seeds(0, k));
+  if (plan.validation_weeks == 0) return out + "; no unseen weeks";
+  return out + fmt::format("; every answer checked on {} unseen week{} ({})", plan.validation_weeks,
+                           plan.validation_weeks == 1 ? "" : "s",
+                           seeds(k, k + plan.validation_weeks));
 }
 
 }  // namespace
@@ -200,12 +241,12 @@ std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s, int 
              "budget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
              "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"
              "SLO: 0 brakes, HP P50 within +{}% and P99 within +{}%, LP P50 within +{}% of the "
-             "uncapped row at the same per-server load\n\n",
+             "uncapped row at the same per-server load and week\n{}\n\n",
              b.budget_w / 1e3, plan.baseline_servers, b.peak_frac * 100, b.mean_frac * 100,
              b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s, s.slo.hp_p50_e2e_pct,
-             s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct) +
-         PlanTable(plan, style) +
-         fmt::format("\n{} simulations on {} threads\n", plan.simulations, threads);
+             s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct, PlanWeeks(plan)) +
+         PlanTable(plan, style) + "\n" + style.Bold(PlanAnswer(plan, s.slo)) + "\n" +
+         fmt::format("{} simulations on {} threads\n", plan.simulations, threads);
 }
 
 nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& s,

@@ -33,10 +33,13 @@ double Pct(double value, double base) { return base > 0 ? (value / base - 1) * 1
 struct Job {
   std::string policy;
   int servers = 0;
+  int week = 0;
+  auto operator<=>(const Job&) const = default;
 };
 
-// Runs the jobs on `threads` threads; results in job order. The first error wins.
-core::Result<std::vector<RunSummary>> RunAll(const ResolvedScenario& scenario,
+// Runs the jobs on `threads` threads, each on its week's scenario (`weeks`); results in job
+// order. The first error wins.
+core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>& weeks,
                                              const std::vector<Job>& jobs,
                                              const PlanOptions& options) {
   std::vector<RunSummary> out(jobs.size());
@@ -49,12 +52,14 @@ core::Result<std::vector<RunSummary>> RunAll(const ResolvedScenario& scenario,
       run.keep_power_series = false;
       // A run that has broken the power SLO is done, except the baseline: the other policies'
       // latencies are compared with it.
+      const ResolvedScenario& scenario = weeks[static_cast<std::size_t>(jobs[i].week)];
       if (jobs[i].policy != policy::kUncappedPolicy) {
         run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
       }
       auto result = RunScenario(scenario, jobs[i].policy, jobs[i].servers, options.trace, run);
       if (result) {
         out[i] = Summarize(*result);
+        out[i].week = jobs[i].week;
       } else {
         errors[i] = result.error();
       }
@@ -138,22 +143,93 @@ const PolicyPlan* ChosenPolicy(const CapacityPlan& plan) {
 
 CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,
                                 const Slo& slo) {
-  std::map<int, const RunSummary*> runs, baseline;
+  // By servers, then planning week.
+  std::map<int, std::map<int, const RunSummary*>> runs, baseline;
   for (const RunSummary& r : plan.runs) {
-    if (r.policy == policy) runs[r.servers] = &r;
-    if (r.policy == policy::kUncappedPolicy) baseline[r.servers] = &r;
+    if (r.week >= plan.planning_weeks) continue;
+    if (r.policy == policy) runs[r.servers][r.week] = &r;
+    if (r.policy == policy::kUncappedPolicy) baseline[r.servers][r.week] = &r;
   }
   CapacityBounds bounds;
-  for (const auto& [servers, run] : runs) {  // in ascending server count
+  for (const auto& [servers, weeks] : runs) {  // in ascending server count
     const auto base = baseline.find(servers);
-    if (base == baseline.end()) continue;
-    if (!SloViolation(*run, Compare(*run, *base->second), slo).empty()) {
+    if (base == baseline.end() || static_cast<int>(weeks.size()) < plan.planning_weeks ||
+        static_cast<int>(base->second.size()) < plan.planning_weeks) {
+      continue;  // not evaluated on every planning week
+    }
+    const bool keeps = std::all_of(weeks.begin(), weeks.end(), [&](const auto& week) {
+      const RunSummary& b = *base->second.at(week.first);
+      return SloViolation(*week.second, Compare(*week.second, b), slo).empty();
+    });
+    if (!keeps) {
       bounds.fails = servers;
       break;
     }
     bounds.fits = servers;
   }
   return bounds;
+}
+
+namespace {
+
+// Whether a policy keeps the SLO at a server count on a range of weeks.
+struct Verdict {
+  bool keeps = true;
+  int week = -1;    // the first week that breaks it
+  std::string why;  // SloViolation's reason there
+  int broken = 0;   // weeks that break it
+};
+
+// The worse of two changes: the larger latency change, the smaller throughput change.
+Impact Worst(const Impact& a, const Impact& b) {
+  return {.hp_p50_e2e_pct = std::max(a.hp_p50_e2e_pct, b.hp_p50_e2e_pct),
+          .hp_p99_e2e_pct = std::max(a.hp_p99_e2e_pct, b.hp_p99_e2e_pct),
+          .lp_p50_e2e_pct = std::max(a.lp_p50_e2e_pct, b.lp_p50_e2e_pct),
+          .lp_p99_e2e_pct = std::max(a.lp_p99_e2e_pct, b.lp_p99_e2e_pct),
+          .hp_throughput_pct = std::min(a.hp_throughput_pct, b.hp_throughput_pct),
+          .lp_throughput_pct = std::min(a.lp_throughput_pct, b.lp_throughput_pct)};
+}
+
+// The weeks a plan runs: how many of each, from the options or else the scenario.
+core::Status ChooseWeeks(const Scenario& s, const PlanOptions& options, CapacityPlan* plan) {
+  for (const auto& [flag, value] :
+       {std::pair{"--weeks", options.weeks}, std::pair{"--validate", options.validate_weeks}}) {
+    const int min = std::string_view(flag) == "--weeks" ? 1 : 0;
+    if (value && (*value < min || *value > kMaxPlanWeeks)) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("{} {}: expected {} to {} weeks", flag, *value, min, kMaxPlanWeeks)));
+    }
+  }
+  if (!SynthesizedWorkload(s, options.trace)) {
+    // A real trace is the same whatever the seed: one week, none unseen.
+    if (options.weeks.value_or(1) > 1 || options.validate_weeks.value_or(0) > 0) {
+      return core::Fail(core::Error::InvalidArgument(fmt::format(
+          "--weeks/--validate: the workload '{}' replays real traces, the same whatever the "
+          "seed; more weeks need a synthesized one (--trace synth-week)",
+          options.trace.empty() ? "scenario" : options.trace)));
+    }
+    plan->planning_weeks = 1;
+    plan->validation_weeks = 0;
+  } else {
+    plan->planning_weeks = options.weeks.value_or(s.plan_weeks);
+    plan->validation_weeks = options.validate_weeks.value_or(s.plan_validate_weeks);
+  }
+  for (int w = 0; w < plan->planning_weeks + plan->validation_weeks; ++w) {
+    plan->week_seeds.push_back(w < plan->planning_weeks
+                                   ? s.seed + static_cast<std::uint64_t>(w)
+                                   : s.seed + kValidationSeedOffset +
+                                         static_cast<std::uint64_t>(w - plan->planning_weeks));
+  }
+  return core::Ok();
+}
+
+}  // namespace
+
+std::string WeekName(const CapacityPlan& plan, int week) {
+  const std::uint64_t seed = plan.week_seeds.at(static_cast<std::size_t>(week));
+  return week < plan.planning_weeks
+             ? fmt::format("planning week {} (seed {})", week + 1, seed)
+             : fmt::format("unseen week {} (seed {})", week - plan.planning_weeks + 1, seed);
 }
 
 core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
@@ -164,84 +240,166 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   for (const std::string& p : policies) {
     HEADROOM_RETURN_IF_ERROR(policy::MakePolicy(p, scenario.params));
   }
+  CapacityPlan plan;
+  HEADROOM_RETURN_IF_ERROR(ChooseWeeks(s, options, &plan));
+  const int planning = plan.planning_weeks;
+  const int all_weeks = planning + plan.validation_weeks;
+  std::vector<ResolvedScenario> weeks(static_cast<std::size_t>(all_weeks), scenario);
+  for (int w = 0; w < all_weeks; ++w) {
+    weeks[static_cast<std::size_t>(w)].scenario.seed = plan.week_seeds[static_cast<std::size_t>(w)];
+  }
   const int n0 = s.servers;
   const int n_max = static_cast<int>(std::floor(n0 * (1 + s.plan_max_extra_pct / 100.0)));
-  std::map<std::pair<std::string, int>, RunSummary> done;
-  CapacityPlan plan;
+  const std::string uncapped(policy::kUncappedPolicy);
+  std::map<Job, RunSummary> done;
   plan.baseline_servers = n0;
-  // Binary search per policy on [n0, n_max]: lo keeps the SLO (or is n0 - 1), hi does not (or is
-  // n_max + 1). Monotone in practice: more servers at the same per-server load, more power.
+  const int rounds_estimate =
+      static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max - n0 + 2))));
+  const int total_estimate =
+      (rounds_estimate * planning + plan.validation_weeks) * static_cast<int>(policies.size()) * 2 +
+      1;
+  // Runs the jobs not yet done (each once, in the order asked).
+  const auto run = [&](const std::vector<Job>& jobs) -> core::Status {
+    std::vector<Job> todo;
+    for (const Job& j : jobs) {
+      if (!done.count(j) && std::find(todo.begin(), todo.end(), j) == todo.end()) {
+        todo.push_back(j);
+      }
+    }
+    if (todo.empty()) return core::Ok();
+    HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results, RunAll(weeks, todo, options));
+    for (std::size_t i = 0; i < todo.size(); ++i) done[todo[i]] = results[i];
+    plan.simulations += static_cast<int>(todo.size());
+    if (options.progress) options.progress(plan.simulations, total_estimate);
+    return core::Ok();
+  };
+  // The verdict on weeks [from, to) against the uncapped row on each; nullopt while runs are
+  // missing (added to `missing`).
+  const auto verdict = [&](const std::string& p, int n, int from, int to,
+                           std::vector<Job>* missing) -> std::optional<Verdict> {
+    bool complete = true;
+    for (int w = from; w < to; ++w) {
+      for (const Job& j : {Job{p, n, w}, Job{uncapped, n, w}}) {
+        if (!done.count(j)) {
+          missing->push_back(j);
+          complete = false;
+        }
+      }
+    }
+    if (!complete) return std::nullopt;
+    Verdict v;
+    for (int w = from; w < to; ++w) {
+      const RunSummary& r = done.at({p, n, w});
+      std::string why = SloViolation(r, Compare(r, done.at({uncapped, n, w})), s.slo);
+      if (why.empty()) continue;
+      ++v.broken;
+      if (v.keeps) v = {.keeps = false, .week = w, .why = std::move(why), .broken = 1};
+    }
+    return v;
+  };
+
+  // Binary search per policy on [n0, n_max] over the planning weeks: lo keeps the SLO on all of
+  // them (or is n0 - 1), hi does not (or is n_max + 1). Monotone in practice: more servers at the
+  // same per-server load, more power.
   struct Search {
     int lo, hi;
   };
   std::vector<Search> search(policies.size(), Search{n0 - 1, n_max + 1});
-  const int rounds_estimate =
-      static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max - n0 + 2))));
-  const int total_estimate = rounds_estimate * static_cast<int>(policies.size()) * 2 + 1;
-  // The baseline itself first.
-  const std::string uncapped(policy::kUncappedPolicy);
-  std::vector<Job> jobs{{uncapped, n0}};
+  std::vector<Job> jobs{{uncapped, n0, 0}};  // the baseline itself first
   while (true) {
-    std::vector<Job> todo;
-    for (const Job& j : jobs) {
-      if (!done.count({j.policy, j.servers}) &&
-          std::none_of(todo.begin(), todo.end(), [&](const Job& t) {
-            return t.policy == j.policy && t.servers == j.servers;
-          })) {
-        todo.push_back(j);
-      }
-    }
-    if (!todo.empty()) {
-      HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results, RunAll(scenario, todo, options));
-      for (std::size_t i = 0; i < todo.size(); ++i) {
-        done[{todo[i].policy, todo[i].servers}] = results[i];
-      }
-      plan.simulations += static_cast<int>(todo.size());
-      if (options.progress) options.progress(plan.simulations, total_estimate);
-    }
-    // Advance every search whose midpoint (and its baseline) is known; collect what is missing.
+    HEADROOM_RETURN_IF_ERROR(run(jobs));
+    // Advance every search whose midpoint is known on every planning week; collect what is
+    // missing.
     jobs.clear();
     bool searching = false;
     for (std::size_t k = 0; k < policies.size(); ++k) {
       Search& sr = search[k];
       while (sr.hi - sr.lo > 1) {
         const int mid = sr.lo + (sr.hi - sr.lo) / 2;
-        auto run = done.find({policies[k], mid});
-        auto base = done.find({uncapped, mid});
-        if (run == done.end() || base == done.end()) {
-          if (run == done.end()) jobs.push_back({policies[k], mid});
-          if (base == done.end()) jobs.push_back({uncapped, mid});
+        const auto v = verdict(policies[k], mid, 0, planning, &jobs);
+        if (!v) {
           searching = true;
           break;
         }
-        const bool ok =
-            SloViolation(run->second, Compare(run->second, base->second), s.slo).empty();
-        (ok ? sr.lo : sr.hi) = mid;
+        (v->keeps ? sr.lo : sr.hi) = mid;
       }
     }
     if (!searching) break;
   }
-  plan.baseline = done.at({uncapped, n0});
+
+  // Each answer on the unseen weeks, lowered one server at a time until it holds on all of them
+  // (below the search's answer the planning weeks were assumed, not simulated: checked too).
+  struct Check {
+    int servers;
+    bool settled;
+    std::string first_failure, last_failure;  // "unseen week 1 (seed 1001): 1 brake event"
+  };
+  std::vector<Check> checks;
+  for (const Search& sr : search) {
+    checks.push_back({sr.lo, plan.validation_weeks == 0 || sr.lo < n0, "", ""});
+  }
+  while (true) {
+    jobs.clear();
+    bool checking = false;
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      Check& c = checks[k];
+      while (!c.settled && c.servers >= n0) {
+        const int from = c.servers == search[k].lo ? planning : 0;
+        const auto v = verdict(policies[k], c.servers, from, all_weeks, &jobs);
+        if (!v) {
+          checking = true;
+          break;
+        }
+        if (v->keeps) {
+          c.settled = true;
+          break;
+        }
+        c.last_failure = fmt::format("{}: {}", WeekName(plan, v->week), v->why);
+        if (c.first_failure.empty()) {  // at the search's answer: the unseen weeks alone
+          c.first_failure =
+              fmt::format("{} of {} unseen weeks failed at {} servers, first {}: {}", v->broken,
+                          plan.validation_weeks, c.servers, WeekName(plan, v->week), v->why);
+        }
+        --c.servers;
+      }
+    }
+    if (!checking) break;
+    HEADROOM_RETURN_IF_ERROR(run(jobs));
+  }
+
+  plan.baseline = done.at({uncapped, n0, 0});
   for (std::size_t k = 0; k < policies.size(); ++k) {
     PolicyPlan pp;
     pp.policy = policies[k];
     const Search& sr = search[k];
-    if (sr.lo >= n0) {
-      pp.max_servers = sr.lo;
-      pp.extra_pct = (static_cast<double>(sr.lo) / n0 - 1) * 100;
-      pp.at_max = done.at({pp.policy, sr.lo});
-      pp.impact = Compare(pp.at_max, done.at({uncapped, sr.lo}));
+    const Check& c = checks[k];
+    pp.searched_servers = sr.lo >= n0 ? sr.lo : 0;
+    pp.validation_failure = c.first_failure;
+    if (c.servers >= n0) {
+      pp.max_servers = c.servers;
+      pp.extra_pct = (static_cast<double>(c.servers) / n0 - 1) * 100;
+      pp.validated_weeks = plan.validation_weeks;
+      for (int w = 0; w < planning; ++w) {
+        const RunSummary& r = done.at({pp.policy, c.servers, w});
+        const Impact impact = Compare(r, done.at({uncapped, c.servers, w}));
+        if (w == 0 || r.peak_frac > pp.at_max.peak_frac) pp.at_max = r;
+        pp.impact = w == 0 ? impact : Worst(pp.impact, impact);
+      }
     }
-    if (sr.hi <= n_max) {
-      const RunSummary& fail = done.at({pp.policy, sr.hi});
-      pp.limit = fmt::format("{} servers: {}", sr.hi,
-                             SloViolation(fail, Compare(fail, done.at({uncapped, sr.hi})), s.slo));
+    if (!c.last_failure.empty()) {
+      pp.limit = fmt::format("{} servers: {}", c.servers + 1, c.last_failure);
+    } else if (sr.hi <= n_max) {
+      std::vector<Job> none;
+      const Verdict v = *verdict(pp.policy, sr.hi, 0, planning, &none);
+      pp.limit = planning == 1
+                     ? fmt::format("{} servers: {}", sr.hi, v.why)
+                     : fmt::format("{} servers: {}: {}", sr.hi, WeekName(plan, v.week), v.why);
     } else {
       pp.limit = fmt::format("search bound ({} servers, +{}%)", n_max, s.plan_max_extra_pct);
     }
     plan.policies.push_back(std::move(pp));
   }
-  for (const auto& [key, run] : done) plan.runs.push_back(run);
+  for (const auto& [key, r] : done) plan.runs.push_back(r);
   return plan;
 }
 

@@ -1,14 +1,18 @@
 // Capacity planning: for each policy, the largest number of servers that fits in a row's
 // provisioned budget while the SLO holds (scenario.h: brake events, HP/LP latency change against
-// the uncapped baseline at the same per-server load). A binary search over server counts per
-// policy, each round's simulations run in parallel. Also the load calibration that makes the
-// uncapped row peak at a target fraction of its budget. Thread-safe calls (each builds its own
-// simulations); the callbacks run on the calling thread.
+// the uncapped baseline at the same per-server load and week) on every planning week, found by a
+// binary search over server counts per policy, each round's simulations run in parallel; then
+// checked on unseen weeks (seeds the search never used) and lowered until it holds on all of
+// them. Also the load calibration that makes the uncapped row peak at a target fraction of its
+// budget. Thread-safe calls (each builds its own simulations); the callbacks run on the calling
+// thread.
 #ifndef HEADROOM_SIM_CAPACITY_PLANNER_H_
 #define HEADROOM_SIM_CAPACITY_PLANNER_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,7 @@ struct RunSummary {
   double capped_server_fraction = 0;  // share of server-time under a cap
   double energy_j = 0;
   bool stopped_early = false;  // stopped at its first power event: metrics cover part of the trace
+  int week = 0;                // PlanCapacity's week index (CapacityPlan::week_seeds); else 0
   struct Class {
     double ttft_p50_s = 0, ttft_p99_s = 0, tbt_p50_s = 0, tbt_p99_s = 0, e2e_p50_s = 0,
            e2e_p90_s = 0, e2e_p99_s = 0, throughput_tok_s = 0;
@@ -54,19 +59,28 @@ std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo&
 
 struct PolicyPlan {
   std::string policy;
-  int max_servers = 0;  // 0: not even the provisioned row keeps the SLO
+  // Servers that keep the SLO on every planning and unseen week; 0: not even the provisioned row.
+  int max_servers = 0;
   double extra_pct = 0;
-  RunSummary at_max;
-  Impact impact;
+  RunSummary at_max;  // the planning week with the highest peak at max_servers
+  Impact impact;      // the largest change of each latency and throughput over planning weeks
   std::string limit;  // why one more server fails (the first SLO it breaks), or "search bound"
+  int searched_servers = 0;  // what the planning weeks alone allow (before the unseen weeks)
+  int validated_weeks = 0;   // unseen weeks that keep the SLO at max_servers (all of them or 0)
+  // How the search's answer failed on the unseen weeks, e.g. "2 of 8 unseen weeks failed at 51
+  // servers, first unseen week 3 (seed 1002): 1 brake event"; empty when it held.
+  std::string validation_failure;
 };
 
 struct CapacityPlan {
   int baseline_servers = 0;
-  RunSummary baseline;  // none, at the provisioned servers
+  RunSummary baseline;  // none, at the provisioned servers, on the first planning week
+  int planning_weeks = 1;
+  int validation_weeks = 0;
+  std::vector<std::uint64_t> week_seeds;  // by week index: the planning weeks, then the unseen
   std::vector<PolicyPlan> policies;
   int simulations = 0;
-  // Every simulation the search ran (the baselines as policy "none"), by policy then servers.
+  // Every simulation the search ran (the baselines as policy "none"), by policy, servers, week.
   // Runs with stopped_early set broke the power SLO and cover part of the trace only.
   std::vector<RunSummary> runs;
 };
@@ -77,11 +91,11 @@ struct CapacityPlan {
 const PolicyPlan* ChosenPolicy(const CapacityPlan& plan);
 
 // What the plan's own simulations say about a policy's capacity under another SLO, without
-// simulating more. Of the server counts the search evaluated for `policy` (with the uncapped
-// baseline at each), `fits` is the largest that keeps `slo` with every smaller evaluated count
-// keeping it too (0 when none does), and `fails` the smallest evaluated count above it that
-// breaks it (0 when none does). The true capacity under `slo` lies in [fits, fails - 1] when
-// capacity falls with servers, as the search itself assumes.
+// simulating more. Of the server counts the search evaluated for `policy` on every planning week
+// (with the uncapped baseline at each), `fits` is the largest that keeps `slo` on all of them with
+// every smaller evaluated count keeping it too (0 when none does), and `fails` the smallest
+// evaluated count above it that breaks it (0 when none does). The true capacity under `slo` lies in
+// [fits, fails - 1] when capacity falls with servers, as the search itself assumes.
 struct CapacityBounds {
   int fits = 0;
   int fails = 0;
@@ -92,13 +106,19 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
 struct PlanOptions {
   std::vector<std::string> policies;  // empty: the scenario's plan.policies
   std::string trace;                  // as MakeWorkload
+  std::optional<int> weeks;           // planning weeks; default: the scenario's plan.weeks
+  std::optional<int> validate_weeks;  // unseen weeks; default: the scenario's plan.validate_weeks
   int threads = 1;
   std::function<void(int done, int total_estimate)> progress;
   const std::atomic<bool>* stop = nullptr;
 };
 
+// kInvalidArgument for --weeks/--validate out of range, or above one week on a real trace (the
+// same whatever the seed); the scenario's defaults fall back to one week there.
 [[nodiscard]] core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                                       const PlanOptions& options);
+// "planning week 2 (seed 2)", "unseen week 1 (seed 1001)": week `week` of `plan`.
+std::string WeekName(const CapacityPlan& plan, int week);
 
 // The factor on both per-server rates that makes the uncapped row at its provisioned servers
 // peak at `target` of its budget (within `tolerance`), by bisection on the factor.

@@ -251,12 +251,16 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   }
   if (doc.Has("plan")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
-    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys({"policies", "max_extra_pct"}));
+    HEADROOM_RETURN_IF_ERROR(
+        plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks", "validate_weeks"}));
     if (plan.Has("policies")) {
       HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
     }
     HEADROOM_RETURN_IF_ERROR(
         OptionalNumberInto(plan, "max_extra_pct", 0, 1000, &s.plan_max_extra_pct));
+    HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(plan, "weeks", 1, kMaxPlanWeeks, &s.plan_weeks));
+    HEADROOM_RETURN_IF_ERROR(
+        OptionalNumberInto(plan, "validate_weeks", 0, kMaxPlanWeeks, &s.plan_validate_weeks));
   }
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "seed", 0, 9e15, &s.seed));
   return s;
@@ -471,6 +475,10 @@ double ExpectedDuration(const Scenario& scenario, std::string_view trace) {
   const TraceChoice choice = Choose(scenario, trace);
   // The real traces span about an hour.
   return choice.synth ? core::ToSeconds(choice.synth->duration) : 3600.0;
+}
+
+bool SynthesizedWorkload(const Scenario& scenario, std::string_view trace) {
+  return Choose(scenario, trace).synth.has_value();
 }
 
 core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std::string& policy,

@@ -76,6 +76,10 @@ struct Scenario {
   Slo slo;
   std::vector<std::string> plan_policies;
   int plan_max_extra_pct = 60;  // search up to servers x (1 + this/100)
+  // Weeks of a synthesized workload (seeds seed, seed + 1, ...) every count the search keeps must
+  // pass, and unseen weeks (seeds from seed + kValidationSeedOffset) its answer is checked on.
+  int plan_weeks = 1;
+  int plan_validate_weeks = 2;
   std::uint64_t seed = 1;
 };
 
@@ -114,6 +118,13 @@ struct ResolvedScenario {
                                                                         std::uint64_t seed);
 // Seconds of arrivals the workload spans, for progress; 0 when unknown.
 double ExpectedDuration(const Scenario& scenario, std::string_view trace);
+// Whether the workload is synthesized, so that another seed gives another week (the real traces
+// are the same whatever the seed).
+bool SynthesizedWorkload(const Scenario& scenario, std::string_view trace);
+
+// The seed of a plan's unseen week v (0-based): far from any planning week's seed + k.
+inline constexpr std::uint64_t kValidationSeedOffset = 1000;
+inline constexpr int kMaxPlanWeeks = 100;
 
 // Runs one simulation of the scenario at `servers` with `policy`.
 [[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,

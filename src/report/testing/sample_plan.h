@@ -1,6 +1,7 @@
 // SamplePlanReport(): a small capacity plan with every field set (two capping policies and the
-// uncapped baseline over 40..50 servers, one run stopped early, a power trace with a brake), for
-// the report's tests. Test-only.
+// uncapped baseline over 40..50 servers, one run stopped early, a power trace with a brake, one
+// planning week and two unseen ones, the first of which lowered the uncapped row from 41 to 40),
+// for the report's tests. Test-only.
 #ifndef HEADROOM_REPORT_TESTING_SAMPLE_PLAN_H_
 #define HEADROOM_REPORT_TESTING_SAMPLE_PLAN_H_
 
@@ -52,13 +53,25 @@ inline PlanReport SamplePlanReport() {
   broken.stopped_early = true;
   plan.runs.push_back(broken);
   plan.runs.push_back(SampleRun("uniform", 45, 1.08));
+  plan.planning_weeks = 1;
+  plan.validation_weeks = 2;
+  plan.week_seeds = {7, 1007, 1008};
+  sim::RunSummary unseen = SampleRun("none", 41, 1);
+  unseen.week = 1;
+  unseen.over_budget_episodes = 1;
+  plan.runs.push_back(unseen);
   plan.simulations = static_cast<int>(plan.runs.size());
   sim::PolicyPlan none{.policy = "none",
                        .max_servers = 40,
                        .extra_pct = 0,
                        .at_max = plan.baseline,
                        .impact = {},
-                       .limit = "41 servers: over budget 1 time"};
+                       .limit = "41 servers: unseen week 1 (seed 1007): over budget 1 time",
+                       .searched_servers = 41,
+                       .validated_weeks = 2,
+                       .validation_failure =
+                           "1 of 2 unseen weeks failed at 41 servers, first "
+                           "unseen week 1 (seed 1007): over budget 1 time"};
   sim::PolicyPlan polca{.policy = "polca",
                         .max_servers = 49,
                         .extra_pct = 22.5,
@@ -69,13 +82,19 @@ inline PlanReport SamplePlanReport() {
                                    .lp_p99_e2e_pct = 0.9,
                                    .hp_throughput_pct = 0,
                                    .lp_throughput_pct = -0.2},
-                        .limit = "50 servers: 1 brake event"};
+                        .limit = "50 servers: 1 brake event",
+                        .searched_servers = 49,
+                        .validated_weeks = 2,
+                        .validation_failure = ""};
   sim::PolicyPlan uniform{.policy = "uniform",
                           .max_servers = 0,
                           .extra_pct = 0,
                           .at_max = {},
                           .impact = {},
-                          .limit = "40 servers: LP P50 +8.0%"};
+                          .limit = "40 servers: LP P50 +8.0%",
+                          .searched_servers = 0,
+                          .validated_weeks = 0,
+                          .validation_failure = ""};
   plan.policies = {none, polca, uniform};
   report.inputs = {.scenario = "polca-a100-row",
                    .description = "40 DGX-A100 <servers> & a \"week\"",
