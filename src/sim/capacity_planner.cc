@@ -389,8 +389,8 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     if (!c.last_failure.empty()) {
       pp.limit = fmt::format("{} servers: {}", c.servers + 1, c.last_failure);
     } else if (sr.hi <= n_max) {
-      std::vector<Job> none;
-      const Verdict v = *verdict(pp.policy, sr.hi, 0, planning, &none);
+      std::vector<Job> missing;  // none: the search decided on these runs
+      const Verdict v = *verdict(pp.policy, sr.hi, 0, planning, &missing);
       pp.limit = planning == 1
                      ? fmt::format("{} servers: {}", sr.hi, v.why)
                      : fmt::format("{} servers: {}: {}", sr.hi, WeekName(plan, v.week), v.why);
