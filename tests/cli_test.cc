@@ -751,19 +751,19 @@ TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
   EXPECT_EQ(s["policies"][1]["max_servers"], 11);
   EXPECT_EQ(s["policies"][1]["validation_failure"], "");
 
-  const CommandRun run = Headroom(plan);  // the file's 4 unseen weeks
+  const CommandRun run = Headroom(plan);  // the file's 2 unseen weeks
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["planning_weeks"], 1);
-  EXPECT_EQ(j["validation_weeks"], 4);
-  EXPECT_EQ(j["week_seeds"], nlohmann::json::array({1, 1001, 1002, 1003, 1004}));
+  EXPECT_EQ(j["validation_weeks"], 2);
+  EXPECT_EQ(j["week_seeds"], nlohmann::json::array({1, 1001, 1002}));
   const auto& brake_only = j["policies"][1];
   EXPECT_EQ(brake_only["policy"], "brake-only");
   EXPECT_EQ(brake_only["searched_servers"], 11);
   EXPECT_EQ(brake_only["max_servers"], 10);
-  EXPECT_EQ(brake_only["validated_weeks"], 4);
+  EXPECT_EQ(brake_only["validated_weeks"], 2);
   EXPECT_EQ(brake_only["validation_failure"],
-            "1 of 4 unseen weeks failed at 11 servers, first unseen week 1 (seed 1001): 1 brake "
+            "1 of 2 unseen weeks failed at 11 servers, first unseen week 1 (seed 1001): 1 brake "
             "event");
   EXPECT_EQ(brake_only["limit"], "11 servers: unseen week 1 (seed 1001): 1 brake event");
   // The verdict is the runs': at 11 servers the unseen week 1 braked and the planning week did
@@ -776,7 +776,7 @@ TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
   ASSERT_TRUE(runs.count(std::pair{11, 0}) && runs.count(std::pair{11, 1})) << j["runs"];
   EXPECT_EQ(at(11, 0)["brake_events"], 0);
   EXPECT_GE(at(11, 1)["brake_events"].get<int>(), 1);
-  for (int week = 1; week <= 4; ++week) {
+  for (int week = 1; week <= 2; ++week) {
     ASSERT_TRUE(runs.count(std::pair{10, week})) << week;
     EXPECT_EQ(at(10, week)["brake_events"], 0) << week;
     EXPECT_EQ(at(10, week)["stopped_early"], false) << week;
@@ -787,11 +787,11 @@ TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
   const CommandRun table =
       Headroom("plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) + " --threads 2");
   ASSERT_EQ(table.exit_code, 0) << table.out;
-  EXPECT_NE(table.out.find("every answer checked on 4 unseen weeks (seeds 1001 to 1004)"),
+  EXPECT_NE(table.out.find("every answer checked on 2 unseen weeks (seeds 1001 to 1002)"),
             std::string::npos)
       << table.out;
-  EXPECT_NE(table.out.find("4/4, was 11"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("safe on 1 of 1 planning and 4 of 4 unseen weeks"), std::string::npos)
+  EXPECT_NE(table.out.find("2/2, was 11"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("safe on 1 of 1 planning and 2 of 2 unseen weeks"), std::string::npos)
       << table.out;
 }
 

@@ -43,15 +43,16 @@ std::string Inputs(const PlanInputs& in) {
 }
 
 std::string Policies(const sim::CapacityPlan& plan) {
-  std::string out =
-      "<section id=\"policies\">\n<h2>Policies</h2>\n<table class=\"policies\">\n" +
-      HtmlRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50", "HP P50 E2E",
-               "LP P50 E2E", "LP tok/s", "peak", "brakes", "capped", "next server fails on"},
-              "th");
+  std::string out = "<section id=\"policies\">\n<h2>Policies</h2>\n<table class=\"policies\">\n" +
+                    HtmlRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50",
+                             "HP P50 E2E", "LP P50 E2E", "LP tok/s", "peak", "brakes", "capped",
+                             "unseen weeks", "next server fails on"},
+                            "th");
   const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
   for (const sim::PolicyPlan& p : plan.policies) {
     if (p.max_servers == 0) {
-      out += HtmlRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.limit});
+      out += HtmlRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                      UnseenWeeks(plan, p), p.limit});
       continue;
     }
     const auto pct = [](double v) { return FormatChange(v / 100); };
@@ -61,13 +62,16 @@ std::string Policies(const sim::CapacityPlan& plan) {
          FormatSeconds(p.at_max.hp.e2e_p50_s), FormatSeconds(p.at_max.lp.e2e_p50_s),
          pct(p.impact.lp_throughput_pct), fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
          std::to_string(p.at_max.brake_events),
-         fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), p.limit},
+         fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), UnseenWeeks(plan, p),
+         p.limit},
         "td", &p == chosen ? "chosen" : nullptr);
   }
   return out +
          "</table>\n<p class=\"note\">Latency and throughput changes are against the uncapped "
          "row at the same server count; peak is the highest 1 s row power as a share of the "
-         "budget; capped is the share of server-time under a clock cap or power limit.</p>\n"
+         "budget; capped is the share of server-time under a clock cap or power limit; unseen "
+         "weeks: how many of the weeks the search never used held at the answer (\"was\": what "
+         "the planning weeks alone allowed).</p>\n"
          "</section>\n";
 }
 

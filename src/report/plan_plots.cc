@@ -123,6 +123,30 @@ CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
           "peak is where they stopped."};
 }
 
+// The share of weeks with a power event against servers, per policy, from the plan's runs.
+CaptionedPlot RiskPlot(const sim::CapacityPlan& plan) {
+  Plot plot{.name = "risk",
+            .title = "Weeks with a brake or over budget, against servers, per policy",
+            .x_label = "servers in the row",
+            .y_label = "weeks with a power event (%)",
+            .y_min = 0.0};
+  std::map<std::string, Series> by_policy;
+  for (const sim::CountRisk& c : sim::PlanRisk(plan)) {
+    Series& s = by_policy[c.policy];
+    if (s.label.empty()) s.label = c.policy;
+    s.points.emplace_back(c.servers, 100.0 * c.weeks_with_power_event / c.weeks);
+  }
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (by_policy.count(p.policy)) plot.series.push_back(std::move(by_policy[p.policy]));
+  }
+  return {std::move(plot),
+          fmt::format("Of the weeks the plan simulated at each server count ({} planning, {} "
+                      "unseen: the planning weeks where the search probed the count, the unseen "
+                      "ones where it checked an answer), the share in which the row braked or "
+                      "went over its budget. A count the plan did not simulate has no point.",
+                      plan.planning_weeks, plan.validation_weeks)};
+}
+
 struct LatencyMetric {
   const char* name;   // plot stem
   const char* label;  // "HP P50"
@@ -203,6 +227,7 @@ std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
                                  "Metered row power of the chosen policy at its capacity"));
   }
   plots.push_back(PeakPowerPlot(report.plan));
+  plots.push_back(RiskPlot(report.plan));
   const sim::Slo& slo = report.inputs.slo;
   for (const LatencyMetric& m :
        {LatencyMetric{"latency-hp-p50", "HP P50", &sim::Impact::hp_p50_e2e_pct, slo.hp_p50_e2e_pct},

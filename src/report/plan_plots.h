@@ -1,6 +1,7 @@
 // The plots of a capacity plan's report, as data (report/plot.h draws them): servers per policy,
-// row power against the budget over time for the chosen policy at its capacity, peak power and
-// the SLO's latency changes against the server count per policy. Pure; thread-compatible.
+// row power against the budget over time for the chosen policy at its capacity, peak power, the
+// share of weeks with a power event and the SLO's latency changes against the server count per
+// policy. Pure; thread-compatible.
 #ifndef HEADROOM_REPORT_PLAN_PLOTS_H_
 #define HEADROOM_REPORT_PLAN_PLOTS_H_
 

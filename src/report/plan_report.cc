@@ -55,6 +55,13 @@ PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
   return trace;
 }
 
+std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p) {
+  if (plan.validation_weeks == 0) return "-";
+  std::string cell = fmt::format("{}/{}", p.validated_weeks, plan.validation_weeks);
+  if (p.searched_servers > p.max_servers) cell += fmt::format(", was {}", p.searched_servers);
+  return cell;
+}
+
 std::string PlanQuestion(const sim::CapacityPlan& plan) {
   return fmt::format(
       "How many servers fit in the row's {:.0f} kW power budget (provisioned for {}) while the "

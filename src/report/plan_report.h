@@ -58,6 +58,11 @@ PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows);
 // time order, each stamped at the end of its metering period.
 PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int max_windows);
 
+// How many of the plan's unseen weeks held at the policy's answer, and what the planning weeks
+// alone allowed when the unseen ones lowered it: "2/2", "2/2, was 51", "0/2"; "-" without unseen
+// weeks.
+std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p);
+
 // "How many servers fit in the row's 260 kW budget (provisioned for 40) while the SLO holds?"
 std::string PlanQuestion(const sim::CapacityPlan& plan);
 // "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)": the chosen

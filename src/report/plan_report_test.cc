@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -54,6 +56,31 @@ TEST(PlanReportTest, AnswerComesFromThePlan) {
             "No capping policy keeps the SLO even at the provisioned 40 servers");
 }
 
+TEST(PlanReportTest, RiskCountsTheWeeksWithAPowerEventAtEachCount) {
+  const PlanReport r = SamplePlanReport();
+  std::map<std::pair<std::string, int>, sim::CountRisk> risk;
+  for (const sim::CountRisk& c : sim::PlanRisk(r.plan)) risk[{c.policy, c.servers}] = c;
+  // none at 41: one unseen week, over budget once; polca at 50 braked, at 49 did not.
+  const sim::CountRisk& none41 = risk.at({"none", 41});
+  EXPECT_EQ(none41.weeks, 1);
+  EXPECT_EQ(none41.weeks_with_power_event, 1);
+  const sim::CountRisk& polca50 = risk.at({"polca", 50});
+  EXPECT_EQ(polca50.weeks_with_power_event, 1);
+  EXPECT_DOUBLE_EQ(polca50.worst_peak_frac, 1.0);  // the sample's peak: 2% a server
+  EXPECT_DOUBLE_EQ(polca50.smallest_margin_w, 0);
+  const sim::CountRisk& polca49 = risk.at({"polca", 49});
+  EXPECT_EQ(polca49.weeks, 1);
+  EXPECT_EQ(polca49.weeks_with_power_event, 0);
+  EXPECT_NEAR(polca49.smallest_margin_w, 260'000 * 0.02, 1e-6);
+  EXPECT_DOUBLE_EQ(polca49.most_capped_fraction, 0.05);
+  // Every run counted once, in the plan's policy order then by servers.
+  std::size_t weeks = 0;
+  for (const sim::CountRisk& c : sim::PlanRisk(r.plan)) weeks += static_cast<std::size_t>(c.weeks);
+  EXPECT_EQ(weeks, r.plan.runs.size());
+  EXPECT_EQ(sim::PlanRisk(r.plan).front().policy, "none");
+  EXPECT_EQ(sim::PlanRisk(r.plan).back().policy, "uniform");
+}
+
 TEST(PlanReportTest, ReducePowerTraceKeepsMeanMaxAndBrakes) {
   sim::RowResult run;
   run.policy = "polca";
@@ -86,10 +113,10 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
     EXPECT_FALSE(p.plot.y_label.empty()) << p.plot.name;
     EXPECT_FALSE(p.caption.empty()) << p.plot.name;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"capacity", "row-power", "peak-power", "latency-hp-p50",
-                                      "latency-hp-p99", "latency-lp-p50", "slo-margin"}));
-  const Plot latency = PlanPlots(r)[3].plot;
+  EXPECT_EQ(names, (std::vector<std::string>{"capacity", "row-power", "peak-power", "risk",
+                                             "latency-hp-p50", "latency-hp-p99", "latency-lp-p50",
+                                             "slo-margin"}));
+  const Plot latency = PlanPlots(r)[4].plot;
   // Capping policies only, the run stopped at its brake left out, and the SLO line.
   ASSERT_EQ(latency.series.size(), 3u);
   EXPECT_EQ(latency.series[0].label, "polca");

@@ -142,6 +142,17 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
     list.push_back(std::move(e));
   }
   j["policies"] = std::move(list);
+  nlohmann::ordered_json risk = nlohmann::ordered_json::array();
+  for (const sim::CountRisk& c : sim::PlanRisk(plan)) {
+    risk.push_back({{"policy", c.policy},
+                    {"servers", c.servers},
+                    {"weeks", c.weeks},
+                    {"weeks_with_power_event", c.weeks_with_power_event},
+                    {"worst_peak_frac", c.worst_peak_frac},
+                    {"smallest_margin_w", c.smallest_margin_w},
+                    {"most_capped_fraction", c.most_capped_fraction}});
+  }
+  j["risk"] = std::move(risk);
   return j;
 }
 
@@ -170,7 +181,7 @@ std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
     std::vector<std::string> row;
     if (p.max_servers == 0) {  // fails even at the provisioned row
       row = {p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-"};
-      if (unseen) row.push_back(fmt::format("0/{}", plan.validation_weeks));
+      if (unseen) row.push_back(UnseenWeeks(plan, p));
       row.push_back(style.Red(p.limit));
       table.AddRow(row);
       continue;
@@ -186,12 +197,7 @@ std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
            fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
            std::to_string(p.at_max.brake_events),
            fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100)};
-    if (unseen) {
-      row.push_back(p.searched_servers > p.max_servers
-                        ? fmt::format("{}/{}, was {}", p.validated_weeks, plan.validation_weeks,
-                                      p.searched_servers)
-                        : fmt::format("{}/{}", p.validated_weeks, plan.validation_weeks));
-    }
+    if (unseen) row.push_back(UnseenWeeks(plan, p));
     row.push_back(p.limit);
     table.AddRow(row, tone);
   }

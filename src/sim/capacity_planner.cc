@@ -141,6 +141,27 @@ const PolicyPlan* ChosenPolicy(const CapacityPlan& plan) {
   return best;
 }
 
+std::vector<CountRisk> PlanRisk(const CapacityPlan& plan) {
+  std::vector<CountRisk> out;
+  for (const PolicyPlan& p : plan.policies) {
+    std::map<int, CountRisk> by_servers;
+    for (const RunSummary& r : plan.runs) {
+      if (r.policy != p.policy) continue;
+      CountRisk& c = by_servers[r.servers];
+      if (c.weeks == 0) {
+        c = {.policy = p.policy, .servers = r.servers, .worst_peak_frac = r.peak_frac};
+      }
+      ++c.weeks;
+      if (r.brake_events > 0 || r.over_budget_episodes > 0) ++c.weeks_with_power_event;
+      c.worst_peak_frac = std::max(c.worst_peak_frac, r.peak_frac);
+      c.smallest_margin_w = r.budget_w * (1 - c.worst_peak_frac);
+      c.most_capped_fraction = std::max(c.most_capped_fraction, r.capped_server_fraction);
+    }
+    for (auto& [servers, c] : by_servers) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,
                                 const Slo& slo) {
   // By servers, then planning week.

@@ -103,6 +103,23 @@ struct CapacityBounds {
 CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,
                                 const Slo& slo);
 
+// The risk at each count a plan simulated, per policy, from its runs alone: of the weeks run
+// there (the planning weeks where the search probed the count, the unseen weeks where an answer
+// was checked), how many had a power event (a brake or time over budget), the highest peak and
+// the smallest margin to the budget. A run stopped at its first power event counts with the
+// peak it had reached. A count the plan never ran has no entry.
+struct CountRisk {
+  std::string policy;
+  int servers = 0;
+  int weeks = 0;
+  int weeks_with_power_event = 0;
+  double worst_peak_frac = 0;
+  double smallest_margin_w = 0;  // budget less the highest peak; negative over budget
+  double most_capped_fraction = 0;
+};
+// In the order of plan.policies, then by servers.
+std::vector<CountRisk> PlanRisk(const CapacityPlan& plan);
+
 struct PlanOptions {
   std::vector<std::string> policies;  // empty: the scenario's plan.policies
   std::string trace;                  // as MakeWorkload
