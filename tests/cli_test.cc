@@ -807,6 +807,35 @@ TEST(CliTest, PlanKeepsACountOnlyIfEveryPlanningWeekKeepsTheSlo) {
   EXPECT_EQ(j["policies"][0]["limit"], "11 servers: planning week 2 (seed 1001): 1 brake event");
 }
 
+// brake-only keeps 11 servers on every week of the file (seed 1 and the unseen 1001 and 1002
+// without the file's validation) until a stress case of bursts three times the rate, on planning
+// week 1's seed, brakes there: the count is rejected and the stress case named.
+TEST(CliTest, PlanRejectsACountAStressCaseBrakes) {
+  const std::string plan = "plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+                           " --threads 2 --json --policies brake-only --validate 0";
+  const CommandRun calm = Headroom(plan);
+  ASSERT_EQ(calm.exit_code, 0) << calm.out;
+  EXPECT_EQ(nlohmann::json::parse(calm.out)["policies"][0]["max_servers"], 11);
+  const CommandRun run = Headroom(plan + " --stress bursts:burst_size=3");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["stress_cases"], nlohmann::json::array({"bursts (bursts x3)"}));
+  EXPECT_EQ(j["week_seeds"], nlohmann::json::array({1, 1}));
+  EXPECT_EQ(j["policies"][0]["max_servers"], 10);
+  EXPECT_EQ(j["policies"][0]["limit"],
+            "11 servers: stress bursts (bursts x3; seed 1): 1 brake event");
+  bool stressed_brake = false;
+  for (const auto& r : j["runs"]) {
+    if (r["policy"] == "brake-only" && r["servers"] == 11 && r["week"] == 1) {
+      stressed_brake = r["brake_events"].get<int>() >= 1;
+    }
+  }
+  EXPECT_TRUE(stressed_brake) << j["runs"];
+  const CommandRun twice = Headroom(plan + " --stress a:load=1.1 --stress a:load=1.2");
+  EXPECT_EQ(twice.exit_code, 2) << twice.out;
+  EXPECT_NE(twice.out.find("stress case 'a' is given twice"), std::string::npos) << twice.out;
+}
+
 TEST(CliTest, PlanWeeksBadInput) {
   std::string zero_weeks = ReadAll(SMALL_SYNTH_ROW_SCENARIO);
   zero_weeks.replace(zero_weeks.find("  weeks: 1\n"), 11, "  weeks: 0\n");

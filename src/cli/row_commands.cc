@@ -51,8 +51,9 @@ struct PlanCliOptions {
   RowOptions row;
   std::string policies;
   int threads = 0;
-  std::optional<int> weeks;     // --weeks
-  std::optional<int> validate;  // --validate
+  std::optional<int> weeks;         // --weeks
+  std::optional<int> validate;      // --validate
+  std::vector<std::string> stress;  // --stress, repeated; "none" drops the scenario's
   bool calibrate = false;
   bool html = false;  // --report
 };
@@ -216,6 +217,14 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanCliOptions& cli) {
   options.trace = o.trace;
   options.weeks = cli.weeks;
   options.validate_weeks = cli.validate;
+  if (!cli.stress.empty()) {
+    options.stress.emplace();
+    for (const std::string& spec : cli.stress) {
+      if (spec == "none") continue;
+      HEADROOM_ASSIGN_OR_RETURN(sim::StressCase c, sim::ParseStressCase(spec));
+      options.stress->push_back(std::move(c));
+    }
+  }
   options.threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
   for (std::string_view p : core::Split(policies, ',')) {
     if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
@@ -324,6 +333,11 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
   cmd->add_option("--validate", options->validate,
                   "Unseen weeks (seeds from seed+1000) each answer is checked on and lowered until "
                   "it holds on all; 0: none (default: the scenario's plan.validate_weeks)");
+  cmd->add_option("--stress", options->stress,
+                  "A stress case every kept count must also pass, on planning week 1's seed, "
+                  "e.g. growth:load=1.1 or bursts:burst_size=3,bursts_per_day=24 (keys: load, "
+                  "hp_load, lp_load, bursts_per_day, burst_size, burst_length, peak_to_trough); "
+                  "repeat for more; 'none': no stress case (default: the scenario's plan.stress)");
   cmd->add_option("--out", options->row.out,
                   "Write plan.json and row-power.csv here (the chosen policy is simulated once "
                   "more at its capacity, keeping its row power)");

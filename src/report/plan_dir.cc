@@ -214,15 +214,19 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   plan.simulations = static_cast<int>(r.Count(j, "simulations", ""));
   plan.planning_weeks = static_cast<int>(r.Count(j, "planning_weeks", ""));
   plan.validation_weeks = static_cast<int>(r.Count(j, "validation_weeks", ""));
+  for (const json& stress : r.List(j, "stress_cases", "")) {
+    if (stress.is_string()) plan.stress_cases.push_back(stress.get<std::string>());
+  }
   for (const json& seed : r.List(j, "week_seeds", "")) {
     if (seed.is_number_unsigned()) plan.week_seeds.push_back(seed.get<std::uint64_t>());
   }
   if (!r.error() && (plan.planning_weeks < 1 ||
-                     plan.week_seeds.size() !=
-                         static_cast<std::size_t>(plan.planning_weeks + plan.validation_weeks))) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}: week_seeds lists {} for {} planning and {} unseen weeks", path,
-                    plan.week_seeds.size(), plan.planning_weeks, plan.validation_weeks)));
+                     plan.week_seeds.size() != static_cast<std::size_t>(sim::SearchedWeeks(plan) +
+                                                                        plan.validation_weeks))) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "{}: week_seeds lists {} for {} planning weeks, {} stress cases and {} unseen weeks", path,
+        plan.week_seeds.size(), plan.planning_weeks, plan.stress_cases.size(),
+        plan.validation_weeks)));
   }
   const json& policies = r.List(j, "policies", "");
   for (std::size_t i = 0; i < policies.size(); ++i) {

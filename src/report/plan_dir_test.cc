@@ -74,7 +74,9 @@ TEST(PlanDirTest, ErrorsNameTheDirectoryFileAndField) {
   auto seeds = ReadPlanDir(dir);
   ASSERT_FALSE(seeds);
   EXPECT_EQ(seeds.error().message(),
-            dir + "/plan.json: week_seeds lists 1 for 1 planning and 2 unseen weeks");
+            dir +
+                "/plan.json: week_seeds lists 1 for 1 planning weeks, 0 stress cases and 2 "
+                "unseen weeks");
 
   ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", "{not json"));
   auto garbled = ReadPlanDir(dir);

@@ -98,10 +98,18 @@ std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
     if (p.policy == policy::kUncappedPolicy)
       answer += fmt::format(" (uncapped: {})", p.max_servers);
   }
-  if (plan.validation_weeks == 0) return answer;
+  const std::string stress = plan.stress_cases.empty()
+                                 ? ""
+                                 : fmt::format(", {} stress case{}", plan.stress_cases.size(),
+                                               plan.stress_cases.size() == 1 ? "" : "s");
+  if (plan.validation_weeks == 0) {
+    if (!stress.empty()) answer += fmt::format("; safe on every planning week{}", stress);
+    return answer;
+  }
   answer +=
-      fmt::format("; safe on {} of {} planning and {} of {} unseen weeks", plan.planning_weeks,
-                  plan.planning_weeks, chosen->validated_weeks, plan.validation_weeks);
+      fmt::format("; safe on {} of {} planning{} and {} of {} unseen weeks", plan.planning_weeks,
+                  plan.planning_weeks, stress.empty() ? "" : " weeks" + stress,
+                  chosen->validated_weeks, plan.validation_weeks);
   // The capping policy the unseen weeks lowered most (else the uncapped row): what planning on
   // the planning weeks alone would have missed.
   const sim::PolicyPlan* lowered = nullptr;

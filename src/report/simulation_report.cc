@@ -1,6 +1,7 @@
 #include "report/simulation_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/plan_report.h"
 #include "report/table.h"
@@ -118,6 +119,7 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
   j["simulations"] = plan.simulations;
   j["planning_weeks"] = plan.planning_weeks;
   j["validation_weeks"] = plan.validation_weeks;
+  j["stress_cases"] = plan.stress_cases;
   j["week_seeds"] = plan.week_seeds;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const sim::PolicyPlan& p : plan.policies) {
@@ -212,11 +214,16 @@ std::string PlanWeeks(const sim::CapacityPlan& plan) {
                           : fmt::format("seeds {} to {}", seed(from), seed(to - 1));
   };
   const int k = plan.planning_weeks;
+  const int searched = sim::SearchedWeeks(plan);
   std::string out = fmt::format("{} planning week{} ({})", k, k == 1 ? "" : "s", seeds(0, k));
+  if (!plan.stress_cases.empty()) {
+    out += fmt::format(" and stress case{} {}", plan.stress_cases.size() == 1 ? "" : "s",
+                       fmt::join(plan.stress_cases, ", "));
+  }
   if (plan.validation_weeks == 0) return out + "; no unseen weeks";
   return out + fmt::format("; every answer checked on {} unseen week{} ({})", plan.validation_weeks,
                            plan.validation_weeks == 1 ? "" : "s",
-                           seeds(k, k + plan.validation_weeks));
+                           seeds(searched, searched + plan.validation_weeks));
 }
 
 }  // namespace

@@ -141,6 +141,10 @@ const PolicyPlan* ChosenPolicy(const CapacityPlan& plan) {
   return best;
 }
 
+int SearchedWeeks(const CapacityPlan& plan) {
+  return plan.planning_weeks + static_cast<int>(plan.stress_cases.size());
+}
+
 std::vector<CountRisk> PlanRisk(const CapacityPlan& plan) {
   std::vector<CountRisk> out;
   for (const PolicyPlan& p : plan.policies) {
@@ -167,16 +171,16 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
   // By servers, then planning week.
   std::map<int, std::map<int, const RunSummary*>> runs, baseline;
   for (const RunSummary& r : plan.runs) {
-    if (r.week >= plan.planning_weeks) continue;
+    if (r.week >= SearchedWeeks(plan)) continue;
     if (r.policy == policy) runs[r.servers][r.week] = &r;
     if (r.policy == policy::kUncappedPolicy) baseline[r.servers][r.week] = &r;
   }
   CapacityBounds bounds;
   for (const auto& [servers, weeks] : runs) {  // in ascending server count
     const auto base = baseline.find(servers);
-    if (base == baseline.end() || static_cast<int>(weeks.size()) < plan.planning_weeks ||
-        static_cast<int>(base->second.size()) < plan.planning_weeks) {
-      continue;  // not evaluated on every planning week
+    if (base == baseline.end() || static_cast<int>(weeks.size()) < SearchedWeeks(plan) ||
+        static_cast<int>(base->second.size()) < SearchedWeeks(plan)) {
+      continue;  // not evaluated on every planning week and stress case
     }
     const bool keeps = std::all_of(weeks.begin(), weeks.end(), [&](const auto& week) {
       const RunSummary& b = *base->second.at(week.first);
@@ -235,11 +239,23 @@ core::Status ChooseWeeks(const Scenario& s, const PlanOptions& options, Capacity
     plan->planning_weeks = options.weeks.value_or(s.plan_weeks);
     plan->validation_weeks = options.validate_weeks.value_or(s.plan_validate_weeks);
   }
-  for (int w = 0; w < plan->planning_weeks + plan->validation_weeks; ++w) {
-    plan->week_seeds.push_back(w < plan->planning_weeks
-                                   ? s.seed + static_cast<std::uint64_t>(w)
-                                   : s.seed + kValidationSeedOffset +
-                                         static_cast<std::uint64_t>(w - plan->planning_weeks));
+  for (int w = 0; w < plan->planning_weeks; ++w) {
+    plan->week_seeds.push_back(s.seed + static_cast<std::uint64_t>(w));
+  }
+  const std::vector<StressCase> stress = options.stress.value_or(s.plan_stress);
+  for (std::size_t i = 0; i < stress.size(); ++i) {
+    const StressCase& c = stress[i];
+    for (std::size_t j = 0; j < i; ++j) {
+      if (stress[j].name == c.name) {
+        return core::Fail(core::Error::InvalidArgument(
+            fmt::format("stress case '{}' is given twice: name each once", c.name)));
+      }
+    }
+    plan->stress_cases.push_back(DescribeStress(c));
+    plan->week_seeds.push_back(s.seed);
+  }
+  for (int v = 0; v < plan->validation_weeks; ++v) {
+    plan->week_seeds.push_back(s.seed + kValidationSeedOffset + static_cast<std::uint64_t>(v));
   }
   return core::Ok();
 }
@@ -248,9 +264,16 @@ core::Status ChooseWeeks(const Scenario& s, const PlanOptions& options, Capacity
 
 std::string WeekName(const CapacityPlan& plan, int week) {
   const std::uint64_t seed = plan.week_seeds.at(static_cast<std::size_t>(week));
-  return week < plan.planning_weeks
-             ? fmt::format("planning week {} (seed {})", week + 1, seed)
-             : fmt::format("unseen week {} (seed {})", week - plan.planning_weeks + 1, seed);
+  if (week < plan.planning_weeks) return fmt::format("planning week {} (seed {})", week + 1, seed);
+  if (week < SearchedWeeks(plan)) {
+    std::string stress = plan.stress_cases.at(static_cast<std::size_t>(week - plan.planning_weeks));
+    // "growth (load x1.1)" -> "stress growth (load x1.1; seed 1)"
+    if (!stress.empty() && stress.back() == ')') {
+      stress.insert(stress.size() - 1, fmt::format("; seed {}", seed));
+    }
+    return "stress " + stress;
+  }
+  return fmt::format("unseen week {} (seed {})", week - SearchedWeeks(plan) + 1, seed);
 }
 
 core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
@@ -263,11 +286,19 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   }
   CapacityPlan plan;
   HEADROOM_RETURN_IF_ERROR(ChooseWeeks(s, options, &plan));
-  const int planning = plan.planning_weeks;
+  // The search decides on the planning weeks and the stress cases: `planning` weeks from here.
+  const int planning = SearchedWeeks(plan);
   const int all_weeks = planning + plan.validation_weeks;
   std::vector<ResolvedScenario> weeks(static_cast<std::size_t>(all_weeks), scenario);
+  const std::vector<StressCase> stress = options.stress.value_or(s.plan_stress);
   for (int w = 0; w < all_weeks; ++w) {
-    weeks[static_cast<std::size_t>(w)].scenario.seed = plan.week_seeds[static_cast<std::size_t>(w)];
+    ResolvedScenario& week = weeks[static_cast<std::size_t>(w)];
+    if (w >= plan.planning_weeks && w < planning) {
+      HEADROOM_ASSIGN_OR_RETURN(
+          week.scenario,
+          Stressed(s, stress[static_cast<std::size_t>(w - plan.planning_weeks)], options.trace));
+    }
+    week.scenario.seed = plan.week_seeds[static_cast<std::size_t>(w)];
   }
   const int n0 = s.servers;
   const int n_max = static_cast<int>(std::floor(n0 * (1 + s.plan_max_extra_pct / 100.0)));

@@ -77,7 +77,10 @@ struct CapacityPlan {
   RunSummary baseline;  // none, at the provisioned servers, on the first planning week
   int planning_weeks = 1;
   int validation_weeks = 0;
-  std::vector<std::uint64_t> week_seeds;  // by week index: the planning weeks, then the unseen
+  // The stress cases every kept count also passed (DescribeStress), weeks planning_weeks on.
+  std::vector<std::string> stress_cases;
+  // By week index: the planning weeks, the stress cases (planning week 1's seed), the unseen.
+  std::vector<std::uint64_t> week_seeds;
   std::vector<PolicyPlan> policies;
   int simulations = 0;
   // Every simulation the search ran (the baselines as policy "none"), by policy, servers, week.
@@ -89,6 +92,8 @@ struct CapacityPlan {
 // nullptr when no policy but the uncapped one was planned or none keeps the SLO at the
 // provisioned row.
 const PolicyPlan* ChosenPolicy(const CapacityPlan& plan);
+// The weeks the search decides on: the planning weeks and the stress cases (the unseen follow).
+int SearchedWeeks(const CapacityPlan& plan);
 
 // What the plan's own simulations say about a policy's capacity under another SLO, without
 // simulating more. Of the server counts the search evaluated for `policy` on every planning week
@@ -125,6 +130,7 @@ struct PlanOptions {
   std::string trace;                  // as MakeWorkload
   std::optional<int> weeks;           // planning weeks; default: the scenario's plan.weeks
   std::optional<int> validate_weeks;  // unseen weeks; default: the scenario's plan.validate_weeks
+  std::optional<std::vector<StressCase>> stress;  // default: the scenario's plan.stress
   int threads = 1;
   std::function<void(int done, int total_estimate)> progress;
   const std::atomic<bool>* stop = nullptr;
@@ -134,7 +140,8 @@ struct PlanOptions {
 // same whatever the seed); the scenario's defaults fall back to one week there.
 [[nodiscard]] core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                                       const PlanOptions& options);
-// "planning week 2 (seed 2)", "unseen week 1 (seed 1001)": week `week` of `plan`.
+// "planning week 2 (seed 2)", "stress growth (load x1.1; seed 1)", "unseen week 1 (seed 1001)":
+// week `week` of `plan`.
 std::string WeekName(const CapacityPlan& plan, int week);
 
 // The factor on both per-server rates that makes the uncapped row at its provisioned servers

@@ -1,9 +1,11 @@
 #include "sim/scenario.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "catalog/embedded_data.h"
 #include "core/files.h"
@@ -38,6 +40,33 @@ core::Status OptionalNumberInto(const core::YamlReader& doc, std::string_view ke
   } else {
     HEADROOM_ASSIGN_OR_RETURN(double v, doc.NumberIn(key, min, max));
     *out = static_cast<T>(v);
+  }
+  return core::Ok();
+}
+
+core::Status ParseStressList(const core::YamlReader& plan, Scenario& s) {
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<core::YamlReader> items, plan.MapList("stress"));
+  s.plan_stress.clear();
+  for (const core::YamlReader& item : items) {
+    StressCase c;
+    HEADROOM_ASSIGN_OR_RETURN(c.name, item.String("name"));
+    if (c.name.empty()) return core::Fail(item.ErrorAt("name", "must not be empty"));
+    for (const std::string& key : item.Keys()) {
+      if (key == "name") continue;
+      if (std::find(std::begin(kStressKeys), std::end(kStressKeys), key) == std::end(kStressKeys)) {
+        return core::Fail(item.ErrorAt(key, fmt::format("unknown stress key (known: name, {})",
+                                                        fmt::join(kStressKeys, ", "))));
+      }
+      HEADROOM_ASSIGN_OR_RETURN(std::string value, item.String(key));
+      const core::Status set = SetStressKey(c, key, value);
+      if (!set) return core::Fail(item.ErrorAt(key, set.error().message()));
+    }
+    for (const StressCase& other : s.plan_stress) {
+      if (other.name == c.name) {
+        return core::Fail(item.ErrorAt("name", fmt::format("'{}' appears twice", c.name)));
+      }
+    }
+    s.plan_stress.push_back(std::move(c));
   }
   return core::Ok();
 }
@@ -252,7 +281,8 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   if (doc.Has("plan")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
     HEADROOM_RETURN_IF_ERROR(
-        plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks", "validate_weeks"}));
+        plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks", "validate_weeks", "stress"}));
+    if (plan.Has("stress")) HEADROOM_RETURN_IF_ERROR(ParseStressList(plan, s));
     if (plan.Has("policies")) {
       HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
     }
@@ -263,6 +293,114 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
         OptionalNumberInto(plan, "validate_weeks", 0, kMaxPlanWeeks, &s.plan_validate_weeks));
   }
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "seed", 0, 9e15, &s.seed));
+  return s;
+}
+
+core::Status SetStressKey(StressCase& c, std::string_view key, std::string_view value) {
+  if (key == "burst_length") {
+    HEADROOM_ASSIGN_OR_RETURN(core::Duration d, core::ParseDuration(value));
+    if (d <= core::Duration::zero()) {
+      return core::Fail(core::Error::InvalidArgument("burst_length must be above 0"));
+    }
+    c.burst_length = d;
+    return core::Ok();
+  }
+  struct Range {
+    std::string_view key;
+    double min, max;
+  };
+  // Load factors from a tenth to ten times; the synth keys within the scenario's own ranges.
+  static constexpr Range kRanges[] = {{"load", 0.1, 10},      {"hp_load", 0.1, 10},
+                                      {"lp_load", 0.1, 10},   {"bursts_per_day", 0, 10000},
+                                      {"burst_size", 1, 100}, {"peak_to_trough", 1, 100}};
+  const Range* range = nullptr;
+  for (const Range& r : kRanges) {
+    if (r.key == key) range = &r;
+  }
+  if (range == nullptr) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("unknown stress key '{}' (known: {})", key, fmt::join(kStressKeys, ", "))));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(value));
+  if (!(v >= range->min && v <= range->max)) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} {} must be in [{}, {}]", key, v, range->min, range->max)));
+  }
+  if (key == "load") {
+    c.hp_load = c.lp_load = v;
+  } else if (key == "hp_load") {
+    c.hp_load = v;
+  } else if (key == "lp_load") {
+    c.lp_load = v;
+  } else if (key == "bursts_per_day") {
+    c.bursts_per_day = v;
+  } else if (key == "burst_size") {
+    c.burst_size = v;
+  } else {
+    c.peak_to_trough = v;
+  }
+  return core::Ok();
+}
+
+core::Result<StressCase> ParseStressCase(std::string_view spec) {
+  const auto fail = [&](std::string_view why) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--stress '{}': {} (expected NAME:KEY=VALUE[,KEY=VALUE...], keys: {})", spec,
+                    why, fmt::join(kStressKeys, ", "))));
+  };
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) return fail("no ':' after the name");
+  StressCase c;
+  c.name = std::string(spec.substr(0, colon));
+  if (c.name.empty()) return fail("the name is empty");
+  const std::string_view fields = spec.substr(colon + 1);
+  if (fields.empty()) return fail("no KEY=VALUE");
+  for (std::string_view field : core::Split(fields, ',')) {
+    const std::size_t eq = field.find('=');
+    if (eq == std::string_view::npos) return fail(fmt::format("'{}' is not KEY=VALUE", field));
+    const core::Status set = SetStressKey(c, field.substr(0, eq), field.substr(eq + 1));
+    if (!set) return fail(set.error().message());
+  }
+  return c;
+}
+
+std::string DescribeStress(const StressCase& c) {
+  std::vector<std::string> parts;
+  if (c.hp_load == c.lp_load && c.hp_load != 1) {
+    parts.push_back(fmt::format("load x{:g}", c.hp_load));
+  } else {
+    if (c.hp_load != 1) parts.push_back(fmt::format("HP load x{:g}", c.hp_load));
+    if (c.lp_load != 1) parts.push_back(fmt::format("LP load x{:g}", c.lp_load));
+  }
+  if (c.bursts_per_day) parts.push_back(fmt::format("{:g} bursts a day", *c.bursts_per_day));
+  if (c.burst_size) parts.push_back(fmt::format("bursts x{:g}", *c.burst_size));
+  if (c.burst_length) {
+    parts.push_back(fmt::format("bursts {} long", core::FormatDuration(*c.burst_length)));
+  }
+  if (c.peak_to_trough) parts.push_back(fmt::format("peak/trough {:g}", *c.peak_to_trough));
+  if (parts.empty()) parts.push_back("unchanged");
+  return fmt::format("{} ({})", c.name, fmt::join(parts, ", "));
+}
+
+core::Result<Scenario> Stressed(const Scenario& scenario, const StressCase& c,
+                                std::string_view trace) {
+  Scenario s = scenario;
+  s.workload.hp_rate_per_server *= c.hp_load;
+  s.workload.lp_rate_per_server *= c.lp_load;
+  const bool shape = c.bursts_per_day || c.burst_size || c.burst_length || c.peak_to_trough;
+  if (!shape) return s;
+  if (!SynthesizedWorkload(scenario, trace)) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "stress case '{}' changes bursts or the daily curve, which only a synthesized workload "
+        "has (the workload '{}' replays real traces)",
+        c.name, trace.empty() ? "scenario" : trace)));
+  }
+  if (!s.workload.synth) s.workload.synth = SynthParams{};  // synth-week's default shape
+  SynthParams& p = *s.workload.synth;
+  p.bursts_per_day = c.bursts_per_day.value_or(p.bursts_per_day);
+  p.burst_size = c.burst_size.value_or(p.burst_size);
+  p.burst_length = c.burst_length.value_or(p.burst_length);
+  p.peak_to_trough = c.peak_to_trough.value_or(p.peak_to_trough);
   return s;
 }
 

@@ -54,6 +54,30 @@ struct WorkloadConfig {
   double target_baseline_peak = 0;  // documentation of the calibration (plan --calibrate)
 };
 
+// A stressed copy of a planning week that a plan must also survive: the same seed as planning
+// week 1, with more load, another HP/LP mix, or larger or more frequent bursts.
+struct StressCase {
+  std::string name;
+  double hp_load = 1;  // factor on the HP per-server rate (`load` sets both)
+  double lp_load = 1;
+  // Synthesized workloads only: replace the scenario's synth values.
+  std::optional<double> bursts_per_day;
+  std::optional<double> burst_size;
+  std::optional<core::Duration> burst_length;
+  std::optional<double> peak_to_trough;
+  bool operator==(const StressCase&) const = default;
+};
+// The keys a stress case takes besides its name, as in `plan.stress` and --stress.
+inline constexpr std::string_view kStressKeys[] = {
+    "load", "hp_load", "lp_load", "bursts_per_day", "burst_size", "burst_length", "peak_to_trough"};
+// Sets `key` of `c` from its text ("1.1", "3m"); kInvalidArgument naming the key and the range.
+[[nodiscard]] core::Status SetStressKey(StressCase& c, std::string_view key,
+                                        std::string_view value);
+// "growth:load=1.1", "bursts:burst_size=3,bursts_per_day=24" (the --stress flag's form).
+[[nodiscard]] core::Result<StressCase> ParseStressCase(std::string_view spec);
+// "growth (load x1.1)", "bursts (burst_size 3, bursts_per_day 24)".
+std::string DescribeStress(const StressCase& c);
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -80,8 +104,15 @@ struct Scenario {
   // pass, and unseen weeks (seeds from seed + kValidationSeedOffset) its answer is checked on.
   int plan_weeks = 1;
   int plan_validate_weeks = 2;
+  // Stress cases every count the search keeps must also pass (plan.stress).
+  std::vector<StressCase> plan_stress;
   std::uint64_t seed = 1;
 };
+
+// The scenario under the stress case; kInvalidArgument when it changes the synthesized shape of
+// a workload that replays real traces.
+[[nodiscard]] core::Result<Scenario> Stressed(const Scenario& scenario, const StressCase& c,
+                                              std::string_view trace);
 
 [[nodiscard]] core::Result<Scenario> ParseScenario(std::string_view text, std::string source);
 // A scenario compiled into the binary by name (e.g. "polca-a100-row"), else a file.

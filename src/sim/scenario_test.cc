@@ -52,6 +52,12 @@ TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
        "budget_servers"},
       // The first of two equal keys used to win silently.
       {Minimal("power:\n  cap_delay: 1s\n  cap_delay: 2s\n"), "'cap_delay' is given twice"},
+      {Minimal("plan:\n  stress:\n    - {name: g, lode: 1.1}\n"), "unknown stress key"},
+      {Minimal("plan:\n  stress:\n    - {name: g, load: 0}\n"), "load 0 must be in [0.1, 10]"},
+      {Minimal("plan:\n  stress:\n    - {load: 1.1}\n"), "name"},
+      {Minimal("plan:\n  stress:\n    - {name: g, burst_length: 2}\n"), "burst_length"},
+      {Minimal("plan:\n  stress:\n    - {name: g, load: 1.1}\n    - {name: g, load: 1.2}\n"),
+       "'g' appears twice"},
   };
   for (const Case& c : cases) {
     auto s = ParseScenario(c.text, "row.yaml");
@@ -59,6 +65,39 @@ TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
     EXPECT_NE(s.error().message().find("row.yaml"), std::string::npos) << s.error().message();
     EXPECT_NE(s.error().message().find(c.want), std::string::npos) << s.error().message();
   }
+}
+
+TEST(ScenarioTest, StressCasesFromTheFileAndTheFlagAgree) {
+  auto s = ParseScenario(Minimal("plan:\n  stress:\n    - {name: growth, load: 1.1}\n"
+                                 "    - {name: bursts, burst_size: 3, burst_length: 5m}\n"),
+                         "row.yaml");
+  ASSERT_TRUE(s) << s.error().message();
+  ASSERT_EQ(s->plan_stress.size(), 2u);
+  auto growth = ParseStressCase("growth:load=1.1");
+  auto bursts = ParseStressCase("bursts:burst_size=3,burst_length=5m");
+  ASSERT_TRUE(growth && bursts);
+  EXPECT_EQ(s->plan_stress[0], *growth);
+  EXPECT_EQ(s->plan_stress[1], *bursts);
+  EXPECT_EQ(DescribeStress(*growth), "growth (load x1.1)");
+  EXPECT_EQ(DescribeStress(*bursts), "bursts (bursts x3, bursts 5m long)");
+  for (std::string_view bad : {"growth", "growth:", ":load=1", "g:load", "g:load=x", "g:mix=2"}) {
+    EXPECT_FALSE(ParseStressCase(bad)) << bad;
+  }
+
+  // Applied to a copy: the rates scale, the synthesized shape takes the case's values.
+  Scenario base = *s;
+  base.workload.synth = SynthParams{};
+  auto stressed = Stressed(base, *bursts, "");
+  ASSERT_TRUE(stressed) << stressed.error().message();
+  EXPECT_EQ(stressed->workload.synth->burst_size, 3);
+  EXPECT_EQ(stressed->workload.synth->burst_length, std::chrono::minutes(5));
+  EXPECT_EQ(stressed->workload.hp_rate_per_server, base.workload.hp_rate_per_server);
+  auto grown = Stressed(base, *growth, "");
+  ASSERT_TRUE(grown);
+  EXPECT_DOUBLE_EQ(grown->workload.lp_rate_per_server, 1.1 * base.workload.lp_rate_per_server);
+  // Bursts on a replayed real trace are an error; load on one is not.
+  EXPECT_FALSE(Stressed(base, *bursts, "azure"));
+  EXPECT_TRUE(Stressed(base, *growth, "azure"));
 }
 
 TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {

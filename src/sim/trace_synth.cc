@@ -23,10 +23,13 @@ constexpr double kShapeMin = -1 + kSecondHarmonic;
 constexpr std::uint64_t kArrivalStream = 0;
 constexpr std::uint64_t kBurstStream = 1;
 constexpr std::uint64_t kTokenStream = 2;
-// How far from its anchor a bound on Shape is used (the band a bound cannot decide widens with
-// it), how close to a day's end it is not, and margins far above the rounding of Shape (absolute:
-// 1 + a(...) loses digits near a deep trough) and of the rate's few operations (relative).
-constexpr double kAnchorReachS = 60;
+// The envelope's pieces: short enough that the daily curve barely moves within one (its bound is
+// within 0.4% of the rate: almost every candidate is kept), long enough that starting a piece
+// (four cosines) costs little against the few hundred candidates it holds at a row's rates.
+// Margins far above the rounding of Shape (absolute: 1 + a(...) loses digits near a deep trough)
+// and of the rate's few operations (relative). A piece's end at a day's end is evaluated that far
+// inside the day, so that the weekly factor of the next day never enters its bounds.
+constexpr double kPieceS = 60;
 constexpr double kDayEdgeS = 1e-3;
 constexpr double kShapeRounding = 1e-12;
 constexpr double kBoundMargin = 1e-9;
@@ -124,17 +127,13 @@ TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
   const double burst_rate = params.bursts_per_day / core::kSecondsPerDay;
   const double in_burst = -std::expm1(-burst_rate * core::ToSeconds(params.burst_length));
   burst_mean_ = 1 + (params.burst_size - 1) * in_burst;
-  const double burst_peak = burst_rate > 0 ? params.burst_size : 1.0;
-  max_rate_ = target_rate_ * (1 + daily_amplitude_ * kShapeMax) *
-              (std::max(1.0, params.weekend_factor) * weekly_norm_) * burst_peak / burst_mean_;
   next_burst_s_ = burst_rate > 0 ? ExponentialDraw(bursts_, burst_rate)
                                  : std::numeric_limits<double>::infinity();
   // |d/dt (cos x + k cos 2x)| <= 1 + 2k, and x moves 2 pi a day.
   shape_slope_ = (std::max(1.0, params.weekend_factor) * weekly_norm_) * daily_amplitude_ *
                  (1 + 2 * kSecondHarmonic) * (2 * std::numbers::pi / core::kSecondsPerDay);
-  anchor_s_ = -std::numeric_limits<double>::infinity();
-  anchor_shape_ = 0;
-  anchor_day_end_s_ = -std::numeric_limits<double>::infinity();
+  next_pair_ = UniformIndex(tokens_, sample_.pairs.size());
+  StartPiece();
 }
 
 double TraceSynth::Shape(double t_s) const {
@@ -154,23 +153,34 @@ double TraceSynth::DayEnd(double t_s) const {
 
 double TraceSynth::ExpectedRate(double t_s) const { return target_rate_ * Shape(t_s); }
 
-bool TraceSynth::Kept(double threshold, double burst) {
-  if (t_s_ - anchor_s_ <= kAnchorReachS && t_s_ + kDayEdgeS < anchor_day_end_s_) {
-    const double reach = shape_slope_ * (t_s_ - anchor_s_) + kShapeRounding;
-    if (threshold >=
-        target_rate_ * (anchor_shape_ + reach) * burst / burst_mean_ * (1 + kBoundMargin)) {
-      return false;
-    }
-    if (threshold <
-        target_rate_ * (anchor_shape_ - reach) * burst / burst_mean_ * (1 - kBoundMargin)) {
-      return true;
-    }
-    return threshold < target_rate_ * Shape(t_s_) * burst / burst_mean_;
+void TraceSynth::StartPiece() {
+  const bool burst = InBurst(t_s_);
+  const double day_end = DayEnd(t_s_);
+  double end = std::min({t_s_ + kPieceS, day_end, burst ? burst_end_s_ : next_burst_s_});
+  end = std::max(end, std::nextafter(t_s_, std::numeric_limits<double>::infinity()));
+  piece_end_s_ = end;
+  rate_factor_ = target_rate_ * (burst ? params_.burst_size : 1.0) / burst_mean_;
+  const double last = std::max(t_s_, std::min(end, day_end - kDayEdgeS));
+  const double a = Shape(t_s_);
+  const double b = Shape(last);
+  // Shape moves at most shape_slope_ per second within a day: over the piece it stays within
+  // that much of both ends' values.
+  const double reach = shape_slope_ * (end - t_s_) + kShapeRounding;
+  piece_rate_ = rate_factor_ * (std::max(a, b) + reach) * (1 + kBoundMargin);
+  piece_floor_ = rate_factor_ * std::max(0.0, std::min(a, b) - reach) * (1 - kBoundMargin);
+}
+
+bool TraceSynth::Kept(double u) {
+  const double threshold = u * piece_rate_;
+  if (!check_envelope_) {
+    return threshold < piece_floor_ || threshold < rate_factor_ * Shape(t_s_);
   }
-  anchor_s_ = t_s_;
-  anchor_shape_ = Shape(t_s_);
-  anchor_day_end_s_ = DayEnd(t_s_);
-  return threshold < target_rate_ * anchor_shape_ * burst / burst_mean_;
+  const double rate = rate_factor_ * Shape(t_s_);
+  const bool by_envelope = threshold < piece_floor_ || threshold < rate;
+  if (by_envelope != (threshold < rate) || rate > piece_rate_ || rate < piece_floor_) {
+    ++envelope_violations_;
+  }
+  return threshold < rate;
 }
 
 bool TraceSynth::InBurst(double t_s) {
@@ -183,17 +193,32 @@ bool TraceSynth::InBurst(double t_s) {
 }
 
 core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
-  // Thinning (Lewis and Shedler 1979): candidates at the constant bound max_rate_, each kept with
-  // probability rate(t) / max_rate_.
+  // Thinning (Lewis and Shedler 1979) under a piecewise-constant envelope: within a piece,
+  // candidates come at its bound on the rate, each kept with probability rate(t) / bound; a
+  // candidate past the piece's end is dropped and the next piece starts at that end, as the
+  // exponential's lack of memory allows.
   while (!done_) {
-    t_s_ += ExponentialDraw(arrivals_, max_rate_);
+    const double candidate = t_s_ + ExponentialDraw(arrivals_, piece_rate_);
+    if (candidate >= piece_end_s_) {
+      t_s_ = piece_end_s_;
+      if (t_s_ >= duration_s_) {
+        done_ = true;
+        break;
+      }
+      StartPiece();
+      continue;
+    }
+    t_s_ = candidate;
     if (t_s_ >= duration_s_) {
       done_ = true;
       break;
     }
-    const double burst = InBurst(t_s_) ? params_.burst_size : 1.0;
-    if (!Kept(UniformDouble(arrivals_) * max_rate_, burst)) continue;
-    const TokenPair& pair = sample_.pairs[UniformIndex(tokens_, sample_.pairs.size())];
+    if (!Kept(UniformDouble(arrivals_))) continue;
+    // The pair is drawn one request ahead and fetched meanwhile: a random read of the sample
+    // misses the cache, and waiting for it was most of this function's time.
+    const TokenPair pair = sample_.pairs[next_pair_];
+    next_pair_ = UniformIndex(tokens_, sample_.pairs.size());
+    __builtin_prefetch(&sample_.pairs[next_pair_]);
     return std::optional<TraceRequest>(TraceRequest{.arrival_s = t_s_,
                                                     .prompt_tokens = pair.prompt_tokens,
                                                     .output_tokens = pair.output_tokens,

@@ -93,11 +93,12 @@ class TraceSynth final : public RequestSource {
   // When the day that holds `t_s` ends, in the trace's seconds.
   double DayEnd(double t_s) const;
   bool InBurst(double t_s);
-  // Whether the candidate at t_s_ is kept: `threshold` (uniform x max_rate_) below the rate.
-  // Decides exactly as comparing with the rate itself, computing the rate only when a bound
-  // from the last exact Shape (the anchor) cannot tell (thinning's hot path: most candidates
-  // need no cosine).
-  bool Kept(double threshold, double burst);
+  // Starts the envelope's piece at t_s_: up to kPieceS long, within one day and one burst state;
+  // its bound and floor on the rate are Shape's at both ends widened by its largest slope.
+  void StartPiece();
+  // Whether the candidate at t_s_, drawn with uniform `u`, is kept: u x the piece's bound below
+  // the rate. The floor decides almost every candidate without a cosine.
+  bool Kept(double u);
 
   TraceSample sample_;
   SynthParams params_;
@@ -105,19 +106,27 @@ class TraceSynth final : public RequestSource {
   double duration_s_;
   double start_of_week_s_;  // seconds from the Monday 00:00 before `start` to `start`
   double daily_amplitude_;
-  double weekly_norm_;        // 1 / the mean weekly factor
-  double burst_mean_;         // E[burst(t)]
-  double max_rate_;           // upper bound of the rate, for thinning
-  std::mt19937_64 arrivals_;  // candidate times and their acceptance
-  std::mt19937_64 bursts_;    // burst start times
-  std::mt19937_64 tokens_;    // which pair
-  double t_s_ = 0;            // the last candidate time
-  double burst_end_s_;        // end of the latest burst started at or before t_s_
-  double next_burst_s_;       // start of the next burst
-  double shape_slope_;        // the most Shape changes per second within a day
-  double anchor_s_;           // where Shape was last computed exactly
-  double anchor_shape_;       // Shape(anchor_s_)
-  double anchor_day_end_s_;   // DayEnd(anchor_s_): the weekly factor may change there
+  double weekly_norm_;         // 1 / the mean weekly factor
+  double burst_mean_;          // E[burst(t)]
+  std::mt19937_64 arrivals_;   // candidate times and their acceptance
+  std::mt19937_64 bursts_;     // burst start times
+  std::mt19937_64 tokens_;     // which pair
+  std::size_t next_pair_ = 0;  // the next request's pair, drawn ahead
+  double t_s_ = 0;             // the last candidate time, or the current piece's start
+  double burst_end_s_;         // end of the latest burst started at or before t_s_
+  double next_burst_s_;        // start of the next burst
+  double shape_slope_;         // the most Shape changes per second within a day
+  // The envelope's current piece: candidates come at piece_rate_ until piece_end_s_; the rate is
+  // rate_factor_ x Shape(t), at most piece_rate_ and at least piece_floor_ within the piece.
+  double piece_end_s_ = 0;
+  double piece_rate_ = 0;
+  double piece_floor_ = 0;
+  double rate_factor_ = 0;
+  // Tests only: compute the rate for every candidate and count the ones whose decision by the
+  // envelope differs, or whose rate leaves the piece's bounds.
+  bool check_envelope_ = false;
+  std::uint64_t envelope_violations_ = 0;
+  friend class TraceSynthEnvelopeCheck;
   bool done_ = false;
 };
 
