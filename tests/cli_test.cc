@@ -836,6 +836,41 @@ TEST(CliTest, PlanRejectsACountAStressCaseBrakes) {
   EXPECT_NE(twice.out.find("stress case 'a' is given twice"), std::string::npos) << twice.out;
 }
 
+// The report's row power is the plan's own run of the chosen policy at its capacity, on the
+// planning week where it peaked highest: no simulation more, and the same peak as the table's.
+TEST(CliTest, PlanOutKeepsTheChosenPolicysRowPowerFromItsOwnRun) {
+  const std::string dir = ::testing::TempDir() + "headroom_plan_power";
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+  const CommandRun run = Headroom("plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+                                  " --threads 2 --json --policies none,brake-only --validate 0 "
+                                  "--weeks 2 --out " +
+                                  dir);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto printed = nlohmann::json::parse(run.out);
+  std::ifstream file(dir + "/plan.json");
+  const auto j = nlohmann::json::parse(file);
+  EXPECT_EQ(j["simulations"], printed["simulations"]);
+  const auto& chosen = j["policies"][1];
+  ASSERT_EQ(chosen["policy"], "brake-only");
+  const auto& power = j["row_power"];
+  EXPECT_EQ(power["policy"], "brake-only");
+  EXPECT_EQ(power["servers"], chosen["max_servers"]);
+  EXPECT_EQ(power["window_s"], 2.0);  // an hour in 2,000 windows of whole 1 s periods
+  std::ifstream csv(dir + "/row-power.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "start_s,mean_w,max_w");
+  double peak_w = 0;
+  int windows = 0;
+  while (std::getline(csv, line)) {
+    peak_w = std::max(peak_w, std::stod(line.substr(line.rfind(',') + 1)));
+    ++windows;
+  }
+  EXPECT_GE(windows, 1800);
+  EXPECT_LE(windows, 2100);
+  EXPECT_NEAR(peak_w / power["budget_w"].get<double>(), chosen["peak_frac"].get<double>(), 1e-5);
+}
+
 TEST(CliTest, PlanWeeksBadInput) {
   std::string zero_weeks = ReadAll(SMALL_SYNTH_ROW_SCENARIO);
   zero_weeks.replace(zero_weeks.find("  weeks: 1\n"), 11, "  weeks: 0\n");

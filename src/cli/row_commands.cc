@@ -191,24 +191,6 @@ report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const Row
   return in;
 }
 
-// The chosen policy once more at its capacity, keeping its row power: the report's time series.
-core::Result<std::optional<report::PowerTrace>> ChosenPowerTrace(
-    const sim::ResolvedScenario& resolved, const sim::CapacityPlan& plan,
-    const std::string& trace) {
-  const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
-  if (chosen == nullptr) return std::optional<report::PowerTrace>();
-  ProgressBar bar(fmt::format("{} at {} servers", chosen->policy, chosen->max_servers),
-                  ProgressWanted());
-  sim::RunOptions run;
-  run.stop = &StopRequested();
-  run.progress = [&bar](double f) { bar.Update(f); };
-  auto power =
-      report::SimulatePowerTrace(resolved, chosen->policy, chosen->max_servers, trace, run);
-  bar.Finish();
-  if (!power) return core::Fail(power.error());
-  return std::optional<report::PowerTrace>(std::move(*power));
-}
-
 core::Result<sim::PlanOptions> PlanOptionsOf(const PlanCliOptions& cli) {
   const RowOptions& o = cli.row;
   const int threads = cli.threads;
@@ -217,6 +199,7 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanCliOptions& cli) {
   options.trace = o.trace;
   options.weeks = cli.weeks;
   options.validate_weeks = cli.validate;
+  if (!cli.row.out.empty() || cli.html) options.power_windows = report::kPlanPowerWindows;
   if (!cli.stress.empty()) {
     options.stress.emplace();
     for (const std::string& spec : cli.stress) {
@@ -247,11 +230,13 @@ int RunCalibrate(const sim::ResolvedScenario& resolved, const sim::PlanOptions& 
 }
 
 // --out DIR: plan.json, the chosen policy's row power, and with --report the page.
-core::Result<std::optional<std::string>> WritePlanOut(const std::string& out,
-                                                      const sim::ResolvedScenario& resolved,
-                                                      const RowOptions& o, bool html,
+core::Result<std::optional<std::string>> WritePlanOut(const std::string& out, bool html,
                                                       report::PlanReport& data) {
-  HEADROOM_ASSIGN_OR_RETURN(data.power, ChosenPowerTrace(resolved, data.plan, o.trace));
+  // The chosen policy's row power on the planning week where it peaked highest, as the plan ran
+  // it.
+  if (const sim::PolicyPlan* chosen = sim::ChosenPolicy(data.plan)) {
+    data.power = report::PlanRunPowerTrace(chosen->at_max);
+  }
   HEADROOM_RETURN_IF_ERROR(report::WritePlanDir(out, data));
   if (!html) return std::optional<std::string>();
   HEADROOM_ASSIGN_OR_RETURN(std::string path, WriteReport(report::ResultKind::kPlan, out));
@@ -280,7 +265,7 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
   const std::string out = o.out.empty() && html ? kDefaultPlanDir : o.out;
   std::optional<std::string> written;
   if (!out.empty()) {
-    auto w = WritePlanOut(out, *resolved, o, html, data);
+    auto w = WritePlanOut(out, html, data);
     if (!w) return ReportError(w.error());
     written = *w;
   }
@@ -339,8 +324,8 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
                   "hp_load, lp_load, bursts_per_day, burst_size, burst_length, peak_to_trough); "
                   "repeat for more; 'none': no stress case (default: the scenario's plan.stress)");
   cmd->add_option("--out", options->row.out,
-                  "Write plan.json and row-power.csv here (the chosen policy is simulated once "
-                  "more at its capacity, keeping its row power)");
+                  "Write plan.json and row-power.csv here (the chosen policy's row power at its "
+                  "capacity, on the planning week where it peaked highest)");
   cmd->add_flag("--report", options->html,
                 fmt::format("Also write report.html (self-contained HTML, plots inline) into --out "
                             "(default {}/) and print its path",

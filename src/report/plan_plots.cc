@@ -223,8 +223,10 @@ std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
   std::vector<CaptionedPlot> plots;
   plots.push_back(CapacityPlot(report));
   if (report.power) {
-    plots.push_back(RowPowerPlot(*report.power, report.inputs.t1_frac, report.inputs.t2_frac,
-                                 "Metered row power of the chosen policy at its capacity"));
+    plots.push_back(
+        RowPowerPlot(*report.power, report.inputs.t1_frac, report.inputs.t2_frac,
+                     "Metered row power of the chosen policy at its capacity, on the planning "
+                     "week where it peaked highest, as the plan ran it"));
   }
   plots.push_back(PeakPowerPlot(report.plan));
   plots.push_back(RiskPlot(report.plan));

@@ -42,6 +42,16 @@ PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int ma
   return trace;
 }
 
+std::optional<PowerTrace> PlanRunPowerTrace(const sim::RunSummary& run) {
+  if (run.power.empty()) return std::nullopt;
+  return PowerTrace{.policy = run.policy,
+                    .servers = run.servers,
+                    .budget_w = run.budget_w,
+                    .window_s = run.power_window_s,
+                    .windows = run.power,
+                    .brake_s = run.brake_s};
+}
+
 PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
   PowerTrace trace = ReducePowerSamples(result.power, max_windows);
   trace.policy = result.policy;

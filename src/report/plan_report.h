@@ -30,11 +30,11 @@ struct PlanInputs {
 };
 
 // Row power over time of one run, in windows of equal length: mean and highest metered sample.
-struct PowerWindow {
-  double start_s = 0;
-  double mean_w = 0;
-  double max_w = 0;
-};
+using PowerWindow = sim::PowerWindow;
+
+// About this many windows of a plan's row power are kept for its report (a week in 5-minute
+// windows, an hour in 2-second ones).
+inline constexpr int kPlanPowerWindows = 2000;
 
 struct PowerTrace {
   std::string policy;
@@ -51,6 +51,9 @@ struct PlanReport {
   std::optional<PowerTrace> power = {};  // empty: not simulated (the plot is left out)
 };
 
+// The row power a plan kept of one of its runs (PlanOptions::power_windows); nullopt when it
+// kept none.
+std::optional<PowerTrace> PlanRunPowerTrace(const sim::RunSummary& run);
 // REQUIRES: result.power holds the metered series (RunOptions::keep_power_series).
 // Windows of a whole number of metering periods, at most `max_windows` of them.
 PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows);

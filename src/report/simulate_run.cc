@@ -95,13 +95,4 @@ core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
   return out;
 }
 
-core::Result<PowerTrace> SimulatePowerTrace(const sim::ResolvedScenario& resolved,
-                                            const std::string& policy, int servers,
-                                            const std::string& trace, sim::RunOptions options) {
-  options.keep_power_series = true;
-  HEADROOM_ASSIGN_OR_RETURN(sim::RowResult result,
-                            sim::RunScenario(resolved, policy, servers, trace, std::move(options)));
-  return ReducePowerTrace(result, 2000);
-}
-
 }  // namespace headroom::report

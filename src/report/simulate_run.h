@@ -39,13 +39,6 @@ struct Simulation {
 // when a write fails; the simulation's own errors (kCancelled on stop).
 [[nodiscard]] core::Result<Simulation> SimulateRow(const SimulateRequest& request);
 
-// One more run of `policy` at `servers`, keeping its row power, reduced to about 2,000 windows
-// (a week in 5-minute windows, an hour in 2-second ones): the plan report's time series.
-[[nodiscard]] core::Result<PowerTrace> SimulatePowerTrace(const sim::ResolvedScenario& resolved,
-                                                          const std::string& policy, int servers,
-                                                          const std::string& trace,
-                                                          sim::RunOptions options);
-
 }  // namespace headroom::report
 
 #endif  // HEADROOM_REPORT_SIMULATE_RUN_H_

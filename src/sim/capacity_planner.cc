@@ -50,9 +50,15 @@ core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>
       RunOptions run;
       run.stop = options.stop;
       run.keep_power_series = false;
+      const ResolvedScenario& scenario = weeks[static_cast<std::size_t>(jobs[i].week)];
+      const double period_s = core::ToSeconds(scenario.row.power.telemetry_period);
+      if (options.power_windows > 0 && period_s > 0) {
+        run.power_window_periods = std::max(
+            1, static_cast<int>(std::ceil(ExpectedDuration(scenario.scenario, options.trace) /
+                                          period_s / options.power_windows)));
+      }
       // A run that has broken the power SLO is done, except the baseline: the other policies'
       // latencies are compared with it.
-      const ResolvedScenario& scenario = weeks[static_cast<std::size_t>(jobs[i].week)];
       if (jobs[i].policy != policy::kUncappedPolicy) {
         run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
       }
@@ -60,6 +66,7 @@ core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>
       if (result) {
         out[i] = Summarize(*result);
         out[i].week = jobs[i].week;
+        out[i].power_window_s = run.power_window_periods * period_s;
       } else {
         errors[i] = result.error();
       }
@@ -94,6 +101,10 @@ RunSummary Summarize(const RowResult& r) {
       r.simulated_s > 0 ? r.capped_server_seconds / (r.simulated_s * r.servers) : 0;
   s.energy_j = r.energy_j;
   s.stopped_early = r.stopped_early;
+  s.power = r.power_windows;
+  for (const policy::Event& e : r.events) {
+    if (e.to == "brake") s.brake_s.push_back(core::ToSeconds(e.at));
+  }
   s.hp = SummarizeClass(r.hp, r.simulated_s);
   s.lp = SummarizeClass(r.lp, r.simulated_s);
   return s;

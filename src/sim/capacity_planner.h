@@ -38,6 +38,11 @@ struct RunSummary {
   double energy_j = 0;
   bool stopped_early = false;  // stopped at its first power event: metrics cover part of the trace
   int week = 0;                // PlanCapacity's week index (CapacityPlan::week_seeds); else 0
+  // The run's row power in windows of power_window_s (PlanOptions::power_windows; else empty)
+  // and when the brake engaged: what a report plots of it, kept with every run of a plan.
+  std::vector<PowerWindow> power;
+  double power_window_s = 0;
+  std::vector<double> brake_s;
   struct Class {
     double ttft_p50_s = 0, ttft_p99_s = 0, tbt_p50_s = 0, tbt_p99_s = 0, e2e_p50_s = 0,
            e2e_p90_s = 0, e2e_p99_s = 0, throughput_tok_s = 0;
@@ -132,6 +137,8 @@ struct PlanOptions {
   std::optional<int> validate_weeks;  // unseen weeks; default: the scenario's plan.validate_weeks
   std::optional<std::vector<StressCase>> stress;  // default: the scenario's plan.stress
   int threads = 1;
+  // Keep each run's row power in at most about this many windows (RunSummary::power); 0: none.
+  int power_windows = 0;
   std::function<void(int done, int total_estimate)> progress;
   const std::atomic<bool>* stop = nullptr;
 };

@@ -146,6 +146,7 @@ class Simulation {
   void Integrate();
   double ServerPower(const Server& server) const;
   void OnTelemetry();
+  void AddToWindow(double start_s, double row_w);
   void OnControl(double row_w);
   void OnApplyCaps(int s);
   void OnApplyBrake(int s);
@@ -191,6 +192,7 @@ class Simulation {
   double row_power_w_ = 0;
   double row_energy_j_ = 0;
   double power_sum_w_ = 0;                              // of the metered samples
+  int window_samples_ = 0;                              // in the last power window
   std::deque<std::pair<SimTime, double>> rise_window_;  // (time, watts), increasing watts
   SimTime integrated_until_{0};
   double energy_at_last_sample_ = 0;
@@ -637,6 +639,17 @@ void Simulation::OnIterationEnd(int i) {
   Plan(i);
 }
 
+void Simulation::AddToWindow(double start_s, double row_w) {
+  std::vector<PowerWindow>& windows = result_.power_windows;
+  if (window_samples_ == 0) windows.push_back({.start_s = start_s, .mean_w = 0, .max_w = row_w});
+  PowerWindow& w = windows.back();
+  ++window_samples_;
+  // A running mean: exact to rounding, and the window is complete whenever the run stops.
+  w.mean_w += (row_w - w.mean_w) / window_samples_;
+  w.max_w = std::max(w.max_w, row_w);
+  if (window_samples_ == options_.power_window_periods) window_samples_ = 0;
+}
+
 double Simulation::ServerPower(const Server& server) const {
   double w = config_.server.non_gpu_power.value();
   for (int i : server.instances) w += instances_[static_cast<std::size_t>(i)].power_w;
@@ -659,6 +672,7 @@ void Simulation::OnTelemetry() {
   energy_at_last_sample_ = row_energy_j_;
   const double now_s = core::ToSeconds(queue_.now());
   if (options_.keep_power_series) result_.power.push_back({now_s, row_w, state_});
+  if (options_.power_window_periods > 0) AddToWindow(now_s - period_s, row_w);
   ++result_.power_samples;
   const double frac = row_w / result_.budget_w;
   ++result_.power_bins[static_cast<std::size_t>(std::clamp(frac * 20, 0.0, 20.0))];

@@ -95,6 +95,13 @@ struct PowerSample {
   int state = 0;      // index into RowResult::states at the time of the sample
 };
 
+// Metered row power over a window of whole metering periods.
+struct PowerWindow {
+  double start_s = 0;
+  double mean_w = 0;
+  double max_w = 0;
+};
+
 struct RowResult {
   int servers = 0;
   int hp_servers = 0;
@@ -111,6 +118,9 @@ struct RowResult {
   // default): the production row's was 11.8% of its budget (brief §1).
   double max_rise_w = 0;
   std::vector<PowerSample> power;  // every metered sample
+  // RunOptions::power_window_periods samples each, reduced as the run goes (the last may hold
+  // fewer): a week's power for a plot without keeping its 600,000 samples.
+  std::vector<PowerWindow> power_windows;
   // Metered samples by row power as a fraction of the budget: bin b holds [b/20, (b+1)/20), the
   // last everything from 100% up. Kept whether or not the series is.
   std::vector<std::uint64_t> power_bins = std::vector<std::uint64_t>(21, 0);
@@ -144,6 +154,7 @@ struct RunOptions {
   const std::atomic<bool>* stop = nullptr;               // set to abandon the run (kCancelled)
   double expected_duration_s = 0;                        // for progress; 0 when unknown
   bool keep_power_series = true;
+  int power_window_periods = 0;  // RowResult::power_windows; 0: none
   bool keep_target_changes = false;
   // Servers whose agent does not answer for a while (to run the daemon's faults in the
   // simulator): counted conservatively, sent nothing, caught up when back.
