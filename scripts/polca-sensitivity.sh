@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sensitivity of the POLCA capacity result (docs/reproduction.md) to its thresholds, the
-# out-of-band actuation delay, the load level and the LP latency SLO: one `headroom plan` per
+# out-of-band actuation delay, the load level, the rest of the server's power and the LP latency SLO: one `headroom plan` per
 # variant of the built-in scenario, POLCA against the uncapped baseline, one Markdown table row
 # each, with the scenario's planning and unseen weeks (docs/row-simulator.md).
 # Usage: scripts/polca-sensitivity.sh [HEADROOM_BINARY] (default build/bin/headroom).
@@ -43,6 +43,10 @@ variant "T2 = 0.93" "s/^seed: 1/seed: 1/" --set t2=0.93
 variant "actuation delay 5 s" "s/^  cap_delay: 40s/  cap_delay: 5s/"
 variant "actuation delay 120 s" "s/^  cap_delay: 40s/  cap_delay: 120s/"
 variant "in-band caps (10 ms)" "s/^  in_band: false/  in_band: true/"
-variant "load x0.8" "s/_rate_per_server: 0.2333/_rate_per_server: 0.18664/"
-variant "load x1.2" "s/_rate_per_server: 0.2333/_rate_per_server: 0.27996/"
+variant "load x0.8" "s/_rate_per_server: 0.3299/_rate_per_server: 0.26392/"
+variant "load x1.2" "s/_rate_per_server: 0.3299/_rate_per_server: 0.39588/"
+variant "non-GPU power constant 3.3 kW (the previous model)" \
+  "s/^  hp_server_fraction: 0.5/  hp_server_fraction: 0.5\n  non_gpu_idle_w: 3300/"
+variant "non-GPU power as MLPerf MaxQ (1,040 W idle, 1,400 W at load)" \
+  "s/^  hp_server_fraction: 0.5/  hp_server_fraction: 0.5\n  non_gpu_idle_w: 1040\n  non_gpu_at_load_w: 1400/"
 variant "LP judged by throughput only (paper)" "s/^seed: 1/seed: 1/" --slo lp_p50_e2e_pct=1000

@@ -884,7 +884,7 @@ TEST(CliTest, PlanWeeksBadInput) {
                         Case{synth + " --validate 101", "--validate 101: expected 0 to 100 weeks"},
                         Case{"plan --config " + std::string(SMALL_ROW_SCENARIO) + " --weeks 2",
                              "the workload 'scenario' replays real traces"},
-                        Case{"plan --config " + bad_file, bad_file + ":42: field 'plan.weeks'"}}) {
+                        Case{"plan --config " + bad_file, bad_file + ":43: field 'plan.weeks'"}}) {
     const CommandRun run = Headroom(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
     EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;

@@ -162,8 +162,9 @@ Result<model::GpuSpec> ParseGpuSpec(const YamlReader& doc) {
 }
 
 Result<model::ServerSpec> ParseServerSpec(const YamlReader& doc) {
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"kind", "name", "aliases", "gpu", "gpus_per_server",
-                                               "non_gpu_power_w", "max_system_power_w"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"kind", "name", "aliases", "gpu", "gpus_per_server", "non_gpu_power_w",
+                          "non_gpu_idle_w", "max_system_power_w"}));
   model::ServerSpec server;
   HEADROOM_ASSIGN_OR_RETURN(server.name, doc.String("name"));
   HEADROOM_ASSIGN_OR_RETURN(server.aliases, doc.StringList("aliases"));
@@ -173,6 +174,14 @@ Result<model::ServerSpec> ParseServerSpec(const YamlReader& doc) {
   HEADROOM_ASSIGN_OR_RETURN(double non_gpu, doc.NumberIn("non_gpu_power_w", 0, 1e6));
   HEADROOM_ASSIGN_OR_RETURN(double max_system, doc.NumberIn("max_system_power_w", 1, 1e6));
   server.non_gpu_power = Watts(non_gpu);
+  // Absent: the rest of the server draws the same whatever its GPUs do (a constant).
+  HEADROOM_ASSIGN_OR_RETURN(std::optional<double> idle, doc.OptionalNumber("non_gpu_idle_w"));
+  if (idle && !(*idle >= 0 && *idle <= non_gpu)) {
+    return Fail(
+        doc.ErrorAt("non_gpu_idle_w",
+                    fmt::format("{} W must be in [0, non_gpu_power_w = {} W]", *idle, non_gpu)));
+  }
+  server.non_gpu_idle_power = Watts(idle.value_or(non_gpu));
   server.max_system_power = Watts(max_system);
   return server;
 }

@@ -135,6 +135,30 @@ TEST(HardwareCatalogTest, CrossFileErrors) {
             std::string::npos);
 }
 
+TEST(HardwareCatalogTest, NonGpuIdlePowerIsOptionalAndBounded) {
+  const std::string gpu = A100Text();
+  const auto server = [](const std::string& idle) {
+    return "kind: server\nname: box\ngpu: a100-80gb-sxm\ngpus_per_server: 8\n"
+           "non_gpu_power_w: 3300\n" +
+           idle + "max_system_power_w: 6500\n";
+  };
+  auto constant = HardwareCatalog::FromFiles(
+      std::vector<SourceFile>{{"gpu.yaml", gpu}, {"server.yaml", server("")}});
+  ASSERT_TRUE(constant) << constant.error().message();
+  EXPECT_EQ((*constant->Server("box"))->non_gpu_idle_power, core::Watts(3300));
+  auto rising = HardwareCatalog::FromFiles(std::vector<SourceFile>{
+      {"gpu.yaml", gpu}, {"server.yaml", server("non_gpu_idle_w: 2966\n")}});
+  ASSERT_TRUE(rising) << rising.error().message();
+  EXPECT_EQ((*rising->Server("box"))->non_gpu_idle_power, core::Watts(2966));
+  auto above = HardwareCatalog::FromFiles(std::vector<SourceFile>{
+      {"gpu.yaml", gpu}, {"server.yaml", server("non_gpu_idle_w: 3400\n")}});
+  ASSERT_FALSE(above);
+  EXPECT_NE(above.error().message().find(
+                "server.yaml:6: field 'non_gpu_idle_w': 3400 W must be in [0, non_gpu_power_w"),
+            std::string::npos)
+      << above.error().message();
+}
+
 TEST(HardwareCatalogTest, MissingDirectoryIsAClearError) {
   auto catalog = HardwareCatalog::LoadDirectory("/nonexistent/headroom");
   ASSERT_FALSE(catalog);

@@ -56,4 +56,15 @@ core::Result<std::vector<core::Watts>> GpuSpec::PowerLimitsInRange(
   return limits;
 }
 
+double NonGpuSlope(const ServerSpec& server, const GpuSpec& gpu) {
+  const double range_w = server.gpus_per_server * (gpu.tdp - gpu.idle_power).value();
+  if (range_w <= 0) return 0;
+  return (server.non_gpu_power - server.non_gpu_idle_power).value() / range_w;
+}
+
+core::Watts NonGpuPower(const ServerSpec& server, const GpuSpec& gpu, core::Watts gpus) {
+  const core::Watts gpus_idle = gpu.idle_power * server.gpus_per_server;
+  return server.non_gpu_idle_power + (gpus - gpus_idle) * NonGpuSlope(server, gpu);
+}
+
 }  // namespace headroom::model

@@ -104,9 +104,20 @@ struct ServerSpec {
   std::vector<std::string> aliases;
   std::string gpu;  // catalog name of its GPU type
   int gpus_per_server = 0;
-  core::Watts non_gpu_power{0};  // CPUs, NICs, NVSwitches, fans at load
+  core::Watts non_gpu_power{0};  // CPUs, NICs, NVSwitches, fans at load (every GPU at TDP)
+  // The same while every GPU idles; between the two it rises linearly with the GPUs' power
+  // (NonGpuPower). Equal to non_gpu_power: a constant.
+  core::Watts non_gpu_idle_power{0};
   core::Watts max_system_power{0};
 };
+
+// Watts of the rest of the server per watt its GPUs draw above idle: (non_gpu_power -
+// non_gpu_idle_power) / (gpus_per_server x (tdp - idle power)); 0 when the GPU has no range.
+double NonGpuSlope(const ServerSpec& server, const GpuSpec& gpu);
+// The rest of the server while its GPUs draw `gpus` in all: its idle floor with every GPU idle,
+// rising linearly to non_gpu_power with every GPU at TDP (and on beyond, as power conversion
+// losses and fans do).
+core::Watts NonGpuPower(const ServerSpec& server, const GpuSpec& gpu, core::Watts gpus);
 
 }  // namespace headroom::model
 

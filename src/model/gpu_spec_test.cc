@@ -56,5 +56,24 @@ TEST(GpuSpecTest, PowerLimitsInRangeNamesTheFirstOutside) {
   EXPECT_EQ(out.error().message(), "99 W is outside a100's settable range 100-400 W");
 }
 
+// The rest of the server: its idle floor with every GPU idle, its at-load value with every GPU
+// at TDP, a straight line between (and beyond).
+TEST(GpuSpecTest, NonGpuPowerRisesLinearlyFromItsIdleFloor) {
+  GpuSpec gpu;
+  gpu.tdp = core::Watts(400);
+  gpu.idle_power = core::Watts(63);
+  ServerSpec server;
+  server.gpus_per_server = 8;
+  server.non_gpu_power = core::Watts(3300);
+  server.non_gpu_idle_power = core::Watts(2966);
+  EXPECT_NEAR(NonGpuSlope(server, gpu), 334.0 / (8 * 337), 1e-12);
+  EXPECT_NEAR(NonGpuPower(server, gpu, core::Watts(8 * 63)).value(), 2966, 1e-9);
+  EXPECT_NEAR(NonGpuPower(server, gpu, core::Watts(8 * 400)).value(), 3300, 1e-9);
+  EXPECT_NEAR(NonGpuPower(server, gpu, core::Watts(8 * 63 + 8 * 337 / 2.0)).value(), 3133, 1e-9);
+  server.non_gpu_idle_power = server.non_gpu_power;  // a constant
+  EXPECT_EQ(NonGpuSlope(server, gpu), 0);
+  EXPECT_EQ(NonGpuPower(server, gpu, core::Watts(1000)), core::Watts(3300));
+}
+
 }  // namespace
 }  // namespace headroom::model

@@ -144,7 +144,8 @@ class Simulation {
 
   // Power delivery and control.
   void Integrate();
-  double ServerPower(const Server& server) const;
+  double GpuPower(const Server& server) const;     // its instances' GPUs
+  double ServerPower(const Server& server) const;  // and the rest of the server
   void OnTelemetry();
   void AddToWindow(double start_s, double row_w);
   void OnControl(double row_w);
@@ -188,6 +189,7 @@ class Simulation {
 
   double kv_capacity_ = 0;
   double instance_idle_w_ = 0;  // an instance with nothing to do
+  double non_gpu_slope_ = 0;    // model::NonGpuSlope of the row's servers
 
   double row_power_w_ = 0;
   double row_energy_j_ = 0;
@@ -237,6 +239,7 @@ core::Status Simulation::Setup() {
   }
   const int per_server = gpus / tp;
   instance_idle_w_ = spec_.idle_power.value() * tp;
+  non_gpu_slope_ = model::NonGpuSlope(config_.server, spec_);
   servers_.resize(static_cast<std::size_t>(config_.servers));
   const double f = config_.hp_server_fraction;
   for (int s = 0; s < config_.servers; ++s) {
@@ -470,7 +473,8 @@ Simulation::Step Simulation::Evaluate(const model::Phase& phase, core::Megahertz
 
 void Simulation::SetInstancePower(Instance& inst, double watts) {
   Integrate();
-  row_power_w_ += watts - inst.power_w;
+  // The rest of the server follows its GPUs (model::NonGpuPower is affine in their power).
+  row_power_w_ += (watts - inst.power_w) * (1 + non_gpu_slope_);
   inst.power_w = watts;
 }
 
@@ -650,10 +654,15 @@ void Simulation::AddToWindow(double start_s, double row_w) {
   if (window_samples_ == options_.power_window_periods) window_samples_ = 0;
 }
 
-double Simulation::ServerPower(const Server& server) const {
-  double w = config_.server.non_gpu_power.value();
+double Simulation::GpuPower(const Server& server) const {
+  double w = 0;
   for (int i : server.instances) w += instances_[static_cast<std::size_t>(i)].power_w;
   return w;
+}
+
+double Simulation::ServerPower(const Server& server) const {
+  const double gpus = GpuPower(server);
+  return gpus + model::NonGpuPower(config_.server, spec_, core::Watts(gpus)).value();
 }
 
 void Simulation::Integrate() {
@@ -742,7 +751,7 @@ void Simulation::OnControl(double row_w) {
     // still in its actuation delay is pending.
     policy::ServerReport& report = view.servers[s];
     report.reachable = reachable[s];
-    report.gpu_power = core::Watts(ServerPower(server)) - config_.server.non_gpu_power;
+    report.gpu_power = core::Watts(GpuPower(server));
     report.implausible.clear();
     report.holds = server.requested;
     report.has_lease = true;

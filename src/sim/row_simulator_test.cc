@@ -132,8 +132,10 @@ TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
     for (bool macro : {true, false}) {
       s.row.macro_steps = macro;
       RunOptions options;
-      // 12 servers over budget for 10: the controller caps, so clocks change mid-run.
-      s.row.power.budget = core::Watts(10 * s.row.server.max_system_power.value());
+      // 12 servers in a budget for 10.5: the controller caps, so clocks change mid-run, and
+      // never brakes (a brake stalls whichever requests run in the second it lands, so one second
+      // earlier or later moves a quantile by a percent: not what this compares).
+      s.row.power.budget = core::Watts(10.5 * s.row.server.max_system_power.value());
       auto r = RunScenario(s, policy, 12, "azure", options);
       ASSERT_TRUE(r) << r.error().message();
       results[macro ? 0 : 1] = std::move(*r);
@@ -141,8 +143,12 @@ TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
     const RowResult& fast = results[0];
     const RowResult& slow = results[1];
     EXPECT_LT(fast.events_processed * 3, slow.events_processed) << "macro steps save events";
-    const auto near = [](double a, double b, const char* what) {
-      EXPECT_NEAR(a, b, std::abs(b) * 0.005) << what;
+    if (policy == "polca") {
+      EXPECT_GT(fast.cap_actions, 0u);
+      EXPECT_EQ(fast.brake_events + slow.brake_events, 0u);
+    }
+    const auto near = [&policy](double a, double b, const char* what) {
+      EXPECT_NEAR(a, b, std::abs(b) * 0.005) << what << " " << policy;
     };
     for (const auto& [f, r] : {std::pair{&fast.hp, &slow.hp}, std::pair{&fast.lp, &slow.lp}}) {
       EXPECT_EQ(f->requests, r->requests);
@@ -192,7 +198,7 @@ TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
   const double lp_change = polca->lp.e2e.Quantile(0.5) / none->lp.e2e.Quantile(0.5) - 1;
   EXPECT_LT(hp_change, lp_change + 1e-9);
   // A budget below the idle row: every policy with a brake brakes; none overshoots.
-  s.row.power.budget = core::Watts(12 * s.row.server.non_gpu_power.value());
+  s.row.power.budget = core::Watts(12 * s.row.server.non_gpu_idle_power.value());
   auto brake = RunScenario(s, "brake-only", 12, "azure", {});
   auto unguarded = RunScenario(s, "none", 12, "azure", {});
   ASSERT_TRUE(brake && unguarded);
@@ -203,6 +209,41 @@ TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
   // The brake (288 MHz) slows compute-bound prefill ~5x; memory-bound decode much less.
   EXPECT_GT(brake->hp.ttft.Quantile(0.5), unguarded->hp.ttft.Quantile(0.5) * 2);
   EXPECT_GT(brake->hp.e2e.Quantile(0.5), unguarded->hp.e2e.Quantile(0.5) * 1.1);
+}
+
+// An idle server draws its GPUs' idle power and the rest of the server's idle floor; a busy one
+// more of both (model::NonGpuPower), so a constant non-GPU draw of the same level at load would
+// meter more power at idle and the same with every GPU at TDP.
+TEST(RowSimulatorTest, TheRestOfTheServerFollowsItsGpus) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  const double gpus_idle_w = 8 * row.model->gpu().spec().idle_power.value();
+  // One request, then an hour of nothing: the first metered second after it is the idle row.
+  const RowResult r =
+      RunRequests(row, {{0.0, 1000, 50, Priority::kHigh}, {3600.0, 10, 2, Priority::kHigh}});
+  double idle_w = 1e9, busy_w = 0;
+  for (const PowerSample& p : r.power) {
+    idle_w = std::min(idle_w, p.row_w);
+    busy_w = std::max(busy_w, p.row_w);
+  }
+  EXPECT_NEAR(idle_w, gpus_idle_w + row.server.non_gpu_idle_power.value(), 1e-6);
+  const double gpus_busy_w = busy_w - idle_w;  // above idle, GPUs and the rest together
+  EXPECT_GT(row.server.non_gpu_power, row.server.non_gpu_idle_power);
+  const double slope = model::NonGpuSlope(row.server, row.model->gpu().spec());
+  // The busiest second holds the prefill: its rise above idle is the GPUs' times (1 + slope).
+  EXPECT_GT(gpus_busy_w, 0);
+  row.server.non_gpu_idle_power = row.server.non_gpu_power;  // constant at the load level
+  const RowResult flat =
+      RunRequests(row, {{0.0, 1000, 50, Priority::kHigh}, {3600.0, 10, 2, Priority::kHigh}});
+  double flat_idle_w = 1e9, flat_busy_w = 0;
+  for (const PowerSample& p : flat.power) {
+    flat_idle_w = std::min(flat_idle_w, p.row_w);
+    flat_busy_w = std::max(flat_busy_w, p.row_w);
+  }
+  EXPECT_NEAR(flat_idle_w, gpus_idle_w + row.server.non_gpu_power.value(), 1e-6);
+  EXPECT_NEAR(busy_w - idle_w, (flat_busy_w - flat_idle_w) * (1 + slope), 1e-6);
 }
 
 TEST(RowSimulatorTest, CapsTakeEffectOnlyAfterTheirActuationDelay) {

@@ -72,8 +72,15 @@ core::Status ParseStressList(const core::YamlReader& plan, Scenario& s) {
 }
 
 core::Status ParseRow(const core::YamlReader& row, Scenario& s) {
-  HEADROOM_RETURN_IF_ERROR(row.CheckKnownKeys(
-      {"server", "servers", "budget_w", "budget_servers", "hp_server_fraction"}));
+  HEADROOM_RETURN_IF_ERROR(
+      row.CheckKnownKeys({"server", "servers", "budget_w", "budget_servers", "hp_server_fraction",
+                          "non_gpu_idle_w", "non_gpu_at_load_w"}));
+  for (const auto& [key, out] : {std::pair{"non_gpu_idle_w", &s.non_gpu_idle_w},
+                                 std::pair{"non_gpu_at_load_w", &s.non_gpu_at_load_w}}) {
+    if (!row.Has(key)) continue;
+    HEADROOM_ASSIGN_OR_RETURN(double w, row.NumberIn(key, 0, 1e6));
+    *out = w;
+  }
   HEADROOM_ASSIGN_OR_RETURN(s.server, row.String("server"));
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(row, "servers", 1, 100000, &s.servers));
   if (row.Has("budget_w")) {
@@ -445,6 +452,18 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   out.scenario = scenario;
   RowConfig& row = out.row;
   row.server = *server;
+  row.server.non_gpu_idle_power =
+      core::Watts(scenario.non_gpu_idle_w.value_or(server->non_gpu_idle_power.value()));
+  row.server.non_gpu_power =
+      core::Watts(scenario.non_gpu_at_load_w.value_or(server->non_gpu_power.value()));
+  if (row.server.non_gpu_idle_power > row.server.non_gpu_power ||
+      gpu->tdp * server->gpus_per_server + row.server.non_gpu_power > server->max_system_power) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "{}: non-GPU power {:.0f} W idle and {:.0f} W at load does not fit server '{}': idle "
+        "must be at most the load's, and {} GPUs at TDP plus it at most {:.0f} W",
+        scenario.source, row.server.non_gpu_idle_power.value(), row.server.non_gpu_power.value(),
+        server->name, server->gpus_per_server, server->max_system_power.value())));
+  }
   row.model = std::make_shared<const model::InferenceModel>(*spec, model::GpuPowerModel(*gpu),
                                                             fit->efficiency);
   row.servers = scenario.servers;

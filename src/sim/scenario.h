@@ -88,6 +88,10 @@ struct Scenario {
   std::optional<double> budget_w;     // provisioned row power
   std::optional<int> budget_servers;  // or: this many servers' max system power
   double hp_server_fraction = 0.5;
+  // The rest of each server (besides its GPUs) at idle and with every GPU at TDP, over the
+  // catalog's non_gpu_idle_w and non_gpu_power_w (model::NonGpuPower).
+  std::optional<double> non_gpu_idle_w;
+  std::optional<double> non_gpu_at_load_w;
 
   std::string model = "llama2-70b";
   std::string engine = std::string(catalog::kDefaultEngine);  // its calibration (data/fits/)

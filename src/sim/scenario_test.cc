@@ -1,5 +1,8 @@
 #include "sim/scenario.h"
 
+#include <fstream>
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 #include "sim/capacity_planner.h"
@@ -98,6 +101,35 @@ TEST(ScenarioTest, StressCasesFromTheFileAndTheFlagAgree) {
   // Bursts on a replayed real trace are an error; load on one is not.
   EXPECT_FALSE(Stressed(base, *bursts, "azure"));
   EXPECT_TRUE(Stressed(base, *growth, "azure"));
+}
+
+TEST(ScenarioTest, NonGpuPowerOverridesTheCatalogWithinTheServersLimits) {
+  const auto with_row = [](const std::string& keys) {
+    return "name: t\nrow:\n  server: dgx-a100\n  servers: 4\n" + keys +
+           "serving:\n  model: llama2-70b\n"
+           "workload:\n  hp_rate_per_server: 0.5\n  lp_rate_per_server: 0.5\n";
+  };
+  // Resolved against the catalogs compiled in, over the shipped dgx-a100's 2966 and 3300 W.
+  const std::string dir = ::testing::TempDir() + "headroom_non_gpu.yaml";
+  for (const auto& [keys, idle, load] :
+       {std::tuple{std::string(""), 2966.0, 3300.0},
+        std::tuple{std::string("  non_gpu_idle_w: 1040\n  non_gpu_at_load_w: 1400\n"), 1040.0,
+                   1400.0},
+        std::tuple{std::string("  non_gpu_idle_w: 3300\n"), 3300.0, 3300.0}}) {
+    std::ofstream(dir) << with_row(keys);
+    auto r = LoadAndResolveBuiltIn(dir);
+    ASSERT_TRUE(r) << keys << r.error().message();
+    EXPECT_EQ(r->row.server.non_gpu_idle_power, core::Watts(idle)) << keys;
+    EXPECT_EQ(r->row.server.non_gpu_power, core::Watts(load)) << keys;
+  }
+  for (const std::string& bad :
+       {std::string("  non_gpu_idle_w: 3400\n"), std::string("  non_gpu_at_load_w: 3400\n")}) {
+    std::ofstream(dir) << with_row(bad);
+    auto r = LoadAndResolveBuiltIn(dir);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find("does not fit server 'dgx-a100'"), std::string::npos)
+        << r.error().message();
+  }
 }
 
 TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
