@@ -52,7 +52,8 @@ asan: deps
 	@cmake --build build-asan -j $(JOBS)
 	@ctest --test-dir build-asan --output-on-failure -j $(TEST_JOBS) -E '$(ASAN_EXCLUDE)'
 
-# clang with -Wthread-safety -Werror: compiler-checked locking (every source compiled and linked),
+# clang with -Wthread-safety -Werror: compiler-checked locking (every library and executable;
+# not the tests, which gcc builds and runs twice and which take no locks of their own),
 # instrumented for libFuzzer; also builds the fuzz targets.
 clang-tsa: deps
 	@cmake --preset clang-tsa >/dev/null

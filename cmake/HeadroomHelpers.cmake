@@ -14,6 +14,9 @@ endfunction()
 # headroom_add_test(NAME SOURCES... DEPS ... [LABELS ...]): one gtest binary per directory,
 # every case registered with CTest through gtest_discover_tests.
 function(headroom_add_test name)
+  if(NOT HEADROOM_BUILD_TESTS)
+    return()
+  endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
