@@ -72,19 +72,24 @@ SPEC_METRICS = {
     "headroom_agent_sm_clock_cap_hertz", "headroom_agent_brake", "headroom_agent_lease_expired",
     "headroom_agent_failsafe_active", "headroom_agent_server_power_watts",
     "headroom_agent_commands_total", "headroom_agent_info",
+    "headroom_engine_prefill_share", "headroom_engine_requests_waiting",
+    "headroom_engine_requests_running", "headroom_engine_window_age_seconds",
+    "headroom_engine_scrape_failures_total",
     # controller
     "headroom_row_power_watts", "headroom_row_budget_watts", "headroom_row_power_ratio",
     "headroom_row_threshold_ratio", "headroom_row_state", "headroom_row_brake_events_total",
     "headroom_row_server_sm_clock_cap_hertz", "headroom_row_server_brake", "headroom_row_agent_up",
     "headroom_row_decisions_total",
 }
-POLICIES = {"none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder"}
+POLICIES = {"none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder", "mix-aware"}
 POLICY_KEYS = {
     "t1", "t2", "hysteresis", "brake_threshold", "brake_release", "brake_hold_s", "brake_settle_s",
     "stale_after_s", "lp_t1_clock_mhz", "lp_t2_clock_mhz", "hp_t2_clock_mhz",
     "hp_escalation_delay_s", "power_cap_t1_w", "power_cap_t2_w", "ladder_hp_threshold",
     "ladder_predict_horizon_s", "ladder_trend_window_s",
     *(f"ladder_t{i}" for i in range(1, 5)), *(f"ladder_lp{i}_clock_mhz" for i in range(1, 5)),
+    "mix_target", "mix_hysteresis", "mix_lp_clock_mhz", "mix_cap_saving", "mix_lift_return",
+    "mix_signal_stale_s", "mix_predict_horizon_s",
 }
 SERVERS = {p.stem for p in (DEPLOY.parent / "data" / "hardware").glob("dgx-*.yaml")} or {"dgx-a100"}
 

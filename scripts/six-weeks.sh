@@ -5,13 +5,13 @@
 # stop, unlike a plan), one Markdown table row per policy: brake events and over-budget episodes
 # summed over the weeks, and the weeks with any. docs/reproduction.md quotes it.
 # Usage: scripts/six-weeks.sh [HEADROOM_BINARY] (default build/bin/headroom). About 10 s a run,
-# 36 runs, two at a time.
+# 42 runs, two at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 headroom=${1:-build/bin/headroom}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-policies=(none brake-only polca uniform power-cap polca-ladder)
+policies=(none brake-only polca uniform power-cap polca-ladder mix-aware)
 
 for p in "${policies[@]}"; do
   for seed in 1 2 3 4 5 6; do echo "$p $seed"; done

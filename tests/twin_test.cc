@@ -71,13 +71,17 @@ std::string FirstDifference(const std::vector<Change>& a, const std::vector<Chan
 }
 
 // An agent in the same process, spoken to through the protocol's own codecs; unreachable while
-// `down` says so.
+// `down` says so. When `gpu_w` is given, the report carries that GPU power (the simulator's for
+// the server, which its one simulated GPU here does not draw).
 class InProcessLink final : public service::AgentLink {
  public:
-  InProcessLink(service::Agent* agent, const bool* down) : agent_(agent), down_(down) {}
+  InProcessLink(service::Agent* agent, const bool* down, const double* gpu_w = nullptr)
+      : agent_(agent), down_(down), gpu_w_(gpu_w) {}
   core::Result<service::AgentReport> GetState() override {
     if (*down_) return core::Fail(core::Error::Unavailable("down"));
-    return service::ParseAgentState(nlohmann::json::parse(agent_->State().dump()));
+    auto report = service::ParseAgentState(nlohmann::json::parse(agent_->State().dump()));
+    if (report && gpu_w_ != nullptr) report->gpu_power = core::Watts(*gpu_w_);
+    return report;
   }
   core::Result<service::CapsOutcome> PutCaps(const service::CapsCommand& command) override {
     if (*down_) return core::Fail(core::Error::Unavailable("down"));
@@ -89,6 +93,7 @@ class InProcessLink final : public service::AgentLink {
  private:
   service::Agent* agent_;
   const bool* down_;
+  const double* gpu_w_;
 };
 
 // Row power as the simulator metered it, one reading per step.
@@ -136,6 +141,10 @@ class TwinTest : public ::testing::Test {
     EXPECT_TRUE(p);
     sim::RunOptions options;
     options.keep_target_changes = true;
+    views_.clear();
+    if (replay_servers_) {
+      options.on_control_view = [this](const policy::RowView& v) { views_.push_back(v); };
+    }
     for (const Outage& o : outages) {
       options.unreachable.push_back({.server = o.server, .from = o.from, .length = o.length});
     }
@@ -203,6 +212,10 @@ class TwinTest : public ::testing::Test {
            .server = row_.server});
     }
     double metered = 0;
+    std::vector<double> gpu_w(kServers, 0);
+    // The engines' windows as the agents scrape them: token counters that give the simulator's
+    // prefill share over each of its windows.
+    std::vector<service::EngineSample> engine(kServers);
     // Audit records with the time since the first controller's start (a restarted controller
     // counts its own time from zero).
     std::vector<std::pair<double, nlohmann::ordered_json>> audit;
@@ -210,7 +223,8 @@ class TwinTest : public ::testing::Test {
     auto start_controller = [&] {
       std::vector<std::unique_ptr<service::AgentLink>> links;
       for (int s = 0; s < kServers; ++s) {
-        links.push_back(std::make_unique<InProcessLink>(agents[s].get(), &down[s]));
+        links.push_back(std::make_unique<InProcessLink>(agents[s].get(), &down[s],
+                                                        replay_servers_ ? &gpu_w[s] : nullptr));
       }
       service::ControllerOptions options;
       options.audit = [&audit, &started_s](const nlohmann::ordered_json& line) {
@@ -239,6 +253,7 @@ class TwinTest : public ::testing::Test {
       for (const Outage& o : outages) down[o.server] = o.Covers(at - start);
       for (auto& a : agents) a->Tick();
       metered = p.row_w;
+      if (replay_servers_) ReplayServers(k, agents, gpu_w, engine);
       controller->Step();
       controller->WaitForCommands();
     }
@@ -258,6 +273,28 @@ class TwinTest : public ::testing::Test {
     return {changes, brake_events};
   }
 
+  // Step k's GPU power and engine windows of the simulator's servers, given to the daemon's
+  // agents: a window that ended at this step becomes a scrape (the first step scrapes the
+  // counters' start).
+  void ReplayServers(size_t k, std::vector<std::unique_ptr<service::Agent>>& agents,
+                     std::vector<double>& gpu_w, std::vector<service::EngineSample>& engine) {
+    ASSERT_LT(k, views_.size());
+    for (int s = 0; s < kServers; ++s) {
+      const policy::ServerReport& r = views_[k].servers[static_cast<size_t>(s)];
+      gpu_w[static_cast<size_t>(s)] = r.gpu_power.value();
+      service::EngineSample& e = engine[static_cast<size_t>(s)];
+      if (k == 0) {
+        agents[static_cast<size_t>(s)]->RecordEngineScrape(e);
+      } else if (r.serving && r.serving->age == core::Duration::zero()) {
+        e.prompt_tokens += 1000 * r.serving->prefill_share;
+        e.generation_tokens += 1000 * (1 - r.serving->prefill_share);
+        e.running = r.serving->running;
+        e.waiting = r.serving->waiting;
+        agents[static_cast<size_t>(s)]->RecordEngineScrape(e);
+      }
+    }
+  }
+
   // The agent has one delay for every control: the simulator's cap and brake delays alike.
   void SetActuationDelay(core::Duration d) {
     delay_ = d;
@@ -275,6 +312,10 @@ class TwinTest : public ::testing::Test {
   sim::RowConfig row_;
   core::Duration delay_{0};
   std::optional<core::Duration> restart_at_;  // the controller restarts then, in both twins
+  // The daemon's servers report the simulator's GPU power and engine windows (what a policy
+  // that ranks servers reads), from what the simulator showed its controller each step.
+  bool replay_servers_ = false;
+  std::vector<policy::RowView> views_;
   std::filesystem::path dir_;
 };
 
@@ -350,6 +391,45 @@ TEST_F(TwinTest, SimulatorAndDaemonAgreeWhenAnAgentIsLostForAWhile) {
   const sim::RowResult simulated = Simulate("polca", outages);
   const auto [daemon, daemon_brakes] = RunDaemon(simulated, outages);
   EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// mix-aware ranks servers by their engines' prefill share and queue and counts their GPU power:
+// the daemon's agents report the simulator's (the windows through the agents' own engine
+// scrapes, /v1/state and the controller's parse), and the two decide the same, server by server.
+TEST_F(TwinTest, SimulatorAndDaemonAgreeUnderMixAwareOnEngineSignals) {
+  SetBudgetForPeak(1.08);
+  replay_servers_ = true;
+  const sim::RowResult simulated = Simulate("mix-aware", {});
+  std::vector<std::string> visited;
+  for (const policy::Event& e : simulated.events) visited.push_back(e.to);
+  EXPECT_NE(std::find(visited.begin(), visited.end(), "lp"), visited.end());
+  // At some moment some LP servers but not all were capped: the ranking decided which.
+  const std::vector<Change> twin = SimulatorDecisions(simulated);
+  std::vector<bool> capped(kServers, false);
+  bool partial = false;
+  for (const Change& c : twin) {
+    capped[static_cast<size_t>(c.server)] = c.targets.sm_clock_cap.has_value();
+    int lp = 0, lp_capped = 0;
+    for (int s = 0; s < kServers; ++s) {
+      if (sim::HpServers(s + 1, row_.hp_server_fraction) >
+          sim::HpServers(s, row_.hp_server_fraction)) {
+        continue;
+      }
+      ++lp;
+      lp_capped += capped[static_cast<size_t>(s)] ? 1 : 0;
+    }
+    partial = partial || (lp_capped > 0 && lp_capped < lp);
+  }
+  EXPECT_TRUE(partial) << "the hour never capped only some LP servers";
+  const bool signalled = std::any_of(views_.begin(), views_.end(), [](const policy::RowView& v) {
+    return std::all_of(v.servers.begin(), v.servers.end(),
+                       [](const policy::ServerReport& r) { return r.serving.has_value(); });
+  });
+  EXPECT_TRUE(signalled) << "no step where every server reported an engine window";
+  EXPECT_GT(twin.size(), 10u);
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(twin, daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);
 }
 

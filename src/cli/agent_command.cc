@@ -11,6 +11,7 @@
 #include "cli/daemon_commands.h"
 #include "console/terminal.h"
 #include "core/files.h"
+#include "core/parse.h"
 #include "gpu/sim/sim_device.h"
 #include "gpu/sim/sim_load_file.h"
 #include "service/agent.h"
@@ -42,6 +43,15 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   take("--sample-interval", file.sample_interval, &o->settings.sample_interval);
   take("--tls-cert", file.tls_cert, &o->settings.tls_cert);
   take("--tls-key", file.tls_key, &o->settings.tls_key);
+  take("--engine-metrics", file.engine_metrics, &o->settings.engine_metrics);
+  take("--engine-metrics-interval", file.engine_metrics_interval,
+       &o->settings.engine_metrics_interval);
+  take("--engine-prompt-tokens-metric", file.engine_prompt_tokens_metric,
+       &o->settings.engine_prompt_tokens_metric);
+  take("--engine-generation-tokens-metric", file.engine_generation_tokens_metric,
+       &o->settings.engine_generation_tokens_metric);
+  take("--engine-running-metric", file.engine_running_metric, &o->settings.engine_running_metric);
+  take("--engine-waiting-metric", file.engine_waiting_metric, &o->settings.engine_waiting_metric);
   if (file.failsafe_sm_clock_mhz && cmd.count("--failsafe-sm-clock") == 0) {
     o->failsafe_sm_clock_mhz = file.failsafe_sm_clock_mhz;
   }
@@ -93,6 +103,12 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   std::cout << fmt::format("listening on {}:{}", settings->listen.host, *port) << std::endl;
   spdlog::info("agent up: {} GPU(s), backend {}, priority {}, state file {}", set->devices.size(),
                set->backend, settings->agent.priority, settings->agent.state_file);
+  std::optional<service::EngineScrapeLoop> engine;
+  if (settings->engine) {
+    spdlog::info("scraping the serving engine's metrics at {} every {}", settings->engine->url,
+                 core::FormatDuration(settings->engine->interval));
+    engine.emplace(**agent, *settings->engine, clock);
+  }
   auto done = service::RunAgentDaemon(**agent, server, clock, StopRequested(), [&load_file] {
     if (load_file == nullptr) return;
     if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());

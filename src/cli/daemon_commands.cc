@@ -40,6 +40,25 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run,
   cmd->add_option("--tls-cert", settings.tls_cert,
                   "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
   cmd->add_option("--tls-key", settings.tls_key, "The PEM private key of --tls-cert");
+  cmd->add_option("--engine-metrics", settings.engine_metrics,
+                  "The serving engine's Prometheus metrics URL (e.g. vLLM's "
+                  "http://127.0.0.1:8000/metrics): its prefill share and queue are reported to "
+                  "the controller (docs/deploy.md)");
+  cmd->add_option("--engine-metrics-interval", settings.engine_metrics_interval,
+                  "How often the engine's metrics are scraped (the window)")
+      ->capture_default_str();
+  cmd->add_option("--engine-prompt-tokens-metric", settings.engine_prompt_tokens_metric,
+                  "The engine's counter of prompt tokens")
+      ->capture_default_str();
+  cmd->add_option("--engine-generation-tokens-metric", settings.engine_generation_tokens_metric,
+                  "The engine's counter of generated tokens")
+      ->capture_default_str();
+  cmd->add_option("--engine-running-metric", settings.engine_running_metric,
+                  "The engine's gauge of requests running")
+      ->capture_default_str();
+  cmd->add_option("--engine-waiting-metric", settings.engine_waiting_metric,
+                  "The engine's gauge of requests waiting")
+      ->capture_default_str();
   cmd->add_option("--config", options->config,
                   "YAML file with the same settings (keys like state_file); flags win");
 }

@@ -120,5 +120,8 @@ std::unique_ptr<RowPolicy> MakePowerCapPolicy(const PolicyParams& params) {
 std::unique_ptr<RowPolicy> MakePolcaLadderPolicy(const PolicyParams& params) {
   return std::make_unique<LadderPolicy>(PolcaLadderConfig(params));
 }
+std::unique_ptr<RowPolicy> MakeMixAwarePolicy(const PolicyParams& params) {
+  return std::make_unique<MixAwarePolicy>(params);
+}
 
 }  // namespace headroom::policy

@@ -19,6 +19,9 @@
 // power-cap    Reactive: every GPU's power limit to power_cap_t1 / power_cap_t2 above t1 / t2,
 //              instead of a clock cap. States normal, t1, t2, brake.
 // polca-ladder Ours (see MakePolcaLadderPolicy). States normal, lp1..lp4, hp, brake.
+// mix-aware    Ours: caps only as many LP servers as the projected excess needs, cheapest first
+//              by their engines' prefill share and queue (mix_aware_policy.h). States normal,
+//              lp, hp, brake.
 #ifndef HEADROOM_POLICY_POLICIES_H_
 #define HEADROOM_POLICY_POLICIES_H_
 
@@ -26,6 +29,7 @@
 #include <string_view>
 
 #include "policy/ladder_policy.h"
+#include "policy/mix_aware_policy.h"
 #include "policy/policy_params.h"
 #include "policy/row_policy.h"
 
@@ -55,6 +59,8 @@ std::unique_ptr<RowPolicy> MakePowerCapPolicy(const PolicyParams& params);
 //     before it crosses the threshold. HP is never capped on a prediction.
 // Its cost is LP throughput at deep clocks; the simulator judges whether the HP gain is worth it.
 std::unique_ptr<RowPolicy> MakePolcaLadderPolicy(const PolicyParams& params);
+// mix-aware (mix_aware_policy.h).
+std::unique_ptr<RowPolicy> MakeMixAwarePolicy(const PolicyParams& params);
 
 // The LadderPolicy configurations behind the policies above, for tests and documentation.
 LadderPolicyConfig NoneConfig(const PolicyParams& params);

@@ -17,6 +17,7 @@ constexpr Entry kPolicies[] = {
     {kUncappedPolicy, &MakeNonePolicy}, {"brake-only", &MakeBrakeOnlyPolicy},
     {"polca", &MakePolcaPolicy},        {"uniform", &MakeUniformPolicy},
     {"power-cap", &MakePowerCapPolicy}, {"polca-ladder", &MakePolcaLadderPolicy},
+    {"mix-aware", &MakeMixAwarePolicy},
 };
 
 }  // namespace

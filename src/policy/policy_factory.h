@@ -15,7 +15,8 @@
 
 namespace headroom::policy {
 
-// "none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder" (policies.h).
+// "none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder", "mix-aware"
+// (policies.h).
 std::vector<std::string> PolicyNames();
 
 // A fresh policy named `name` over `params`. Unknown name: NotFound listing the valid names;

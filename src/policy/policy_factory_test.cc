@@ -8,7 +8,7 @@ namespace {
 TEST(PolicyFactoryTest, MakesEveryNamedPolicy) {
   const std::vector<std::string> names = PolicyNames();
   EXPECT_EQ(names, (std::vector<std::string>{"none", "brake-only", "polca", "uniform", "power-cap",
-                                             "polca-ladder"}));
+                                             "polca-ladder", "mix-aware"}));
   for (const std::string& name : names) {
     auto policy = MakePolicy(name, PolicyParams{});
     ASSERT_TRUE(policy.has_value()) << name << ": " << policy.error().message();
@@ -24,6 +24,7 @@ TEST(PolicyFactoryTest, StatesOfEachPolicy) {
       {"uniform", {"normal", "t1", "t2", "brake"}},
       {"power-cap", {"normal", "t1", "t2", "brake"}},
       {"polca-ladder", {"normal", "lp1", "lp2", "lp3", "lp4", "hp", "brake"}},
+      {"mix-aware", {"normal", "lp", "hp", "brake"}},
   };
   for (const auto& [name, states] : want) {
     EXPECT_EQ((*MakePolicy(name, PolicyParams{}))->states(), states) << name;
@@ -47,7 +48,7 @@ TEST(PolicyFactoryTest, UnknownNameListsTheValidOnes) {
   EXPECT_EQ(policy.error().code(), core::Code::kNotFound);
   EXPECT_EQ(policy.error().message(),
             "unknown policy 'polka' (valid: none, brake-only, polca, uniform, power-cap, "
-            "polca-ladder)");
+            "polca-ladder, mix-aware)");
 }
 
 TEST(PolicyFactoryTest, InvalidParamsNameTheField) {

@@ -52,6 +52,13 @@ constexpr Field kFields[] = {
     {"ladder_hp_threshold", &PolicyParams::ladder_hp_threshold},
     {"ladder_predict_horizon_s", &PolicyParams::ladder_predict_horizon},
     {"ladder_trend_window_s", &PolicyParams::ladder_trend_window},
+    {"mix_target", &PolicyParams::mix_target},
+    {"mix_hysteresis", &PolicyParams::mix_hysteresis},
+    {"mix_lp_clock_mhz", &PolicyParams::mix_lp_clock},
+    {"mix_cap_saving", &PolicyParams::mix_cap_saving},
+    {"mix_lift_return", &PolicyParams::mix_lift_return},
+    {"mix_signal_stale_s", &PolicyParams::mix_signal_stale},
+    {"mix_predict_horizon_s", &PolicyParams::mix_predict_horizon},
 };
 
 const Field* FindField(std::string_view key) {
@@ -165,6 +172,32 @@ core::Status ValidateLadder(const PolicyParams& p) {
   return core::Ok();
 }
 
+core::Status ValidateMix(const PolicyParams& p) {
+  if (!(p.mix_target > p.t1 && p.mix_target < p.brake_threshold)) {
+    return Invalid("mix_target", fmt::format("{} must be in (t1={}, brake_threshold={})",
+                                             p.mix_target, p.t1, p.brake_threshold));
+  }
+  if (!(p.mix_hysteresis >= 0 && p.mix_hysteresis < p.mix_target)) {
+    return Invalid("mix_hysteresis",
+                   fmt::format("{} must be in [0, mix_target)", p.mix_hysteresis));
+  }
+  if (!(p.mix_lp_clock > core::Megahertz(0))) return Invalid("mix_lp_clock_mhz", "must be > 0");
+  if (!(p.mix_cap_saving > 0 && p.mix_cap_saving <= 1)) {
+    return Invalid("mix_cap_saving", fmt::format("{} must be in (0, 1]", p.mix_cap_saving));
+  }
+  if (!(p.mix_lift_return >= p.mix_cap_saving && p.mix_lift_return <= 10)) {
+    return Invalid("mix_lift_return",
+                   fmt::format("{} must be in [mix_cap_saving, 10]", p.mix_lift_return));
+  }
+  if (p.mix_signal_stale <= core::Duration::zero()) {
+    return Invalid("mix_signal_stale_s", "must be > 0");
+  }
+  if (p.mix_predict_horizon < core::Duration::zero()) {
+    return Invalid("mix_predict_horizon_s", "must be >= 0");
+  }
+  return core::Ok();
+}
+
 core::Watts ScaleWatts(core::Watts a100_w, const model::GpuSpec& gpu) {
   double w = std::round(a100_w.value() * gpu.tdp.value() / kA100TdpW);
   if (gpu.power_limit_max.value() > 0) {
@@ -188,6 +221,7 @@ PolicyParams DefaultParamsFor(const model::GpuSpec& gpu) {
   p.ladder_lp2_clock = scale(p.ladder_lp2_clock);
   p.ladder_lp3_clock = scale(p.ladder_lp3_clock);
   p.ladder_lp4_clock = scale(p.ladder_lp4_clock);
+  p.mix_lp_clock = scale(p.mix_lp_clock);
   p.power_cap_t1 = ScaleWatts(p.power_cap_t1, gpu);
   p.power_cap_t2 = ScaleWatts(p.power_cap_t2, gpu);
   return p;
@@ -198,6 +232,7 @@ core::Status ValidateParams(const PolicyParams& params) {
   HEADROOM_RETURN_IF_ERROR(ValidateDurations(params));
   HEADROOM_RETURN_IF_ERROR(ValidateCaps(params));
   HEADROOM_RETURN_IF_ERROR(ValidateLadder(params));
+  HEADROOM_RETURN_IF_ERROR(ValidateMix(params));
   return core::Ok();
 }
 

@@ -87,6 +87,34 @@ struct PolicyParams {
   // 11.8% in 40 s (brief §1) within about half of that.
   core::Duration ladder_trend_window = std::chrono::seconds(20);
 
+  // --- mix-aware (policies.h): caps only as many LP servers as the projected excess needs,
+  // cheapest first by what their engines report.
+  // key: mix_target. The row is kept under this share of its budget as projected one actuation
+  // delay ahead, counting the caps ordered but not yet acting. Ours: POLCA's T2 plus a margin for
+  // the rise the projection misses (a rise starts before its slope is seen).
+  double mix_target = 0.92;
+  // key: mix_hysteresis. A cap lifts only when the row, with that server's saving given back,
+  // stays this far under mix_target.
+  double mix_hysteresis = 0.03;
+  // key: mix_lp_clock_mhz. The LP cap (POLCA's T2 clock): a deep cap (prefill +22%, by `headroom
+  // characterize`) on few servers rather than POLCA's 1275 MHz on all of them.
+  core::Megahertz mix_lp_clock{1110};
+  // key: mix_cap_saving. The share of a server's GPU power a cap is counted to remove. The power
+  // model's figure for a decode-bound server at mix_lp_clock (13% on A100, `headroom characterize
+  // --sm-clocks 1110,1410`; the least a cap saves: a prefilling server saves 20%), rounded down,
+  // so that the count never over-promises.
+  double mix_cap_saving = 0.12;
+  // key: mix_lift_return. What a lift is counted to give back, as a share of the capped server's
+  // present GPU power: a prefill-bound server at mix_lp_clock draws 20% less by the power model,
+  // so lifting its cap returns up to 25% of what it draws capped (the most a lift returns).
+  double mix_lift_return = 0.25;
+  // key: mix_signal_stale_s. An engine window older than this is not used: the server is then
+  // ranked by its GPUs' power alone. Ours: three 10 s scrapes.
+  core::Duration mix_signal_stale = std::chrono::seconds(30);
+  // key: mix_predict_horizon_s. How far ahead the row's rise is projected: the out-of-band
+  // actuation delay (brief §2).
+  core::Duration mix_predict_horizon = std::chrono::seconds(40);
+
   bool operator==(const PolicyParams&) const = default;
 };
 
@@ -99,7 +127,8 @@ PolicyParams DefaultParamsFor(const model::GpuSpec& gpu);
 
 // Checks the relations between fields: 0 < t1 < t2 < brake_threshold, 0 <= hysteresis < t1,
 // 0 < brake_release < brake_threshold, non-negative durations (stale_after and
-// ladder_trend_window > 0), positive clocks and watts with lp_t2_clock <= lp_t1_clock and
+// ladder_trend_window > 0), mix_target in (t1, brake_threshold), mix_hysteresis in [0, mix_target),
+// mix_cap_saving in (0, 1], positive clocks and watts with lp_t2_clock <= lp_t1_clock and
 // power_cap_t2 <= power_cap_t1, ladder thresholds rising to ladder_hp_threshold <
 // brake_threshold, ladder clocks not rising. The error (InvalidArgument) names the field by key.
 [[nodiscard]] core::Status ValidateParams(const PolicyParams& params);

@@ -137,7 +137,7 @@ TEST(PolicyParamsTest, ClocksAndLimitsOutsideTheGpuAreOutOfRange) {
 
 TEST(PolicyParamsTest, EveryKeyRoundTripsInItsUnit) {
   const std::vector<std::string> names = ParamNames();
-  EXPECT_EQ(names.size(), 25u);
+  EXPECT_EQ(names.size(), 32u);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   for (const std::string& key : names) {
     PolicyParams params;

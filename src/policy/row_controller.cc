@@ -20,6 +20,12 @@ constexpr double kAckPowerToleranceW = 0.5;
 // GPU power budget (rated system power less the rest) is a broken or hostile report.
 constexpr double kPlausibleGpuPowerMargin = 1.25;
 
+// ServerCount::as.
+constexpr std::string_view kReported = "reported";
+constexpr std::string_view kImplausible = "implausible";
+constexpr std::string_view kRatedMax = "rated-max";
+constexpr std::string_view kLastValue = "last-value";
+
 template <class T>
 bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
   if (a.has_value() != b.has_value()) return false;
@@ -52,7 +58,7 @@ ServerCount RowController::Count(Server& s, const ServerReport& r) const {
   if (!r.reachable) {
     // Whichever of its last value and its rated maximum is safer (higher).
     const core::Watts w = std::max(s.last_counted, rated);
-    return {.watts = w, .as = w == rated ? "rated-max" : "last-value", .why = {}};
+    return {.watts = w, .as = w == rated ? kRatedMax : kLastValue, .why = {}};
   }
   std::string why = r.implausible;
   const core::Watts gpu_max = rated - s.spec.non_gpu_power;
@@ -64,11 +70,11 @@ ServerCount RowController::Count(Server& s, const ServerReport& r) const {
   }
   // A report that breaks the server's physics must not lower the row's power: one bad agent
   // could otherwise lift every cap.
-  if (!why.empty()) return {.watts = rated, .as = "implausible", .why = why};
+  if (!why.empty()) return {.watts = rated, .as = kImplausible, .why = why};
   // The rest of the server (CPUs, fans, NVSwitches) at its catalog maximum over-counts at idle
   // and never under-counts.
   s.last_counted = r.gpu_power + s.spec.non_gpu_power;
-  return {.watts = s.last_counted, .as = "reported", .why = {}};
+  return {.watts = s.last_counted, .as = kReported, .why = {}};
 }
 
 void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
@@ -149,10 +155,16 @@ void RowController::Observe(const RowView& in, core::Duration now) {
   obs_.servers.resize(servers_.size());
   for (size_t i = 0; i < servers_.size(); ++i) {
     const Server& s = servers_[i];
+    const ServerReport& report = in.servers[i];
+    // Only a report counted as reported carries believable GPU power and engine figures.
+    const bool believed = step_.counted[i].as == kReported;
     obs_.servers[i] = {.priority = s.spec.priority,
                        .current = s.accepted.value_or(ServerTargets{}),
                        .power = step_.counted[i].watts,
-                       .rated_power = s.spec.rated_power};
+                       .rated_power = s.spec.rated_power,
+                       .gpu_power = believed ? report.gpu_power : core::Watts(0),
+                       .gpu_max = s.spec.rated_power - s.spec.non_gpu_power,
+                       .serving = believed ? report.serving : std::nullopt};
   }
 }
 

@@ -52,10 +52,11 @@ struct ServerReport {
   std::string implausible;             // non-empty: the report itself says it cannot be believed
   std::optional<ServerTargets> holds;  // the caps it holds, when reachable
   bool has_lease = true;
-  bool pending = false;            // accepted changes still waiting for their actuation delay
-  bool confirmed = true;           // its GPUs read back what it was last asked
-  bool command_failed = false;     // the last command to it failed and awaits its retry
-  bool command_in_flight = false;  // a command to it is still out
+  bool pending = false;                  // accepted changes still waiting for their actuation delay
+  bool confirmed = true;                 // its GPUs read back what it was last asked
+  bool command_failed = false;           // the last command to it failed and awaits its retry
+  bool command_in_flight = false;        // a command to it is still out
+  std::optional<ServingSignal> serving;  // its engine's window, when it reports one
 };
 
 struct RowView {

@@ -36,11 +36,27 @@ struct ServerTargets {
 // The tighter of two targets, control by control (the lower cap, brake if either brakes).
 ServerTargets Tightest(const ServerTargets& a, const ServerTargets& b);
 
+// What a server's serving engine did over its last metrics window: the agent derives it from the
+// engine's own Prometheus counters (vLLM's prompt and generation token totals, requests running
+// and waiting), the simulator from its instances' iterations. Its age is how long ago the
+// window ended.
+struct ServingSignal {
+  double prefill_share = 0;  // prompt tokens / (prompt + generated tokens) in the window, [0, 1]
+  double waiting = 0;        // requests queued for admission at the window's end
+  double running = 0;        // requests in the running batch at the window's end
+  core::Duration age{0};
+  bool operator==(const ServingSignal&) const = default;
+};
+
 struct ServerObservation {
   ServerPriority priority = ServerPriority::kLow;
   ServerTargets current = {};  // what the controller last asked for (may not have taken yet)
   core::Watts power{0};        // last reported server power (GPUs + rest); 0 when unknown
   core::Watts rated_power{0};  // the server's maximum system power
+  core::Watts gpu_power{0};    // its GPUs' share of `power` (0 when not reported)
+  core::Watts gpu_max{0};      // what its GPUs can draw: rated power less the rest of the server
+  // The engine's signal, when the server reports one (absent: only the GPUs' power is known).
+  std::optional<ServingSignal> serving = {};
 };
 
 struct Observation {

@@ -425,11 +425,30 @@ nlohmann::ordered_json Agent::State() {
     out["pending"].push_back(
         {{"request_id", p.request.request_id}, {"apply_in_s", core::ToSeconds(p.due - now)}});
   }
+  // The engine's last window (policy::ServingSignal), null without one; with an error when the
+  // last scrape failed.
+  const auto serving = engine_.Signal(now);
+  out["serving"] = serving ? ordered_json{{"prefill_share", serving->prefill_share},
+                                          {"waiting", serving->waiting},
+                                          {"running", serving->running},
+                                          {"age_s", core::ToSeconds(serving->age)}}
+                           : ordered_json(nullptr);
+  if (engine_scraped_ && !engine_.error().empty()) out["serving_error"] = engine_.error();
   out["last_command"] = last_command_ ? ordered_json{{"request_id", last_command_->request_id},
                                                      {"at", last_command_->at},
                                                      {"result", last_command_->result}}
                                       : ordered_json(nullptr);
   return out;
+}
+
+void Agent::RecordEngineScrape(const core::Result<EngineSample>& scrape) {
+  core::MutexLock lock(&mu_);
+  engine_scraped_ = true;
+  if (scrape) {
+    engine_.Add(*scrape, clock_->Now());
+  } else {
+    engine_.Fail(scrape.error().message());
+  }
 }
 
 std::string Agent::Metrics() {
@@ -469,6 +488,24 @@ std::string Agent::Metrics() {
   out.Family("headroom_agent_commands_total", "counter", "Caps requests by outcome.");
   for (const auto& [result, count] : commands_) {
     out.Sample(static_cast<double>(count), {{"result", result}});
+  }
+  if (engine_scraped_) {
+    const auto serving = engine_.Signal(clock_->Now());
+    out.Family("headroom_engine_prefill_share", "gauge",
+               "Prompt tokens over all tokens the serving engine processed in its last window.");
+    if (serving) out.Sample(serving->prefill_share);
+    out.Family("headroom_engine_requests_waiting", "gauge",
+               "Requests queued in the serving engine at its last window's end.");
+    if (serving) out.Sample(serving->waiting);
+    out.Family("headroom_engine_requests_running", "gauge",
+               "Requests in the serving engine's batch at its last window's end.");
+    if (serving) out.Sample(serving->running);
+    out.Family("headroom_engine_window_age_seconds", "gauge",
+               "How long ago the serving engine's last window ended.");
+    if (serving) out.Sample(core::ToSeconds(serving->age));
+    out.Family("headroom_engine_scrape_failures_total", "counter",
+               "Scrapes of the serving engine's metrics that failed (down or malformed).");
+    out.Sample(static_cast<double>(engine_.failures()));
   }
   out.Family("headroom_agent_info", "gauge", "The agent's priority class and GPU backend.");
   out.Sample(1, {{"priority", options_.priority}, {"backend", options_.backend}});

@@ -31,6 +31,7 @@
 #include "gpu/listing.h"
 #include "model/gpu_spec.h"
 #include "service/caps_request.h"
+#include "service/engine_metrics.h"
 #include "service/state_file.h"
 
 namespace headroom::service {
@@ -73,6 +74,9 @@ class Agent {
   [[nodiscard]] core::Result<nlohmann::ordered_json> DeleteCaps() EXCLUDES(mu_);
   // Counts a request refused before reaching the agent (bad token) as rejected.
   void RecordRejected() EXCLUDES(mu_);
+  // One scrape of the serving engine's metrics (EngineScraper, on the daemon's scrape thread):
+  // its window is reported in State() ("serving") and Metrics(); a failed scrape reports none.
+  void RecordEngineScrape(const core::Result<EngineSample>& scrape) EXCLUDES(mu_);
 
   // Applies due delayed changes, expires the lease (-> failsafe) and refreshes telemetry every
   // sample interval. Call often (the lease is as precise as the calls).
@@ -143,6 +147,8 @@ class Agent {
   std::map<std::string, Remembered> remembered_ GUARDED_BY(mu_);
   std::deque<std::string> remembered_order_ GUARDED_BY(mu_);
   std::optional<LastCommand> last_command_ GUARDED_BY(mu_);
+  bool engine_scraped_ GUARDED_BY(mu_) = false;  // an engine is configured and was scraped
+  EngineWindow engine_ GUARDED_BY(mu_);
   std::map<std::string, std::uint64_t> commands_ GUARDED_BY(mu_);
 };
 

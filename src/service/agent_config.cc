@@ -40,10 +40,27 @@ core::Status CheckOneOf(const core::YamlReader& yaml, const char* key,
 
 core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std::string& source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader yaml, core::YamlReader::Parse(text, source));
-  HEADROOM_RETURN_IF_ERROR(
-      yaml.CheckKnownKeys({"backend", "sim_gpu", "sim_count", "sim_load", "sim_load_file", "gpus",
-                           "listen", "token_file", "state_file", "priority", "actuation_delay",
-                           "sample_interval", "failsafe_sm_clock_mhz", "tls_cert", "tls_key"}));
+  HEADROOM_RETURN_IF_ERROR(yaml.CheckKnownKeys({"backend",
+                                                "sim_gpu",
+                                                "sim_count",
+                                                "sim_load",
+                                                "sim_load_file",
+                                                "gpus",
+                                                "listen",
+                                                "token_file",
+                                                "state_file",
+                                                "priority",
+                                                "actuation_delay",
+                                                "sample_interval",
+                                                "failsafe_sm_clock_mhz",
+                                                "tls_cert",
+                                                "tls_key",
+                                                "engine_metrics",
+                                                "engine_metrics_interval",
+                                                "engine_prompt_tokens_metric",
+                                                "engine_generation_tokens_metric",
+                                                "engine_running_metric",
+                                                "engine_waiting_metric"}));
   AgentConfigFile c;
   for (auto [key, field] : {std::pair{"backend", &c.backend},
                             {"sim_gpu", &c.sim_gpu},
@@ -57,7 +74,13 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                             {"actuation_delay", &c.actuation_delay},
                             {"sample_interval", &c.sample_interval},
                             {"tls_cert", &c.tls_cert},
-                            {"tls_key", &c.tls_key}}) {
+                            {"tls_key", &c.tls_key},
+                            {"engine_metrics", &c.engine_metrics},
+                            {"engine_metrics_interval", &c.engine_metrics_interval},
+                            {"engine_prompt_tokens_metric", &c.engine_prompt_tokens_metric},
+                            {"engine_generation_tokens_metric", &c.engine_generation_tokens_metric},
+                            {"engine_running_metric", &c.engine_running_metric},
+                            {"engine_waiting_metric", &c.engine_waiting_metric}}) {
     HEADROOM_RETURN_IF_ERROR(ReadString(yaml, key, field));
   }
   if (yaml.Has("sim_count")) {
@@ -72,6 +95,8 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
   }
   HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "actuation_delay", c.actuation_delay, true));
   HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "sample_interval", c.sample_interval, false));
+  HEADROOM_RETURN_IF_ERROR(
+      CheckDuration(yaml, "engine_metrics_interval", c.engine_metrics_interval, false));
   return c;
 }
 

@@ -30,6 +30,12 @@ struct AgentConfigFile {
   std::optional<double> failsafe_sm_clock_mhz;
   std::optional<std::string> tls_cert;
   std::optional<std::string> tls_key;
+  std::optional<std::string> engine_metrics;
+  std::optional<std::string> engine_metrics_interval;  // a duration > 0
+  std::optional<std::string> engine_prompt_tokens_metric;
+  std::optional<std::string> engine_generation_tokens_metric;
+  std::optional<std::string> engine_running_metric;
+  std::optional<std::string> engine_waiting_metric;
 };
 
 [[nodiscard]] core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text,

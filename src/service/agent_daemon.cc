@@ -1,6 +1,8 @@
 #include "service/agent_daemon.h"
 
+#include <algorithm>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -31,6 +33,34 @@ core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
         core::Error::InvalidArgument("--actuation-delay must be >= 0 and --sample-interval > 0"));
   }
   HEADROOM_ASSIGN_OR_RETURN(s.tls, TlsFilesFromFlags(text.tls_cert, text.tls_key));
+  if (!text.engine_metrics.empty()) {
+    if (auto url = CheckEngineMetricsUrl(text.engine_metrics); !url) {
+      return core::Fail(url.error().WithContext("--engine-metrics"));
+    }
+    auto every = core::ParseDuration(text.engine_metrics_interval);
+    if (!every) return core::Fail(every.error().WithContext("--engine-metrics-interval"));
+    if (*every <= core::Duration::zero()) {
+      return core::Fail(core::Error::InvalidArgument("--engine-metrics-interval must be > 0"));
+    }
+    EngineMetricsSettings engine{
+        .url = text.engine_metrics,
+        .interval = *every,
+        .names = {.prompt_tokens = text.engine_prompt_tokens_metric,
+                  .generation_tokens = text.engine_generation_tokens_metric,
+                  .running = text.engine_running_metric,
+                  .waiting = text.engine_waiting_metric}};
+    for (const auto& [flag, name] :
+         {std::pair{"--engine-prompt-tokens-metric", &engine.names.prompt_tokens},
+          {"--engine-generation-tokens-metric", &engine.names.generation_tokens},
+          {"--engine-running-metric", &engine.names.running},
+          {"--engine-waiting-metric", &engine.names.waiting}}) {
+      if (name->empty() || name->find_first_of(" \t{}\"") != std::string::npos) {
+        return core::Fail(
+            core::Error::InvalidArgument(fmt::format("{} '{}' is not a metric name", flag, *name)));
+      }
+    }
+    s.engine = std::move(engine);
+  }
   s.agent.state_file = text.state_file;
   s.agent.priority = std::string(policy::PriorityName(*priority));
   s.agent.backend = backend;
@@ -63,6 +93,35 @@ core::Result<std::vector<AgentGpu>> AgentGpusOf(
         .device = device.get(), .spec = *spec, .failsafe_clock = spec->SnapClock(failsafe)});
   }
   return gpus;
+}
+
+EngineScrapeLoop::EngineScrapeLoop(Agent& agent, const EngineMetricsSettings& settings,
+                                   core::Clock& clock) {
+  const core::Duration timeout =
+      std::min<core::Duration>(settings.interval, std::chrono::seconds(2));
+  thread_ = std::thread([this, &agent, &clock, settings, timeout] {
+    EngineScraper scraper(settings.url, settings.names, timeout);
+    bool failing = false;
+    while (!stop_.load()) {
+      const core::TimePoint next = clock.Now() + settings.interval;
+      auto scrape = scraper.Scrape();
+      // One line when the engine goes away and one when it is back, not one per scrape.
+      if (!scrape && !failing) {
+        spdlog::warn("{} (the policy ranks this server by its GPUs' power until it is back)",
+                     scrape.error().message());
+      } else if (scrape && failing) {
+        spdlog::info("engine metrics {} are back", scraper.url());
+      }
+      failing = !scrape;
+      agent.RecordEngineScrape(scrape);
+      clock.SleepUntil(next, &stop_);
+    }
+  });
+}
+
+EngineScrapeLoop::~EngineScrapeLoop() {
+  stop_.store(true);
+  thread_.join();
 }
 
 core::Status RunAgentDaemon(Agent& agent, AgentHttpServer& server, core::Clock& clock,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catalog/hardware_catalog.h"
@@ -17,19 +18,28 @@
 #include "gpu/device.h"
 #include "service/agent.h"
 #include "service/agent_settings.h"
+#include "service/engine_metrics.h"
 #include "service/http_server.h"
 
 namespace headroom::service {
+
+struct EngineMetricsSettings {
+  std::string url;
+  core::Duration interval{std::chrono::seconds(10)};
+  EngineMetricNames names;
+};
 
 struct AgentSettings {
   AgentOptions agent;
   ListenAddress listen;
   std::string token;
   std::optional<TlsFiles> tls;
+  std::optional<EngineMetricsSettings> engine;  // --engine-metrics given
 };
 
 // The settings checked: the token read, the address, priority and durations parsed (delay >= 0,
-// interval > 0), the TLS pair complete. kInvalidArgument naming the setting by its flag
+// interval > 0), the TLS pair complete, the engine metrics URL well formed. kInvalidArgument naming
+// the setting by its flag
 // (--token-file, --priority, ...); the token file's own errors. `backend` is reported only.
 [[nodiscard]] core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
                                                                const std::string& backend);
@@ -40,6 +50,21 @@ struct AgentSettings {
 [[nodiscard]] core::Result<std::vector<AgentGpu>> AgentGpusOf(
     const std::vector<std::unique_ptr<gpu::Device>>& devices,
     const catalog::HardwareCatalog& catalog, std::optional<double> failsafe_mhz);
+
+// Scrapes the serving engine every `settings.interval` on a thread of its own (each GET bounded
+// by the interval, at most 2 s) and hands each result to the agent, until destroyed (joins).
+// REQUIRES: `agent` and `clock` outlive it; `clock` really sleeps (not a FakeClock).
+class EngineScrapeLoop {
+ public:
+  EngineScrapeLoop(Agent& agent, const EngineMetricsSettings& settings, core::Clock& clock);
+  ~EngineScrapeLoop();
+  EngineScrapeLoop(const EngineScrapeLoop&) = delete;
+  EngineScrapeLoop& operator=(const EngineScrapeLoop&) = delete;
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 // How late a lease expiry or a delayed change may be noticed.
 inline constexpr core::Duration kAgentTickPeriod = std::chrono::milliseconds(100);

@@ -1,5 +1,7 @@
 #include "service/agent_link.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -71,6 +73,30 @@ CapsOutcome ParseCapsOutcome(const json& answer) {
   return out;
 }
 
+namespace {
+
+std::optional<policy::ServingSignal> ServingOf(const json& state) {
+  if (!state.contains("serving") || !state["serving"].is_object()) return std::nullopt;
+  const json& s = state["serving"];
+  auto number = [&s](const char* key) -> std::optional<double> {
+    if (!s.contains(key) || !s[key].is_number()) return std::nullopt;
+    const double v = s[key].get<double>();
+    if (!std::isfinite(v) || v < 0) return std::nullopt;
+    return v;
+  };
+  const auto share = number("prefill_share");
+  const auto waiting = number("waiting");
+  const auto running = number("running");
+  const auto age = number("age_s");
+  if (!share || *share > 1 || !waiting || !running || !age || *age > 1e6) return std::nullopt;
+  return policy::ServingSignal{.prefill_share = *share,
+                               .waiting = *waiting,
+                               .running = *running,
+                               .age = core::FromSeconds(*age)};
+}
+
+}  // namespace
+
 core::Result<AgentReport> ParseAgentState(const json& state) {
   auto bad = [](const std::string& what) {
     return core::Fail(core::Error::InvalidArgument(fmt::format("agent state: {}", what)));
@@ -106,6 +132,7 @@ core::Result<AgentReport> ParseAgentState(const json& state) {
           r.lease_expired || (lease.contains("expires_in_s") && !lease["expires_in_s"].is_null());
     }
     r.failsafe_active = state.value("failsafe_active", false);
+    r.serving = ServingOf(state);
     r.pending =
         state.contains("pending") && state["pending"].is_array() && !state["pending"].empty();
     return r;

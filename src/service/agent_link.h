@@ -39,6 +39,10 @@ struct AgentReport {
   // Why the reported power cannot be believed (a GPU reading negative); empty when it can.
   // The controller counts such a server at its rated maximum (controller.cc, CountPower).
   std::string implausible;
+  // Its serving engine's last window ("serving"), when the agent scrapes one and the section is
+  // well formed (a share in [0, 1], counts and age finite and not negative); else absent, and the
+  // policy ranks the server by its GPUs' power alone: a bad section never fails the report.
+  std::optional<policy::ServingSignal> serving;
 };
 
 [[nodiscard]] core::Result<AgentReport> ParseAgentState(const nlohmann::json& state);

@@ -18,6 +18,14 @@ struct AgentSettingsText {
   std::string sample_interval = "1s";
   std::string tls_cert = {};
   std::string tls_key = {};
+  // The serving engine's Prometheus metrics page (empty: none), scraped every interval for the
+  // row policy (service/engine_metrics.h); the metric names default to vLLM's.
+  std::string engine_metrics = {};
+  std::string engine_metrics_interval = "10s";
+  std::string engine_prompt_tokens_metric = "vllm:prompt_tokens_total";
+  std::string engine_generation_tokens_metric = "vllm:generation_tokens_total";
+  std::string engine_running_metric = "vllm:num_requests_running";
+  std::string engine_waiting_metric = "vllm:num_requests_waiting";
 };
 
 }  // namespace headroom::service

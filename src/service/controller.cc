@@ -212,6 +212,7 @@ policy::ServerReport Controller::ReportOf(const Server& s) {
   r.has_lease = a.has_lease;
   r.pending = a.pending;
   r.confirmed = s.put_confirmed && a.confirmed;
+  r.serving = a.serving;
   return r;
 }
 

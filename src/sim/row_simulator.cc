@@ -84,6 +84,13 @@ struct Server {
   std::deque<ServerTargets> pending_caps;
   std::deque<bool> pending_brake;
   std::vector<int> instances;
+  // Tokens its instances prefilled and generated, for its engine's window (PowerDeliveryConfig::
+  // engine_window): the totals, those at the window's start, and the last window's signal.
+  double prompt_tokens = 0;
+  double generated_tokens = 0;
+  double window_prompt_tokens = 0;
+  double window_generated_tokens = 0;
+  std::optional<policy::ServingSignal> serving;
 };
 
 // What least-work routing reads of an instance, kept beside the other candidates of its class so
@@ -149,6 +156,7 @@ class Simulation {
   void OnTelemetry();
   void AddToWindow(double start_s, double row_w);
   void OnControl(double row_w);
+  void UpdateEngineWindows();
   void OnApplyCaps(int s);
   void OnApplyBrake(int s);
   void Reschedule(Server& server);
@@ -200,6 +208,7 @@ class Simulation {
   double energy_at_last_sample_ = 0;
   bool over_budget_ = false;
   SimTime last_control_{0};
+  SimTime engine_window_at_{0};  // when the servers' engine windows last ended
   int state_ = 0;
   double last_arrival_s_ = 0;
 
@@ -620,6 +629,8 @@ void Simulation::OnIterationEnd(int i) {
   result_.iterations += static_cast<std::uint64_t>(inst.steps);
   const int steps = inst.steps;
   const auto batch = static_cast<double>(inst.running.size());
+  Server& server = servers_[static_cast<std::size_t>(inst.server)];
+  server.generated_tokens += batch * steps + static_cast<double>(inst.admitted.size());
   inst.step += steps;
   inst.context += batch * steps;
   inst.outstanding -= batch * steps;
@@ -629,6 +640,7 @@ void Simulation::OnIterationEnd(int i) {
     // The prefill made the first token; each later step makes one more.
     r.done_at_step = inst.step + r.output - 1;
     r.order = next_order_++;
+    server.prompt_tokens += r.prompt;
     inst.context += r.prompt + 1;
     inst.outstanding -= r.prompt + 1;
     inst.running.push({r.done_at_step, r.order, slot});
@@ -744,6 +756,7 @@ void Simulation::OnControl(double row_w) {
       reachable[static_cast<std::size_t>(u.server)] = false;
     }
   }
+  UpdateEngineWindows();
   for (std::size_t s = 0; s < servers_.size(); ++s) {
     const Server& server = servers_[s];
     // Every server answers (unless RunOptions::unreachable says otherwise), holds what was asked
@@ -759,8 +772,11 @@ void Simulation::OnControl(double row_w) {
     report.confirmed = true;
     report.command_failed = false;
     report.command_in_flight = false;
+    report.serving = server.serving;
+    if (report.serving) report.serving->age = now - engine_window_at_;
     if (!reachable[s]) report.holds.reset();
   }
+  if (options_.on_control_view) options_.on_control_view(view);
   const policy::RowStep& step = row_->Step(view);
   state_ = StateIndex(step.decision.state);
   result_.events.insert(result_.events.end(), step.decision.events.begin(),
@@ -794,6 +810,28 @@ void Simulation::OnControl(double row_w) {
     row_->Accepted(s, want);
   }
   if (step.brake_event) ++result_.brake_events;
+}
+
+void Simulation::UpdateEngineWindows() {
+  const SimTime now = queue_.now();
+  if (config_.power.engine_window.count() <= 0 ||
+      now - engine_window_at_ < config_.power.engine_window)
+    return;
+  engine_window_at_ = now;
+  for (Server& server : servers_) {
+    const double prompt = server.prompt_tokens - server.window_prompt_tokens;
+    const double generated = server.generated_tokens - server.window_generated_tokens;
+    server.window_prompt_tokens = server.prompt_tokens;
+    server.window_generated_tokens = server.generated_tokens;
+    policy::ServingSignal signal{.prefill_share =
+                                     prompt + generated > 0 ? prompt / (prompt + generated) : 0};
+    for (int i : server.instances) {
+      const Instance& inst = instances_[static_cast<std::size_t>(i)];
+      signal.waiting += static_cast<double>(inst.waiting.size());
+      signal.running += static_cast<double>(inst.running.size() + inst.admitted.size());
+    }
+    server.serving = signal;
+  }
 }
 
 void Simulation::Reschedule(Server& server) {

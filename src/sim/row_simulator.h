@@ -51,6 +51,10 @@ struct PowerDeliveryConfig {
   SimTime brake_delay = std::chrono::seconds(5);       // power brake on or off
   bool in_band = false;                                // host-owned GPUs: caps via NVML
   SimTime in_band_delay = std::chrono::milliseconds(10);
+  // Each server reports its engine's window (policy::ServingSignal: prefill share of tokens,
+  // requests waiting and running) this often, as an agent scraping the engine's metrics would;
+  // zero: no server reports one (the policy sees the GPUs' power only).
+  SimTime engine_window = std::chrono::seconds(10);
 };
 
 struct RowConfig {
@@ -151,8 +155,11 @@ struct RowResult {
 struct RunOptions {
   std::function<void(double fraction)> progress;         // called now and then; may be empty
   std::function<void(const RequestResult&)> on_request;  // every completed request; may be empty
-  const std::atomic<bool>* stop = nullptr;               // set to abandon the run (kCancelled)
-  double expected_duration_s = 0;                        // for progress; 0 when unknown
+  // What the row controller is shown at each step (to replay it to the daemon's twin); may be
+  // empty.
+  std::function<void(const policy::RowView&)> on_control_view;
+  const std::atomic<bool>* stop = nullptr;  // set to abandon the run (kCancelled)
+  double expected_duration_s = 0;           // for progress; 0 when unknown
   bool keep_power_series = true;
   int power_window_periods = 0;  // RowResult::power_windows; 0: none
   bool keep_target_changes = false;

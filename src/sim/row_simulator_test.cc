@@ -211,6 +211,45 @@ TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
   EXPECT_GT(brake->hp.e2e.Quantile(0.5), unguarded->hp.e2e.Quantile(0.5) * 1.1);
 }
 
+// Every engine_window each server reports its engine's last window: the share of its tokens that
+// were prompt tokens, its queue and batch (what an agent scrapes from vLLM), for mix-aware to rank
+// them on.
+TEST(RowSimulatorTest, ServersReportTheirEnginesWindows) {
+  ResolvedScenario s = Default();
+  s.row.power.budget = core::Watts(10 * s.row.server.max_system_power.value());
+  std::vector<policy::RowView> views;
+  RunOptions options;
+  options.on_control_view = [&views](const policy::RowView& v) { views.push_back(v); };
+  auto mix = RunScenario(s, "mix-aware", 12, "azure", options);
+  ASSERT_TRUE(mix) << mix.error().message();
+  ASSERT_GT(views.size(), 100u);
+  int windows = 0;
+  for (const policy::RowView& v : views) {
+    const double t_s = core::ToSeconds(v.now);
+    for (const policy::ServerReport& r : v.servers) {
+      if (t_s < 10) {
+        EXPECT_FALSE(r.serving) << "no window has ended before 10 s";
+        continue;
+      }
+      ASSERT_TRUE(r.serving) << t_s;
+      EXPECT_GE(r.serving->prefill_share, 0);
+      EXPECT_LE(r.serving->prefill_share, 1);
+      EXPECT_GE(r.serving->waiting, 0);
+      EXPECT_LT(r.serving->age, s.row.power.engine_window);
+      windows += r.serving->age == core::Duration::zero() ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(windows, 12 * static_cast<int>(core::ToSeconds(views.back().now) / 10));
+  EXPECT_GT(mix->capped_server_seconds, 0);
+  // Without windows (engine_window 0) the servers report none.
+  s.row.power.engine_window = core::Duration::zero();
+  views.clear();
+  ASSERT_TRUE(RunScenario(s, "mix-aware", 12, "azure", options));
+  for (const policy::RowView& v : views) {
+    for (const policy::ServerReport& r : v.servers) EXPECT_FALSE(r.serving);
+  }
+}
+
 // An idle server draws its GPUs' idle power and the rest of the server's idle floor; a busy one
 // more of both (model::NonGpuPower), so a constant non-GPU draw of the same level at load would
 // meter more power at idle and the same with every GPU at TDP.

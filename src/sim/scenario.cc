@@ -188,8 +188,9 @@ core::Status ParseWorkload(const core::YamlReader& doc, WorkloadConfig& w) {
 }
 
 core::Status ParsePower(const core::YamlReader& doc, PowerDeliveryConfig& p) {
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"telemetry_period", "telemetry_delay", "cap_delay",
-                                               "brake_delay", "in_band", "in_band_delay"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"telemetry_period", "telemetry_delay", "cap_delay", "brake_delay",
+                          "in_band", "in_band_delay", "engine_window"}));
   HEADROOM_ASSIGN_OR_RETURN(p.telemetry_period,
                             DurationField(doc, "telemetry_period", p.telemetry_period));
   if (p.telemetry_period.count() <= 0) {
@@ -200,6 +201,7 @@ core::Status ParsePower(const core::YamlReader& doc, PowerDeliveryConfig& p) {
   HEADROOM_ASSIGN_OR_RETURN(p.cap_delay, DurationField(doc, "cap_delay", p.cap_delay));
   HEADROOM_ASSIGN_OR_RETURN(p.brake_delay, DurationField(doc, "brake_delay", p.brake_delay));
   HEADROOM_ASSIGN_OR_RETURN(p.in_band_delay, DurationField(doc, "in_band_delay", p.in_band_delay));
+  HEADROOM_ASSIGN_OR_RETURN(p.engine_window, DurationField(doc, "engine_window", p.engine_window));
   if (doc.Has("in_band")) {
     HEADROOM_ASSIGN_OR_RETURN(p.in_band, doc.Bool("in_band"));
   }

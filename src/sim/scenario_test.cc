@@ -32,6 +32,22 @@ TEST(ScenarioTest, TheDefaultScenarioParsesAndResolves) {
   EXPECT_EQ(s->engine, "splitwise-sim");
   EXPECT_DOUBLE_EQ(r->row.power.budget.value(), 40 * 6500.0);
   EXPECT_EQ(r->row.power.cap_delay, std::chrono::seconds(40));
+  EXPECT_EQ(r->row.power.engine_window, std::chrono::seconds(10));
+}
+
+TEST(ScenarioTest, EngineWindowIsAPowerKey) {
+  auto off = ParseScenario(Minimal("power:\n  engine_window: 0s\n"), "e.yaml");
+  ASSERT_TRUE(off) << off.error().message();
+  EXPECT_EQ(off->power.engine_window, core::Duration::zero());
+  auto every = ParseScenario(Minimal("power:\n  engine_window: 30s\n"), "e.yaml");
+  ASSERT_TRUE(every) << every.error().message();
+  EXPECT_EQ(every->power.engine_window, std::chrono::seconds(30));
+  for (const char* bad : {"power:\n  engine_window: -1s\n", "power:\n  engine_window: soon\n"}) {
+    auto rejected = ParseScenario(Minimal(bad), "e.yaml");
+    ASSERT_FALSE(rejected) << bad;
+    EXPECT_NE(rejected.error().message().find("engine_window"), std::string::npos)
+        << rejected.error().message();
+  }
 }
 
 TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {

@@ -1,0 +1,24 @@
+// A serving engine's Prometheus metrics page, as the node agent scrapes it (vLLM's names). A page
+// that parses gives finite, non-negative counts; a window of two pages a share in [0, 1].
+#include <cmath>
+
+#include "fuzz/fuzz_support.h"
+#include "service/engine_metrics.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace headroom;
+  const std::string_view text = fuzz::Text(data, size);
+  auto sample = service::ParseEngineMetrics(text, service::EngineMetricNames{});
+  if (!sample) return 0;
+  for (double v : {sample->prompt_tokens, sample->generation_tokens, sample->running,
+                   sample->waiting}) {
+    HEADROOM_CHECK(std::isfinite(v) && v >= 0);
+  }
+  service::EngineWindow window;
+  window.Add({}, core::TimePoint{});
+  window.Add(*sample, core::TimePoint{} + std::chrono::seconds(10));
+  if (auto signal = window.Signal(core::TimePoint{} + std::chrono::seconds(10))) {
+    HEADROOM_CHECK(signal->prefill_share >= 0 && signal->prefill_share <= 1);
+  }
+  return 0;
+}

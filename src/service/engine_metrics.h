@@ -1,0 +1,92 @@
+// Engine metrics: the serving engine's own Prometheus metrics (vLLM's /metrics: counters of the
+// prompt and generated tokens, gauges of the requests running and waiting; TGI and Triton have
+// equivalents, named by configuration), scraped by the node agent and reduced to the window the
+// row policy reads (policy::ServingSignal: the prefill share of tokens and the queue). The parse
+// and the window are pure and tested on their own; EngineScraper does the HTTP GET with a bounded
+// timeout.
+#ifndef HEADROOM_SERVICE_ENGINE_METRICS_H_
+#define HEADROOM_SERVICE_ENGINE_METRICS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+#include "core/time.h"
+#include "policy/row_policy.h"
+
+namespace httplib {
+class Client;
+}
+
+namespace headroom::service {
+
+// The metric names to read (vLLM's by default).
+struct EngineMetricNames {
+  std::string prompt_tokens = "vllm:prompt_tokens_total";          // counter
+  std::string generation_tokens = "vllm:generation_tokens_total";  // counter
+  std::string running = "vllm:num_requests_running";               // gauge
+  std::string waiting = "vllm:num_requests_waiting";               // gauge
+};
+
+// One scrape: each metric summed over its label sets (one per model an engine serves).
+struct EngineSample {
+  double prompt_tokens = 0;
+  double generation_tokens = 0;
+  double running = 0;
+  double waiting = 0;
+};
+
+// The Prometheus text exposition format (0.0.4): `name{labels} value [timestamp]` lines, `#`
+// comments. Every named metric must appear with finite, non-negative values; anything else is
+// InvalidArgument naming the metric or the line. (Written here because no Debian package parses
+// this format for C++: prometheus-cpp only exposes metrics.)
+[[nodiscard]] core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
+                                                            const EngineMetricNames& names);
+
+// The window between the last two good scrapes. A failed scrape, or a counter that went down
+// (the engine restarted), leaves no window until two more good scrapes: an agent never reports
+// a signal it cannot vouch for. Thread-compatible.
+class EngineWindow {
+ public:
+  void Add(const EngineSample& sample, core::TimePoint at);
+  void Fail(std::string error);
+  // The last window, its age counted to `now`; nullopt when there is none.
+  std::optional<policy::ServingSignal> Signal(core::TimePoint now) const;
+  // Why there is no window (the last scrape's error), empty when there is one or none was tried.
+  const std::string& error() const { return error_; }
+  std::uint64_t failures() const { return failures_; }
+
+ private:
+  std::optional<EngineSample> last_;
+  core::TimePoint last_at_{};
+  std::optional<policy::ServingSignal> window_;
+  core::TimePoint window_at_{};
+  std::string error_;
+  std::uint64_t failures_ = 0;
+};
+
+// GETs the engine's metrics page and parses it. Used by one thread at a time.
+class EngineScraper {
+ public:
+  // url: http(s)://HOST:PORT/PATH (e.g. http://127.0.0.1:8000/metrics); every connect, read and
+  // write gives up after `timeout`.
+  EngineScraper(std::string url, EngineMetricNames names, core::Duration timeout);
+  ~EngineScraper();
+  [[nodiscard]] core::Result<EngineSample> Scrape();
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string url_;
+  std::string path_;
+  EngineMetricNames names_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+// kInvalidArgument unless `url` is http(s)://HOST[:PORT]/PATH.
+[[nodiscard]] core::Status CheckEngineMetricsUrl(std::string_view url);
+
+}  // namespace headroom::service
+
+#endif  // HEADROOM_SERVICE_ENGINE_METRICS_H_
