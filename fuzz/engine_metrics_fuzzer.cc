@@ -10,8 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = fuzz::Text(data, size);
   auto sample = service::ParseEngineMetrics(text, service::EngineMetricNames{});
   if (!sample) return 0;
-  for (double v : {sample->prompt_tokens, sample->generation_tokens, sample->running,
-                   sample->waiting}) {
+  for (double v :
+       {sample->prompt_tokens, sample->generation_tokens, sample->running, sample->waiting}) {
     HEADROOM_CHECK(std::isfinite(v) && v >= 0);
   }
   service::EngineWindow window;

@@ -68,12 +68,7 @@ Decision LadderPolicy::Step(const Observation& obs) {
     targets.brake = braked;
     decision.targets.push_back(targets);
   }
-  if (decision.state != before) {
-    std::string reason;
-    for (const std::string& r : reasons) reason += (reason.empty() ? "" : "; ") + r;
-    decision.events.push_back(
-        Event{.at = obs.now, .from = before, .to = decision.state, .reason = std::move(reason)});
-  }
+  NoteStateChange(&decision, obs.now, before, reasons);
   return decision;
 }
 

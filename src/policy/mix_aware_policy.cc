@@ -30,13 +30,15 @@ MixAwarePolicy::MixAwarePolicy(const PolicyParams& params)
                          .hold = params.brake_hold}),
       predictor_(params.ladder_trend_window, params.mix_predict_horizon) {}
 
-std::vector<std::string> MixAwarePolicy::states() const { return {kMixNormal, kMixLp, kMixHp, kMixBrake}; }
+std::vector<std::string> MixAwarePolicy::states() const {
+  return {kMixNormal, kMixLp, kMixHp, kMixBrake};
+}
 
 std::string MixAwarePolicy::State(bool braked) const {
   if (braked) return kMixBrake;
   if (hp_capped_) return kMixHp;
-  const bool any = std::any_of(servers_.begin(), servers_.end(),
-                               [](const ServerState& s) { return s.capped; });
+  const bool any =
+      std::any_of(servers_.begin(), servers_.end(), [](const ServerState& s) { return s.capped; });
   return any ? kMixLp : kMixNormal;
 }
 
@@ -71,9 +73,8 @@ void MixAwarePolicy::CapCheapest(const Observation& obs, double excess_w) {
   for (size_t i = 0; i < obs.servers.size(); ++i) {
     if (IsLp(obs.servers[i]) && !servers_[i].capped) order_.push_back(i);
   }
-  std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
-    return Cost(obs.servers[a]) < Cost(obs.servers[b]);
-  });
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](size_t a, size_t b) { return Cost(obs.servers[a]) < Cost(obs.servers[b]); });
   for (size_t i : order_) {
     if (excess_w <= 0) break;
     const double cut = obs.servers[i].gpu_power.value() * params_.mix_cap_saving;
@@ -88,9 +89,8 @@ void MixAwarePolicy::LiftCostliest(const Observation& obs, double room_w) {
     const ServerState& s = servers_[i];
     if (s.capped && !InDelay(s, obs.now)) order_.push_back(i);
   }
-  std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
-    return Cost(obs.servers[a]) > Cost(obs.servers[b]);
-  });
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](size_t a, size_t b) { return Cost(obs.servers[a]) > Cost(obs.servers[b]); });
   for (size_t i : order_) {
     const double back = obs.servers[i].gpu_power.value() * params_.mix_lift_return;
     if (back > room_w) break;
@@ -164,19 +164,17 @@ Decision MixAwarePolicy::Step(const Observation& obs) {
   if (decision.state != before) {
     const auto capped = std::count_if(servers_.begin(), servers_.end(),
                                       [](const ServerState& s) { return s.capped; });
-    reasons.push_back(fmt::format("p {:.3f}, projected {:.3f} against mix_target {:.2f}: {} LP "
-                                  "server{} capped to {:.0f} MHz{}",
-                                  p, projected_w / budget_w, params_.mix_target, capped,
-                                  capped == 1 ? "" : "s", params_.mix_lp_clock.value(),
-                                  hp ? fmt::format(", HP to {:.0f} MHz (p > t2 {:.2f} for {:.0f} s)",
-                                                   params_.hp_t2_clock.value(), params_.t2,
-                                                   core::ToSeconds(params_.hp_escalation_delay))
-                                     : ""));
-    std::string reason;
-    for (const std::string& r : reasons) reason += (reason.empty() ? "" : "; ") + r;
-    decision.events.push_back(
-        Event{.at = obs.now, .from = before, .to = decision.state, .reason = std::move(reason)});
+    reasons.push_back(
+        fmt::format("p {:.3f}, projected {:.3f} against mix_target {:.2f}: {} LP "
+                    "server{} capped to {:.0f} MHz{}",
+                    p, projected_w / budget_w, params_.mix_target, capped, capped == 1 ? "" : "s",
+                    params_.mix_lp_clock.value(),
+                    hp ? fmt::format(", HP to {:.0f} MHz (p > t2 {:.2f} for {:.0f} s)",
+                                     params_.hp_t2_clock.value(), params_.t2,
+                                     core::ToSeconds(params_.hp_escalation_delay))
+                       : ""));
   }
+  NoteStateChange(&decision, obs.now, before, reasons);
   return decision;
 }
 

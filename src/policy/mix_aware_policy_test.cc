@@ -16,7 +16,7 @@ constexpr double kMixGpuMaxW = 3200;
 
 // LP servers 0..3 with the given prefill shares (nullopt: no engine signal), then one HP server.
 Observation MixObs(double t_s, double p, const std::vector<std::optional<double>>& shares,
-                const std::vector<double>& waiting = {}) {
+                   const std::vector<double>& waiting = {}) {
   Observation obs;
   obs.now = core::FromSeconds(t_s);
   obs.budget = core::Watts(kMixBudgetW);
@@ -80,7 +80,7 @@ TEST(MixAwarePolicyTest, SparesServersWithABacklog) {
 TEST(MixAwarePolicyTest, WithoutASignalRanksByGpuPowerAndStillCaps) {
   MixAwarePolicy policy{PolicyParams{}};
   Observation obs = MixObs(0, PolicyParams{}.mix_target + 0.5 * kMixOneCap,
-                        {std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+                           {std::nullopt, std::nullopt, std::nullopt, std::nullopt});
   obs.servers[2].gpu_power = core::Watts(900);   // the least compute-bound
   obs.servers[0].gpu_power = core::Watts(3000);  // the most
   // A stale window is no signal either: server 0's old share would rank it first.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/parse.h"
 
@@ -41,6 +42,15 @@ core::Result<ServerPriority> ParsePriority(std::string_view text) {
   if (lower == "lp" || lower == "low") return ServerPriority::kLow;
   return core::Fail(core::Error::InvalidArgument(
       fmt::format("'{}' is not a server priority (expected hp or lp)", text)));
+}
+
+void NoteStateChange(Decision* decision, core::Duration at, const std::string& before,
+                     const std::vector<std::string>& reasons) {
+  if (decision->state == before) return;
+  decision->events.push_back(Event{.at = at,
+                                   .from = before,
+                                   .to = decision->state,
+                                   .reason = fmt::format("{}", fmt::join(reasons, "; "))});
 }
 
 }  // namespace headroom::policy

@@ -83,6 +83,11 @@ struct Decision {
   double fraction = 0.0;               // p = row_power / budget as the policy read it
 };
 
+// Adds the Event of a step whose state changed from `before` to decision->state, its reason the
+// step's `reasons` joined by "; "; nothing when the state stayed.
+void NoteStateChange(Decision* decision, core::Duration at, const std::string& before,
+                     const std::vector<std::string>& reasons);
+
 class RowPolicy {
  public:
   virtual ~RowPolicy() = default;

@@ -363,6 +363,32 @@ TEST_F(ControllerTest, DryRunDecidesAndSendsNothing) {
   EXPECT_NE(controller_->Metrics().find("headroom_row_dry_run 1"), std::string::npos);
 }
 
+// mix-aware from row.yaml: the agents' engine windows rank the LP servers, the cheapest (lowest
+// prefill share) is capped first and only as many as the excess needs; an engine that goes quiet
+// lifts nothing.
+TEST_F(ControllerTest, MixAwareCapsTheLpServerWhoseEngineSaysItIsCheapest) {
+  std::string yaml = Yaml();
+  yaml.replace(yaml.find("name: polca"), 11, "name: mix-aware");
+  Start(yaml, {0, 0, 0});
+  SetRowFraction(0.91);  // steady just under mix_target 0.92: nothing capped
+  for (int i = 0; i < 60; ++i) EXPECT_EQ(Step()["state"], "normal");
+  agents_[1]->report.serving = policy::ServingSignal{.prefill_share = 0.9};
+  agents_[2]->report.serving = policy::ServingSignal{.prefill_share = 0.3};
+  SetRowFraction(0.925);  // ~200 W over the target, projected: one LP server's cap covers it
+  auto record = Step();
+  EXPECT_EQ(record["state"], "lp");
+  EXPECT_EQ(agents_[0]->CapsCommands(), 0);
+  EXPECT_EQ(agents_[1]->CapsCommands(), 0);
+  ASSERT_EQ(agents_[2]->CapsCommands(), 1);
+  EXPECT_DOUBLE_EQ(agents_[2]->puts.back().targets->sm_clock_cap->value(), 1110);
+  agents_[1]->report.serving.reset();
+  agents_[2]->report.serving.reset();
+  SetRowFraction(0.90);
+  for (int i = 0; i < 60; ++i) Step();
+  EXPECT_TRUE(agents_[2]->report.caps.sm_clock_cap.has_value()) << "no room to lift it";
+  EXPECT_EQ(agents_[1]->CapsCommands(), 0);
+}
+
 TEST(ControllerConfigTest, ReadsTheShippedRowFile) {
   // deploy/controller/row.yaml names /etc/headroom/token; point it at a temporary one.
   const std::filesystem::path dir =

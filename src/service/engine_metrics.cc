@@ -148,13 +148,14 @@ std::optional<policy::ServingSignal> EngineWindow::Signal(core::TimePoint now) c
 core::Status CheckEngineMetricsUrl(std::string_view url) {
   const size_t scheme_end = url.find("://");
   const std::string_view scheme = url.substr(0, scheme_end);
-  const size_t path = scheme_end == std::string_view::npos ? scheme_end : url.find('/', scheme_end + 3);
+  const size_t path =
+      scheme_end == std::string_view::npos ? scheme_end : url.find('/', scheme_end + 3);
   if ((scheme != "http" && scheme != "https") || path == std::string_view::npos ||
       path == scheme_end + 3) {
-    return core::Fail(core::Error::InvalidArgument(fmt::format(
-        "engine metrics URL '{}' is not http(s)://HOST[:PORT]/PATH, e.g. "
-        "http://127.0.0.1:8000/metrics",
-        url)));
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("engine metrics URL '{}' is not http(s)://HOST[:PORT]/PATH, e.g. "
+                    "http://127.0.0.1:8000/metrics",
+                    url)));
   }
   return core::Ok();
 }
@@ -176,8 +177,8 @@ core::Result<EngineSample> EngineScraper::Scrape() {
         fmt::format("engine metrics {}: {}", url_, httplib::to_string(got.error()))));
   }
   if (got->status != 200) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("engine metrics {}: HTTP {}", url_, got->status)));
+    return core::Fail(
+        core::Error::Unavailable(fmt::format("engine metrics {}: HTTP {}", url_, got->status)));
   }
   auto sample = ParseEngineMetrics(got->body, names_);
   if (!sample) return core::Fail(sample.error().WithContext(url_));

@@ -21,7 +21,8 @@ using std::chrono::seconds;
 
 // What a vLLM server's /metrics looks like (trimmed): two models, histograms, help lines.
 std::string VllmPage(double prompt, double generated, double running, double waiting) {
-  return fmt::format(R"(# HELP vllm:num_requests_running Number of requests currently running on GPU.
+  return fmt::format(
+      R"(# HELP vllm:num_requests_running Number of requests currently running on GPU.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{{model_name="llama"}} {2}
 vllm:num_requests_running{{model_name="other"}} 0.0
@@ -35,7 +36,7 @@ vllm:generation_tokens_total{{model_name="llama"}} {1} 1700000000000
 vllm:e2e_request_latency_seconds_bucket{{le="+Inf",model_name="llama, \"quoted\" {{}}"}} 12.0
 vllm:cache_config_info{{block_size="16"}} NaN
 )",
-                     prompt, generated, running, waiting);
+      prompt, generated, running, waiting);
 }
 
 TEST(EngineMetricsTest, ParsesVllmsPageSummingLabelSets) {
@@ -216,8 +217,7 @@ TEST_F(AgentEngineTest, ReportsTheWindowInStateAndMetricsAndDropsItWhenTheEngine
   engine.Serve("<html>oops</html>");
   agent_->RecordEngineScrape(scraper.Scrape());
   EXPECT_FALSE(Report().serving);
-  EXPECT_NE(agent_->State()["serving_error"].get<std::string>().find("line 1"),
-            std::string::npos);
+  EXPECT_NE(agent_->State()["serving_error"].get<std::string>().find("line 1"), std::string::npos);
   // An error status, then nobody listening at all.
   engine.Serve(VllmPage(1, 1, 1, 1), 503);
   auto failed = scraper.Scrape();
@@ -241,7 +241,8 @@ TEST(AgentLinkServingTest, ABadServingSectionIsNoSignalNotABadReport) {
         std::string(R"({"prefill_share": "half", "waiting": 0, "running": 1, "age_s": 1})"),
         std::string(R"({"prefill_share": 0.5, "waiting": 0, "running": 1})"),
         std::string(R"([1, 2])")}) {
-    auto report = ParseAgentState(nlohmann::json::parse("{" + gpus + ", \"serving\": " + serving + "}"));
+    auto report =
+        ParseAgentState(nlohmann::json::parse("{" + gpus + ", \"serving\": " + serving + "}"));
     ASSERT_TRUE(report) << serving;
     EXPECT_FALSE(report->serving) << serving;
     EXPECT_EQ(report->gpu_power, core::Watts(100));
@@ -258,11 +259,9 @@ TEST(AgentLinkServingTest, ABadServingSectionIsNoSignalNotABadReport) {
 TEST(AgentSettingsEngineTest, FlagsAreChecked) {
   const std::filesystem::path token =
       std::filesystem::temp_directory_path() / fmt::format("headroom-engine-token-{}", ::getpid());
-  {
-    std::ofstream(token) << "0123456789abcdef0123456789abcdef\n";
-  }
-  std::filesystem::permissions(token, std::filesystem::perms::owner_read |
-                                          std::filesystem::perms::owner_write);
+  { std::ofstream(token) << "0123456789abcdef0123456789abcdef\n"; }
+  std::filesystem::permissions(
+      token, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   AgentSettingsText text;
   text.token_file = token.string();
   auto none = ResolveAgentSettings(text, "sim");
