@@ -27,6 +27,11 @@ void BM_PolicyStep(benchmark::State& state, const std::string& name) {
   for (std::size_t s = 0; s < servers; ++s) {
     obs.servers[s].priority = s % 2 ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow;
     obs.servers[s].rated_power = core::Watts(6500);
+    // mix-aware ranks on these: GPU power and an engine window that differ from server to server.
+    obs.servers[s].gpu_max = core::Watts(3200);
+    obs.servers[s].gpu_power = core::Watts(1000 + static_cast<double>(s % 97) * 20);
+    obs.servers[s].serving =
+        policy::ServingSignal{.prefill_share = static_cast<double>(s % 89) / 89, .waiting = 0};
   }
   // p from 0.70 to 0.97 and back, one step per second of controller time.
   int tick = 0;
@@ -46,6 +51,10 @@ BENCHMARK_CAPTURE(BM_PolicyStep, polca, std::string("polca"))
     ->Arg(10000)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PolicyStep, polca_ladder, std::string("polca-ladder"))
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_PolicyStep, mix_aware, std::string("mix-aware"))
+    ->Arg(40)
     ->Arg(10000)
     ->Unit(benchmark::kMicrosecond);
 
