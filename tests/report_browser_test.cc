@@ -254,6 +254,13 @@ TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   ASSERT_FALSE(HasFailure());
   ExpectFiguresDrawn(url, kPlots, DrawnDataPaths);
   ExpectScreenshotNotBlank(url);
+  // The week-by-week table lists each policy's planning week at its answer.
+  std::ifstream in(out + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t weeks = html.find("<section id=\"weeks\">");
+  ASSERT_NE(weeks, std::string::npos);
+  EXPECT_NE(html.find("<td>polca</td>", weeks), std::string::npos);
+  EXPECT_NE(html.find("planning week 1 (seed", weeks), std::string::npos);
 }
 
 // Layout drawings: blocks; gnuplot plots: lines (paths) or points.

@@ -5,6 +5,7 @@
 #include "report/html.h"
 #include "report/plan_dir.h"
 #include "report/plan_plots.h"
+#include "report/plan_report.h"
 #include "report/table.h"
 
 namespace headroom::report {
@@ -75,6 +76,34 @@ std::string Policies(const sim::CapacityPlan& plan) {
          "</section>\n";
 }
 
+// Every week each policy ran at its answer, so that a reader sees the spread behind the table's
+// worst case: which week peaked highest, which came nearest a latency bound.
+std::string Weeks(const sim::CapacityPlan& plan) {
+  std::string out =
+      "<section id=\"weeks\">\n<h2>Week by week at each answer</h2>\n"
+      "<table class=\"weeks\">\n" +
+      HtmlRow({"policy", "servers", "week", "peak", "brakes", "over budget", "capped", "HP P50",
+               "HP P99", "LP P50"},
+              "th");
+  const auto pct = [](double v) { return FormatChange(v / 100); };
+  for (const sim::PolicyPlan& p : plan.policies) {
+    for (const WeekAtAnswer& w : WeeksAtAnswer(plan, p)) {
+      const sim::RunSummary& r = *w.run;
+      out += HtmlRow({p.policy, std::to_string(r.servers), w.week,
+                      fmt::format("{:.1f}%", r.peak_frac * 100), std::to_string(r.brake_events),
+                      std::to_string(r.over_budget_episodes),
+                      fmt::format("{:.1f}%", r.capped_server_fraction * 100),
+                      w.impact ? pct(w.impact->hp_p50_e2e_pct) : "-",
+                      w.impact ? pct(w.impact->hp_p99_e2e_pct) : "-",
+                      w.impact ? pct(w.impact->lp_p50_e2e_pct) : "-"});
+    }
+  }
+  return out +
+         "</table>\n<p class=\"note\">Each week the plan simulated at a policy's answer: its "
+         "planning weeks, stress cases and unseen weeks. Latency changes are against the "
+         "uncapped row on the same week at the same servers.</p>\n</section>\n";
+}
+
 std::string Notes(const PlanReport& r) {
   std::string out =
       "<section id=\"notes\">\n<h2>Not shown</h2>\n<ul class=\"note\">\n<li>Latency "
@@ -93,7 +122,8 @@ std::string Notes(const PlanReport& r) {
 HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir) {
   HtmlReport out;
   const std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
-                           HtmlPlots(PlanPlots(report), plot_dir, out.warnings) + Notes(report) +
+                           HtmlPlots(PlanPlots(report), plot_dir, out.warnings) +
+                           Weeks(report.plan) + Notes(report) +
                            HtmlFooter(report.inputs.version, "headroom plan --out DIR");
   out.html = HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
   return out;

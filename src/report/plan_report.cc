@@ -72,6 +72,29 @@ std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p)
   return cell;
 }
 
+std::vector<WeekAtAnswer> WeeksAtAnswer(const sim::CapacityPlan& plan, const sim::PolicyPlan& p) {
+  std::vector<WeekAtAnswer> weeks;
+  if (p.max_servers == 0) return weeks;
+  for (const sim::RunSummary& run : plan.runs) {
+    if (run.policy != p.policy || run.servers != p.max_servers) continue;
+    WeekAtAnswer w{.week = sim::WeekName(plan, run.week), .run = &run};
+    if (run.policy != policy::kUncappedPolicy) {
+      for (const sim::RunSummary& base : plan.runs) {
+        if (base.policy == policy::kUncappedPolicy && base.servers == run.servers &&
+            base.week == run.week) {
+          w.impact = sim::Compare(run, base);
+          break;
+        }
+      }
+    }
+    weeks.push_back(std::move(w));
+  }
+  std::stable_sort(weeks.begin(), weeks.end(), [](const WeekAtAnswer& a, const WeekAtAnswer& b) {
+    return a.run->week < b.run->week;
+  });
+  return weeks;
+}
+
 std::string PlanQuestion(const sim::CapacityPlan& plan) {
   return fmt::format(
       "How many servers fit in the row's {:.0f} kW power budget (provisioned for {}) while the "

@@ -66,6 +66,18 @@ PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int ma
 // weeks.
 std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p);
 
+// One week a policy ran at its answer (the planning weeks, stress cases and unseen weeks where
+// the plan simulated max_servers): the report's per-week table.
+struct WeekAtAnswer {
+  std::string week;                      // sim::WeekName
+  const sim::RunSummary* run = nullptr;  // into plan.runs
+  // Against the uncapped row at the same servers and week; nullopt for the uncapped row itself
+  // or when the plan did not run it there.
+  std::optional<sim::Impact> impact = {};
+};
+// In week order; empty when the policy fits no servers.
+std::vector<WeekAtAnswer> WeeksAtAnswer(const sim::CapacityPlan& plan, const sim::PolicyPlan& p);
+
 // "How many servers fit in the row's 260 kW budget (provisioned for 40) while the SLO holds?"
 std::string PlanQuestion(const sim::CapacityPlan& plan);
 // "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40)": the chosen

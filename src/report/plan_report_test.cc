@@ -81,6 +81,25 @@ TEST(PlanReportTest, RiskCountsTheWeeksWithAPowerEventAtEachCount) {
   EXPECT_EQ(sim::PlanRisk(r.plan).back().policy, "uniform");
 }
 
+TEST(PlanReportTest, WeeksAtAnswerListEachWeekWithItsChangeAgainstTheSameWeek) {
+  const PlanReport r = SamplePlanReport();
+  const sim::PolicyPlan& polca = r.plan.policies[1];
+  ASSERT_EQ(polca.policy, "polca");
+  const std::vector<WeekAtAnswer> weeks = WeeksAtAnswer(r.plan, polca);
+  ASSERT_EQ(weeks.size(), 1u);  // the sample ran polca at 49 on the planning week only
+  EXPECT_EQ(weeks[0].week, "planning week 1 (seed 7)");
+  EXPECT_EQ(weeks[0].run->servers, 49);
+  ASSERT_TRUE(weeks[0].impact);
+  EXPECT_NEAR(weeks[0].impact->lp_p50_e2e_pct, 0.9, 1e-9);  // latency factor 1.009 at 49
+  // The uncapped row's answer (40) ran on the planning week; it has no change against itself.
+  const std::vector<WeekAtAnswer> none = WeeksAtAnswer(r.plan, r.plan.policies[0]);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none[0].impact);
+  sim::PolicyPlan nothing = polca;
+  nothing.max_servers = 0;
+  EXPECT_TRUE(WeeksAtAnswer(r.plan, nothing).empty());
+}
+
 TEST(PlanReportTest, ReducePowerTraceKeepsMeanMaxAndBrakes) {
   sim::RowResult run;
   run.policy = "polca";
