@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "policy/policy_factory.h"
+#include "sim/recorded_requests.h"
 
 namespace headroom::sim {
 namespace {
@@ -37,11 +38,108 @@ struct Job {
   auto operator<=>(const Job&) const = default;
 };
 
+// The plan's recorded weeks: (week, servers) to its requests, recorded by the first run that read
+// them to their end and replayed by every later run of that week at that count (another policy,
+// the baseline), which then skips the synthesis (a fifth of a run). Within a byte budget: the
+// least recently used go first. Thread-safe.
+class WeekRecordings {
+ public:
+  explicit WeekRecordings(std::size_t budget_bytes) : budget_bytes_(budget_bytes) {}
+
+  bool enabled() const { return budget_bytes_ > 0; }
+  int replays() {
+    std::lock_guard lock(mu_);
+    return replays_;
+  }
+
+  std::shared_ptr<const RecordedRequests> Find(const Job& job) {
+    std::lock_guard lock(mu_);
+    const auto it = entries_.find({job.week, job.servers});
+    if (it == entries_.end()) return nullptr;
+    it->second.used = ++clock_;
+    ++replays_;
+    return it->second.requests;
+  }
+
+  void Keep(const Job& job, std::shared_ptr<const RecordedRequests> requests) {
+    std::lock_guard lock(mu_);
+    const std::size_t bytes = requests->bytes();
+    if (bytes > budget_bytes_ || entries_.count({job.week, job.servers})) return;
+    while (bytes_ + bytes > budget_bytes_) {
+      const auto oldest = std::min_element(
+          entries_.begin(), entries_.end(),
+          [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+      bytes_ -= oldest->second.requests->bytes();
+      entries_.erase(oldest);
+    }
+    bytes_ += bytes;
+    entries_[{job.week, job.servers}] = {std::move(requests), ++clock_};
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const RecordedRequests> requests;
+    std::uint64_t used = 0;
+  };
+  const std::size_t budget_bytes_;
+  std::mutex mu_;
+  std::map<std::pair<int, int>, Entry> entries_;
+  std::size_t bytes_ = 0;
+  std::uint64_t clock_ = 0;
+  int replays_ = 0;
+};
+
+// One job's run: replayed from the week's recording when there is one, else on a fresh stream
+// that is recorded as it is read.
+core::Result<RowResult> RunJob(const ResolvedScenario& scenario, const Job& job,
+                               const PlanOptions& options, const RunOptions& run,
+                               WeekRecordings& recordings) {
+  if (std::shared_ptr<const RecordedRequests> recorded = recordings.Find(job)) {
+    ReplaySource replay(std::move(recorded));
+    return RunScenarioOn(scenario, job.policy, job.servers, replay, run);
+  }
+  if (!recordings.enabled()) {
+    return RunScenario(scenario, job.policy, job.servers, options.trace, run);
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<RequestSource> source,
+                            MakeWorkload(scenario.scenario, options.trace, job.servers,
+                                         HpServers(job.servers, scenario.row.hp_server_fraction),
+                                         scenario.scenario.seed));
+  RecordingSource recording(*source);
+  auto result = RunScenarioOn(scenario, job.policy, job.servers, recording, run);
+  if (result && recording.complete()) recordings.Keep(job, recording.Take());
+  return result;
+}
+
+// Runs of the same week and count spread apart, so that two threads seldom synthesize one week
+// at once: one of each (week, servers) in turn, in the order first asked.
+std::vector<Job> Interleaved(const std::vector<Job>& jobs) {
+  std::vector<std::vector<Job>> groups;
+  for (const Job& j : jobs) {
+    const auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.front().week == j.week && g.front().servers == j.servers;
+    });
+    if (same == groups.end()) {
+      groups.push_back({j});
+    } else {
+      same->push_back(j);
+    }
+  }
+  std::vector<Job> out;
+  for (std::size_t round = 0; out.size() < jobs.size(); ++round) {
+    for (const auto& g : groups) {
+      if (round < g.size()) out.push_back(g[round]);
+    }
+  }
+  return out;
+}
+
 // Runs the jobs on `threads` threads, each on its week's scenario (`weeks`); results in job
 // order. The first error wins.
 core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>& weeks,
                                              const std::vector<Job>& jobs,
-                                             const PlanOptions& options) {
+                                             const PlanOptions& options,
+                                             WeekRecordings& recordings) {
   std::vector<RunSummary> out(jobs.size());
   std::vector<std::optional<core::Error>> errors(jobs.size());
   std::atomic<std::size_t> next{0};
@@ -52,17 +150,18 @@ core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>
       run.keep_power_series = false;
       const ResolvedScenario& scenario = weeks[static_cast<std::size_t>(jobs[i].week)];
       const double period_s = core::ToSeconds(scenario.row.power.telemetry_period);
+      run.expected_duration_s = ExpectedDuration(scenario.scenario, options.trace);
       if (options.power_windows > 0 && period_s > 0) {
-        run.power_window_periods = std::max(
-            1, static_cast<int>(std::ceil(ExpectedDuration(scenario.scenario, options.trace) /
-                                          period_s / options.power_windows)));
+        run.power_window_periods =
+            std::max(1, static_cast<int>(
+                            std::ceil(run.expected_duration_s / period_s / options.power_windows)));
       }
       // A run that has broken the power SLO is done, except the baseline: the other policies'
       // latencies are compared with it.
       if (jobs[i].policy != policy::kUncappedPolicy) {
         run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
       }
-      auto result = RunScenario(scenario, jobs[i].policy, jobs[i].servers, options.trace, run);
+      auto result = RunJob(scenario, jobs[i], options, run, recordings);
       if (result) {
         out[i] = Summarize(*result);
         out[i].week = jobs[i].week;
@@ -121,7 +220,7 @@ Impact Compare(const RunSummary& run, const RunSummary& base) {
   return i;
 }
 
-std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo& slo) {
+std::string PowerViolation(const RunSummary& run, const Slo& slo) {
   if (run.brake_events > slo.max_brake_events) {
     return fmt::format("{} brake event{}", run.brake_events, run.brake_events == 1 ? "" : "s");
   }
@@ -131,6 +230,11 @@ std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo&
     return fmt::format("over budget {} time{}", run.over_budget_episodes,
                        run.over_budget_episodes == 1 ? "" : "s");
   }
+  return "";
+}
+
+std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo& slo) {
+  if (std::string power = PowerViolation(run, slo); !power.empty()) return power;
   if (impact.hp_p50_e2e_pct > slo.hp_p50_e2e_pct) {
     return fmt::format("HP P50 +{:.1f}%", impact.hp_p50_e2e_pct);
   }
@@ -188,20 +292,31 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
   }
   CapacityBounds bounds;
   for (const auto& [servers, weeks] : runs) {  // in ascending server count
-    const auto base = baseline.find(servers);
-    if (base == baseline.end() || static_cast<int>(weeks.size()) < SearchedWeeks(plan) ||
-        static_cast<int>(base->second.size()) < SearchedWeeks(plan)) {
+    if (static_cast<int>(weeks.size()) < SearchedWeeks(plan)) {
       continue;  // not evaluated on every planning week and stress case
     }
-    const bool keeps = std::all_of(weeks.begin(), weeks.end(), [&](const auto& week) {
-      const RunSummary& b = *base->second.at(week.first);
-      return SloViolation(*week.second, Compare(*week.second, b), slo).empty();
-    });
-    if (!keeps) {
+    // A week that breaks the power SLO needs no baseline (the plan ran none there).
+    bool breaks = false, decided = true;
+    for (const auto& [week, run] : weeks) {
+      if (!PowerViolation(*run, slo).empty()) {
+        breaks = true;
+        continue;
+      }
+      const RunSummary* b = nullptr;
+      if (const auto base = baseline.find(servers); base != baseline.end()) {
+        if (const auto it = base->second.find(week); it != base->second.end()) b = it->second;
+      }
+      if (b == nullptr) {
+        decided = false;
+      } else if (!SloViolation(*run, Compare(*run, *b), slo).empty()) {
+        breaks = true;
+      }
+    }
+    if (breaks) {
       bounds.fails = servers;
       break;
     }
-    bounds.fits = servers;
+    if (decided) bounds.fits = servers;
   }
   return bounds;
 }
@@ -315,6 +430,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   const int n_max = static_cast<int>(std::floor(n0 * (1 + s.plan_max_extra_pct / 100.0)));
   const std::string uncapped(policy::kUncappedPolicy);
   std::map<Job, RunSummary> done;
+  WeekRecordings recordings(options.recording_bytes);
   plan.baseline_servers = n0;
   const int rounds_estimate =
       static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max - n0 + 2))));
@@ -330,7 +446,9 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       }
     }
     if (todo.empty()) return core::Ok();
-    HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results, RunAll(weeks, todo, options));
+    todo = Interleaved(todo);
+    HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results,
+                              RunAll(weeks, todo, options, recordings));
     for (std::size_t i = 0; i < todo.size(); ++i) done[todo[i]] = results[i];
     plan.simulations += static_cast<int>(todo.size());
     if (options.progress) options.progress(plan.simulations, total_estimate);
@@ -340,20 +458,24 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   // missing (added to `missing`).
   const auto verdict = [&](const std::string& p, int n, int from, int to,
                            std::vector<Job>* missing) -> std::optional<Verdict> {
+    // The baseline only where the run kept the power SLO: its latency is all it is needed for.
     bool complete = true;
     for (int w = from; w < to; ++w) {
-      for (const Job& j : {Job{p, n, w}, Job{uncapped, n, w}}) {
-        if (!done.count(j)) {
-          missing->push_back(j);
-          complete = false;
-        }
+      const auto r = done.find({p, n, w});
+      if (r == done.end()) {
+        missing->push_back({p, n, w});
+        complete = false;
+      } else if (PowerViolation(r->second, s.slo).empty() && !done.count({uncapped, n, w})) {
+        missing->push_back({uncapped, n, w});
+        complete = false;
       }
     }
     if (!complete) return std::nullopt;
     Verdict v;
     for (int w = from; w < to; ++w) {
       const RunSummary& r = done.at({p, n, w});
-      std::string why = SloViolation(r, Compare(r, done.at({uncapped, n, w})), s.slo);
+      std::string why = PowerViolation(r, s.slo);
+      if (why.empty()) why = SloViolation(r, Compare(r, done.at({uncapped, n, w})), s.slo);
       if (why.empty()) continue;
       ++v.broken;
       if (v.keeps) v = {.keeps = false, .week = w, .why = std::move(why), .broken = 1};
@@ -361,33 +483,55 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     return v;
   };
 
-  // Binary search per policy on [n0, n_max] over the planning weeks: lo keeps the SLO on all of
-  // them (or is n0 - 1), hi does not (or is n_max + 1). Monotone in practice: more servers at the
-  // same per-server load, more power.
+  // A search per policy on [n0, n_max] over the planning weeks: lo keeps the SLO on all of them
+  // (or is n0 - 1), hi does not (or is n_max + 1). Monotone in practice: more servers at the same
+  // per-server load, more power. It starts where the uncapped row would reach its budget if its
+  // peak grew in proportion to its servers, where the answers lie (every policy's is near it: caps
+  // buy a few servers), and gallops from there (steps of 1, 2, 4, ...) until it has bracketed the
+  // answer, then bisects: a handful of counts near the answer instead of a bisection's from
+  // halfway up the range, and the counts that pass (each a whole week) are the fewer.
   struct Search {
     int lo, hi;
+    int step = 1;
+    std::optional<int> next;  // the count to decide next
   };
-  std::vector<Search> search(policies.size(), Search{n0 - 1, n_max + 1});
   std::vector<Job> jobs{{uncapped, n0, 0}};  // the baseline itself first
+  HEADROOM_RETURN_IF_ERROR(run(jobs));
+  const double provisioned_peak = done.at({uncapped, n0, 0}).peak_frac;
+  const int guess =
+      std::clamp(provisioned_peak > 0 ? static_cast<int>(std::floor(n0 / provisioned_peak)) : n_max,
+                 n0, n_max);
+  std::vector<Search> search(policies.size(), Search{n0 - 1, n_max + 1, 1, guess});
+  const auto advance = [&](Search& sr, int decided, bool keeps) {
+    (keeps ? sr.lo : sr.hi) = decided;
+    const bool bracketed = sr.lo >= n0 && sr.hi <= n_max;
+    if (sr.hi - sr.lo <= 1) {
+      sr.next.reset();
+    } else if (bracketed) {
+      sr.next = sr.lo + (sr.hi - sr.lo) / 2;
+    } else {
+      sr.next = std::clamp(keeps ? sr.lo + sr.step : sr.hi - sr.step, sr.lo + 1, sr.hi - 1);
+      sr.step *= 2;
+    }
+  };
   while (true) {
-    HEADROOM_RETURN_IF_ERROR(run(jobs));
-    // Advance every search whose midpoint is known on every planning week; collect what is
+    // Advance every search whose next count is known on every planning week; collect what is
     // missing.
     jobs.clear();
     bool searching = false;
     for (std::size_t k = 0; k < policies.size(); ++k) {
       Search& sr = search[k];
-      while (sr.hi - sr.lo > 1) {
-        const int mid = sr.lo + (sr.hi - sr.lo) / 2;
-        const auto v = verdict(policies[k], mid, 0, planning, &jobs);
+      while (sr.next) {
+        const auto v = verdict(policies[k], *sr.next, 0, planning, &jobs);
         if (!v) {
           searching = true;
           break;
         }
-        (v->keeps ? sr.lo : sr.hi) = mid;
+        advance(sr, *sr.next, v->keeps);
       }
     }
     if (!searching) break;
+    HEADROOM_RETURN_IF_ERROR(run(jobs));
   }
 
   // Each answer on the unseen weeks, lowered one server at a time until it holds on all of them
@@ -463,6 +607,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     plan.policies.push_back(std::move(pp));
   }
   for (const auto& [key, r] : done) plan.runs.push_back(r);
+  plan.replayed_simulations = recordings.replays();
   return plan;
 }
 

@@ -1,7 +1,8 @@
 // Capacity planning: for each policy, the largest number of servers that fits in a row's
 // provisioned budget while the SLO holds (scenario.h: brake events, HP/LP latency change against
 // the uncapped baseline at the same per-server load and week) on every planning week, found by a
-// binary search over server counts per policy, each round's simulations run in parallel; then
+// search over server counts per policy (galloping from where the uncapped row would reach its
+// budget, then bisecting), each round's simulations run in parallel; then
 // checked on unseen weeks (seeds the search never used) and lowered until it holds on all of
 // them. Also the load calibration that makes the uncapped row peak at a target fraction of its
 // budget. Thread-safe calls (each builds its own simulations); the callbacks run on the calling
@@ -61,6 +62,8 @@ struct Impact {
 Impact Compare(const RunSummary& run, const RunSummary& baseline);
 // Empty when the run keeps the SLO, else the first reason it does not.
 std::string SloViolation(const RunSummary& run, const Impact& impact, const Slo& slo);
+// The power part of it alone (brake events, time over budget), which needs no baseline.
+std::string PowerViolation(const RunSummary& run, const Slo& slo);
 
 struct PolicyPlan {
   std::string policy;
@@ -88,6 +91,11 @@ struct CapacityPlan {
   std::vector<std::uint64_t> week_seeds;
   std::vector<PolicyPlan> policies;
   int simulations = 0;
+  // Of them, those that replayed their week's requests from an earlier run's recording
+  // (PlanOptions::recording_bytes) instead of synthesizing them. Varies with the threads'
+  // timing (two runs of one week at once both synthesize it), unlike everything else here: not
+  // for output that must be the same run to run.
+  int replayed_simulations = 0;
   // Every simulation the search ran (the baselines as policy "none"), by policy, servers, week.
   // Runs with stopped_early set broke the power SLO and cover part of the trace only.
   std::vector<RunSummary> runs;
@@ -139,6 +147,10 @@ struct PlanOptions {
   int threads = 1;
   // Keep each run's row power in at most about this many windows (RunSummary::power); 0: none.
   int power_windows = 0;
+  // Memory for the weeks' recorded requests (16 bytes a request: a week of the default 52-server
+  // row is about 120 MB), each replayed by every later run of its week at its count; 0: every
+  // run synthesizes its week afresh. The results are the same either way.
+  std::size_t recording_bytes = std::size_t{1} << 30;
   std::function<void(int done, int total_estimate)> progress;
   const std::atomic<bool>* stop = nullptr;
 };

@@ -165,6 +165,11 @@ inline constexpr int kMaxPlanWeeks = 100;
 [[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,
                                                   const std::string& policy, int servers,
                                                   const std::string& trace, RunOptions options);
+// The same on a given stream of requests: the scenario's workload at `servers` (e.g. a plan's
+// recording of it, sim/recorded_requests.h).
+[[nodiscard]] core::Result<RowResult> RunScenarioOn(const ResolvedScenario& scenario,
+                                                    const std::string& policy, int servers,
+                                                    RequestSource& source, RunOptions options);
 
 }  // namespace headroom::sim
 

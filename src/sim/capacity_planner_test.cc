@@ -1,0 +1,107 @@
+#include "sim/capacity_planner.h"
+
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "policy/policy_factory.h"
+
+namespace headroom::sim {
+namespace {
+
+// Ten servers and one synthesized hour as each "week" (tests/testdata): a plan in seconds.
+ResolvedScenario SmallSynthRow() {
+  auto s = LoadAndResolveBuiltIn(std::string(std::getenv("HEADROOM_SOURCE_DIR")) +
+                                 "/tests/testdata/small-synth-row.yaml");
+  EXPECT_TRUE(s) << s.error().message();
+  return *s;
+}
+
+std::tuple<std::string, int, int> Key(const RunSummary& r) {
+  return {r.policy, r.servers, r.week};
+}
+
+TEST(CapacityPlannerTest, ReplayedWeeksGiveThePlanOfFreshlySynthesizedOnes) {
+  const ResolvedScenario scenario = SmallSynthRow();
+  PlanOptions options;
+  options.policies = {"none", "brake-only", "polca"};
+  options.threads = 2;
+  auto replayed = PlanCapacity(scenario, options);
+  ASSERT_TRUE(replayed) << replayed.error().message();
+  options.recording_bytes = 0;
+  auto fresh = PlanCapacity(scenario, options);
+  ASSERT_TRUE(fresh) << fresh.error().message();
+
+  ASSERT_EQ(replayed->runs.size(), fresh->runs.size());
+  for (std::size_t i = 0; i < fresh->runs.size(); ++i) {
+    const RunSummary& a = replayed->runs[i];
+    const RunSummary& b = fresh->runs[i];
+    ASSERT_EQ(Key(a), Key(b));
+    EXPECT_EQ(a.peak_frac, b.peak_frac) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.energy_j, b.energy_j) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.brake_events, b.brake_events) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.hp.requests, b.hp.requests) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.lp.e2e_p50_s, b.lp.e2e_p50_s) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.hp.e2e_p99_s, b.hp.e2e_p99_s) << a.policy << " " << a.servers;
+  }
+  for (std::size_t k = 0; k < fresh->policies.size(); ++k) {
+    EXPECT_EQ(replayed->policies[k].max_servers, fresh->policies[k].max_servers);
+    EXPECT_EQ(replayed->policies[k].limit, fresh->policies[k].limit);
+  }
+  // Every run after the first of its week and count replayed it (the recordings fit in memory).
+  std::set<std::pair<int, int>> weeks;
+  for (const RunSummary& r : fresh->runs) weeks.insert({r.week, r.servers});
+  EXPECT_EQ(fresh->replayed_simulations, 0);
+  EXPECT_GE(replayed->replayed_simulations, 1);
+  EXPECT_LE(replayed->replayed_simulations, static_cast<int>(fresh->runs.size() - weeks.size()));
+}
+
+// The uncapped baseline is run only to compare latencies with: never at a count and week where
+// the policy's run already broke the power SLO, and always where it did not.
+TEST(CapacityPlannerTest, TheBaselineRunsOnlyWhereTheLatencyDecides) {
+  PlanOptions options;
+  options.policies = {"brake-only"};
+  options.threads = 2;
+  auto plan = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_TRUE(plan) << plan.error().message();
+  std::set<std::pair<int, int>> baselines;
+  for (const RunSummary& r : plan->runs) {
+    if (r.policy == policy::kUncappedPolicy) baselines.insert({r.servers, r.week});
+  }
+  int braked = 0;
+  for (const RunSummary& r : plan->runs) {
+    if (r.policy == policy::kUncappedPolicy) continue;
+    const bool power_ok = r.brake_events == 0 && r.over_budget_episodes == 0;
+    braked += !power_ok;
+    EXPECT_EQ(baselines.count({r.servers, r.week}), power_ok ? 1u : 0u)
+        << r.servers << " servers, week " << r.week;
+  }
+  EXPECT_GE(braked, 1);  // the count above the answer brakes
+}
+
+// The search starts where the uncapped row's peak, grown with its servers, would reach the
+// budget, and decides the answer from counts next to it.
+TEST(CapacityPlannerTest, TheSearchStartsWhereTheUncappedRowWouldReachItsBudget) {
+  PlanOptions options;
+  options.policies = {"brake-only"};
+  options.validate_weeks = 0;
+  auto plan = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_TRUE(plan) << plan.error().message();
+  const int n0 = plan->baseline_servers;
+  const int guess = static_cast<int>(n0 / plan->baseline.peak_frac);
+  std::set<int> counts;
+  for (const RunSummary& r : plan->runs) {
+    if (r.policy == "brake-only") counts.insert(r.servers);
+  }
+  EXPECT_TRUE(counts.count(guess)) << guess;
+  const int answer = plan->policies[0].max_servers;
+  EXPECT_TRUE(counts.count(answer)) << answer;
+  EXPECT_TRUE(counts.count(answer + 1)) << answer;
+  // Galloping from the guess: no count farther from it than twice its distance to the answer.
+  for (int n : counts) EXPECT_LE(std::abs(n - guess), 2 * std::abs(answer - guess) + 1) << n;
+}
+
+}  // namespace
+}  // namespace headroom::sim
