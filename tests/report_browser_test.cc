@@ -29,9 +29,9 @@ using headroom::testing::Headroom;
 using headroom::testing::RunShell;
 
 // What the report of a plan with capping policies, complete runs and a power trace draws.
-const std::vector<std::string> kPlots = {"capacity",       "row-power",      "peak-power",
-                                         "risk",           "latency-hp-p50", "latency-hp-p99",
-                                         "latency-lp-p50", "slo-margin"};
+const std::vector<std::string> kPlots = {
+    "capacity",       "row-power",      "peak-power", "risk",       "latency-hp-p50",
+    "latency-hp-p99", "latency-lp-p50", "slo-margin", "weeks-peak", "weeks-slo"};
 
 constexpr const char* kChromiumFlags =
     "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "

@@ -1,6 +1,9 @@
 #include "report/plan_plots.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
@@ -217,6 +220,88 @@ std::optional<CaptionedPlot> SloMarginPlot(const PlanReport& report) {
       "a count it skipped may fit too. A flat line is a policy limited by power, not latency."};
 }
 
+// Per kind of week (planning, stress, unseen), each week one policy ran at its answer as a
+// point over the policy's position, spread a little sideways by kind so that the kinds do not
+// hide one another: the distribution over weeks behind the policies table's worst case.
+std::vector<Series> WeeksAtAnswerSeries(
+    const sim::CapacityPlan& plan,
+    const std::function<std::optional<double>(const WeekAtAnswer&)>& value) {
+  constexpr double kSpread = 0.15;
+  std::vector<Series> kinds{
+      {.label = fmt::format("planning weeks ({})", plan.planning_weeks), .style = Style::kPoints},
+      {.label = fmt::format("stress cases ({})", plan.stress_cases.size()),
+       .style = Style::kPoints},
+      {.label = fmt::format("unseen weeks ({})", plan.validation_weeks), .style = Style::kPoints}};
+  for (std::size_t i = 0; i < plan.policies.size(); ++i) {
+    for (const WeekAtAnswer& w : WeeksAtAnswer(plan, plan.policies[i])) {
+      const int kind = w.run->week < plan.planning_weeks        ? 0
+                       : w.run->week < sim::SearchedWeeks(plan) ? 1
+                                                                : 2;
+      if (std::optional<double> y = value(w)) {
+        kinds[static_cast<std::size_t>(kind)].points.emplace_back(
+            static_cast<double>(i) + (kind - 1) * kSpread, *y);
+      }
+    }
+  }
+  return kinds;
+}
+
+void PolicyTics(const sim::CapacityPlan& plan, Plot& plot) {
+  for (std::size_t i = 0; i < plan.policies.size(); ++i) {
+    plot.x_tics.emplace_back(static_cast<double>(i), fmt::format("{} ({})", plan.policies[i].policy,
+                                                                 plan.policies[i].max_servers));
+  }
+  plot.rotate_x_tics = true;
+  plot.pad_x = true;
+}
+
+CaptionedPlot WeeksPeakPlot(const sim::CapacityPlan& plan) {
+  Plot plot{.name = "weeks-peak",
+            .title = "Peak row power of every week at each policy's answer",
+            .x_label = "policy (servers at its answer)",
+            .y_label = "peak row power (% of budget)"};
+  PolicyTics(plan, plot);
+  plot.series = WeeksAtAnswerSeries(
+      plan, [](const WeekAtAnswer& w) -> std::optional<double> { return w.run->peak_frac * 100; });
+  plot.series.push_back(
+      Level("budget", 100, -0.5, static_cast<double>(plan.policies.size()) - 0.5));
+  return {std::move(plot),
+          "Each point is one week the plan simulated at a policy's answer: its highest metered "
+          "1 s row power. The spread over weeks is the margin one week alone cannot show; a point "
+          "near the dashed line is a week that came close to the brake."};
+}
+
+std::optional<CaptionedPlot> WeeksSloPlot(const sim::CapacityPlan& plan, const sim::Slo& slo) {
+  Plot plot{.name = "weeks-slo",
+            .title = "Latency change nearest its SLO bound, every week at each answer",
+            .x_label = "policy (servers at its answer)",
+            .y_label = "latency change, % of its SLO bound"};
+  PolicyTics(plan, plot);
+  // The change nearest its bound (the one that limits the row), as a share of that bound.
+  plot.series = WeeksAtAnswerSeries(plan, [&](const WeekAtAnswer& w) -> std::optional<double> {
+    if (!w.impact || w.run->stopped_early) return std::nullopt;
+    double worst = -std::numeric_limits<double>::infinity();
+    for (const auto& [change, bound] : {std::pair{w.impact->hp_p50_e2e_pct, slo.hp_p50_e2e_pct},
+                                        std::pair{w.impact->hp_p99_e2e_pct, slo.hp_p99_e2e_pct},
+                                        std::pair{w.impact->lp_p50_e2e_pct, slo.lp_p50_e2e_pct}}) {
+      if (bound > 0) worst = std::max(worst, 100 * change / bound);
+    }
+    return std::isfinite(worst) ? std::optional<double>(worst) : std::nullopt;
+  });
+  bool any = false;
+  for (const Series& s : plot.series) any = any || !s.points.empty();
+  if (!any) return std::nullopt;
+  plot.series.push_back(
+      Level("SLO bound", 100, -0.5, static_cast<double>(plan.policies.size()) - 0.5));
+  return CaptionedPlot{
+      std::move(plot),
+      fmt::format("Each point is one week at a capping policy's answer: of its HP P50, HP P99 "
+                  "and LP P50 end-to-end latency changes against the uncapped row on the same "
+                  "week, the one nearest its SLO bound (+{}%, +{}%, +{}%), as a share of that "
+                  "bound. At 100% the SLO is exactly met; the uncapped row has no point.",
+                  slo.hp_p50_e2e_pct, slo.hp_p99_e2e_pct, slo.lp_p50_e2e_pct)};
+}
+
 }  // namespace
 
 std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
@@ -239,6 +324,8 @@ std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
     if (auto p = LatencyPlot(report.plan, m)) plots.push_back(std::move(*p));
   }
   if (auto p = SloMarginPlot(report)) plots.push_back(std::move(*p));
+  plots.push_back(WeeksPeakPlot(report.plan));
+  if (auto p = WeeksSloPlot(report.plan, slo)) plots.push_back(std::move(*p));
   return plots;
 }
 

@@ -134,7 +134,7 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"capacity", "row-power", "peak-power", "risk",
                                              "latency-hp-p50", "latency-hp-p99", "latency-lp-p50",
-                                             "slo-margin"}));
+                                             "slo-margin", "weeks-peak", "weeks-slo"}));
   const Plot latency = PlanPlots(r)[4].plot;
   // Capping policies only, the run stopped at its brake left out, and the SLO line.
   ASSERT_EQ(latency.series.size(), 3u);
@@ -148,6 +148,32 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
   names.clear();
   for (const CaptionedPlot& p : PlanPlots(r)) names.push_back(p.plot.name);
   EXPECT_EQ(std::count(names.begin(), names.end(), "row-power"), 0);
+}
+
+TEST(PlanReportTest, WeeksPlotsShowEveryWeekAtEachAnswerByKind) {
+  const PlanReport r = SamplePlanReport();
+  std::map<std::string, Plot> plots;
+  for (const CaptionedPlot& p : PlanPlots(r)) plots[p.plot.name] = p.plot;
+  const Plot& peak = plots.at("weeks-peak");
+  ASSERT_EQ(peak.series.size(), 4u);  // planning, stress, unseen, the budget
+  EXPECT_EQ(peak.series[0].label, "planning weeks (1)");
+  EXPECT_EQ(peak.series[2].label, "unseen weeks (2)");
+  // none at 40 and polca at 49 ran on the planning week (uniform fits none): left of each
+  // policy's tic.
+  const std::vector<std::pair<double, double>> planning = {{-0.15, 80}, {0.85, 98}};
+  ASSERT_EQ(peak.series[0].points.size(), planning.size());
+  for (std::size_t i = 0; i < planning.size(); ++i) {
+    EXPECT_NEAR(peak.series[0].points[i].first, planning[i].first, 1e-12);
+    EXPECT_NEAR(peak.series[0].points[i].second, planning[i].second, 1e-9);
+  }
+  EXPECT_EQ(peak.x_tics[1].second, "polca (49)");
+  // polca at 49: +0.9% on every latency; HP P50's bound (+1%) is the nearest: 90% of it. The
+  // uncapped row has no change against itself.
+  const Plot& slo = plots.at("weeks-slo");
+  ASSERT_EQ(slo.series[0].points.size(), 1u);
+  EXPECT_NEAR(slo.series[0].points[0].first, 0.85, 1e-12);
+  EXPECT_NEAR(slo.series[0].points[0].second, 90, 1e-6);
+  EXPECT_EQ(slo.series.back().label, "SLO bound");
 }
 
 // The sample's POLCA runs: 45, 48, 49 servers at +0.5, +0.8, +0.9% on every latency, 50 braked.

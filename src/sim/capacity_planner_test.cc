@@ -19,9 +19,7 @@ ResolvedScenario SmallSynthRow() {
   return *s;
 }
 
-std::tuple<std::string, int, int> Key(const RunSummary& r) {
-  return {r.policy, r.servers, r.week};
-}
+std::tuple<std::string, int, int> Key(const RunSummary& r) { return {r.policy, r.servers, r.week}; }
 
 TEST(CapacityPlannerTest, ReplayedWeeksGiveThePlanOfFreshlySynthesizedOnes) {
   const ResolvedScenario scenario = SmallSynthRow();
