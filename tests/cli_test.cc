@@ -875,16 +875,22 @@ TEST(CliTest, PlanWeeksBadInput) {
   std::string zero_weeks = ReadAll(SMALL_SYNTH_ROW_SCENARIO);
   zero_weeks.replace(zero_weeks.find("  weeks: 1\n"), 11, "  weeks: 0\n");
   const std::string bad_file = WriteTempFile("headroom_zero_weeks.yaml", zero_weeks);
+  std::string bad_risk = ReadAll(SMALL_SYNTH_ROW_SCENARIO);
+  bad_risk.replace(bad_risk.find("  weeks: 1\n"), 11, "  weeks: 1\n  risk_beyond: -2\n");
+  const std::string bad_risk_file = WriteTempFile("headroom_bad_risk.yaml", bad_risk);
   const std::string synth = "plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO);
   struct Case {
     std::string args;
     std::string says;
   };
-  for (const Case& c : {Case{synth + " --weeks 0", "--weeks 0: expected 1 to 100 weeks"},
-                        Case{synth + " --validate 101", "--validate 101: expected 0 to 100 weeks"},
-                        Case{"plan --config " + std::string(SMALL_ROW_SCENARIO) + " --weeks 2",
-                             "the workload 'scenario' replays real traces"},
-                        Case{"plan --config " + bad_file, bad_file + ":43: field 'plan.weeks'"}}) {
+  for (const Case& c :
+       {Case{synth + " --weeks 0", "--weeks 0: expected 1 to 100 weeks"},
+        Case{synth + " --validate 101", "--validate 101: expected 0 to 100 weeks"},
+        Case{"plan --config " + std::string(SMALL_ROW_SCENARIO) + " --weeks 2",
+             "the workload 'scenario' replays real traces"},
+        Case{"plan --config " + bad_file, bad_file + ":43: field 'plan.weeks'"},
+        Case{synth + " --risk-beyond 101", "--risk-beyond 101: expected 0 to 100 servers"},
+        Case{"plan --config " + bad_risk_file, bad_risk_file + ":44: field 'plan.risk_beyond'"}}) {
     const CommandRun run = Headroom(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
     EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;

@@ -261,6 +261,11 @@ TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   ASSERT_NE(weeks, std::string::npos);
   EXPECT_NE(html.find("<td>polca</td>", weeks), std::string::npos);
   EXPECT_NE(html.find("planning week 1 (seed", weeks), std::string::npos);
+  // The risk table: a row per count run, a cell per policy ("0/1 · 93.2% · ...").
+  const size_t risk = html.find("<section id=\"risk\">");
+  ASSERT_NE(risk, std::string::npos);
+  EXPECT_NE(html.find("<th>polca</th>", risk), std::string::npos);
+  EXPECT_NE(html.find("0/1 · ", risk), std::string::npos);
 }
 
 // Layout drawings: blocks; gnuplot plots: lines (paths) or points.

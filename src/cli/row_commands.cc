@@ -53,6 +53,7 @@ struct PlanCliOptions {
   int threads = 0;
   std::optional<int> weeks;         // --weeks
   std::optional<int> validate;      // --validate
+  std::optional<int> risk_beyond;   // --risk-beyond
   std::vector<std::string> stress;  // --stress, repeated; "none" drops the scenario's
   bool calibrate = false;
   bool html = false;  // --report
@@ -199,6 +200,7 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanCliOptions& cli) {
   options.trace = o.trace;
   options.weeks = cli.weeks;
   options.validate_weeks = cli.validate;
+  options.risk_beyond = cli.risk_beyond;
   if (!cli.row.out.empty() || cli.html) options.power_windows = report::kPlanPowerWindows;
   if (!cli.stress.empty()) {
     options.stress.emplace();
@@ -318,6 +320,10 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
   cmd->add_option("--validate", options->validate,
                   "Unseen weeks (seeds from seed+1000) each answer is checked on and lowered until "
                   "it holds on all; 0: none (default: the scenario's plan.validate_weeks)");
+  cmd->add_option("--risk-beyond", options->risk_beyond,
+                  "Also run every count from the provisioned row to N servers beyond each "
+                  "policy's answer on every planning week and stress case, for the risk curve "
+                  "(0: the counts the search ran; default: the scenario's plan.risk_beyond)");
   cmd->add_option("--stress", options->stress,
                   "A stress case every kept count must also pass, on planning week 1's seed, "
                   "e.g. growth:load=1.1 or bursts:burst_size=3,bursts_per_day=24 (keys: load, "

@@ -214,6 +214,7 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   plan.simulations = static_cast<int>(r.Count(j, "simulations", ""));
   plan.planning_weeks = static_cast<int>(r.Count(j, "planning_weeks", ""));
   plan.validation_weeks = static_cast<int>(r.Count(j, "validation_weeks", ""));
+  plan.risk_beyond = static_cast<int>(r.Count(j, "risk_beyond", ""));
   for (const json& stress : r.List(j, "stress_cases", "")) {
     if (stress.is_string()) plan.stress_cases.push_back(stress.get<std::string>());
   }

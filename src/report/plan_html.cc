@@ -1,5 +1,7 @@
 #include "report/plan_html.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "report/html.h"
@@ -104,6 +106,49 @@ std::string Weeks(const sim::CapacityPlan& plan) {
          "uncapped row on the same week at the same servers.</p>\n</section>\n";
 }
 
+// Per count, per policy: weeks with a power event of those run, the worst peak, the smallest
+// margin to the budget and the most server-time capped (sim::PlanRisk).
+std::string Risk(const sim::CapacityPlan& plan) {
+  const std::vector<sim::CountRisk> risk = sim::PlanRisk(plan);
+  std::map<int, std::map<std::string, const sim::CountRisk*>> by_count;
+  for (const sim::CountRisk& c : risk) by_count[c.servers][c.policy] = &c;
+  std::vector<std::string> head{"servers"};
+  for (const sim::PolicyPlan& p : plan.policies) head.push_back(p.policy);
+  std::string out = "<section id=\"risk\">\n<h2>Risk at each count</h2>\n<table class=\"risk\">\n" +
+                    HtmlRow(head, "th");
+  for (const auto& [servers, policies] : by_count) {
+    std::vector<std::string> row{std::to_string(servers)};
+    for (const sim::PolicyPlan& p : plan.policies) {
+      const auto it = policies.find(p.policy);
+      if (it == policies.end()) {
+        row.push_back("-");
+        continue;
+      }
+      const sim::CountRisk& c = *it->second;
+      row.push_back(fmt::format("{}/{} · {:.1f}% · {:.1f} kW · {:.0f}%", c.weeks_with_power_event,
+                                c.weeks, c.worst_peak_frac * 100, c.smallest_margin_w / 1e3,
+                                c.most_capped_fraction * 100));
+    }
+    out += HtmlRow(row);
+  }
+  const std::string which =
+      plan.risk_beyond > 0
+          ? fmt::format(
+                "every count from the provisioned row to {} beyond each policy's answer "
+                "ran on every planning week and stress case",
+                plan.risk_beyond)
+          : "only the counts the search and the unseen weeks ran (<code>--risk-beyond N</code> "
+            "runs every count up to N beyond each answer)";
+  return out +
+         fmt::format(
+             "</table>\n<p class=\"note\">Each cell: weeks with a brake or time over budget of "
+             "the weeks run at that count, the highest peak (% of the budget), the smallest "
+             "margin to the budget (negative: over it) and the most server-time capped in one "
+             "week. A run stopped at its first power event counts with the peak it had reached. "
+             "Here {}; '-': not run.</p>\n</section>\n",
+             which);
+}
+
 std::string Notes(const PlanReport& r) {
   std::string out =
       "<section id=\"notes\">\n<h2>Not shown</h2>\n<ul class=\"note\">\n<li>Latency "
@@ -123,7 +168,7 @@ HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir)
   HtmlReport out;
   const std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
                            HtmlPlots(PlanPlots(report), plot_dir, out.warnings) +
-                           Weeks(report.plan) + Notes(report) +
+                           Weeks(report.plan) + Risk(report.plan) + Notes(report) +
                            HtmlFooter(report.inputs.version, "headroom plan --out DIR");
   out.html = HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
   return out;

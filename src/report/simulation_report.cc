@@ -154,6 +154,7 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
                     {"smallest_margin_w", c.smallest_margin_w},
                     {"most_capped_fraction", c.most_capped_fraction}});
   }
+  j["risk_beyond"] = plan.risk_beyond;
   j["risk"] = std::move(risk);
   return j;
 }

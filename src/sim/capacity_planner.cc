@@ -412,6 +412,11 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   }
   CapacityPlan plan;
   HEADROOM_RETURN_IF_ERROR(ChooseWeeks(s, options, &plan));
+  plan.risk_beyond = options.risk_beyond.value_or(s.plan_risk_beyond);
+  if (plan.risk_beyond < 0 || plan.risk_beyond > kMaxRiskBeyond) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--risk-beyond {}: expected 0 to {} servers", plan.risk_beyond, kMaxRiskBeyond)));
+  }
   // The search decides on the planning weeks and the stress cases: `planning` weeks from here.
   const int planning = SearchedWeeks(plan);
   const int all_weeks = planning + plan.validation_weeks;
@@ -434,9 +439,10 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   plan.baseline_servers = n0;
   const int rounds_estimate =
       static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max - n0 + 2))));
-  const int total_estimate =
-      (rounds_estimate * planning + plan.validation_weeks) * static_cast<int>(policies.size()) * 2 +
-      1;
+  const int risk_estimate = plan.risk_beyond > 0 ? (n_max - n0 + 1) / 2 * planning : 0;
+  const int total_estimate = (rounds_estimate * planning + plan.validation_weeks + risk_estimate) *
+                                 static_cast<int>(policies.size()) * 2 +
+                             1;
   // Runs the jobs not yet done (each once, in the order asked).
   const auto run = [&](const std::vector<Job>& jobs) -> core::Status {
     std::vector<Job> todo;
@@ -571,6 +577,20 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       }
     }
     if (!checking) break;
+    HEADROOM_RETURN_IF_ERROR(run(jobs));
+  }
+
+  // The risk at every count up to a few beyond each answer (or, for a policy that fits none,
+  // beyond the provisioned row), on the weeks the search decides on. Only the power matters
+  // here: no baselines, and a run stops at its first power event.
+  if (plan.risk_beyond > 0) {
+    jobs.clear();
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      const int top = std::min(n_max, std::max(checks[k].servers, n0) + plan.risk_beyond);
+      for (int n = n0; n <= top; ++n) {
+        for (int w = 0; w < planning; ++w) jobs.push_back({policies[k], n, w});
+      }
+    }
     HEADROOM_RETURN_IF_ERROR(run(jobs));
   }
 

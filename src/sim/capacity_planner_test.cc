@@ -101,5 +101,39 @@ TEST(CapacityPlannerTest, TheSearchStartsWhereTheUncappedRowWouldReachItsBudget)
   for (int n : counts) EXPECT_LE(std::abs(n - guess), 2 * std::abs(answer - guess) + 1) << n;
 }
 
+// With risk_beyond, every count from the provisioned row to that many past each answer ran on
+// every planning week, so the risk has no gap there; without, only the counts the search ran.
+TEST(CapacityPlannerTest, RiskBeyondRunsEveryCountUpToAFewPastEachAnswer) {
+  PlanOptions options;
+  options.policies = {"none", "brake-only"};
+  options.threads = 2;
+  options.validate_weeks = 0;
+  auto searched = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_TRUE(searched) << searched.error().message();
+  options.risk_beyond = 2;
+  auto plan = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_TRUE(plan) << plan.error().message();
+  EXPECT_EQ(plan->risk_beyond, 2);
+  EXPECT_GT(plan->simulations, searched->simulations);
+  std::set<std::pair<std::string, int>> counts;
+  for (const CountRisk& c : PlanRisk(*plan)) {
+    counts.insert({c.policy, c.servers});
+    EXPECT_EQ(c.weeks, 1) << c.policy << " " << c.servers;
+  }
+  const int n0 = plan->baseline_servers;
+  for (const PolicyPlan& p : plan->policies) {
+    ASSERT_GE(p.max_servers, n0) << p.policy;
+    for (int n = n0; n <= p.max_servers + 2; ++n) {
+      EXPECT_TRUE(counts.count({p.policy, n})) << p.policy << " " << n;
+    }
+  }
+  // The answers are the search's: the extra runs only look.
+  for (std::size_t k = 0; k < plan->policies.size(); ++k) {
+    EXPECT_EQ(plan->policies[k].max_servers, searched->policies[k].max_servers);
+  }
+  options.risk_beyond = -1;
+  EXPECT_FALSE(PlanCapacity(SmallSynthRow(), options));
+}
+
 }  // namespace
 }  // namespace headroom::sim

@@ -289,8 +289,8 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   }
   if (doc.Has("plan")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
-    HEADROOM_RETURN_IF_ERROR(
-        plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks", "validate_weeks", "stress"}));
+    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys(
+        {"policies", "max_extra_pct", "weeks", "validate_weeks", "stress", "risk_beyond"}));
     if (plan.Has("stress")) HEADROOM_RETURN_IF_ERROR(ParseStressList(plan, s));
     if (plan.Has("policies")) {
       HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
@@ -300,6 +300,8 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
     HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(plan, "weeks", 1, kMaxPlanWeeks, &s.plan_weeks));
     HEADROOM_RETURN_IF_ERROR(
         OptionalNumberInto(plan, "validate_weeks", 0, kMaxPlanWeeks, &s.plan_validate_weeks));
+    HEADROOM_RETURN_IF_ERROR(
+        OptionalNumberInto(plan, "risk_beyond", 0, kMaxRiskBeyond, &s.plan_risk_beyond));
   }
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "seed", 0, 9e15, &s.seed));
   return s;

@@ -108,6 +108,9 @@ struct Scenario {
   // pass, and unseen weeks (seeds from seed + kValidationSeedOffset) its answer is checked on.
   int plan_weeks = 1;
   int plan_validate_weeks = 2;
+  // The risk at every count from the provisioned row to this many servers beyond each policy's
+  // answer, on every planning week and stress case (0: at the counts the search ran only).
+  int plan_risk_beyond = 0;
   // Stress cases every count the search keeps must also pass (plan.stress).
   std::vector<StressCase> plan_stress;
   std::uint64_t seed = 1;
@@ -160,6 +163,7 @@ bool SynthesizedWorkload(const Scenario& scenario, std::string_view trace);
 // The seed of a plan's unseen week v (0-based): far from any planning week's seed + k.
 inline constexpr std::uint64_t kValidationSeedOffset = 1000;
 inline constexpr int kMaxPlanWeeks = 100;
+inline constexpr int kMaxRiskBeyond = 100;
 
 // Runs one simulation of the scenario at `servers` with `policy`.
 [[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,
