@@ -135,12 +135,15 @@ std::vector<Job> Interleaved(const std::vector<Job>& jobs) {
 }
 
 // Runs the jobs on `threads` threads, each on its week's scenario (`weeks`); results in job
-// order. The first error wins.
+// order. The uncapped baseline's runs step `shadows` beside (RunOptions::shadows); `quiet` gets,
+// per job, those of them that never acted there. The first error wins.
 core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>& weeks,
                                              const std::vector<Job>& jobs,
-                                             const PlanOptions& options,
-                                             WeekRecordings& recordings) {
+                                             const PlanOptions& options, WeekRecordings& recordings,
+                                             const std::vector<std::string>& shadows,
+                                             std::vector<std::vector<std::string>>* quiet) {
   std::vector<RunSummary> out(jobs.size());
+  quiet->assign(jobs.size(), {});
   std::vector<std::optional<core::Error>> errors(jobs.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
@@ -158,11 +161,26 @@ core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>
       }
       // A run that has broken the power SLO is done, except the baseline: the other policies'
       // latencies are compared with it.
+      std::vector<std::unique_ptr<policy::RowPolicy>> shadowing;
       if (jobs[i].policy != policy::kUncappedPolicy) {
         run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
+      } else {
+        for (const std::string& name : shadows) {
+          auto made = policy::MakePolicy(name, scenario.params);
+          if (!made) {
+            errors[i] = made.error();
+            break;
+          }
+          shadowing.push_back(std::move(*made));
+          run.shadows.push_back(shadowing.back().get());
+        }
+        if (errors[i]) continue;
       }
       auto result = RunJob(scenario, jobs[i], options, run, recordings);
       if (result) {
+        for (std::size_t k = 0; k < result->quiet_shadows.size(); ++k) {
+          if (result->quiet_shadows[k]) (*quiet)[i].push_back(shadows[k]);
+        }
         out[i] = Summarize(*result);
         out[i].week = jobs[i].week;
         out[i].power_window_s = run.power_window_periods * period_s;
@@ -436,6 +454,12 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   const std::string uncapped(policy::kUncappedPolicy);
   std::map<Job, RunSummary> done;
   WeekRecordings recordings(options.recording_bytes);
+  const std::vector<std::string> none;
+  std::vector<std::string> shadows;
+  if (options.share_quiet_runs) {
+    std::copy_if(policies.begin(), policies.end(), std::back_inserter(shadows),
+                 [&](const std::string& p) { return p != uncapped; });
+  }
   plan.baseline_servers = n0;
   const int rounds_estimate =
       static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max - n0 + 2))));
@@ -451,13 +475,36 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
         todo.push_back(j);
       }
     }
-    if (todo.empty()) return core::Ok();
-    todo = Interleaved(todo);
-    HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results,
-                              RunAll(weeks, todo, options, recordings));
-    for (std::size_t i = 0; i < todo.size(); ++i) done[todo[i]] = results[i];
-    plan.simulations += static_cast<int>(todo.size());
-    if (options.progress) options.progress(plan.simulations, total_estimate);
+    // The baselines first, each with the capping policies as its shadows: where one never
+    // acted on a week without a power event, its run would have been the baseline's, event for
+    // event (RunOptions::shadows), and is taken from it instead of simulated.
+    std::vector<Job> baselines, others;
+    for (const Job& j : todo) (j.policy == uncapped ? baselines : others).push_back(j);
+    for (std::vector<Job>* phase : {&baselines, &others}) {
+      if (phase == &others) {
+        std::erase_if(others, [&](const Job& j) { return done.count(j) > 0; });
+      }
+      if (phase->empty()) continue;
+      const std::vector<Job> batch = Interleaved(*phase);
+      std::vector<std::vector<std::string>> quiet;
+      HEADROOM_ASSIGN_OR_RETURN(
+          std::vector<RunSummary> results,
+          RunAll(weeks, batch, options, recordings, phase == &baselines ? shadows : none, &quiet));
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        done[batch[i]] = results[i];
+        if (results[i].brake_events > 0 || results[i].over_budget_episodes > 0) continue;
+        for (const std::string& p : quiet[i]) {
+          const Job same{p, batch[i].servers, batch[i].week};
+          if (done.count(same)) continue;
+          RunSummary shared = results[i];
+          shared.policy = p;
+          done[same] = std::move(shared);
+          ++plan.shared_runs;
+        }
+      }
+      plan.simulations += static_cast<int>(batch.size());
+      if (options.progress) options.progress(plan.simulations, total_estimate);
+    }
     return core::Ok();
   };
   // The verdict on weeks [from, to) against the uncapped row on each; nullopt while runs are

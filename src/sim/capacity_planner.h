@@ -99,6 +99,10 @@ struct CapacityPlan {
   // timing (two runs of one week at once both synthesize it), unlike everything else here: not
   // for output that must be the same run to run.
   int replayed_simulations = 0;
+  // Runs not simulated but taken from the uncapped row's on the same week and count, where the
+  // policy never acted and the row had no power event (PlanOptions::share_quiet_runs); in `runs`
+  // beside the simulated ones, not counted in `simulations`.
+  int shared_runs = 0;
   // Every simulation the search ran (the baselines as policy "none"), by policy, servers, week.
   // Runs with stopped_early set broke the power SLO and cover part of the trace only.
   std::vector<RunSummary> runs;
@@ -158,6 +162,10 @@ struct PlanOptions {
   // row is about 120 MB), each replayed by every later run of its week at its count; 0: every
   // run synthesizes its week afresh. The results are the same either way.
   std::size_t recording_bytes = std::size_t{1} << 30;
+  // Step every capping policy beside each uncapped baseline run, and take a policy's run from
+  // the baseline's where it never acted (RunOptions::shadows); false: simulate every run. The
+  // results are the same either way.
+  bool share_quiet_runs = true;
   std::function<void(int done, int total_estimate)> progress;
   const std::atomic<bool>* stop = nullptr;
 };

@@ -1,6 +1,7 @@
 #include "sim/capacity_planner.h"
 
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -54,6 +55,43 @@ TEST(CapacityPlannerTest, ReplayedWeeksGiveThePlanOfFreshlySynthesizedOnes) {
   EXPECT_EQ(fresh->replayed_simulations, 0);
   EXPECT_GE(replayed->replayed_simulations, 1);
   EXPECT_LE(replayed->replayed_simulations, static_cast<int>(fresh->runs.size() - weeks.size()));
+}
+
+// Where a capping policy never acted on the uncapped row's week without a power event, the plan
+// takes its run from the baseline's instead of simulating it: the same plan, run for run.
+TEST(CapacityPlannerTest, RunsTakenFromTheBaselineAreTheRunsThemselves) {
+  const ResolvedScenario scenario = SmallSynthRow();
+  PlanOptions options;
+  options.policies = {"none", "brake-only", "polca"};
+  options.threads = 2;
+  options.risk_beyond = 1;
+  auto shared = PlanCapacity(scenario, options);
+  ASSERT_TRUE(shared) << shared.error().message();
+  options.share_quiet_runs = false;
+  auto simulated = PlanCapacity(scenario, options);
+  ASSERT_TRUE(simulated) << simulated.error().message();
+  EXPECT_EQ(simulated->shared_runs, 0);
+  EXPECT_GE(shared->shared_runs, 1);
+  EXPECT_LT(shared->simulations, simulated->simulations);
+  std::map<std::tuple<std::string, int, int>, const RunSummary*> by_key;
+  for (const RunSummary& r : simulated->runs) by_key[Key(r)] = &r;
+  int compared = 0;
+  for (const RunSummary& a : shared->runs) {
+    const auto it = by_key.find(Key(a));
+    if (it == by_key.end()) continue;  // taken from a baseline, never asked for by the search
+    const RunSummary& b = *it->second;
+    ++compared;
+    EXPECT_EQ(a.peak_frac, b.peak_frac) << a.policy << " " << a.servers << " " << a.week;
+    EXPECT_EQ(a.energy_j, b.energy_j) << a.policy << " " << a.servers << " " << a.week;
+    EXPECT_EQ(a.stopped_early, b.stopped_early) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.lp.e2e_p50_s, b.lp.e2e_p50_s) << a.policy << " " << a.servers;
+    EXPECT_EQ(a.hp.e2e_p99_s, b.hp.e2e_p99_s) << a.policy << " " << a.servers;
+  }
+  EXPECT_EQ(compared, static_cast<int>(simulated->runs.size()));
+  for (std::size_t k = 0; k < simulated->policies.size(); ++k) {
+    EXPECT_EQ(shared->policies[k].max_servers, simulated->policies[k].max_servers);
+    EXPECT_EQ(shared->policies[k].limit, simulated->policies[k].limit);
+  }
 }
 
 // The uncapped baseline is run only to compare latencies with: never at a count and week where

@@ -156,6 +156,8 @@ class Simulation {
   void OnTelemetry();
   void AddToWindow(double start_s, double row_w);
   void OnControl(double row_w);
+  // RunOptions::shadows: each quiet one stepped on the view; the first to act is done.
+  void StepShadows(const policy::RowView& view);
   void UpdateEngineWindows();
   void OnApplyCaps(int s);
   void OnApplyBrake(int s);
@@ -171,6 +173,13 @@ class Simulation {
   policy::RowPolicy& policy_;
   const RunOptions& options_;
   std::optional<policy::RowController> row_;  // drives policy_; made once the servers are
+  // RunOptions::shadows, each with its own controller, stepped while it is quiet.
+  struct Shadow {
+    std::optional<policy::RowController> row;
+    bool quiet = true;
+  };
+  std::vector<Shadow> shadows_;
+  bool acted_ = false;  // the run's own policy sent a command: no shadow's run is this one
   std::vector<policy::ControlledServer> controlled_;
   // RunOptions::restart_controller_at: the policy after the restart, and when it started.
   std::unique_ptr<policy::RowPolicy> restarted_policy_;
@@ -282,6 +291,11 @@ core::Status Simulation::Setup() {
          .non_gpu_power = config_.server.non_gpu_power});
   }
   row_.emplace(policy_, config_.control, controlled_);
+  shadows_.resize(options_.shadows.size());
+  for (std::size_t k = 0; k < shadows_.size(); ++k) {
+    shadows_[k].row.emplace(*options_.shadows[k], config_.control, controlled_);
+    shadows_[k].quiet = !options_.restart_controller_at;
+  }
   result_.servers = config_.servers;
   result_.budget_w = config_.power.budget.value();
   result_.policy = policy_.name();
@@ -777,6 +791,7 @@ void Simulation::OnControl(double row_w) {
     if (!reachable[s]) report.holds.reset();
   }
   if (options_.on_control_view) options_.on_control_view(view);
+  StepShadows(view);
   const policy::RowStep& step = row_->Step(view);
   state_ = StateIndex(step.decision.state);
   result_.events.insert(result_.events.end(), step.decision.events.begin(),
@@ -801,6 +816,7 @@ void Simulation::OnControl(double row_w) {
       server.pending_caps.push_back(want);
       queue_.Schedule(now + cap_delay, {EventKind::kApplyCaps, static_cast<int>(s)});
     }
+    if (want != server.requested) acted_ = true;
     if (want.brake != server.requested.brake) {
       server.pending_brake.push_back(want.brake);
       queue_.Schedule(now + config_.power.brake_delay,
@@ -810,6 +826,22 @@ void Simulation::OnControl(double row_w) {
     row_->Accepted(s, want);
   }
   if (step.brake_event) ++result_.brake_events;
+}
+
+void Simulation::StepShadows(const policy::RowView& view) {
+  if (acted_) return;  // no shadow's run is this one any more
+  for (Shadow& shadow : shadows_) {
+    if (!shadow.quiet) continue;
+    const policy::RowStep& step = shadow.row->Step(view);
+    shadow.quiet = !step.brake_event;
+    for (std::size_t s = 0; s < servers_.size() && shadow.quiet; ++s) {
+      if (!step.changed[s] || !reachable_[s]) continue;
+      const ServerTargets& want = step.decision.targets[s];
+      // Sending what the server holds changes nothing on the row; anything else is acting.
+      shadow.quiet = want == servers_[s].requested;
+      if (shadow.quiet) shadow.row->Accepted(s, want);
+    }
+  }
 }
 
 void Simulation::UpdateEngineWindows() {
@@ -908,6 +940,7 @@ core::Result<RowResult> Simulation::Run() {
   }
   Integrate();
   result_.events_processed = processed;
+  for (const Shadow& shadow : shadows_) result_.quiet_shadows.push_back(shadow.quiet && !acted_);
   result_.simulated_s = core::ToSeconds(queue_.now());
   result_.duration_s = last_arrival_s_;
   result_.energy_j = row_energy_j_;

@@ -150,6 +150,9 @@ struct RowResult {
   std::uint64_t events_processed = 0;
   bool stopped_early = false;    // RunOptions::stop_after_power_events: the metrics are partial
   std::uint64_t iterations = 0;  // decode/prefill iterations simulated
+  // By RunOptions::shadows: whether that policy never acted on this run, nor did the run's own
+  // (so that a run under it would have been this one).
+  std::vector<bool> quiet_shadows;
 };
 
 struct RunOptions {
@@ -178,6 +181,13 @@ struct RunOptions {
   // Stop early, with RowResult::stopped_early set, once brake events or over-budget episodes
   // exceed this: a capacity search needs no more of a run that has already failed its SLO.
   std::optional<std::uint64_t> stop_after_power_events;
+  // Policies stepped beside the run's own on the very view it is shown, each until it would first
+  // act (send a server a target other than what it holds, or brake). Until then a run under it
+  // is this run, event for event: the row sees nothing of a policy but its commands. So a shadow
+  // that never acts (RowResult::quiet_shadows) would have run exactly as this run did, which a
+  // capacity plan need not simulate again. Not with restart_controller_at (none is quiet then).
+  // REQUIRES: each outlives the run.
+  std::vector<policy::RowPolicy*> shadows;
 };
 
 // Runs the whole source through the row. Requests of priority kUnspecified are an error; a

@@ -184,6 +184,41 @@ TEST(RowSimulatorTest, SameInputsGiveIdenticalResults) {
   EXPECT_EQ(r[0].hp.e2e.Quantile(0.99), r[1].hp.e2e.Quantile(0.99));
 }
 
+// A policy stepped beside a run (RunOptions::shadows) is quiet when it never acts there, and its
+// own run is then that run, event for event; one that acts is not quiet.
+TEST(RowSimulatorTest, AQuietShadowsRunIsTheRunItShadowed) {
+  ResolvedScenario s = Default();
+  auto uncapped = RunScenario(s, "none", 12, "azure", {});
+  ASSERT_TRUE(uncapped);
+  // A budget the row peaks at 90% of: above POLCA's T1, under the brake.
+  s.row.power.budget = core::Watts(uncapped->peak_w / 0.9);
+  auto brake_only = policy::MakePolicy("brake-only", s.params);
+  auto polca = policy::MakePolicy("polca", s.params);
+  ASSERT_TRUE(brake_only && polca);
+  RunOptions options;
+  options.shadows = {brake_only->get(), polca->get()};
+  auto shadowed = RunScenario(s, "none", 12, "azure", options);
+  ASSERT_TRUE(shadowed);
+  EXPECT_EQ(shadowed->quiet_shadows, (std::vector<bool>{true, false}));
+  EXPECT_EQ(shadowed->energy_j, uncapped->energy_j);  // shadows change nothing of the run
+  auto own = RunScenario(s, "brake-only", 12, "azure", {});
+  auto capped = RunScenario(s, "polca", 12, "azure", {});
+  ASSERT_TRUE(own && capped);
+  EXPECT_EQ(own->events_processed, shadowed->events_processed);
+  EXPECT_EQ(own->energy_j, shadowed->energy_j);
+  EXPECT_EQ(own->peak_w, shadowed->peak_w);
+  EXPECT_EQ(own->hp.e2e.Quantile(0.5), shadowed->hp.e2e.Quantile(0.5));
+  EXPECT_EQ(own->lp.e2e.Quantile(0.99), shadowed->lp.e2e.Quantile(0.99));
+  EXPECT_GT(capped->cap_actions, 0u);  // POLCA did act, as its shadow said
+  // A run whose own policy acts is no shadow's run: none is quiet on it.
+  auto fresh = policy::MakePolicy("brake-only", s.params);  // a policy serves one run
+  ASSERT_TRUE(fresh);
+  options.shadows = {fresh->get()};
+  auto under_polca = RunScenario(s, "polca", 12, "azure", options);
+  ASSERT_TRUE(under_polca);
+  EXPECT_EQ(under_polca->quiet_shadows, std::vector<bool>{false});
+}
+
 TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
   ResolvedScenario s = Default();
   const double server_max = s.row.server.max_system_power.value();
