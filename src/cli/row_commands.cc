@@ -214,6 +214,7 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanCliOptions& cli) {
   for (std::string_view p : core::Split(policies, ',')) {
     if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
   }
+  if (options.policies == std::vector<std::string>{"all"}) options.policies = policy::PolicyNames();
   options.stop = &StopRequested();
   return options;
 }
@@ -311,7 +312,7 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
   auto* options = OptionsRunBy(cmd, run, global, RunPlan);
   AddRowOptions(cmd, &options->row);
   cmd->add_option("--policies", options->policies,
-                  "Comma-separated policies to plan for (default: the scenario's)");
+                  "Comma-separated policies to plan for, or 'all' (default: the scenario's)");
   cmd->add_option("--threads", options->threads, "Simulations in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--weeks", options->weeks,
@@ -321,9 +322,10 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
                   "Unseen weeks (seeds from seed+1000) each answer is checked on and lowered until "
                   "it holds on all; 0: none (default: the scenario's plan.validate_weeks)");
   cmd->add_option("--risk-beyond", options->risk_beyond,
-                  "Also run every count from the provisioned row to N servers beyond each "
-                  "policy's answer on every planning week and stress case, for the risk curve "
-                  "(0: the counts the search ran; default: the scenario's plan.risk_beyond)");
+                  "Also run every count up to N servers beyond each policy's answer on every "
+                  "planning week and stress case, each run stopped at its first power event, for "
+                  "the risk curve (0: the counts the search ran; default: the scenario's "
+                  "plan.risk_beyond)");
   cmd->add_option("--stress", options->stress,
                   "A stress case every kept count must also pass, on planning week 1's seed, "
                   "e.g. growth:load=1.1 or bursts:burst_size=3,bursts_per_day=24 (keys: load, "

@@ -60,17 +60,22 @@ ServerCount RowController::Count(Server& s, const ServerReport& r) const {
     const core::Watts w = std::max(s.last_counted, rated);
     return {.watts = w, .as = w == rated ? kRatedMax : kLastValue, .why = {}};
   }
-  std::string why = r.implausible;
   const core::Watts gpu_max = rated - s.spec.non_gpu_power;
-  if (why.empty() && r.gpu_power.value() < 0) {
-    why = fmt::format("its GPUs report {:.0f} W", r.gpu_power.value());
-  } else if (why.empty() && r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value()) {
-    why = fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
-                      r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
-  }
+  const bool negative = r.gpu_power.value() < 0;
+  const bool beyond = r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value();
   // A report that breaks the server's physics must not lower the row's power: one bad agent
-  // could otherwise lift every cap.
-  if (!why.empty()) return {.watts = rated, .as = kImplausible, .why = why};
+  // could otherwise lift every cap. (The reason is built only then: every server is counted
+  // every step.)
+  if (!r.implausible.empty() || negative || beyond) {
+    std::string why = r.implausible;
+    if (why.empty() && negative) {
+      why = fmt::format("its GPUs report {:.0f} W", r.gpu_power.value());
+    } else if (why.empty()) {
+      why = fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
+                        r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
+    }
+    return {.watts = rated, .as = kImplausible, .why = std::move(why)};
+  }
   // The rest of the server (CPUs, fans, NVSwitches) at its catalog maximum over-counts at idle
   // and never under-counts.
   s.last_counted = r.gpu_power + s.spec.non_gpu_power;
@@ -136,13 +141,13 @@ void RowController::UpdateEscalation(core::Duration now, const std::vector<Serve
 
 void RowController::CountServers(const RowView& in) {
   RowStep& step = step_;
-  step.counted.clear();
+  step.counted.resize(servers_.size());
   step.synced.clear();
   step.lost_caps.clear();
   step.servers_sum = core::Watts(0);
   for (size_t i = 0; i < servers_.size(); ++i) {
-    step.counted.push_back(Count(servers_[i], in.servers[i]));
-    step.servers_sum += step.counted.back().watts;
+    step.counted[i] = Count(servers_[i], in.servers[i]);
+    step.servers_sum += step.counted[i].watts;
     Sync(i, in.servers[i], &step);
   }
 }
@@ -158,13 +163,15 @@ void RowController::Observe(const RowView& in, core::Duration now) {
     const ServerReport& report = in.servers[i];
     // Only a report counted as reported carries believable GPU power and engine figures.
     const bool believed = step_.counted[i].as == kReported;
-    obs_.servers[i] = {.priority = s.spec.priority,
-                       .current = s.accepted.value_or(ServerTargets{}),
-                       .power = step_.counted[i].watts,
-                       .rated_power = s.spec.rated_power,
-                       .gpu_power = believed ? report.gpu_power : core::Watts(0),
-                       .gpu_max = s.spec.rated_power - s.spec.non_gpu_power,
-                       .serving = believed ? report.serving : std::nullopt};
+    // Field by field into the kept observation (no temporary per server and step).
+    ServerObservation& o = obs_.servers[i];
+    o.priority = s.spec.priority;
+    o.current = s.accepted ? *s.accepted : ServerTargets{};
+    o.power = step_.counted[i].watts;
+    o.rated_power = s.spec.rated_power;
+    o.gpu_power = believed ? report.gpu_power : core::Watts(0);
+    o.gpu_max = s.spec.rated_power - s.spec.non_gpu_power;
+    o.serving = believed ? report.serving : std::nullopt;
   }
 }
 

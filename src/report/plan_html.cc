@@ -134,8 +134,9 @@ std::string Risk(const sim::CapacityPlan& plan) {
   const std::string which =
       plan.risk_beyond > 0
           ? fmt::format(
-                "every count from the provisioned row to {} beyond each policy's answer "
-                "ran on every planning week and stress case",
+                "every count up to {} beyond each policy's answer ran on every planning week "
+                "and stress case (each run stopped at its first power event); below the "
+                "answer, the counts the search ran",
                 plan.risk_beyond)
           : "only the counts the search and the unseen weeks ran (<code>--risk-beyond N</code> "
             "runs every count up to N beyond each answer)";

@@ -136,11 +136,13 @@ std::vector<Job> Interleaved(const std::vector<Job>& jobs) {
 
 // Runs the jobs on `threads` threads, each on its week's scenario (`weeks`); results in job
 // order. The uncapped baseline's runs step `shadows` beside (RunOptions::shadows); `quiet` gets,
-// per job, those of them that never acted there. The first error wins.
+// per job, those of them that never acted there. Every run but the baseline's stops at its first
+// power event; with `power_only`, the baseline's too. The first error wins.
 core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>& weeks,
                                              const std::vector<Job>& jobs,
                                              const PlanOptions& options, WeekRecordings& recordings,
                                              const std::vector<std::string>& shadows,
+                                             bool power_only,
                                              std::vector<std::vector<std::string>>* quiet) {
   std::vector<RunSummary> out(jobs.size());
   quiet->assign(jobs.size(), {});
@@ -160,11 +162,12 @@ core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>
                             std::ceil(run.expected_duration_s / period_s / options.power_windows)));
       }
       // A run that has broken the power SLO is done, except the baseline: the other policies'
-      // latencies are compared with it.
+      // latencies are compared with it (unless only the power is wanted).
       std::vector<std::unique_ptr<policy::RowPolicy>> shadowing;
-      if (jobs[i].policy != policy::kUncappedPolicy) {
+      if (jobs[i].policy != policy::kUncappedPolicy || power_only) {
         run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
-      } else {
+      }
+      if (jobs[i].policy == policy::kUncappedPolicy) {
         for (const std::string& name : shadows) {
           auto made = policy::MakePolicy(name, scenario.params);
           if (!made) {
@@ -324,7 +327,7 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
       if (const auto base = baseline.find(servers); base != baseline.end()) {
         if (const auto it = base->second.find(week); it != base->second.end()) b = it->second;
       }
-      if (b == nullptr) {
+      if (b == nullptr || b->stopped_early) {  // a partial baseline compares with nothing
         decided = false;
       } else if (!SloViolation(*run, Compare(*run, *b), slo).empty()) {
         breaks = true;
@@ -340,6 +343,11 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
 }
 
 namespace {
+
+// Weeks a search asks for at a time per count (verdict's in_turn): two keep two cores busy on
+// one policy's search and cost at most one week more than one at a time on a count that fails
+// on its first. A constant, not the thread count, so that the plan is the same on any machine.
+constexpr int kSearchWeeksPerRound = 2;
 
 // Whether a policy keeps the SLO at a server count on a range of weeks.
 struct Verdict {
@@ -357,6 +365,18 @@ Impact Worst(const Impact& a, const Impact& b) {
           .lp_p99_e2e_pct = std::max(a.lp_p99_e2e_pct, b.lp_p99_e2e_pct),
           .hp_throughput_pct = std::min(a.hp_throughput_pct, b.hp_throughput_pct),
           .lp_throughput_pct = std::min(a.lp_throughput_pct, b.lp_throughput_pct)};
+}
+
+// The stress cases a plan runs: the options', else the scenario's; of the scenario's, on a real
+// trace (the same whatever the seed or the synthesizer's shape), those that apply to it, as its
+// weeks fall back to one there.
+std::vector<StressCase> StressCases(const Scenario& s, const PlanOptions& options) {
+  if (options.stress) return *options.stress;
+  std::vector<StressCase> out;
+  for (const StressCase& c : s.plan_stress) {
+    if (SynthesizedWorkload(s, options.trace) || Stressed(s, c, options.trace)) out.push_back(c);
+  }
+  return out;
 }
 
 // The weeks a plan runs: how many of each, from the options or else the scenario.
@@ -386,7 +406,7 @@ core::Status ChooseWeeks(const Scenario& s, const PlanOptions& options, Capacity
   for (int w = 0; w < plan->planning_weeks; ++w) {
     plan->week_seeds.push_back(s.seed + static_cast<std::uint64_t>(w));
   }
-  const std::vector<StressCase> stress = options.stress.value_or(s.plan_stress);
+  const std::vector<StressCase> stress = StressCases(s, options);
   for (std::size_t i = 0; i < stress.size(); ++i) {
     const StressCase& c = stress[i];
     for (std::size_t j = 0; j < i; ++j) {
@@ -439,7 +459,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   const int planning = SearchedWeeks(plan);
   const int all_weeks = planning + plan.validation_weeks;
   std::vector<ResolvedScenario> weeks(static_cast<std::size_t>(all_weeks), scenario);
-  const std::vector<StressCase> stress = options.stress.value_or(s.plan_stress);
+  const std::vector<StressCase> stress = StressCases(s, options);
   for (int w = 0; w < all_weeks; ++w) {
     ResolvedScenario& week = weeks[static_cast<std::size_t>(w)];
     if (w >= plan.planning_weeks && w < planning) {
@@ -468,7 +488,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                  static_cast<int>(policies.size()) * 2 +
                              1;
   // Runs the jobs not yet done (each once, in the order asked).
-  const auto run = [&](const std::vector<Job>& jobs) -> core::Status {
+  const auto run = [&](const std::vector<Job>& jobs, bool power_only = false) -> core::Status {
     std::vector<Job> todo;
     for (const Job& j : jobs) {
       if (!done.count(j) && std::find(todo.begin(), todo.end(), j) == todo.end()) {
@@ -487,9 +507,9 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       if (phase->empty()) continue;
       const std::vector<Job> batch = Interleaved(*phase);
       std::vector<std::vector<std::string>> quiet;
-      HEADROOM_ASSIGN_OR_RETURN(
-          std::vector<RunSummary> results,
-          RunAll(weeks, batch, options, recordings, phase == &baselines ? shadows : none, &quiet));
+      HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results,
+                                RunAll(weeks, batch, options, recordings,
+                                       phase == &baselines ? shadows : none, power_only, &quiet));
       for (std::size_t i = 0; i < batch.size(); ++i) {
         done[batch[i]] = results[i];
         if (results[i].brake_events > 0 || results[i].over_budget_episodes > 0) continue;
@@ -508,19 +528,31 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     return core::Ok();
   };
   // The verdict on weeks [from, to) against the uncapped row on each; nullopt while runs are
-  // missing (added to `missing`).
-  const auto verdict = [&](const std::string& p, int n, int from, int to,
-                           std::vector<Job>* missing) -> std::optional<Verdict> {
+  // missing (added to `missing`). With `in_turn`, the weeks are asked for a few at a time, in
+  // order, and the first that breaks the SLO (after weeks that all kept it) decides: a count
+  // that fails on its first weeks costs no more of them. Which weeks run depends on the results
+  // alone, never on the threads' timing.
+  const auto verdict = [&](const std::string& p, int n, int from, int to, std::vector<Job>* missing,
+                           bool in_turn = false) -> std::optional<Verdict> {
     // The baseline only where the run kept the power SLO: its latency is all it is needed for.
     bool complete = true;
+    int asked = 0;
     for (int w = from; w < to; ++w) {
+      if (in_turn && asked >= kSearchWeeksPerRound) break;
       const auto r = done.find({p, n, w});
+      const auto b = done.find({uncapped, n, w});
       if (r == done.end()) {
         missing->push_back({p, n, w});
         complete = false;
-      } else if (PowerViolation(r->second, s.slo).empty() && !done.count({uncapped, n, w})) {
+        ++asked;
+      } else if (PowerViolation(r->second, s.slo).empty() && b == done.end()) {
         missing->push_back({uncapped, n, w});
         complete = false;
+        ++asked;
+      } else if (in_turn && complete) {
+        std::string why = PowerViolation(r->second, s.slo);
+        if (why.empty()) why = SloViolation(r->second, Compare(r->second, b->second), s.slo);
+        if (!why.empty()) return Verdict{.keeps = false, .week = w, .why = why, .broken = 1};
       }
     }
     if (!complete) return std::nullopt;
@@ -575,7 +607,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     for (std::size_t k = 0; k < policies.size(); ++k) {
       Search& sr = search[k];
       while (sr.next) {
-        const auto v = verdict(policies[k], *sr.next, 0, planning, &jobs);
+        const auto v = verdict(policies[k], *sr.next, 0, planning, &jobs, /*in_turn=*/true);
         if (!v) {
           searching = true;
           break;
@@ -627,18 +659,19 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     HEADROOM_RETURN_IF_ERROR(run(jobs));
   }
 
-  // The risk at every count up to a few beyond each answer (or, for a policy that fits none,
-  // beyond the provisioned row), on the weeks the search decides on. Only the power matters
-  // here: no baselines, and a run stops at its first power event.
+  // The risk at each count up to a few beyond each answer (or, for a policy that fits none,
+  // from the provisioned row), on every week the search decides on: the search itself stopped
+  // at the first week that failed there. Only the power matters here: no baselines are asked
+  // for, and every run, the uncapped row's too, stops at its first power event.
   if (plan.risk_beyond > 0) {
     jobs.clear();
     for (std::size_t k = 0; k < policies.size(); ++k) {
       const int top = std::min(n_max, std::max(checks[k].servers, n0) + plan.risk_beyond);
-      for (int n = n0; n <= top; ++n) {
+      for (int n = std::max(checks[k].servers + 1, n0); n <= top; ++n) {
         for (int w = 0; w < planning; ++w) jobs.push_back({policies[k], n, w});
       }
     }
-    HEADROOM_RETURN_IF_ERROR(run(jobs));
+    HEADROOM_RETURN_IF_ERROR(run(jobs, /*power_only=*/true));
   }
 
   plan.baseline = done.at({uncapped, n0, 0});
@@ -664,7 +697,7 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       pp.limit = fmt::format("{} servers: {}", c.servers + 1, c.last_failure);
     } else if (sr.hi <= n_max) {
       std::vector<Job> missing;  // none: the search decided on these runs
-      const Verdict v = *verdict(pp.policy, sr.hi, 0, planning, &missing);
+      const Verdict v = *verdict(pp.policy, sr.hi, 0, planning, &missing, /*in_turn=*/true);
       pp.limit = planning == 1
                      ? fmt::format("{} servers: {}", sr.hi, v.why)
                      : fmt::format("{} servers: {}: {}", sr.hi, WeekName(plan, v.week), v.why);

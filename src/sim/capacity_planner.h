@@ -82,8 +82,8 @@ struct PolicyPlan {
 
 struct CapacityPlan {
   int baseline_servers = 0;
-  // PlanOptions::risk_beyond as run: PlanRisk covers every count from the provisioned row to
-  // this many beyond each answer (bounded by the search's range) on every searched week.
+  // PlanOptions::risk_beyond as run: PlanRisk covers every count from each answer to this many
+  // beyond it (bounded by the search's range) on every searched week.
   int risk_beyond = 0;
   RunSummary baseline;  // none, at the provisioned servers, on the first planning week
   int planning_weeks = 1;
@@ -150,9 +150,9 @@ struct PlanOptions {
   std::string trace;                  // as MakeWorkload
   std::optional<int> weeks;           // planning weeks; default: the scenario's plan.weeks
   std::optional<int> validate_weeks;  // unseen weeks; default: the scenario's plan.validate_weeks
-  // Run every count from the provisioned row to this many beyond each policy's answer on every
-  // planning week and stress case, for the risk (PlanRisk); default: the scenario's
-  // plan.risk_beyond.
+  // Run every count from each policy's answer to this many beyond it on every planning week and
+  // stress case (each run stopped at its first power event), for the risk (PlanRisk); default:
+  // the scenario's plan.risk_beyond.
   std::optional<int> risk_beyond;
   std::optional<std::vector<StressCase>> stress;  // default: the scenario's plan.stress
   int threads = 1;

@@ -139,12 +139,14 @@ TEST(CapacityPlannerTest, TheSearchStartsWhereTheUncappedRowWouldReachItsBudget)
   for (int n : counts) EXPECT_LE(std::abs(n - guess), 2 * std::abs(answer - guess) + 1) << n;
 }
 
-// With risk_beyond, every count from the provisioned row to that many past each answer ran on
-// every planning week, so the risk has no gap there; without, only the counts the search ran.
-TEST(CapacityPlannerTest, RiskBeyondRunsEveryCountUpToAFewPastEachAnswer) {
+// With risk_beyond, every count from each answer to that many past it ran on every planning
+// week (the search stops at a count's first failing week); without, only the counts and weeks
+// the search ran.
+TEST(CapacityPlannerTest, RiskBeyondRunsEveryWeekAtAFewCountsPastEachAnswer) {
   PlanOptions options;
   options.policies = {"none", "brake-only"};
   options.threads = 2;
+  options.weeks = 3;
   options.validate_weeks = 0;
   auto searched = PlanCapacity(SmallSynthRow(), options);
   ASSERT_TRUE(searched) << searched.error().message();
@@ -153,24 +155,69 @@ TEST(CapacityPlannerTest, RiskBeyondRunsEveryCountUpToAFewPastEachAnswer) {
   ASSERT_TRUE(plan) << plan.error().message();
   EXPECT_EQ(plan->risk_beyond, 2);
   EXPECT_GT(plan->simulations, searched->simulations);
-  std::set<std::pair<std::string, int>> counts;
-  for (const CountRisk& c : PlanRisk(*plan)) {
-    counts.insert({c.policy, c.servers});
-    EXPECT_EQ(c.weeks, 1) << c.policy << " " << c.servers;
-  }
-  const int n0 = plan->baseline_servers;
+  std::map<std::pair<std::string, int>, int> weeks;
+  for (const CountRisk& c : PlanRisk(*plan)) weeks[{c.policy, c.servers}] = c.weeks;
   for (const PolicyPlan& p : plan->policies) {
-    ASSERT_GE(p.max_servers, n0) << p.policy;
-    for (int n = n0; n <= p.max_servers + 2; ++n) {
-      EXPECT_TRUE(counts.count({p.policy, n})) << p.policy << " " << n;
+    ASSERT_GE(p.max_servers, plan->baseline_servers) << p.policy;
+    for (int n = p.max_servers; n <= p.max_servers + 2; ++n) {
+      const std::pair<std::string, int> count{p.policy, n};
+      EXPECT_EQ(weeks[count], 3) << p.policy << " " << n;
+    }
+  }
+  // Past the answer, every run stopped at its first power event or kept the power SLO.
+  for (const RunSummary& r : plan->runs) {
+    if (r.stopped_early) {
+      EXPECT_GT(r.brake_events + r.over_budget_episodes, 0u) << r.policy;
     }
   }
   // The answers are the search's: the extra runs only look.
   for (std::size_t k = 0; k < plan->policies.size(); ++k) {
     EXPECT_EQ(plan->policies[k].max_servers, searched->policies[k].max_servers);
+    EXPECT_EQ(plan->policies[k].limit, searched->policies[k].limit);
   }
   options.risk_beyond = -1;
   EXPECT_FALSE(PlanCapacity(SmallSynthRow(), options));
+}
+
+// The search asks for a count's weeks a few at a time and stops at the first that fails: a
+// count that fails runs fewer weeks than one that keeps the SLO, and the answer is the one of
+// running every week at every count (what the plan's verdict on every week gives).
+TEST(CapacityPlannerTest, TheSearchStopsAtACountsFirstFailingWeek) {
+  PlanOptions options;
+  options.policies = {"none"};
+  options.threads = 2;
+  options.weeks = 4;
+  options.validate_weeks = 0;
+  // Seeds 3 to 6: at one server past the answer, the second week (seed 4) is the first to fail.
+  ResolvedScenario scenario = SmallSynthRow();
+  scenario.scenario.seed = 3;
+  auto plan = PlanCapacity(scenario, options);
+  ASSERT_TRUE(plan) << plan.error().message();
+  const PolicyPlan& none = plan->policies.front();
+  std::map<int, std::map<int, const RunSummary*>> runs;  // by servers, then week
+  for (const RunSummary& r : plan->runs) runs[r.servers][r.week] = &r;
+  EXPECT_EQ(runs[none.max_servers].size(), 4u);
+  ASSERT_TRUE(runs.count(none.max_servers + 1)) << none.limit;
+  EXPECT_EQ(runs[none.max_servers + 1].size(), 2u) << none.limit;
+  // Above the answer, a count ran its weeks in order, two at a time, up to the first that broke
+  // the SLO.
+  for (const auto& [servers, by_week] : runs) {
+    if (servers <= none.max_servers) continue;
+    int first_broken = -1;
+    for (const auto& [week, r] : by_week) {
+      if (first_broken < 0 && !PowerViolation(*r, {}).empty()) first_broken = week;
+    }
+    ASSERT_GE(first_broken, 0) << servers << " servers";
+    EXPECT_EQ(static_cast<int>(by_week.size()), std::min(4, (first_broken / 2 + 1) * 2))
+        << servers << " servers";
+    EXPECT_EQ(by_week.rbegin()->first, static_cast<int>(by_week.size()) - 1) << servers;
+  }
+  // The same answer from every week at every count.
+  options.risk_beyond = 3;
+  auto every = PlanCapacity(scenario, options);
+  ASSERT_TRUE(every) << every.error().message();
+  EXPECT_EQ(every->policies.front().max_servers, none.max_servers);
+  EXPECT_EQ(every->policies.front().limit, none.limit);
 }
 
 }  // namespace

@@ -775,17 +775,13 @@ void Simulation::OnControl(double row_w) {
     const Server& server = servers_[s];
     // Every server answers (unless RunOptions::unreachable says otherwise), holds what was asked
     // of it (acknowledged at once, as an agent's PUT is) and reads back its targets; a change
-    // still in its actuation delay is pending.
+    // still in its actuation delay is pending. The rest of its report keeps its defaults (a
+    // plausible report, a lease, confirmed, no command failed or in flight), set once.
     policy::ServerReport& report = view.servers[s];
     report.reachable = reachable[s];
     report.gpu_power = core::Watts(GpuPower(server));
-    report.implausible.clear();
     report.holds = server.requested;
-    report.has_lease = true;
     report.pending = !server.pending_caps.empty() || !server.pending_brake.empty();
-    report.confirmed = true;
-    report.command_failed = false;
-    report.command_in_flight = false;
     report.serving = server.serving;
     if (report.serving) report.serving->age = now - engine_window_at_;
     if (!reachable[s]) report.holds.reset();
