@@ -20,7 +20,8 @@ constexpr double kDecodeBatch = 16;
 
 }  // namespace
 
-GpuPowerModel::GpuPowerModel(GpuSpec spec) : spec_(std::move(spec)) {
+GpuPowerModel::GpuPowerModel(GpuSpec spec)
+    : spec_(std::move(spec)), clocks_(spec_.SupportedSmClocks()) {
   HEADROOM_CHECK(spec_.sm_clock_max.value() > 0) << spec_.name;
   HEADROOM_CHECK(spec_.bf16_flops_per_s > 0 && spec_.memory_bandwidth_bytes_per_s > 0)
       << spec_.name;
@@ -80,7 +81,7 @@ core::Watts GpuPowerModel::PhasePower(const Phase& phase, core::Megahertz f, dou
 
 core::Megahertz GpuPowerModel::MaxClockUnder(core::Watts limit, const Phase& phase, double busy,
                                              core::Megahertz ceiling) const {
-  const std::vector<core::Megahertz> clocks = spec_.SupportedSmClocks();  // highest first
+  const std::vector<core::Megahertz>& clocks = clocks_;  // highest first
   // Power rises monotonically with the clock, so the first clock that fits is the answer;
   // binary search over the descending grid.
   auto fits = [&](core::Megahertz f) { return PhasePower(phase, f, busy) <= limit; };

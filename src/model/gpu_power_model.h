@@ -4,6 +4,8 @@
 #ifndef HEADROOM_MODEL_GPU_POWER_MODEL_H_
 #define HEADROOM_MODEL_GPU_POWER_MODEL_H_
 
+#include <vector>
+
 #include "core/units.h"
 #include "model/gpu_spec.h"
 
@@ -66,6 +68,9 @@ class GpuPowerModel {
 
  private:
   GpuSpec spec_;
+  // spec_.SupportedSmClocks(), highest first: MaxClockUnder searches it for every iteration of a
+  // simulated instance under a power limit.
+  std::vector<core::Megahertz> clocks_;
 };
 
 // Reference phases of a dense bf16 transformer, sized like one GPU's share of llama2-70b at

@@ -96,7 +96,11 @@ struct Server {
 // What least-work routing reads of an instance, kept beside the other candidates of its class so
 // that the scan of every candidate per request walks one small array (SyncRoute keeps it).
 struct RouteSlot {
-  double outstanding = 0;     // Instance::outstanding
+  double outstanding = 0;  // Instance::outstanding
+  // The least work it can have before its next event: at the end of its run of decode steps (all
+  // of them done), else its work. Nothing below it can come of the run, so an instance whose
+  // floor cannot beat the best one found is passed over without looking at the time.
+  double floor_work = 0;
   double running = 0;         // running sequences
   double steps = 0;           // decode steps of the run under way; 0 when none is (idle, prefill)
   double steps_per_ns = 0;    // Instance::per_first_step, per nanosecond
@@ -426,6 +430,7 @@ int Simulation::RouteLeastWork(bool hp, int cursor) {
   int k = cursor;
   for (int seen = 0; seen < n; ++seen, k = k + 1 == n ? 0 : k + 1) {
     const RouteSlot& slot = slots[static_cast<std::size_t>(k)];
+    if (slot.floor_work >= best_work) continue;
     double work = slot.outstanding;
     if (slot.steps > 1) {
       // As of now, inside a run of decode steps too, so routing does not depend on how the
@@ -457,6 +462,8 @@ void Simulation::SyncRoute(int i) {
   slot.outstanding = inst.outstanding;
   slot.running = static_cast<double>(inst.running.size());
   slot.steps = decoding ? static_cast<double>(inst.steps) : 0;
+  slot.floor_work =
+      slot.steps > 1 ? slot.outstanding - slot.running * slot.steps : slot.outstanding;
   slot.steps_per_ns = inst.per_first_step * 1e-9;
   slot.start_ns = inst.start.count();
   // Steps never shrink while the KV cache grows, so no more than elapsed / first step of them
