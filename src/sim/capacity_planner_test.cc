@@ -220,5 +220,48 @@ TEST(CapacityPlannerTest, TheSearchStopsAtACountsFirstFailingWeek) {
   EXPECT_EQ(every->policies.front().limit, none.limit);
 }
 
+// A plan is a function of its scenario and seeds: the same runs and answers on one thread as on
+// three (the weeks asked for depend on results, never on which thread finished first), and
+// another seed set gives other weeks.
+TEST(CapacityPlannerTest, APlanIsTheSameOnAnyNumberOfThreadsAndChangesWithItsSeeds) {
+  PlanOptions options;
+  options.policies = {"none", "brake-only", "polca"};
+  options.weeks = 3;
+  options.validate_weeks = 2;
+  options.stress = std::vector<StressCase>{*ParseStressCase("bursts:burst_size=3")};
+  options.risk_beyond = 1;
+  options.threads = 1;
+  auto one = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_TRUE(one) << one.error().message();
+  options.threads = 3;
+  auto three = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_TRUE(three) << three.error().message();
+  EXPECT_EQ(one->simulations, three->simulations);
+  EXPECT_EQ(one->shared_runs, three->shared_runs);
+  ASSERT_EQ(one->runs.size(), three->runs.size());
+  for (std::size_t i = 0; i < one->runs.size(); ++i) {
+    const RunSummary& a = one->runs[i];
+    const RunSummary& b = three->runs[i];
+    ASSERT_EQ(Key(a), Key(b));
+    EXPECT_EQ(a.peak_frac, b.peak_frac) << a.policy << " " << a.servers << " " << a.week;
+    EXPECT_EQ(a.energy_j, b.energy_j) << a.policy << " " << a.servers << " " << a.week;
+    EXPECT_EQ(a.stopped_early, b.stopped_early) << a.policy << " " << a.servers << " " << a.week;
+    EXPECT_EQ(a.lp.e2e_p50_s, b.lp.e2e_p50_s) << a.policy << " " << a.servers << " " << a.week;
+  }
+  for (std::size_t k = 0; k < one->policies.size(); ++k) {
+    EXPECT_EQ(one->policies[k].max_servers, three->policies[k].max_servers);
+    EXPECT_EQ(one->policies[k].limit, three->policies[k].limit);
+    EXPECT_EQ(one->policies[k].validation_failure, three->policies[k].validation_failure);
+  }
+  EXPECT_EQ(one->week_seeds, three->week_seeds);
+
+  ResolvedScenario other = SmallSynthRow();
+  other.scenario.seed = 7;
+  auto reseeded = PlanCapacity(other, options);
+  ASSERT_TRUE(reseeded) << reseeded.error().message();
+  EXPECT_NE(reseeded->week_seeds, one->week_seeds);
+  EXPECT_NE(reseeded->baseline.energy_j, one->baseline.energy_j);
+}
+
 }  // namespace
 }  // namespace headroom::sim
