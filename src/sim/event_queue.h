@@ -9,6 +9,7 @@
 #ifndef HEADROOM_SIM_EVENT_QUEUE_H_
 #define HEADROOM_SIM_EVENT_QUEUE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <queue>
@@ -50,15 +51,20 @@ class EventQueue {
   EventId ScheduleKeyed(std::size_t key, SimTime time, Payload payload) {
     CheckNotPast(time);
     const EventId id = next_id_++;
-    if (key >= position_.size()) position_.resize(key + 1, kNotPending);
+    if (key >= position_.size()) {
+      position_.resize(key + 1, kNotPending);
+      payloads_.resize(key + 1);
+    }
+    payloads_[key] = std::move(payload);
     if (position_[key] == kNotPending) {
       position_[key] = keyed_.size();
-      keyed_.push_back({Event{time, id, std::move(payload)}, key});
+      keyed_.push_back({time, id, key});
       SiftUp(position_[key]);
     } else {
       const std::size_t at = position_[key];
-      const bool earlier = time < keyed_[at].event.time;  // ids only grow: a tie sorts later
-      keyed_[at].event = Event{time, id, std::move(payload)};
+      const bool earlier = time < keyed_[at].time;  // ids only grow: a tie sorts later
+      keyed_[at].time = time;
+      keyed_[at].id = id;
       if (earlier) {
         SiftUp(at);
       } else {
@@ -75,11 +81,11 @@ class EventQueue {
   // The next live event, advancing now() to its time; nullopt when none is left.
   std::optional<Event> Pop() {
     DropCancelled();
-    if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front().event, heap_.top()))) {
-      Event event = std::move(keyed_.front().event);
+    if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front(), heap_.top()))) {
+      const Keyed top = keyed_.front();
       RemoveKeyedTop();
-      now_ = event.time;
-      return event;
+      now_ = top.time;
+      return Event{top.time, top.id, std::move(payloads_[top.key])};
     }
     if (heap_.empty()) return std::nullopt;
     Event event = heap_.top();
@@ -91,8 +97,8 @@ class EventQueue {
   // Time of the next live event, dropping cancelled ones at the top.
   std::optional<SimTime> PeekTime() {
     DropCancelled();
-    if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front().event, heap_.top()))) {
-      return keyed_.front().event.time;
+    if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front(), heap_.top()))) {
+      return keyed_.front().time;
     }
     if (heap_.empty()) return std::nullopt;
     return heap_.top().time;
@@ -101,12 +107,16 @@ class EventQueue {
  private:
   static constexpr std::size_t kNotPending = static_cast<std::size_t>(-1);
 
+  // A keyed event's place in its heap; its payload waits in payloads_ by key, so that a sift
+  // moves 24 bytes, not the event.
   struct Keyed {
-    Event event;
+    SimTime time;
+    EventId id;
     std::size_t key;
   };
 
-  static bool Before(const Event& a, const Event& b) {
+  template <class A, class B>
+  static bool Before(const A& a, const B& b) {
     return a.time != b.time ? a.time < b.time : a.id < b.id;
   }
 
@@ -119,42 +129,51 @@ class EventQueue {
     while (!heap_.empty() && TakeCancelled(heap_.top().id)) heap_.pop();
   }
 
-  void Place(std::size_t at, Keyed entry) {
+  void Place(std::size_t at, const Keyed& entry) {
     position_[entry.key] = at;
-    keyed_[at] = std::move(entry);
+    keyed_[at] = entry;
   }
 
+  // keyed_ is a 4-ary heap: half the depth of a binary one for the simulator's few dozen
+  // instances, whose ends are rescheduled at every arrival and iteration. The pop order is
+  // the total order (time, id) whatever the heap's shape.
+  static constexpr std::size_t kArity = 4;
+
   void SiftUp(std::size_t at) {
-    Keyed entry = std::move(keyed_[at]);
+    const Keyed entry = keyed_[at];
     while (at > 0) {
-      const std::size_t parent = (at - 1) / 2;
-      if (!Before(entry.event, keyed_[parent].event)) break;
-      Place(at, std::move(keyed_[parent]));
+      const std::size_t parent = (at - 1) / kArity;
+      if (!Before(entry, keyed_[parent])) break;
+      Place(at, keyed_[parent]);
       at = parent;
     }
-    Place(at, std::move(entry));
+    Place(at, entry);
   }
 
   void SiftDown(std::size_t at) {
-    Keyed entry = std::move(keyed_[at]);
+    const Keyed entry = keyed_[at];
     const std::size_t n = keyed_.size();
     while (true) {
-      std::size_t child = 2 * at + 1;
-      if (child >= n) break;
-      if (child + 1 < n && Before(keyed_[child + 1].event, keyed_[child].event)) ++child;
-      if (!Before(keyed_[child].event, entry.event)) break;
-      Place(at, std::move(keyed_[child]));
+      const std::size_t first = kArity * at + 1;
+      if (first >= n) break;
+      std::size_t child = first;
+      const std::size_t last = std::min(first + kArity, n);
+      for (std::size_t c = first + 1; c < last; ++c) {
+        if (Before(keyed_[c], keyed_[child])) child = c;
+      }
+      if (!Before(keyed_[child], entry)) break;
+      Place(at, keyed_[child]);
       at = child;
     }
-    Place(at, std::move(entry));
+    Place(at, entry);
   }
 
   void RemoveKeyedTop() {
     position_[keyed_.front().key] = kNotPending;
-    Keyed last = std::move(keyed_.back());
+    const Keyed last = keyed_.back();
     keyed_.pop_back();
     if (keyed_.empty()) return;
-    keyed_.front() = std::move(last);
+    keyed_.front() = last;
     SiftDown(0);
   }
 
@@ -169,8 +188,9 @@ class EventQueue {
 
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
   std::unordered_set<EventId> cancelled_;
-  std::vector<Keyed> keyed_;           // a binary min-heap by (time, id)
+  std::vector<Keyed> keyed_;           // a 4-ary min-heap by (time, id)
   std::vector<std::size_t> position_;  // by key: its index in keyed_, or kNotPending
+  std::vector<Payload> payloads_;      // by key: its pending event's payload
   SimTime now_{0};
   EventId next_id_ = 0;
 };
