@@ -30,7 +30,7 @@ std::vector<std::string> LadderPolicy::states() const {
   return names;
 }
 
-std::string LadderPolicy::State() const {
+const std::string& LadderPolicy::State() const {
   return brake_ && brake_->on() ? kBrake : ladder_.state();
 }
 
@@ -39,7 +39,7 @@ bool LadderPolicy::Settling(core::Duration now) const {
   return now - *brake_->released_at() < config_.brake_settle;
 }
 
-Decision LadderPolicy::Step(const Observation& obs) {
+void LadderPolicy::Step(const Observation& obs, Decision* out) {
   HEADROOM_CHECK(obs.budget > core::Watts(0)) << config_.name << ": row budget must be > 0";
   HEADROOM_CHECK(!last_now_ || obs.now >= *last_now_) << config_.name << ": time ran backwards";
   last_now_ = obs.now;
@@ -47,29 +47,32 @@ Decision LadderPolicy::Step(const Observation& obs) {
   const double p = obs.Fraction();
   const bool fresh = obs.telemetry_age <= config_.stale_after;
   const double predicted = predictor_ ? predictor_->Update(p, obs.now) : p;
-  const std::string before = State();
+  before_ = State();
 
-  std::vector<std::string> reasons;
+  reasons_.clear();
   if (brake_) {
-    if (auto reason = brake_->Step(p, obs.now, fresh)) reasons.push_back(std::move(*reason));
+    if (auto reason = brake_->Step(p, obs.now, fresh)) reasons_.push_back(std::move(*reason));
   }
   const bool braked = brake_ && brake_->on();
   const bool may_lift = fresh && !braked && !Settling(obs.now);
   if (auto move = ladder_.Step(p, predicted, obs.now, may_lift)) {
-    reasons.push_back(std::move(move->reason));
+    reasons_.push_back(std::move(move->reason));
   }
 
-  Decision decision;
+  Decision& decision = *out;
   decision.fraction = p;
   decision.state = State();
-  decision.targets.reserve(obs.servers.size());
-  for (const ServerObservation& server : obs.servers) {
-    ServerTargets targets = ladder_.Targets(server.priority);
-    targets.brake = braked;
-    decision.targets.push_back(targets);
+  decision.events.clear();
+  // Every server of a class gets its rung's targets: two to make, one per server to copy.
+  ServerTargets hp = ladder_.Targets(ServerPriority::kHigh);
+  ServerTargets lp = ladder_.Targets(ServerPriority::kLow);
+  hp.brake = braked;
+  lp.brake = braked;
+  decision.targets.resize(obs.servers.size());
+  for (size_t i = 0; i < obs.servers.size(); ++i) {
+    decision.targets[i] = obs.servers[i].priority == ServerPriority::kHigh ? hp : lp;
   }
-  NoteStateChange(&decision, obs.now, before, reasons);
-  return decision;
+  NoteStateChange(&decision, obs.now, before_, reasons_);
 }
 
 }  // namespace headroom::policy

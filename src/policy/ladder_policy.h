@@ -46,10 +46,11 @@ class LadderPolicy final : public RowPolicy {
 
   std::string name() const override { return config_.name; }
   std::vector<std::string> states() const override;
-  Decision Step(const Observation& obs) override;
+  using RowPolicy::Step;
+  void Step(const Observation& obs, Decision* out) override;
 
  private:
-  std::string State() const;
+  const std::string& State() const;
   bool Settling(core::Duration now) const;
 
   LadderPolicyConfig config_;
@@ -57,6 +58,9 @@ class LadderPolicy final : public RowPolicy {
   std::optional<BrakeGuard> brake_;
   std::optional<RisePredictor> predictor_;
   std::optional<core::Duration> last_now_;
+  // Step's, kept so that a step allocates nothing.
+  std::string before_;
+  std::vector<std::string> reasons_;
 };
 
 }  // namespace headroom::policy

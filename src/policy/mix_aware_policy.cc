@@ -119,7 +119,7 @@ bool MixAwarePolicy::UpdateHp(const Observation& obs, double p, bool may_lift) {
   return hp_capped_;
 }
 
-Decision MixAwarePolicy::Step(const Observation& obs) {
+void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
   HEADROOM_CHECK(obs.budget > core::Watts(0)) << "mix-aware: row budget must be > 0";
   HEADROOM_CHECK(!last_now_ || obs.now >= *last_now_) << "mix-aware: time ran backwards";
   last_now_ = obs.now;
@@ -147,10 +147,11 @@ Decision MixAwarePolicy::Step(const Observation& obs) {
   }
   const bool hp = UpdateHp(obs, p, may_lift);
 
-  Decision decision;
+  Decision& decision = *out;
   decision.fraction = p;
   decision.state = State(braked);
-  decision.targets.reserve(obs.servers.size());
+  decision.events.clear();
+  decision.targets.resize(obs.servers.size());
   for (size_t i = 0; i < obs.servers.size(); ++i) {
     ServerTargets t;
     if (IsLp(obs.servers[i])) {
@@ -159,7 +160,7 @@ Decision MixAwarePolicy::Step(const Observation& obs) {
       t.sm_clock_cap = params_.hp_t2_clock;
     }
     t.brake = braked;
-    decision.targets.push_back(t);
+    decision.targets[i] = t;
   }
   if (decision.state != before) {
     const auto capped = std::count_if(servers_.begin(), servers_.end(),
@@ -175,7 +176,6 @@ Decision MixAwarePolicy::Step(const Observation& obs) {
                        : ""));
   }
   NoteStateChange(&decision, obs.now, before, reasons);
-  return decision;
 }
 
 }  // namespace headroom::policy

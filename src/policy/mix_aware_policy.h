@@ -50,7 +50,8 @@ class MixAwarePolicy final : public RowPolicy {
 
   std::string name() const override { return "mix-aware"; }
   std::vector<std::string> states() const override;
-  Decision Step(const Observation& obs) override;
+  using RowPolicy::Step;
+  void Step(const Observation& obs, Decision* out) override;
 
   // What capping server `server` of `obs` costs, lower first (rule 3); for tests and docs.
   double Cost(const ServerObservation& server) const;

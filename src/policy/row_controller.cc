@@ -53,19 +53,21 @@ void RowController::Accepted(size_t i, const ServerTargets& targets) {
   servers_[i].accepted = targets;
 }
 
-ServerCount RowController::Count(Server& s, const ServerReport& r) const {
+void RowController::Count(Server& s, const ServerReport& r, ServerCount* out) const {
   const core::Watts rated = s.spec.rated_power;
+  // In place, the reason cleared only when there is one: every server is counted every step.
+  if (!out->why.empty()) out->why.clear();
   if (!r.reachable) {
     // Whichever of its last value and its rated maximum is safer (higher).
-    const core::Watts w = std::max(s.last_counted, rated);
-    return {.watts = w, .as = w == rated ? kRatedMax : kLastValue, .why = {}};
+    out->watts = std::max(s.last_counted, rated);
+    out->as = out->watts == rated ? kRatedMax : kLastValue;
+    return;
   }
   const core::Watts gpu_max = rated - s.spec.non_gpu_power;
   const bool negative = r.gpu_power.value() < 0;
   const bool beyond = r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value();
   // A report that breaks the server's physics must not lower the row's power: one bad agent
-  // could otherwise lift every cap. (The reason is built only then: every server is counted
-  // every step.)
+  // could otherwise lift every cap.
   if (!r.implausible.empty() || negative || beyond) {
     std::string why = r.implausible;
     if (why.empty() && negative) {
@@ -74,12 +76,16 @@ ServerCount RowController::Count(Server& s, const ServerReport& r) const {
       why = fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
                         r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
     }
-    return {.watts = rated, .as = kImplausible, .why = std::move(why)};
+    out->watts = rated;
+    out->as = kImplausible;
+    out->why = std::move(why);
+    return;
   }
   // The rest of the server (CPUs, fans, NVSwitches) at its catalog maximum over-counts at idle
   // and never under-counts.
   s.last_counted = r.gpu_power + s.spec.non_gpu_power;
-  return {.watts = s.last_counted, .as = kReported, .why = {}};
+  out->watts = s.last_counted;
+  out->as = kReported;
 }
 
 void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
@@ -146,7 +152,7 @@ void RowController::CountServers(const RowView& in) {
   step.lost_caps.clear();
   step.servers_sum = core::Watts(0);
   for (size_t i = 0; i < servers_.size(); ++i) {
-    step.counted[i] = Count(servers_[i], in.servers[i]);
+    Count(servers_[i], in.servers[i], &step.counted[i]);
     step.servers_sum += step.counted[i].watts;
     Sync(i, in.servers[i], &step);
   }
@@ -183,7 +189,7 @@ const RowStep& RowController::Step(const RowView& in) {
   RowStep& step = step_;
   CountServers(in);
   Observe(in, now);
-  step.decision = policy_->Step(obs_);
+  policy_->Step(obs_, &step.decision);
   HEADROOM_CHECK(step.decision.targets.size() == servers_.size())
       << "policy " << policy_->name() << " returned " << step.decision.targets.size()
       << " targets for " << servers_.size() << " servers";
@@ -196,12 +202,12 @@ const RowStep& RowController::Step(const RowView& in) {
   UpdateEscalation(now, in.servers, step.decision.fraction, step.decision.state,
                    &step.decision.events);
   bool braking = false;
-  step.changed.clear();
+  step.changed.resize(servers_.size());
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];
     if (escalated_) s.target.brake = true;
     step.decision.targets[i] = s.target;
-    step.changed.push_back(!s.accepted || !SameTargets(*s.accepted, s.target));
+    step.changed[i] = !s.accepted || !SameTargets(*s.accepted, s.target);
     braking = braking || s.target.brake;
   }
   step.brake_event = braking && !braking_;

@@ -82,7 +82,9 @@ struct RowStep {
   std::string state;  // decision.state, or "escalated"
   std::vector<ServerCount> counted;
   core::Watts servers_sum{0};
-  std::vector<bool> changed;      // the target differs from what the server accepted
+  // The target differs from what the server accepted (bytes, not vector<bool>'s bits: read and
+  // written for every server every step).
+  std::vector<std::uint8_t> changed;
   std::vector<size_t> synced;     // servers seen for the first time (their caps taken as held)
   std::vector<size_t> lost_caps;  // servers found without a lease holding other caps (restarted)
   bool holding = false;           // the restart hold is on
@@ -117,7 +119,7 @@ class RowController {
     ServerTargets target;
   };
 
-  ServerCount Count(Server& s, const ServerReport& r) const;
+  void Count(Server& s, const ServerReport& r, ServerCount* out) const;
   void CountServers(const RowView& in);
   void Observe(const RowView& in, core::Duration now);
   void Sync(size_t i, const ServerReport& r, RowStep* step);

@@ -12,9 +12,10 @@ class ScriptedPolicy final : public RowPolicy {
  public:
   std::string name() const override { return "scripted"; }
   std::vector<std::string> states() const override { return {"normal"}; }
-  Decision Step(const Observation& obs) override {
+  using RowPolicy::Step;
+  void Step(const Observation& obs, Decision* out) override {
     seen = obs;
-    return {.targets = next, .state = "normal", .events = {}, .fraction = obs.Fraction()};
+    *out = {.targets = next, .state = "normal", .events = {}, .fraction = obs.Fraction()};
   }
   std::vector<ServerTargets> next = std::vector<ServerTargets>(2);
   Observation seen;

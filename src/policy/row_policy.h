@@ -95,7 +95,14 @@ class RowPolicy {
   // Every state name this policy can report, for "time in state" tables.
   virtual std::vector<std::string> states() const = 0;
   // REQUIRES: obs.budget > 0; obs.now never decreases between calls.
-  virtual Decision Step(const Observation& obs) = 0;
+  // The decision into *out, whose buffers are reused: the row controller steps once a second,
+  // 600,000 times a simulated week, and keeps one Decision for all of them.
+  virtual void Step(const Observation& obs, Decision* out) = 0;
+  Decision Step(const Observation& obs) {
+    Decision decision;
+    Step(obs, &decision);
+    return decision;
+  }
 };
 
 }  // namespace headroom::policy
