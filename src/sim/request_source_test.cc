@@ -74,6 +74,26 @@ TEST(OpenTraceTest, NamedTracesAreEmbeddedAndFilesStillWork) {
       << unknown.error().message();
 }
 
+TEST(OpenTraceTest, ANamedTraceParsedOnceReplaysExactlyWhatItsFileReadsEveryTime) {
+  const std::string path = std::string(std::getenv("HEADROOM_SOURCE_DIR")) +
+                           "/data/traces/AzureLLMInferenceTrace_conv.csv";
+  auto file = TraceReader::Open(path);
+  ASSERT_TRUE(file) << file.error().message();
+  const std::vector<TraceRequest> parsed = Drain(**file);
+  for (int open = 0; open < 2; ++open) {
+    const std::unique_ptr<RequestSource> named = Conv();
+    const std::vector<TraceRequest> replayed = Drain(*named);
+    ASSERT_EQ(replayed.size(), parsed.size()) << "open " << open;
+    for (size_t i = 0; i < parsed.size(); ++i) {
+      ASSERT_EQ(replayed[i].arrival_s, parsed[i].arrival_s) << "request " << i;
+      ASSERT_EQ(replayed[i].prompt_tokens, parsed[i].prompt_tokens) << "request " << i;
+      ASSERT_EQ(replayed[i].output_tokens, parsed[i].output_tokens) << "request " << i;
+      ASSERT_EQ(replayed[i].priority, parsed[i].priority) << "request " << i;
+    }
+    EXPECT_EQ(named->start_time(), (*file)->start_time()) << "open " << open;
+  }
+}
+
 TEST(ScaledSourceTest, TwoAndAHalfTimesTheLoadInOrder) {
   const auto original = Drain(*Conv());
   auto scaled = ScaledSource::Create(Conv(), 2.5, /*seed=*/7);
