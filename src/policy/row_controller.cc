@@ -42,16 +42,26 @@ bool SameTargets(const ServerTargets& a, const ServerTargets& b) {
 RowController::RowController(RowPolicy& policy, ControlSettings settings,
                              std::vector<ControlledServer> servers)
     : policy_(&policy), settings_(settings) {
-  for (const ControlledServer& spec : servers) {
+  // The observation's fixed part once (its `current` follows `accepted` where that changes):
+  // a step writes only what the reports change.
+  obs_.servers.resize(servers.size());
+  for (size_t i = 0; i < servers.size(); ++i) {
     Server s;
-    s.spec = spec;
+    s.spec = servers[i];
     servers_.push_back(std::move(s));
+    ServerObservation& o = obs_.servers[i];
+    o.priority = servers[i].priority;
+    o.rated_power = servers[i].rated_power;
+    o.gpu_max = servers[i].rated_power - servers[i].non_gpu_power;
   }
 }
 
-void RowController::Accepted(size_t i, const ServerTargets& targets) {
+void RowController::SetAccepted(size_t i, const ServerTargets& targets) {
   servers_[i].accepted = targets;
+  obs_.servers[i].current = targets;
 }
+
+void RowController::Accepted(size_t i, const ServerTargets& targets) { SetAccepted(i, targets); }
 
 void RowController::Count(Server& s, const ServerReport& r, ServerCount* out) const {
   const core::Watts rated = s.spec.rated_power;
@@ -94,7 +104,7 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   if (!s.held_at_start) {
     // Restart-safe: start from what the server holds, not from nothing.
     s.held_at_start = *r.holds;
-    s.accepted = *r.holds;
+    SetAccepted(i, *r.holds);
     step->synced.push_back(i);
     return;
   }
@@ -102,7 +112,7 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   // caps): believe it, so that the next send puts the caps back.
   if (!r.has_lease && !r.pending && s.accepted && !r.command_in_flight &&
       !SameTargets(*s.accepted, *r.holds)) {
-    s.accepted = *r.holds;
+    SetAccepted(i, *r.holds);
     step->lost_caps.push_back(i);
   }
 }
@@ -145,40 +155,31 @@ void RowController::UpdateEscalation(core::Duration now, const std::vector<Serve
   }
 }
 
-void RowController::CountServers(const RowView& in) {
+void RowController::Observe(const RowView& in, core::Duration now) {
   RowStep& step = step_;
   step.counted.resize(servers_.size());
   step.synced.clear();
   step.lost_caps.clear();
   step.servers_sum = core::Watts(0);
+  // One pass over the servers: counted, synced, observed (each server's part depends on its own
+  // report alone).
   for (size_t i = 0; i < servers_.size(); ++i) {
-    Count(servers_[i], in.servers[i], &step.counted[i]);
-    step.servers_sum += step.counted[i].watts;
-    Sync(i, in.servers[i], &step);
-  }
-}
-
-void RowController::Observe(const RowView& in, core::Duration now) {
-  obs_.now = now;
-  obs_.budget = in.budget;
-  obs_.row_power = in.metered.value_or(step_.servers_sum);
-  obs_.telemetry_age = in.metered ? in.telemetry_age : core::Duration::zero();
-  obs_.servers.resize(servers_.size());
-  for (size_t i = 0; i < servers_.size(); ++i) {
-    const Server& s = servers_[i];
     const ServerReport& report = in.servers[i];
+    ServerCount& counted = step.counted[i];
+    Count(servers_[i], report, &counted);
+    step.servers_sum += counted.watts;
+    Sync(i, report, &step);
     // Only a report counted as reported carries believable GPU power and engine figures.
-    const bool believed = step_.counted[i].as == kReported;
-    // Field by field into the kept observation (no temporary per server and step).
+    const bool believed = counted.as == kReported;
     ServerObservation& o = obs_.servers[i];
-    o.priority = s.spec.priority;
-    o.current = s.accepted ? *s.accepted : ServerTargets{};
-    o.power = step_.counted[i].watts;
-    o.rated_power = s.spec.rated_power;
+    o.power = counted.watts;
     o.gpu_power = believed ? report.gpu_power : core::Watts(0);
-    o.gpu_max = s.spec.rated_power - s.spec.non_gpu_power;
     o.serving = believed ? report.serving : std::nullopt;
   }
+  obs_.now = now;
+  obs_.budget = in.budget;
+  obs_.row_power = in.metered.value_or(step.servers_sum);
+  obs_.telemetry_age = in.metered ? in.telemetry_age : core::Duration::zero();
 }
 
 const RowStep& RowController::Step(const RowView& in) {
@@ -187,7 +188,6 @@ const RowStep& RowController::Step(const RowView& in) {
   // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
   const core::Duration now = std::chrono::floor<std::chrono::milliseconds>(in.now);
   RowStep& step = step_;
-  CountServers(in);
   Observe(in, now);
   policy_->Step(obs_, &step.decision);
   HEADROOM_CHECK(step.decision.targets.size() == servers_.size())

@@ -120,8 +120,9 @@ class RowController {
   };
 
   void Count(Server& s, const ServerReport& r, ServerCount* out) const;
-  void CountServers(const RowView& in);
+  // Counts, syncs and observes every server: the policy's input in obs_.
   void Observe(const RowView& in, core::Duration now);
+  void SetAccepted(size_t i, const ServerTargets& targets);
   void Sync(size_t i, const ServerReport& r, RowStep* step);
   void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
                         double fraction, const std::string& state, std::vector<Event>* events);

@@ -73,16 +73,15 @@ struct Instance {
   double step_growth_s = 0;   // increase of step time per step (the KV cache grows)
   double first_energy_j = 0;
   double energy_growth_j = 0;
-  double power_w = 0;  // average over the iteration (all tp GPUs)
 };
 
 struct Server {
   bool hp = false;
-  ServerTargets decided;    // the controller's target this step (sent or not)
   ServerTargets requested;  // what the controller last asked for
   ServerTargets effective;  // what the GPUs run under now
   std::deque<ServerTargets> pending_caps;
   std::deque<bool> pending_brake;
+  int pending = 0;  // entries in the two queues: what the control step reads of them every second
   std::vector<int> instances;
   // Tokens its instances prefilled and generated, for its engine's window (PowerDeliveryConfig::
   // engine_window): the totals, those at the window's start, and the last window's signal.
@@ -90,7 +89,6 @@ struct Server {
   double generated_tokens = 0;
   double window_prompt_tokens = 0;
   double window_generated_tokens = 0;
-  std::optional<policy::ServingSignal> serving;
 };
 
 // What least-work routing reads of an instance, kept beside the other candidates of its class so
@@ -108,6 +106,8 @@ struct RouteSlot {
   bool bounded = false;       // the elapsed-time bound on its steps holds (SyncRoute)
   int instance = 0;
 };
+
+bool Capped(const ServerTargets& t) { return t.sm_clock_cap || t.power_limit; }
 
 // Sum of the first `n` terms of an arithmetic sequence.
 double ArithmeticSum(double first, double growth, double n) {
@@ -155,14 +155,17 @@ class Simulation {
 
   // Power delivery and control.
   void Integrate();
-  double GpuPower(const Server& server) const;     // its instances' GPUs
-  double ServerPower(const Server& server) const;  // and the rest of the server
+  double GpuPower(std::size_t server) const;  // its instances' GPUs
+  double ServerPower(double gpu_w) const;     // and the rest of its server
   void OnTelemetry();
   void AddToWindow(double start_s, double row_w);
   void OnControl(double row_w);
   // RunOptions::shadows: each quiet one stepped on the view; the first to act is done.
   void StepShadows(const policy::RowView& view);
   void UpdateEngineWindows();
+  // The control view's report of server s, where what it reads changes.
+  void ReportHolds(std::size_t s);
+  void ReportPending(std::size_t s);
   void OnApplyCaps(int s);
   void OnApplyBrake(int s);
   void Reschedule(Server& server);
@@ -190,10 +193,21 @@ class Simulation {
   SimTime control_start_{0};
   policy::RowView control_view_;  // OnControl's, reused
   std::vector<bool> reachable_;   // OnControl's, reused
+  // The controller's target for each server at the last step (sent or not), kept for
+  // RunOptions::keep_target_changes.
+  std::vector<ServerTargets> decided_;
 
   EventQueue<Payload> queue_;
   std::vector<Server> servers_;
   std::vector<Instance> instances_;
+  // Each instance's power, the average over its iteration (all tp GPUs): apart from the rest of
+  // the instance, so that summing a server's every second reads a few adjacent doubles.
+  std::vector<double> instance_w_;
+  std::size_t instances_per_server_ = 0;
+  std::vector<double> gpu_w_;  // each server's GPUs at the last telemetry sample
+  bool gpu_w_fresh_ = false;   // gpu_w_ is the servers' power now (the control step's read)
+  int braked_servers_ = 0;     // under the brake now (Server::effective)
+  int capped_servers_ = 0;     // under a clock cap or power limit now
   std::vector<Request> requests_;
   std::vector<int> free_slots_;
   std::size_t active_requests_ = 0;
@@ -274,8 +288,8 @@ core::Status Simulation::Setup() {
       (server.hp ? hp_instances_ : lp_instances_).push_back(static_cast<int>(instances_.size()));
       Instance inst;
       inst.server = s;
-      inst.power_w = instance_idle_w_;
       instances_.push_back(std::move(inst));
+      instance_w_.push_back(instance_idle_w_);
     }
   }
   // The slots are made once the instances are: route_of_ points into vectors that never grow.
@@ -306,7 +320,13 @@ core::Status Simulation::Setup() {
   result_.states = policy_.states();
   result_.state_seconds.assign(result_.states.size(), 0.0);
   state_ = StateIndex(result_.states.empty() ? std::string("normal") : result_.states.front());
-  for (const Server& server : servers_) row_power_w_ += ServerPower(server);
+  instances_per_server_ = static_cast<std::size_t>(per_server);
+  gpu_w_.resize(servers_.size());
+  for (std::size_t s = 0; s < servers_.size(); ++s) row_power_w_ += ServerPower(GpuPower(s));
+  // The control step's view of each server: what it holds (nothing yet), all else default.
+  control_view_.servers.resize(servers_.size());
+  for (std::size_t s = 0; s < servers_.size(); ++s) ReportHolds(s);
+  if (options_.keep_target_changes) decided_.resize(servers_.size());
   return core::Ok();
 }
 
@@ -504,8 +524,9 @@ Simulation::Step Simulation::Evaluate(const model::Phase& phase, core::Megahertz
 void Simulation::SetInstancePower(Instance& inst, double watts) {
   Integrate();
   // The rest of the server follows its GPUs (model::NonGpuPower is affine in their power).
-  row_power_w_ += (watts - inst.power_w) * (1 + non_gpu_slope_);
-  inst.power_w = watts;
+  double& power_w = instance_w_[static_cast<std::size_t>(&inst - instances_.data())];
+  row_power_w_ += (watts - power_w) * (1 + non_gpu_slope_);
+  power_w = watts;
 }
 
 void Simulation::Plan(int i) {
@@ -687,15 +708,26 @@ void Simulation::AddToWindow(double start_s, double row_w) {
   if (window_samples_ == options_.power_window_periods) window_samples_ = 0;
 }
 
-double Simulation::GpuPower(const Server& server) const {
+double Simulation::GpuPower(std::size_t server) const {
+  // A server's instances are numbered in a row (Setup): a few adjacent doubles, in its order.
   double w = 0;
-  for (int i : server.instances) w += instances_[static_cast<std::size_t>(i)].power_w;
+  const std::size_t first = server * instances_per_server_;
+  for (std::size_t i = first; i < first + instances_per_server_; ++i) w += instance_w_[i];
   return w;
 }
 
-double Simulation::ServerPower(const Server& server) const {
-  const double gpus = GpuPower(server);
-  return gpus + model::NonGpuPower(config_.server, spec_, core::Watts(gpus)).value();
+void Simulation::ReportHolds(std::size_t s) {
+  policy::ServerReport& report = control_view_.servers[s];
+  report.holds = servers_[s].requested;
+  if (!report.reachable) report.holds.reset();
+}
+
+void Simulation::ReportPending(std::size_t s) {
+  control_view_.servers[s].pending = servers_[s].pending > 0;
+}
+
+double Simulation::ServerPower(double gpu_w) const {
+  return gpu_w + model::NonGpuPower(config_.server, spec_, core::Watts(gpu_w)).value();
 }
 
 void Simulation::Integrate() {
@@ -706,9 +738,13 @@ void Simulation::Integrate() {
 
 void Simulation::OnTelemetry() {
   Integrate();
-  // Re-add the row from its parts so rounding never accumulates over a long run.
+  // Re-add the row from its parts so rounding never accumulates over a long run; each server's
+  // GPU power is kept for the control step, which (without a telemetry delay) reads it at once.
   row_power_w_ = 0;
-  for (const Server& server : servers_) row_power_w_ += ServerPower(server);
+  for (std::size_t s = 0; s < servers_.size(); ++s) {
+    gpu_w_[s] = GpuPower(s);
+    row_power_w_ += ServerPower(gpu_w_[s]);
+  }
   const double period_s = core::ToSeconds(config_.power.telemetry_period);
   const double row_w = (row_energy_j_ - energy_at_last_sample_) / period_s;
   energy_at_last_sample_ = row_energy_j_;
@@ -731,14 +767,14 @@ void Simulation::OnTelemetry() {
   if (over) result_.over_budget_s += period_s;
   if (over && !over_budget_) ++result_.over_budget_episodes;
   over_budget_ = over;
-  for (const Server& server : servers_) {
-    const ServerTargets& t = server.effective;
-    if (t.brake) result_.brake_seconds += period_s;
-    if (t.sm_clock_cap || t.power_limit) result_.capped_server_seconds += period_s;
-  }
+  // A server's period at a time, as a walk over the servers would add them, without the walk.
+  for (int k = 0; k < braked_servers_; ++k) result_.brake_seconds += period_s;
+  for (int k = 0; k < capped_servers_; ++k) result_.capped_server_seconds += period_s;
   if (source_done_ && active_requests_ == 0) return;  // the run is over
   if (config_.power.telemetry_delay.count() == 0) {
+    gpu_w_fresh_ = true;
     OnControl(row_w);
+    gpu_w_fresh_ = false;
   } else {
     queue_.Schedule(queue_.now() + config_.power.telemetry_delay, {EventKind::kControl, 0, row_w});
   }
@@ -761,37 +797,37 @@ void Simulation::OnControl(double row_w) {
     row_.emplace(*restarted_policy_, config_.control, controlled_);
     control_start_ = now;
   }
-  // Built in place every step (the buffers kept): the row's control step runs once a
-  // simulated second, 600,000 times a week.
+  // Kept from step to step: the row's control step runs once a simulated second, 600,000
+  // times a week. Every server answers (unless RunOptions::unreachable says otherwise), holds
+  // what was asked of it (acknowledged at once, as an agent's PUT is) and reads back its
+  // targets; a change still in its actuation delay is pending. Those parts of its report are
+  // written where they change (ReportHolds, ReportPending, UpdateEngineWindows), its power
+  // here; the rest keeps its defaults (a plausible report, a lease, confirmed, no command failed
+  // or in flight).
   policy::RowView& view = control_view_;
   view.now = now - control_start_;
   view.budget = config_.power.budget;
   view.metered = core::Watts(row_w);
   view.telemetry_age = config_.power.telemetry_delay;
-  view.servers.resize(servers_.size());
-  std::vector<bool>& reachable = reachable_;
-  reachable.assign(servers_.size(), true);
-  for (const RunOptions::Unreachable& u : options_.unreachable) {
-    if (u.server >= 0 && static_cast<std::size_t>(u.server) < servers_.size() && now >= u.from &&
-        now < u.from + u.length) {
-      reachable[static_cast<std::size_t>(u.server)] = false;
+  if (!options_.unreachable.empty()) {
+    std::vector<bool>& reachable = reachable_;
+    reachable.assign(servers_.size(), true);
+    for (const RunOptions::Unreachable& u : options_.unreachable) {
+      if (u.server >= 0 && static_cast<std::size_t>(u.server) < servers_.size() && now >= u.from &&
+          now < u.from + u.length) {
+        reachable[static_cast<std::size_t>(u.server)] = false;
+      }
+    }
+    for (std::size_t s = 0; s < servers_.size(); ++s) {
+      view.servers[s].reachable = reachable[s];
+      ReportHolds(s);
     }
   }
   UpdateEngineWindows();
   for (std::size_t s = 0; s < servers_.size(); ++s) {
-    const Server& server = servers_[s];
-    // Every server answers (unless RunOptions::unreachable says otherwise), holds what was asked
-    // of it (acknowledged at once, as an agent's PUT is) and reads back its targets; a change
-    // still in its actuation delay is pending. The rest of its report keeps its defaults (a
-    // plausible report, a lease, confirmed, no command failed or in flight), set once.
     policy::ServerReport& report = view.servers[s];
-    report.reachable = reachable[s];
-    report.gpu_power = core::Watts(GpuPower(server));
-    report.holds = server.requested;
-    report.pending = !server.pending_caps.empty() || !server.pending_brake.empty();
-    report.serving = server.serving;
+    report.gpu_power = core::Watts(gpu_w_fresh_ ? gpu_w_[s] : GpuPower(s));
     if (report.serving) report.serving->age = now - engine_window_at_;
-    if (!reachable[s]) report.holds.reset();
   }
   if (options_.on_control_view) options_.on_control_view(view);
   StepShadows(view);
@@ -802,13 +838,14 @@ void Simulation::OnControl(double row_w) {
   const SimTime cap_delay =
       config_.power.in_band ? config_.power.in_band_delay : config_.power.cap_delay;
   for (std::size_t s = 0; s < servers_.size(); ++s) {
-    Server& server = servers_[s];
     const ServerTargets& want = step.decision.targets[s];
-    if (options_.keep_target_changes && want != server.decided) {
-      result_.target_changes.push_back({now, static_cast<int>(s), want});
+    if (options_.keep_target_changes) {
+      if (want != decided_[s]) result_.target_changes.push_back({now, static_cast<int>(s), want});
+      decided_[s] = want;
     }
-    server.decided = want;
-    if (!step.changed[s] || !reachable[s]) continue;  // nothing to send, or nobody to send it to
+    // Nothing to send, or nobody to send it to.
+    if (!step.changed[s] || !control_view_.servers[s].reachable) continue;
+    Server& server = servers_[s];
     if (want.sm_clock_cap != server.requested.sm_clock_cap ||
         want.power_limit != server.requested.power_limit) {
       if (Tighter(server.requested, want)) {
@@ -817,15 +854,20 @@ void Simulation::OnControl(double row_w) {
         ++result_.uncap_actions;
       }
       server.pending_caps.push_back(want);
+      ++server.pending;
+      ReportPending(s);
       queue_.Schedule(now + cap_delay, {EventKind::kApplyCaps, static_cast<int>(s)});
     }
     if (want != server.requested) acted_ = true;
     if (want.brake != server.requested.brake) {
       server.pending_brake.push_back(want.brake);
+      ++server.pending;
+      ReportPending(s);
       queue_.Schedule(now + config_.power.brake_delay,
                       {EventKind::kApplyBrake, static_cast<int>(s)});
     }
     server.requested = want;
+    ReportHolds(s);
     row_->Accepted(s, want);
   }
   if (step.brake_event) ++result_.brake_events;
@@ -838,7 +880,7 @@ void Simulation::StepShadows(const policy::RowView& view) {
     const policy::RowStep& step = shadow.row->Step(view);
     shadow.quiet = !step.brake_event;
     for (std::size_t s = 0; s < servers_.size() && shadow.quiet; ++s) {
-      if (!step.changed[s] || !reachable_[s]) continue;
+      if (!step.changed[s] || !view.servers[s].reachable) continue;
       const ServerTargets& want = step.decision.targets[s];
       // Sending what the server holds changes nothing on the row; anything else is acting.
       shadow.quiet = want == servers_[s].requested;
@@ -853,7 +895,8 @@ void Simulation::UpdateEngineWindows() {
       now - engine_window_at_ < config_.power.engine_window)
     return;
   engine_window_at_ = now;
-  for (Server& server : servers_) {
+  for (std::size_t s = 0; s < servers_.size(); ++s) {
+    Server& server = servers_[s];
     const double prompt = server.prompt_tokens - server.window_prompt_tokens;
     const double generated = server.generated_tokens - server.window_generated_tokens;
     server.window_prompt_tokens = server.prompt_tokens;
@@ -865,7 +908,7 @@ void Simulation::UpdateEngineWindows() {
       signal.waiting += static_cast<double>(inst.waiting.size());
       signal.running += static_cast<double>(inst.running.size() + inst.admitted.size());
     }
-    server.serving = signal;
+    control_view_.servers[s].serving = signal;
   }
 }
 
@@ -877,12 +920,16 @@ void Simulation::OnApplyCaps(int s) {
   Server& server = servers_[static_cast<std::size_t>(s)];
   const ServerTargets next = server.pending_caps.front();
   server.pending_caps.pop_front();
+  --server.pending;
+  ReportPending(static_cast<std::size_t>(s));
   if (next.sm_clock_cap == server.effective.sm_clock_cap &&
       next.power_limit == server.effective.power_limit) {
     return;
   }
+  capped_servers_ -= Capped(server.effective) ? 1 : 0;
   server.effective.sm_clock_cap = next.sm_clock_cap;
   server.effective.power_limit = next.power_limit;
+  capped_servers_ += Capped(server.effective) ? 1 : 0;
   Reschedule(server);
 }
 
@@ -890,8 +937,11 @@ void Simulation::OnApplyBrake(int s) {
   Server& server = servers_[static_cast<std::size_t>(s)];
   const bool brake = server.pending_brake.front();
   server.pending_brake.pop_front();
+  --server.pending;
+  ReportPending(static_cast<std::size_t>(s));
   if (brake == server.effective.brake) return;
   server.effective.brake = brake;
+  braked_servers_ += brake ? 1 : -1;
   Reschedule(server);
 }
 
