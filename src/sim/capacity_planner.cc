@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -134,62 +135,108 @@ std::vector<Job> Interleaved(const std::vector<Job>& jobs) {
   return out;
 }
 
-// Runs the jobs on `threads` threads, each on its week's scenario (`weeks`); results in job
-// order. The uncapped baseline's runs step `shadows` beside (RunOptions::shadows); `quiet` gets,
-// per job, those of them that never acted there. Every run but the baseline's stops at its first
-// power event; with `power_only`, the baseline's too. The first error wins.
-core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>& weeks,
-                                             const std::vector<Job>& jobs,
-                                             const PlanOptions& options, WeekRecordings& recordings,
-                                             const std::vector<std::string>& shadows,
-                                             bool power_only,
-                                             std::vector<std::vector<std::string>>* quiet) {
-  std::vector<RunSummary> out(jobs.size());
-  quiet->assign(jobs.size(), {});
-  std::vector<std::optional<core::Error>> errors(jobs.size());
-  std::atomic<std::size_t> next{0};
+// One job of a batch: `after`, the index of the job it waits for (its baseline), or -1.
+struct Scheduled {
+  Job job;
+  int after = -1;
+};
+
+// What RunAll reports of each job, on the thread that ran it, under RunAll's lock: the run's
+// summary and the shadows that never acted in it.
+using JobDone =
+    std::function<void(std::size_t i, RunSummary summary, std::vector<std::string> quiet)>;
+
+// One run of a job on its week's scenario: the uncapped baseline's steps `shadows` beside
+// (RunOptions::shadows), and every run but the baseline's stops at its first power event (with
+// `power_only`, the baseline's too). `quiet` gets the shadows that never acted there.
+core::Result<RunSummary> RunOne(const ResolvedScenario& scenario, const Job& job,
+                                const PlanOptions& options, WeekRecordings& recordings,
+                                const std::vector<std::string>& shadows, bool power_only,
+                                std::vector<std::string>* quiet) {
+  RunOptions run;
+  run.stop = options.stop;
+  run.keep_power_series = false;
+  const double period_s = core::ToSeconds(scenario.row.power.telemetry_period);
+  run.expected_duration_s = ExpectedDuration(scenario.scenario, options.trace);
+  if (options.power_windows > 0 && period_s > 0) {
+    run.power_window_periods = std::max(
+        1, static_cast<int>(std::ceil(run.expected_duration_s / period_s / options.power_windows)));
+  }
+  // A run that has broken the power SLO is done, except the baseline: the other policies'
+  // latencies are compared with it (unless only the power is wanted).
+  std::vector<std::unique_ptr<policy::RowPolicy>> shadowing;
+  if (job.policy != policy::kUncappedPolicy || power_only) {
+    run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
+  }
+  if (job.policy == policy::kUncappedPolicy) {
+    for (const std::string& name : shadows) {
+      HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> made,
+                                policy::MakePolicy(name, scenario.params));
+      shadowing.push_back(std::move(made));
+      run.shadows.push_back(shadowing.back().get());
+    }
+  }
+  HEADROOM_ASSIGN_OR_RETURN(RowResult result, RunJob(scenario, job, options, run, recordings));
+  for (std::size_t k = 0; k < result.quiet_shadows.size(); ++k) {
+    if (result.quiet_shadows[k]) quiet->push_back(shadows[k]);
+  }
+  RunSummary out = Summarize(result);
+  out.week = job.week;
+  out.power_window_s = run.power_window_periods * period_s;
+  return out;
+}
+
+// Runs the jobs on `threads` threads, each on its week's scenario (`weeks`), in the order given
+// except that a job starts only once the job it waits for has finished; `skip`, asked then, may
+// drop it (its run is known without simulating it). A thread with nothing it may start waits
+// for one to finish rather than idle at a barrier. Returns how many ran; the first error wins.
+core::Result<int> RunAll(const std::vector<ResolvedScenario>& weeks,
+                         const std::vector<Scheduled>& jobs, const PlanOptions& options,
+                         WeekRecordings& recordings, const std::vector<std::string>& shadows,
+                         bool power_only, const std::function<bool(std::size_t)>& skip,
+                         const JobDone& done) {
+  std::mutex mu;
+  std::condition_variable finished_one;
+  std::vector<bool> started(jobs.size(), false), finished(jobs.size(), false);
+  std::optional<core::Error> error;
+  int ran = 0;
   const auto work = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      RunOptions run;
-      run.stop = options.stop;
-      run.keep_power_series = false;
-      const ResolvedScenario& scenario = weeks[static_cast<std::size_t>(jobs[i].week)];
-      const double period_s = core::ToSeconds(scenario.row.power.telemetry_period);
-      run.expected_duration_s = ExpectedDuration(scenario.scenario, options.trace);
-      if (options.power_windows > 0 && period_s > 0) {
-        run.power_window_periods =
-            std::max(1, static_cast<int>(
-                            std::ceil(run.expected_duration_s / period_s / options.power_windows)));
-      }
-      // A run that has broken the power SLO is done, except the baseline: the other policies'
-      // latencies are compared with it (unless only the power is wanted).
-      std::vector<std::unique_ptr<policy::RowPolicy>> shadowing;
-      if (jobs[i].policy != policy::kUncappedPolicy || power_only) {
-        run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
-      }
-      if (jobs[i].policy == policy::kUncappedPolicy) {
-        for (const std::string& name : shadows) {
-          auto made = policy::MakePolicy(name, scenario.params);
-          if (!made) {
-            errors[i] = made.error();
-            break;
-          }
-          shadowing.push_back(std::move(*made));
-          run.shadows.push_back(shadowing.back().get());
+    std::unique_lock lock(mu);
+    while (true) {
+      std::optional<std::size_t> next;
+      bool waiting = false;
+      for (std::size_t i = 0; i < jobs.size() && !next; ++i) {
+        if (started[i]) continue;
+        const int after = jobs[i].after;
+        if (after >= 0 && !finished[static_cast<std::size_t>(after)]) {
+          waiting = true;
+        } else {
+          next = i;
         }
-        if (errors[i]) continue;
       }
-      auto result = RunJob(scenario, jobs[i], options, run, recordings);
-      if (result) {
-        for (std::size_t k = 0; k < result->quiet_shadows.size(); ++k) {
-          if (result->quiet_shadows[k]) (*quiet)[i].push_back(shadows[k]);
+      if (!next) {
+        if (!waiting) return;
+        finished_one.wait(lock);
+        continue;
+      }
+      const std::size_t i = *next;
+      started[i] = true;
+      if (!skip(i)) {
+        ++ran;
+        lock.unlock();
+        std::vector<std::string> quiet;
+        core::Result<RunSummary> result =
+            RunOne(weeks[static_cast<std::size_t>(jobs[i].job.week)], jobs[i].job, options,
+                   recordings, shadows, power_only, &quiet);
+        lock.lock();
+        if (result) {
+          done(i, std::move(*result), std::move(quiet));
+        } else if (!error) {
+          error = result.error();
         }
-        out[i] = Summarize(*result);
-        out[i].week = jobs[i].week;
-        out[i].power_window_s = run.power_window_periods * period_s;
-      } else {
-        errors[i] = result.error();
       }
+      finished[i] = true;
+      finished_one.notify_all();
     }
   };
   const int threads = std::clamp(options.threads, 1, static_cast<int>(jobs.size()));
@@ -197,10 +244,8 @@ core::Result<std::vector<RunSummary>> RunAll(const std::vector<ResolvedScenario>
   for (int t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
-  for (auto& e : errors) {
-    if (e) return core::Fail(*e);
-  }
-  return out;
+  if (error) return core::Fail(*error);
+  return ran;
 }
 
 }  // namespace
@@ -474,7 +519,6 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   const std::string uncapped(policy::kUncappedPolicy);
   std::map<Job, RunSummary> done;
   WeekRecordings recordings(options.recording_bytes);
-  const std::vector<std::string> none;
   std::vector<std::string> shadows;
   if (options.share_quiet_runs) {
     std::copy_if(policies.begin(), policies.end(), std::back_inserter(shadows),
@@ -495,36 +539,40 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
         todo.push_back(j);
       }
     }
+    if (todo.empty()) return core::Ok();
     // The baselines first, each with the capping policies as its shadows: where one never
     // acted on a week without a power event, its run would have been the baseline's, event for
-    // event (RunOptions::shadows), and is taken from it instead of simulated.
+    // event (RunOptions::shadows), and is taken from it instead of simulated. So a policy's run
+    // waits for its week's baseline when that is in the batch, and is skipped if shared.
     std::vector<Job> baselines, others;
     for (const Job& j : todo) (j.policy == uncapped ? baselines : others).push_back(j);
-    for (std::vector<Job>* phase : {&baselines, &others}) {
-      if (phase == &others) {
-        std::erase_if(others, [&](const Job& j) { return done.count(j) > 0; });
-      }
-      if (phase->empty()) continue;
-      const std::vector<Job> batch = Interleaved(*phase);
-      std::vector<std::vector<std::string>> quiet;
-      HEADROOM_ASSIGN_OR_RETURN(std::vector<RunSummary> results,
-                                RunAll(weeks, batch, options, recordings,
-                                       phase == &baselines ? shadows : none, power_only, &quiet));
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        done[batch[i]] = results[i];
-        if (results[i].brake_events > 0 || results[i].over_budget_episodes > 0) continue;
-        for (const std::string& p : quiet[i]) {
-          const Job same{p, batch[i].servers, batch[i].week};
-          if (done.count(same)) continue;
-          RunSummary shared = results[i];
-          shared.policy = p;
-          done[same] = std::move(shared);
-          ++plan.shared_runs;
-        }
-      }
-      plan.simulations += static_cast<int>(batch.size());
-      if (options.progress) options.progress(plan.simulations, total_estimate);
+    std::vector<Scheduled> batch;
+    for (const Job& j : Interleaved(baselines)) batch.push_back({j});
+    for (const Job& j : Interleaved(others)) {
+      const auto base = std::find_if(batch.begin(), batch.end(), [&](const Scheduled& b) {
+        return b.job == Job{uncapped, j.servers, j.week};
+      });
+      batch.push_back({j, base == batch.end() ? -1 : static_cast<int>(base - batch.begin())});
     }
+    const auto skip = [&](std::size_t i) { return done.count(batch[i].job) > 0; };
+    const auto finish = [&](std::size_t i, RunSummary summary, std::vector<std::string> quiet) {
+      const Job& job = batch[i].job;
+      const bool power_event = summary.brake_events > 0 || summary.over_budget_episodes > 0;
+      done[job] = summary;
+      if (power_event) return;
+      for (const std::string& p : quiet) {
+        const Job same{p, job.servers, job.week};
+        if (done.count(same)) continue;
+        RunSummary shared = summary;
+        shared.policy = p;
+        done[same] = std::move(shared);
+        ++plan.shared_runs;
+      }
+    };
+    HEADROOM_ASSIGN_OR_RETURN(const int ran, RunAll(weeks, batch, options, recordings, shadows,
+                                                    power_only, skip, finish));
+    plan.simulations += ran;
+    if (options.progress) options.progress(plan.simulations, total_estimate);
     return core::Ok();
   };
   // The verdict on weeks [from, to) against the uncapped row on each; nullopt while runs are
