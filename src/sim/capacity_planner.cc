@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -135,26 +136,28 @@ std::vector<Job> Interleaved(const std::vector<Job>& jobs) {
   return out;
 }
 
-// One job of a batch: `after`, the index of the job it waits for (its baseline), or -1.
-struct Scheduled {
+// A job as run: `stops`, whether it stops at its first power event (every run but the uncapped
+// baseline's, whose latencies the others are compared with, unless only its power is wanted).
+struct Run {
   Job job;
-  int after = -1;
+  bool stops = true;
+  auto operator<=>(const Run&) const = default;
 };
 
-// What RunAll reports of each job, on the thread that ran it, under RunAll's lock: the run's
-// summary and the shadows that never acted in it.
-using JobDone =
-    std::function<void(std::size_t i, RunSummary summary, std::vector<std::string> quiet)>;
+// What a run gives: its summary and the shadows that never acted in it.
+struct Outcome {
+  RunSummary summary;
+  std::vector<std::string> quiet;
+};
 
 // One run of a job on its week's scenario: the uncapped baseline's steps `shadows` beside
-// (RunOptions::shadows), and every run but the baseline's stops at its first power event (with
-// `power_only`, the baseline's too). `quiet` gets the shadows that never acted there.
-core::Result<RunSummary> RunOne(const ResolvedScenario& scenario, const Job& job,
-                                const PlanOptions& options, WeekRecordings& recordings,
-                                const std::vector<std::string>& shadows, bool power_only,
-                                std::vector<std::string>* quiet) {
+// (RunOptions::shadows).
+core::Result<Outcome> RunOne(const ResolvedScenario& scenario, const Run& job,
+                             const PlanOptions& options, WeekRecordings& recordings,
+                             const std::vector<std::string>& shadows,
+                             const std::atomic<bool>* stop) {
   RunOptions run;
-  run.stop = options.stop;
+  run.stop = stop;
   run.keep_power_series = false;
   const double period_s = core::ToSeconds(scenario.row.power.telemetry_period);
   run.expected_duration_s = ExpectedDuration(scenario.scenario, options.trace);
@@ -162,13 +165,9 @@ core::Result<RunSummary> RunOne(const ResolvedScenario& scenario, const Job& job
     run.power_window_periods = std::max(
         1, static_cast<int>(std::ceil(run.expected_duration_s / period_s / options.power_windows)));
   }
-  // A run that has broken the power SLO is done, except the baseline: the other policies'
-  // latencies are compared with it (unless only the power is wanted).
+  if (job.stops) run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
   std::vector<std::unique_ptr<policy::RowPolicy>> shadowing;
-  if (job.policy != policy::kUncappedPolicy || power_only) {
-    run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
-  }
-  if (job.policy == policy::kUncappedPolicy) {
+  if (job.job.policy == policy::kUncappedPolicy) {
     for (const std::string& name : shadows) {
       HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> made,
                                 policy::MakePolicy(name, scenario.params));
@@ -176,77 +175,186 @@ core::Result<RunSummary> RunOne(const ResolvedScenario& scenario, const Job& job
       run.shadows.push_back(shadowing.back().get());
     }
   }
-  HEADROOM_ASSIGN_OR_RETURN(RowResult result, RunJob(scenario, job, options, run, recordings));
+  HEADROOM_ASSIGN_OR_RETURN(RowResult result, RunJob(scenario, job.job, options, run, recordings));
+  Outcome out;
   for (std::size_t k = 0; k < result.quiet_shadows.size(); ++k) {
-    if (result.quiet_shadows[k]) quiet->push_back(shadows[k]);
+    if (result.quiet_shadows[k]) out.quiet.push_back(shadows[k]);
   }
-  RunSummary out = Summarize(result);
-  out.week = job.week;
-  out.power_window_s = run.power_window_periods * period_s;
+  out.summary = Summarize(result);
+  out.summary.week = job.job.week;
+  out.summary.power_window_s = run.power_window_periods * period_s;
   return out;
 }
 
-// Runs the jobs on `threads` threads, each on its week's scenario (`weeks`), in the order given
-// except that a job starts only once the job it waits for has finished; `skip`, asked then, may
-// drop it (its run is known without simulating it). A thread with nothing it may start waits
-// for one to finish rather than idle at a barrier. Returns how many ran; the first error wins.
-core::Result<int> RunAll(const std::vector<ResolvedScenario>& weeks,
-                         const std::vector<Scheduled>& jobs, const PlanOptions& options,
-                         WeekRecordings& recordings, const std::vector<std::string>& shadows,
-                         bool power_only, const std::function<bool(std::size_t)>& skip,
-                         const JobDone& done) {
-  std::mutex mu;
-  std::condition_variable finished_one;
-  std::vector<bool> started(jobs.size(), false), finished(jobs.size(), false);
-  std::optional<core::Error> error;
-  int ran = 0;
-  const auto work = [&] {
-    std::unique_lock lock(mu);
+// The plan's runs on `threads` threads that live as long as the plan. The plan asks for the
+// runs it needs (Need, which returns once they have all run) and names the runs it will
+// probably need next (the speculative ones): a thread with no needed run to start takes one of
+// those rather than idle while the other finishes a round, and its outcome waits until the plan
+// asks for it. Which runs the plan uses depends on their outcomes alone, never on which ran
+// ahead: an outcome nobody asks for is dropped, and runs still going when the plan ends are
+// stopped. Thread-safe; Need from one thread at a time.
+class RunPool {
+ public:
+  using RunFn = std::function<core::Result<Outcome>(const Run&, const std::atomic<bool>* stop)>;
+
+  // `interchangeable`: whether a run's outcome is also that of the same job run the other way
+  // (stopping or not at its first power event): so when it had no power event to stop at.
+  RunPool(int threads, const std::atomic<bool>* user_stop, RunFn run,
+          std::function<bool(const RunSummary&)> interchangeable)
+      : user_stop_(user_stop), run_(std::move(run)), interchangeable_(std::move(interchangeable)) {
+    for (int t = 0; t < std::max(1, threads); ++t) workers_.emplace_back([this] { Work(); });
+  }
+  ~RunPool() {
+    {
+      std::lock_guard lock(mu_);
+      quit_ = true;
+    }
+    cancel_ = true;
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // Runs those of `needed` without an outcome, in order, except that a run whose `after` (an
+  // index into `needed`, or -1) is still going waits for it while another can start, and one
+  // that it shares is not run; then the `speculative` ones (replacing the previous list; a
+  // policy's with `true` waits for its week's baseline likewise) on threads with nothing else
+  // to do. Returns the first error of a needed run.
+  core::Status Need(const std::vector<std::pair<Run, int>>& needed,
+                    std::vector<std::pair<Run, bool>> speculative) {
+    std::unique_lock lock(mu_);
+    needed_ = needed;
+    speculative_ = std::move(speculative);
+    wake_.notify_all();
     while (true) {
-      std::optional<std::size_t> next;
-      bool waiting = false;
-      for (std::size_t i = 0; i < jobs.size() && !next; ++i) {
-        if (started[i]) continue;
-        const int after = jobs[i].after;
-        if (after >= 0 && !finished[static_cast<std::size_t>(after)]) {
-          waiting = true;
-        } else {
-          next = i;
+      bool all = true;
+      for (const auto& [run, after] : needed_) {
+        const auto it = Lookup(run);
+        if (it == outcomes_.end()) {
+          all = all && Resolved(run, after);
+        } else if (!it->second) {
+          needed_.clear();
+          return core::Fail(it->second.error());
         }
       }
-      if (!next) {
-        if (!waiting) return;
-        finished_one.wait(lock);
+      if (all) break;
+      // The user's stop reaches the runs through cancel_, which also stops the ones ahead.
+      if (user_stop_ && user_stop_->load()) cancel_ = true;
+      done_one_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+    needed_.clear();
+    return core::Ok();
+  }
+
+  // The outcome of `run` (or of a run of its job that is interchangeable with it). REQUIRES:
+  // Need returned Ok for it.
+  const Outcome& Get(const Run& run) {
+    std::lock_guard lock(mu_);
+    return *Lookup(run)->second;
+  }
+  // How many runs were simulated for the plan's use (an outcome counts once, when first got).
+  int Take(const Run& run) {
+    std::lock_guard lock(mu_);
+    const auto it = Lookup(run);
+    return taken_.insert(it->first).second ? 1 : 0;
+  }
+
+ private:
+  using Outcomes = std::map<Run, core::Result<Outcome>>;
+
+  Outcomes::iterator Lookup(const Run& run) {
+    const auto it = outcomes_.find(run);
+    if (it != outcomes_.end()) return it;
+    const auto other = outcomes_.find({run.job, !run.stops});
+    if (other != outcomes_.end() && other->second && interchangeable_(other->second->summary)) {
+      return other;
+    }
+    return outcomes_.end();
+  }
+  bool Known(const Run& run) {
+    return started_.count(run) > 0 || started_.count({run.job, !run.stops}) > 0 ||
+           Lookup(run) != outcomes_.end();
+  }
+
+  // Whether the outcome of `base`, the uncapped baseline of `run`'s week, is also run's: the
+  // policy never acted there and the row had no power event (RunOptions::shadows).
+  bool SharedBy(const Run& run, const Run& base) {
+    const auto it = Lookup(base);
+    if (it == outcomes_.end() || !it->second) return false;
+    const Outcome& b = *it->second;
+    return b.summary.brake_events == 0 && b.summary.over_budget_episodes == 0 &&
+           std::find(b.quiet.begin(), b.quiet.end(), run.job.policy) != b.quiet.end();
+  }
+  // Whether a needed run has its outcome, or needs none (shared by its baseline).
+  bool Resolved(const Run& run, int after) {
+    if (Lookup(run) != outcomes_.end()) return true;
+    return after >= 0 && SharedBy(run, needed_[static_cast<std::size_t>(after)].first);
+  }
+
+  // The next run to start, or nullopt: a needed one (a policy's once its baseline's outcome
+  // says it is not shared), else, while needed ones are still going (not between rounds, when
+  // the plan is about to ask for the next: a speculative run then would only delay it), a
+  // speculative one.
+  std::optional<Run> Next() {
+    bool going = false;
+    for (const auto& [run, after] : needed_) {
+      if (Resolved(run, after)) continue;
+      going = true;
+      if (Known(run)) continue;
+      if (after >= 0) {
+        const Run& base = needed_[static_cast<std::size_t>(after)].first;
+        if (Lookup(base) == outcomes_.end() || SharedBy(run, base)) continue;
+      }
+      return run;
+    }
+    if (!going) return std::nullopt;
+    for (const auto& [run, wait] : speculative_) {
+      if (Known(run)) continue;
+      if (run.job.policy != policy::kUncappedPolicy) {
+        const Run base{{std::string(policy::kUncappedPolicy), run.job.servers, run.job.week},
+                       false};
+        const bool known = Lookup(base) != outcomes_.end();
+        if ((wait && !known) || (known && SharedBy(run, base))) continue;
+      }
+      return run;
+    }
+    return std::nullopt;
+  }
+
+  void Work() {
+    std::unique_lock lock(mu_);
+    while (!quit_) {
+      const std::optional<Run> run = Next();
+      if (!run) {
+        wake_.wait(lock);
         continue;
       }
-      const std::size_t i = *next;
-      started[i] = true;
-      if (!skip(i)) {
-        ++ran;
-        lock.unlock();
-        std::vector<std::string> quiet;
-        core::Result<RunSummary> result =
-            RunOne(weeks[static_cast<std::size_t>(jobs[i].job.week)], jobs[i].job, options,
-                   recordings, shadows, power_only, &quiet);
-        lock.lock();
-        if (result) {
-          done(i, std::move(*result), std::move(quiet));
-        } else if (!error) {
-          error = result.error();
-        }
-      }
-      finished[i] = true;
-      finished_one.notify_all();
+      started_.insert(*run);
+      lock.unlock();
+      core::Result<Outcome> outcome = run_(*run, &cancel_);
+      lock.lock();
+      started_.erase(*run);
+      outcomes_.insert_or_assign(*run, std::move(outcome));
+      done_one_.notify_all();
+      wake_.notify_all();
     }
-  };
-  const int threads = std::clamp(options.threads, 1, static_cast<int>(jobs.size()));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) return core::Fail(*error);
-  return ran;
-}
+  }
+
+  const std::atomic<bool>* user_stop_;
+  RunFn run_;
+  std::function<bool(const RunSummary&)> interchangeable_;
+  std::atomic<bool> cancel_{false};
+  std::mutex mu_;
+  std::condition_variable wake_;      // a worker may have something to start
+  std::condition_variable done_one_;  // a run finished
+  bool quit_ = false;
+  std::vector<std::pair<Run, int>> needed_;
+  // Each with whether, a policy's, it waits for its week's baseline (which may share it).
+  std::vector<std::pair<Run, bool>> speculative_;
+  std::set<Run> started_;
+  Outcomes outcomes_;
+  std::set<Run> taken_;
+  std::vector<std::thread> workers_;
+};
 
 }  // namespace
 
@@ -532,46 +640,66 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                  static_cast<int>(policies.size()) * 2 +
                              1;
   // Runs the jobs not yet done (each once, in the order asked).
-  const auto run = [&](const std::vector<Job>& jobs, bool power_only = false) -> core::Status {
+  RunPool pool(
+      options.threads, options.stop,
+      [&](const Run& r, const std::atomic<bool>* stop) {
+        return RunOne(weeks[static_cast<std::size_t>(r.job.week)], r, options, recordings, shadows,
+                      stop);
+      },
+      [&](const RunSummary& r) {
+        return !r.stopped_early &&
+               std::max(r.brake_events, r.over_budget_episodes) <= s.slo.max_brake_events;
+      });
+  // Runs the jobs not yet done (each once, in the order asked), with `ahead` the runs the plan
+  // will probably ask for next (RunPool).
+  const auto run = [&](const std::vector<Job>& jobs, const std::vector<std::pair<Run, bool>>& ahead,
+                       bool power_only = false) -> core::Status {
     std::vector<Job> todo;
     for (const Job& j : jobs) {
       if (!done.count(j) && std::find(todo.begin(), todo.end(), j) == todo.end()) {
         todo.push_back(j);
       }
     }
+    std::vector<std::pair<Run, bool>> speculative;
+    for (const auto& r : ahead) {
+      if (!done.count(r.first.job) &&
+          std::find(todo.begin(), todo.end(), r.first.job) == todo.end()) {
+        speculative.push_back(r);
+      }
+    }
     if (todo.empty()) return core::Ok();
     // The baselines first, each with the capping policies as its shadows: where one never
     // acted on a week without a power event, its run would have been the baseline's, event for
     // event (RunOptions::shadows), and is taken from it instead of simulated. So a policy's run
-    // waits for its week's baseline when that is in the batch, and is skipped if shared.
+    // waits for its week's baseline when that is asked for too (unless a thread would idle),
+    // and is dropped if shared.
     std::vector<Job> baselines, others;
     for (const Job& j : todo) (j.policy == uncapped ? baselines : others).push_back(j);
-    std::vector<Scheduled> batch;
-    for (const Job& j : Interleaved(baselines)) batch.push_back({j});
+    std::vector<std::pair<Run, int>> needed;
+    for (const Job& j : Interleaved(baselines)) needed.push_back({{j, power_only}, -1});
     for (const Job& j : Interleaved(others)) {
-      const auto base = std::find_if(batch.begin(), batch.end(), [&](const Scheduled& b) {
-        return b.job == Job{uncapped, j.servers, j.week};
+      const auto base = std::find_if(needed.begin(), needed.end(), [&](const auto& b) {
+        return b.first.job == Job{uncapped, j.servers, j.week};
       });
-      batch.push_back({j, base == batch.end() ? -1 : static_cast<int>(base - batch.begin())});
+      needed.push_back(
+          {{j, true}, base == needed.end() ? -1 : static_cast<int>(base - needed.begin())});
     }
-    const auto skip = [&](std::size_t i) { return done.count(batch[i].job) > 0; };
-    const auto finish = [&](std::size_t i, RunSummary summary, std::vector<std::string> quiet) {
-      const Job& job = batch[i].job;
-      const bool power_event = summary.brake_events > 0 || summary.over_budget_episodes > 0;
-      done[job] = summary;
-      if (power_event) return;
-      for (const std::string& p : quiet) {
-        const Job same{p, job.servers, job.week};
+    HEADROOM_RETURN_IF_ERROR(pool.Need(needed, std::move(speculative)));
+    for (const auto& [r, after] : needed) {
+      if (done.count(r.job)) continue;  // shared by its baseline, just before
+      const Outcome& outcome = pool.Get(r);
+      plan.simulations += pool.Take(r);
+      done[r.job] = outcome.summary;
+      if (outcome.summary.brake_events > 0 || outcome.summary.over_budget_episodes > 0) continue;
+      for (const std::string& p : outcome.quiet) {
+        const Job same{p, r.job.servers, r.job.week};
         if (done.count(same)) continue;
-        RunSummary shared = summary;
+        RunSummary shared = outcome.summary;
         shared.policy = p;
         done[same] = std::move(shared);
         ++plan.shared_runs;
       }
-    };
-    HEADROOM_ASSIGN_OR_RETURN(const int ran, RunAll(weeks, batch, options, recordings, shadows,
-                                                    power_only, skip, finish));
-    plan.simulations += ran;
+    }
     if (options.progress) options.progress(plan.simulations, total_estimate);
     return core::Ok();
   };
@@ -628,8 +756,40 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     int step = 1;
     std::optional<int> next;  // the count to decide next
   };
+  // What the plan will probably ask for next, for threads that would otherwise idle: the runs of
+  // policy p's weeks [from, to) at n (the baseline's and its own), and the baselines of the
+  // policies' runs just asked for (each needed unless its run breaks the power SLO).
+  using Ahead = std::vector<std::pair<Run, bool>>;
+  const auto weeks_at = [&](const std::string& p, int n, int from, int to, Ahead* out) {
+    for (int w = from; w < to; ++w) {
+      out->push_back({{{uncapped, n, w}, false}, false});
+      if (p != uncapped) out->push_back({{{p, n, w}, true}, true});
+    }
+  };
+  const auto baselines_of = [&](const std::vector<Job>& asked, Ahead* out) {
+    for (const Job& j : asked) {
+      if (j.policy != uncapped) out->push_back({{{uncapped, j.servers, j.week}, false}, false});
+    }
+  };
+  // The risk runs past an answer (below): power only, no baseline waited for.
+  const auto risk_at = [&](const std::string& p, int answer, Ahead* out) {
+    const int top = std::min(n_max, std::max(answer, n0) + plan.risk_beyond);
+    for (int n = std::max(answer + 1, n0); n <= top; ++n) {
+      for (int w = 0; w < planning; ++w) out->push_back({{{p, n, w}, true}, false});
+    }
+  };
   std::vector<Job> jobs{{uncapped, n0, 0}};  // the baseline itself first
-  HEADROOM_RETURN_IF_ERROR(run(jobs));
+  Ahead ahead;
+  if (s.workload.target_baseline_peak > 0) {
+    // The search's first count as the calibration expects it (below), while the provisioned
+    // row runs.
+    const int expected =
+        std::clamp(static_cast<int>(std::floor(n0 / s.workload.target_baseline_peak)), n0, n_max);
+    for (const std::string& p : policies) {
+      weeks_at(p, expected, 0, std::min(kSearchWeeksPerRound, planning), &ahead);
+    }
+  }
+  HEADROOM_RETURN_IF_ERROR(run(jobs, ahead));
   const double provisioned_peak = done.at({uncapped, n0, 0}).peak_frac;
   const int guess =
       std::clamp(provisioned_peak > 0 ? static_cast<int>(std::floor(n0 / provisioned_peak)) : n_max,
@@ -664,7 +824,19 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       }
     }
     if (!searching) break;
-    HEADROOM_RETURN_IF_ERROR(run(jobs));
+    // Ahead: a decided policy's unseen weeks at its answer and its risk past it (below), then
+    // the rest of the weeks of the counts being decided.
+    ahead.clear();
+    baselines_of(jobs, &ahead);
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      if (search[k].next || search[k].lo < n0) continue;
+      weeks_at(policies[k], search[k].lo, planning, all_weeks, &ahead);
+      risk_at(policies[k], search[k].lo, &ahead);
+    }
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      if (search[k].next) weeks_at(policies[k], *search[k].next, 0, planning, &ahead);
+    }
+    HEADROOM_RETURN_IF_ERROR(run(jobs, ahead));
   }
 
   // Each answer on the unseen weeks, lowered one server at a time until it holds on all of them
@@ -704,7 +876,11 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       }
     }
     if (!checking) break;
-    HEADROOM_RETURN_IF_ERROR(run(jobs));
+    ahead.clear();
+    baselines_of(jobs, &ahead);
+    for (std::size_t k = 0; k < policies.size(); ++k)
+      risk_at(policies[k], checks[k].servers, &ahead);
+    HEADROOM_RETURN_IF_ERROR(run(jobs, ahead));
   }
 
   // The risk at each count up to a few beyond each answer (or, for a policy that fits none,
@@ -712,14 +888,12 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   // at the first week that failed there. Only the power matters here: no baselines are asked
   // for, and every run, the uncapped row's too, stops at its first power event.
   if (plan.risk_beyond > 0) {
+    ahead.clear();
+    for (std::size_t k = 0; k < policies.size(); ++k)
+      risk_at(policies[k], checks[k].servers, &ahead);
     jobs.clear();
-    for (std::size_t k = 0; k < policies.size(); ++k) {
-      const int top = std::min(n_max, std::max(checks[k].servers, n0) + plan.risk_beyond);
-      for (int n = std::max(checks[k].servers + 1, n0); n <= top; ++n) {
-        for (int w = 0; w < planning; ++w) jobs.push_back({policies[k], n, w});
-      }
-    }
-    HEADROOM_RETURN_IF_ERROR(run(jobs, /*power_only=*/true));
+    for (const auto& [r, wait] : ahead) jobs.push_back(r.job);
+    HEADROOM_RETURN_IF_ERROR(run(jobs, {}, /*power_only=*/true));
   }
 
   plan.baseline = done.at({uncapped, n0, 0});
