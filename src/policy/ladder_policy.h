@@ -48,6 +48,8 @@ class LadderPolicy final : public RowPolicy {
   std::vector<std::string> states() const override;
   using RowPolicy::Step;
   void Step(const Observation& obs, Decision* out) override;
+  // No rung and no brake: nothing to move between or to apply.
+  bool Inert() const override { return config_.rungs.empty() && !config_.brake; }
 
  private:
   const std::string& State() const;

@@ -103,6 +103,11 @@ class RowPolicy {
     Step(obs, &decision);
     return decision;
   }
+  // Whether every decision is the same whatever it observes: no caps, no brake, one state, no
+  // events (the uncapped row's policy). A simulator whose servers all answer may then step it
+  // once and skip the rest, which would change nothing; the controller daemon steps every
+  // policy.
+  virtual bool Inert() const { return false; }
 };
 
 }  // namespace headroom::policy
