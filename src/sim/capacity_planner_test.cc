@@ -1,5 +1,6 @@
 #include "sim/capacity_planner.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -261,6 +262,21 @@ TEST(CapacityPlannerTest, APlanIsTheSameOnAnyNumberOfThreadsAndChangesWithItsSee
   ASSERT_TRUE(reseeded) << reseeded.error().message();
   EXPECT_NE(reseeded->week_seeds, one->week_seeds);
   EXPECT_NE(reseeded->baseline.energy_j, one->baseline.energy_j);
+}
+
+// A stop (Ctrl-C) ends a plan with kCancelled, its runs ahead included: the pool neither waits
+// for them to finish nor hangs on a round that will never complete.
+TEST(CapacityPlannerTest, AStoppedPlanEndsCancelled) {
+  PlanOptions options;
+  options.policies = {"none", "brake-only", "polca"};
+  options.weeks = 3;
+  options.validate_weeks = 2;
+  options.threads = 2;
+  std::atomic<bool> stop{true};
+  options.stop = &stop;
+  auto plan = PlanCapacity(SmallSynthRow(), options);
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code(), core::Code::kCancelled) << plan.error().message();
 }
 
 }  // namespace
