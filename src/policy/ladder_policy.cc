@@ -1,6 +1,7 @@
 #include "policy/ladder_policy.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "core/check.h"
@@ -37,6 +38,16 @@ const std::string& LadderPolicy::State() const {
 bool LadderPolicy::Settling(core::Duration now) const {
   if (!brake_ || !brake_->released_at()) return false;
   return now - *brake_->released_at() < config_.brake_settle;
+}
+
+double LadderPolicy::QuietBelow() const {
+  if (predictor_ || ladder_.level() != 0 || (brake_ && brake_->on())) return 0;
+  double bound = std::numeric_limits<double>::infinity();
+  // A rung is climbed, and the brake engaged, only above its threshold (CappingLadder::Step,
+  // BrakeGuard::Step); the first rung is the only one climbable from the normal state.
+  if (!config_.rungs.empty()) bound = config_.rungs.front().enter;
+  if (config_.brake) bound = std::min(bound, config_.brake->threshold);
+  return bound;
 }
 
 void LadderPolicy::Step(const Observation& obs, Decision* out) {

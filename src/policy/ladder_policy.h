@@ -48,8 +48,9 @@ class LadderPolicy final : public RowPolicy {
   std::vector<std::string> states() const override;
   using RowPolicy::Step;
   void Step(const Observation& obs, Decision* out) override;
-  // No rung and no brake: nothing to move between or to apply.
-  bool Inert() const override { return config_.rungs.empty() && !config_.brake; }
+  // In the normal state with the brake off and no predictor (which learns from every step):
+  // the first rung's entry and the brake's threshold, the first powers that move it.
+  double QuietBelow() const override;
 
  private:
   const std::string& State() const;

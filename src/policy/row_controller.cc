@@ -188,6 +188,7 @@ const RowStep& RowController::Step(const RowView& in) {
   // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
   const core::Duration now = std::chrono::floor<std::chrono::milliseconds>(in.now);
   RowStep& step = step_;
+  stepped_ = true;
   Observe(in, now);
   policy_->Step(obs_, &step.decision);
   HEADROOM_CHECK(step.decision.targets.size() == servers_.size())

@@ -108,6 +108,10 @@ class RowController {
   bool Unconfirmed(size_t i, const ServerReport& report) const;
   std::uint64_t brake_events() const { return brake_events_; }
   bool escalated() const { return escalated_; }
+  // Stepped at least once and at rest: not escalated, not over budget with caps untaken, no
+  // server braked. With every server reachable and the row under budget, a step then does only
+  // what its policy decides (RowPolicy::QuietBelow).
+  bool Resting() const { return stepped_ && !escalated_ && !over_since_ && !braking_; }
   const RowPolicy& policy() const { return *policy_; }
 
  private:
@@ -133,6 +137,7 @@ class RowController {
   bool escalated_ = false;
   std::optional<core::Duration> over_since_;
   bool braking_ = false;
+  bool stepped_ = false;
   std::uint64_t brake_events_ = 0;
   RowStep step_;     // Step's result, reused
   Observation obs_;  // the policy's input, reused

@@ -103,11 +103,12 @@ class RowPolicy {
     Step(obs, &decision);
     return decision;
   }
-  // Whether every decision is the same whatever it observes: no caps, no brake, one state, no
-  // events (the uncapped row's policy). A simulator whose servers all answer may then step it
-  // once and skip the rest, which would change nothing; the controller daemon steps every
-  // policy.
-  virtual bool Inert() const { return false; }
+  // A row power (a fraction of the budget) at or under which a step from the policy's present
+  // state would decide what its last step did and change none of its state: no rung to climb,
+  // no brake to engage, nothing learnt (infinite for the uncapped row's policy, 0 when there is
+  // no such bound). A simulator whose servers all answer may skip such steps, which would change
+  // nothing; the controller daemon steps every policy every time.
+  virtual double QuietBelow() const { return 0; }
 };
 
 }  // namespace headroom::policy

@@ -160,6 +160,8 @@ class Simulation {
   void OnTelemetry();
   void AddToWindow(double start_s, double row_w);
   void OnControl(double row_w);
+  // Whether a control step of `row` would change nothing (its policy and the row at rest).
+  bool Idle(const policy::RowController& row, const policy::RowView& view) const;
   // RunOptions::shadows: each quiet one stepped on the view; the first to act is done.
   void StepShadows(const policy::RowView& view);
   void UpdateEngineWindows();
@@ -187,10 +189,8 @@ class Simulation {
   };
   std::vector<Shadow> shadows_;
   bool acted_ = false;  // the run's own policy sent a command: no shadow's run is this one
-  // The run's policy is inert with every server reachable and no restart: after the first
-  // control step, the others would change nothing (OnControl).
-  bool inert_ = false;
-  bool stepped_ = false;
+  // Every server answers every step and no controller restarts: the condition for Idle.
+  bool all_answer_ = false;
   std::vector<policy::ControlledServer> controlled_;
   // RunOptions::restart_controller_at: the policy after the restart, and when it started.
   std::unique_ptr<policy::RowPolicy> restarted_policy_;
@@ -313,7 +313,7 @@ core::Status Simulation::Setup() {
          .non_gpu_power = config_.server.non_gpu_power});
   }
   row_.emplace(policy_, config_.control, controlled_);
-  inert_ = policy_.Inert() && options_.unreachable.empty() && !options_.restart_controller_at;
+  all_answer_ = options_.unreachable.empty() && !options_.restart_controller_at;
   shadows_.resize(options_.shadows.size());
   for (std::size_t k = 0; k < shadows_.size(); ++k) {
     shadows_[k].row.emplace(*options_.shadows[k], config_.control, controlled_);
@@ -836,12 +836,7 @@ void Simulation::OnControl(double row_w) {
   }
   if (options_.on_control_view) options_.on_control_view(view);
   StepShadows(view);
-  // An inert policy (the uncapped row's) decides nothing after its first step: every server
-  // answers, holds what it held at first sight and is asked for nothing, so no target changes,
-  // no state and nothing escalates. The controller steps twice a second where shadows are
-  // stepped beside it (the plan's baselines): half of that is skipped.
-  if (inert_ && stepped_) return;
-  stepped_ = true;
+  if (Idle(*row_, view)) return;
   const policy::RowStep& step = row_->Step(view);
   state_ = StateIndex(step.decision.state);
   result_.events.insert(result_.events.end(), step.decision.events.begin(),
@@ -884,10 +879,20 @@ void Simulation::OnControl(double row_w) {
   if (step.brake_event) ++result_.brake_events;
 }
 
+bool Simulation::Idle(const policy::RowController& row, const policy::RowView& view) const {
+  // At rest, every server holding what the last step asked (sent at once, all answering), the
+  // row under budget (nothing escalates) and its power where the policy's state cannot move
+  // (RowPolicy::QuietBelow): the step would decide what the last did and change nothing. Most
+  // seconds of an uncapped row's run and of its shadows, and the quiet hours under POLCA.
+  if (!all_answer_ || !row.Resting()) return false;
+  const double p = *view.metered / view.budget;  // as the policy's Observation::Fraction
+  return p < 1 && p <= row.policy().QuietBelow();
+}
+
 void Simulation::StepShadows(const policy::RowView& view) {
   if (acted_) return;  // no shadow's run is this one any more
   for (Shadow& shadow : shadows_) {
-    if (!shadow.quiet) continue;
+    if (!shadow.quiet || Idle(*shadow.row, view)) continue;
     const policy::RowStep& step = shadow.row->Step(view);
     shadow.quiet = !step.brake_event;
     for (std::size_t s = 0; s < servers_.size() && shadow.quiet; ++s) {

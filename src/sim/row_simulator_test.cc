@@ -219,7 +219,7 @@ TEST(RowSimulatorTest, AQuietShadowsRunIsTheRunItShadowed) {
   EXPECT_EQ(under_polca->quiet_shadows, std::vector<bool>{false});
 }
 
-// The uncapped row's policy, stepped every second as any other.
+// A policy stepped every second, whatever its state (RowPolicy::QuietBelow 0).
 class SteppedEverySecond final : public policy::RowPolicy {
  public:
   explicit SteppedEverySecond(std::unique_ptr<policy::RowPolicy> inner)
@@ -237,56 +237,69 @@ class SteppedEverySecond final : public policy::RowPolicy {
   std::unique_ptr<policy::RowPolicy> inner_;
 };
 
-// An inert policy is stepped once (RowPolicy::Inert) and its run is the run of stepping it every
-// second, on a row that goes over its budget (where a controller would escalate if anything were
-// unconfirmed), with shadows stepped beside it.
-TEST(RowSimulatorTest, AnInertPolicyRunsAsIfSteppedEverySecond) {
+// Steps skipped while a policy and its row are at rest (RowPolicy::QuietBelow,
+// RowController::Resting) would have changed nothing: each policy's run, and its brake-only
+// shadow's verdict, are those of stepping it every second, on a row that goes over its budget
+// (POLCA caps and the brake engages and releases; the uncapped row would escalate if anything
+// were unconfirmed).
+TEST(RowSimulatorTest, StepsSkippedAtRestChangeNothing) {
   ResolvedScenario s = Default();
   auto probe = RunScenario(s, "none", 12, "azure", {});
   ASSERT_TRUE(probe);
   s.row.power.budget = core::Watts(probe->peak_w / 1.05);
-  auto none = policy::MakePolicy("none", s.params);
-  ASSERT_TRUE(none);
-  ASSERT_TRUE((*none)->Inert());
-  SteppedEverySecond stepped(std::move(*none));
-  ASSERT_FALSE(stepped.Inert());
-  std::vector<RowResult> runs;
-  for (policy::RowPolicy* policy :
-       std::vector<policy::RowPolicy*>{nullptr, static_cast<policy::RowPolicy*>(&stepped)}) {
-    auto brake_only = policy::MakePolicy("brake-only", s.params);
-    ASSERT_TRUE(brake_only);
-    RunOptions options;
-    options.shadows = {brake_only->get()};
-    options.keep_target_changes = true;
-    auto source = MakeWorkload(s.scenario, "azure", 12, HpServers(12, s.row.hp_server_fraction),
-                               s.scenario.seed);
-    ASSERT_TRUE(source);
-    auto fresh = policy::MakePolicy("none", s.params);
-    ASSERT_TRUE(fresh);
-    RowConfig row = s.row;  // as RunScenario makes it
-    row.servers = 12;
-    row.control.brake_release = s.params.brake_release;
-    auto run = SimulateRow(row, **source, policy ? *policy : **fresh, options);
-    ASSERT_TRUE(run) << run.error().message();
-    runs.push_back(std::move(*run));
+  // The brake engages under the budget too, where the controller itself never acts.
+  s.params.brake_threshold = 0.98;
+  s.params.brake_release = 0.93;
+  for (const std::string name : {"none", "polca", "brake-only"}) {
+    SCOPED_TRACE(name);
+    auto inner = policy::MakePolicy(name, s.params);
+    ASSERT_TRUE(inner);
+    EXPECT_GT((*inner)->QuietBelow(), 0.5);  // in its normal state
+    SteppedEverySecond stepped(std::move(*inner));
+    ASSERT_EQ(stepped.QuietBelow(), 0);
+    std::vector<RowResult> runs;
+    for (const bool every : {false, true}) {
+      auto brake_only = policy::MakePolicy("brake-only", s.params);
+      auto own = policy::MakePolicy(name, s.params);
+      ASSERT_TRUE(brake_only && own);
+      RunOptions options;
+      options.shadows = {brake_only->get()};
+      options.keep_target_changes = true;
+      auto source = MakeWorkload(s.scenario, "azure", 12, HpServers(12, s.row.hp_server_fraction),
+                                 s.scenario.seed);
+      ASSERT_TRUE(source);
+      RowConfig row = s.row;  // as RunScenario makes it
+      row.servers = 12;
+      row.control.brake_release = s.params.brake_release;
+      auto run = SimulateRow(row, **source, every ? stepped : **own, options);
+      ASSERT_TRUE(run) << run.error().message();
+      runs.push_back(std::move(*run));
+    }
+    EXPECT_GT(stepped.steps, 3000);  // an hour of steps, every one taken
+    const RowResult& skipped = runs[0];
+    const RowResult& every = runs[1];
+    EXPECT_GT(every.over_budget_episodes + every.brake_events + every.cap_actions, 0u);
+    EXPECT_EQ(skipped.events_processed, every.events_processed);
+    EXPECT_EQ(skipped.energy_j, every.energy_j);
+    EXPECT_EQ(skipped.peak_w, every.peak_w);
+    EXPECT_EQ(skipped.over_budget_s, every.over_budget_s);
+    EXPECT_EQ(skipped.brake_events, every.brake_events);
+    EXPECT_EQ(skipped.brake_seconds, every.brake_seconds);
+    EXPECT_EQ(skipped.cap_actions, every.cap_actions);
+    EXPECT_EQ(skipped.uncap_actions, every.uncap_actions);
+    EXPECT_EQ(skipped.capped_server_seconds, every.capped_server_seconds);
+    EXPECT_EQ(skipped.states, every.states);
+    EXPECT_EQ(skipped.state_seconds, every.state_seconds);
+    ASSERT_EQ(skipped.events.size(), every.events.size());
+    for (std::size_t k = 0; k < every.events.size(); ++k) {
+      EXPECT_EQ(skipped.events[k].at, every.events[k].at);
+      EXPECT_EQ(skipped.events[k].reason, every.events[k].reason);
+    }
+    EXPECT_EQ(skipped.target_changes.size(), every.target_changes.size());
+    EXPECT_EQ(skipped.quiet_shadows, every.quiet_shadows);
+    EXPECT_EQ(skipped.hp.e2e.Quantile(0.5), every.hp.e2e.Quantile(0.5));
+    EXPECT_EQ(skipped.lp.e2e.Quantile(0.99), every.lp.e2e.Quantile(0.99));
   }
-  EXPECT_GT(stepped.steps, 3000);  // an hour of steps, every one taken
-  const RowResult& skipped = runs[0];
-  const RowResult& every = runs[1];
-  EXPECT_GT(every.over_budget_episodes, 0u);
-  EXPECT_EQ(skipped.events_processed, every.events_processed);
-  EXPECT_EQ(skipped.energy_j, every.energy_j);
-  EXPECT_EQ(skipped.peak_w, every.peak_w);
-  EXPECT_EQ(skipped.over_budget_s, every.over_budget_s);
-  EXPECT_EQ(skipped.brake_events, every.brake_events);
-  EXPECT_EQ(skipped.cap_actions + skipped.uncap_actions, every.cap_actions + every.uncap_actions);
-  EXPECT_EQ(skipped.states, every.states);
-  EXPECT_EQ(skipped.state_seconds, every.state_seconds);
-  EXPECT_EQ(skipped.events.size(), every.events.size());
-  EXPECT_EQ(skipped.target_changes.size(), every.target_changes.size());
-  EXPECT_EQ(skipped.quiet_shadows, every.quiet_shadows);
-  EXPECT_EQ(skipped.hp.e2e.Quantile(0.5), every.hp.e2e.Quantile(0.5));
-  EXPECT_EQ(skipped.lp.e2e.Quantile(0.99), every.lp.e2e.Quantile(0.99));
 }
 
 TEST(RowSimulatorTest, PolcaCapsLowPriorityFirstAndTheBrakeCatchesOverload) {
