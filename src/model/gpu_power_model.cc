@@ -41,11 +41,20 @@ double GpuPowerModel::DynamicScale(core::Megahertz f) const {
   return (f.value() / spec_.sm_clock_max.value()) * v * v;
 }
 
+ClockRates GpuPowerModel::RatesAt(core::Megahertz f) const {
+  const double clock_ratio = f.value() / spec_.sm_clock_max.value();
+  return {.clock = f,
+          .flops_per_s = spec_.bf16_flops_per_s * clock_ratio,
+          .dynamic_scale = DynamicScale(f)};
+}
+
 PhaseTiming GpuPowerModel::Time(const Phase& phase, core::Megahertz f) const {
   HEADROOM_CHECK(f.value() > 0) << "clock must be positive";
-  const double clock_ratio = f.value() / spec_.sm_clock_max.value();
-  const double t_compute =
-      phase.flops / (spec_.bf16_flops_per_s * clock_ratio * phase.compute_efficiency);
+  return Time(phase, RatesAt(f));
+}
+
+PhaseTiming GpuPowerModel::Time(const Phase& phase, const ClockRates& rates) const {
+  const double t_compute = phase.flops / (rates.flops_per_s * phase.compute_efficiency);
   const double t_memory =
       phase.bytes / (spec_.memory_bandwidth_bytes_per_s * phase.memory_efficiency);
   // (t_c^4 + t_m^4)^(1/4) by two square roots: the row simulator evaluates this millions of
@@ -66,17 +75,23 @@ PhaseTiming GpuPowerModel::Time(const Phase& phase, core::Megahertz f) const {
 }
 
 core::Watts GpuPowerModel::Power(const Activity& a, core::Megahertz f) const {
+  return Power(a, RatesAt(f));
+}
+
+core::Watts GpuPowerModel::Power(const Activity& a, const ClockRates& rates) const {
   const PowerModelParams& p = spec_.power;
-  const double clocked = (p.active_w * a.busy + p.sm_w * a.sm) * DynamicScale(f);
+  const double clocked = (p.active_w * a.busy + p.sm_w * a.sm) * rates.dynamic_scale;
   return spec_.idle_power + core::Watts(clocked + p.memory_w * a.mem);
 }
 
 core::Watts GpuPowerModel::PhasePower(const Phase& phase, core::Megahertz f, double busy) const {
-  Activity a = Time(phase, f).activity;
+  HEADROOM_CHECK(f.value() > 0) << "clock must be positive";
+  const ClockRates rates = RatesAt(f);
+  Activity a = Time(phase, rates).activity;
   a.busy *= busy;
   a.sm *= busy;
   a.mem *= busy;
-  return Power(a, f);
+  return Power(a, rates);
 }
 
 core::Megahertz GpuPowerModel::MaxClockUnder(core::Watts limit, const Phase& phase, double busy,

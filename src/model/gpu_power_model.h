@@ -44,6 +44,14 @@ struct PhaseTiming {
   Activity activity;  // while the phase runs (busy = 1)
 };
 
+// What time and power take of an SM clock, computed once for callers that time many phases at
+// a few clocks (the row simulator): Time and Power at a ClockRates are those at its clock.
+struct ClockRates {
+  core::Megahertz clock{0};
+  double flops_per_s = 0;    // peak bf16 FLOP/s at the clock
+  double dynamic_scale = 0;  // GpuPowerModel::DynamicScale
+};
+
 class GpuPowerModel {
  public:
   explicit GpuPowerModel(GpuSpec spec);
@@ -55,9 +63,12 @@ class GpuPowerModel {
   // (f / f_max) * v(f)^2: how clock-dependent power scales.
   double DynamicScale(core::Megahertz f) const;
 
+  ClockRates RatesAt(core::Megahertz f) const;
   // REQUIRES: f > 0.
   PhaseTiming Time(const Phase& phase, core::Megahertz f) const;
+  PhaseTiming Time(const Phase& phase, const ClockRates& rates) const;
   core::Watts Power(const Activity& activity, core::Megahertz f) const;
+  core::Watts Power(const Activity& activity, const ClockRates& rates) const;
   // Power while the phase runs `busy` of the time (and the GPU idles the rest).
   core::Watts PhasePower(const Phase& phase, core::Megahertz f, double busy = 1.0) const;
 

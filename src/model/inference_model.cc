@@ -79,23 +79,37 @@ std::optional<Phase> InferenceModel::DecodePhase(const InferenceShape& s) const 
 }
 
 Phase InferenceModel::DecodePhaseForBatch(int tp, int batch, double total_context) const {
+  return DecodeStep(DecodeBatchTerms(tp, batch), total_context);
+}
+
+InferenceModel::DecodeBatch InferenceModel::DecodeBatchTerms(int tp, int batch) const {
   HEADROOM_CHECK(model_.architecture != ModelArchitecture::kEncoder)
       << model_.name << " has no decode phase";
-  HEADROOM_CHECK(tp >= 1 && batch >= 1 && total_context >= 0) << "bad decode batch";
+  HEADROOM_CHECK(tp >= 1 && batch >= 1) << "bad decode batch";
   const double weights = decoder_weight_params_;
+  return {.tp = tp,
+          .weight_flops = 2.0 * weights * batch,
+          .weight_bytes = weights * model_.bytes_per_param,
+          .overhead_s = model_.layers * efficiency_.decode_layer_overhead_s +
+                        efficiency_.per_sequence_s * batch +
+                        CommunicationSeconds(tp, batch, model_.layers),
+          .host_wait_s = efficiency_.host_step_s + efficiency_.host_per_sequence_s * batch,
+          .compute_efficiency = ComputeEfficiency(tp)};
+}
+
+Phase InferenceModel::DecodeStep(const DecodeBatch& batch, double total_context) const {
+  HEADROOM_CHECK(total_context >= 0) << "bad decode batch";
   // Each new token attends over its cache: 2 matmuls x 2 FLOPs x context x attention width.
   const double attention = 4.0 * total_context * model_.attention_dim() * model_.layers;
   const double kv_read = kv_bytes_per_token_ * total_context;
   Phase phase;
-  phase.flops = (2.0 * weights * batch + attention) / tp;
-  phase.bytes = (weights * model_.bytes_per_param + kv_read) / tp;
-  phase.overhead_s = model_.layers * efficiency_.decode_layer_overhead_s +
-                     efficiency_.per_sequence_s * batch +
-                     CommunicationSeconds(tp, batch, model_.layers);
-  phase.compute_efficiency = ComputeEfficiency(tp);
+  phase.flops = (batch.weight_flops + attention) / batch.tp;
+  phase.bytes = (batch.weight_bytes + kv_read) / batch.tp;
+  phase.overhead_s = batch.overhead_s;
+  phase.compute_efficiency = batch.compute_efficiency;
   phase.overhead_activity = efficiency_.overhead_activity;
   phase.memory_efficiency = efficiency_.memory_efficiency;
-  phase.host_wait_s = efficiency_.host_step_s + efficiency_.host_per_sequence_s * batch;
+  phase.host_wait_s = batch.host_wait_s;
   return phase;
 }
 

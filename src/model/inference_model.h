@@ -71,6 +71,20 @@ class InferenceModel {
   Phase PrefillPhaseForBatch(int tp, int sequences, double tokens, double tokens_squared) const;
   // REQUIRES: batch >= 1, total_context >= 0, a model with a decoder.
   Phase DecodePhaseForBatch(int tp, int batch, double total_context) const;
+  // The same in two parts, for callers that build many steps of a few batch sizes (the row
+  // simulator): what depends on the batch alone, once per batch, then the step at a context.
+  struct DecodeBatch {
+    int tp = 1;
+    double weight_flops = 0;  // FLOPs of the weights for the batch, all GPUs
+    double weight_bytes = 0;  // bytes of the weights, all GPUs
+    double overhead_s = 0;
+    double host_wait_s = 0;
+    double compute_efficiency = 1.0;
+  };
+  // REQUIRES: as DecodePhaseForBatch.
+  DecodeBatch DecodeBatchTerms(int tp, int batch) const;
+  // REQUIRES: total_context >= 0.
+  Phase DecodeStep(const DecodeBatch& batch, double total_context) const;
   // One iteration of continuous batching: a prefill joined to a decode step of the running
   // sequences. The weights stream once for both, and both pay their per-sequence costs.
   Phase MixedPhase(const Phase& prefill, const Phase& decode, int tp) const;

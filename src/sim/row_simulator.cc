@@ -150,7 +150,11 @@ class Simulation {
     double seconds;
     double joules;  // all the instance's GPUs
   };
-  Step Evaluate(const model::Phase& phase, core::Megahertz f) const;
+  Step Evaluate(const model::Phase& phase, core::Megahertz f);
+  // The model's parts of a decode step of `batch` sequences, and of a clock: each computed once
+  // in a run, where the run's tens of millions of steps use a few of them.
+  const model::InferenceModel::DecodeBatch& DecodeTerms(int batch);
+  const model::ClockRates& RatesAt(core::Megahertz f);
   void SetInstancePower(Instance& inst, double watts);
 
   // Power delivery and control.
@@ -222,7 +226,9 @@ class Simulation {
   std::vector<int> lp_instances_;
   std::vector<RouteSlot> hp_route_;  // by position in hp_instances_
   std::vector<RouteSlot> lp_route_;
-  std::vector<RouteSlot*> route_of_;  // by instance
+  std::vector<RouteSlot*> route_of_;                                             // by instance
+  std::vector<std::optional<model::InferenceModel::DecodeBatch>> decode_terms_;  // by batch
+  std::vector<model::ClockRates> clock_rates_;
   int hp_cursor_ = 0;
   int lp_cursor_ = 0;
 
@@ -520,10 +526,26 @@ core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& p
   return f;
 }
 
-Simulation::Step Simulation::Evaluate(const model::Phase& phase, core::Megahertz f) const {
-  const model::PhaseTiming timing = gpu_.Time(phase, f);
-  const double watts = gpu_.Power(timing.activity, f).value() * config_.instance.tp;
+Simulation::Step Simulation::Evaluate(const model::Phase& phase, core::Megahertz f) {
+  const model::ClockRates& rates = RatesAt(f);
+  const model::PhaseTiming timing = gpu_.Time(phase, rates);
+  const double watts = gpu_.Power(timing.activity, rates).value() * config_.instance.tp;
   return {timing.time_s, watts * timing.time_s};
+}
+
+const model::InferenceModel::DecodeBatch& Simulation::DecodeTerms(int batch) {
+  const auto b = static_cast<std::size_t>(batch);
+  if (b >= decode_terms_.size()) decode_terms_.resize(b + 1);
+  if (!decode_terms_[b]) decode_terms_[b] = model_.DecodeBatchTerms(config_.instance.tp, batch);
+  return *decode_terms_[b];
+}
+
+const model::ClockRates& Simulation::RatesAt(core::Megahertz f) {
+  HEADROOM_CHECK(f.value() > 0) << "clock must be positive";
+  for (const model::ClockRates& rates : clock_rates_) {
+    if (rates.clock == f) return rates;
+  }
+  return clock_rates_.emplace_back(gpu_.RatesAt(f));
 }
 
 void Simulation::SetInstancePower(Instance& inst, double watts) {
@@ -558,7 +580,7 @@ void Simulation::Plan(int i) {
     const model::Phase phase =
         batch == 0
             ? prefill
-            : model_.MixedPhase(prefill, model_.DecodePhaseForBatch(tp, batch, inst.context), tp);
+            : model_.MixedPhase(prefill, model_.DecodeStep(DecodeTerms(batch), inst.context), tp);
     const core::Megahertz f = ClockFor(server, phase);
     inst.mixed = true;
     inst.steps = 1;
@@ -573,7 +595,8 @@ void Simulation::Plan(int i) {
       steps = std::numeric_limits<int>::max();
       steps = static_cast<int>(inst.running.top().step - inst.step);
     }
-    const model::Phase first = model_.DecodePhaseForBatch(tp, batch, inst.context);
+    const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
+    const model::Phase first = model_.DecodeStep(terms, inst.context);
     const core::Megahertz f = ClockFor(server, first);
     inst.mixed = false;
     inst.steps = steps;
@@ -585,8 +608,8 @@ void Simulation::Plan(int i) {
     if (steps > 1) {
       // Step time and energy are affine in the KV cache's size as long as the phase stays on one
       // side of the roofline, which a run between two events does: time them from both ends.
-      const model::Phase last = model_.DecodePhaseForBatch(
-          tp, batch, inst.context + static_cast<double>(steps - 1) * batch);
+      const model::Phase last =
+          model_.DecodeStep(terms, inst.context + static_cast<double>(steps - 1) * batch);
       const Step end = Evaluate(last, f);
       inst.step_growth_s = (end.seconds - inst.first_step_s) / (steps - 1);
       inst.energy_growth_j = (end.joules - inst.first_energy_j) / (steps - 1);
