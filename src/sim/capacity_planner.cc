@@ -639,6 +639,16 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   const int total_estimate = (rounds_estimate * planning + plan.validation_weeks + risk_estimate) *
                                  static_cast<int>(policies.size()) * 2 +
                              1;
+  // Whether policy p acted at n servers or fewer on a week already run: then it almost surely
+  // acts at n too (more servers, more power), so its runs at n neither wait for their baselines
+  // (which would share them) nor come after them. Only the order of the runs follows from it:
+  // a run shared after all is taken from its baseline as ever.
+  const auto acts_by = [&](const std::string& p, int n) {
+    return std::any_of(done.begin(), done.end(), [&](const auto& d) {
+      return d.first.policy == p && d.first.servers <= n &&
+             (d.second.capped_server_fraction > 0 || d.second.brake_events > 0);
+    });
+  };
   // Runs the jobs not yet done (each once, in the order asked).
   RunPool pool(
       options.threads, options.stop,
@@ -651,9 +661,12 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                std::max(r.brake_events, r.over_budget_episodes) <= s.slo.max_brake_events;
       });
   // Runs the jobs not yet done (each once, in the order asked), with `ahead` the runs the plan
-  // will probably ask for next (RunPool).
+  // will probably ask for next (RunPool), and `early` runs it will almost surely ask for later:
+  // run now as if needed (done when this returns) and kept until asked for. Runs left for the
+  // plan's last round would leave a thread idle beside them.
   const auto run = [&](const std::vector<Job>& jobs, const std::vector<std::pair<Run, bool>>& ahead,
-                       bool power_only = false) -> core::Status {
+                       bool power_only = false,
+                       const std::vector<Run>& early = {}) -> core::Status {
     std::vector<Job> todo;
     for (const Job& j : jobs) {
       if (!done.count(j) && std::find(todo.begin(), todo.end(), j) == todo.end()) {
@@ -671,8 +684,8 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     // The baselines first, each with the capping policies as its shadows: where one never
     // acted on a week without a power event, its run would have been the baseline's, event for
     // event (RunOptions::shadows), and is taken from it instead of simulated. So a policy's run
-    // waits for its week's baseline when that is asked for too (unless a thread would idle),
-    // and is dropped if shared.
+    // waits for its week's baseline when that is asked for too (unless a thread would idle, or
+    // the policy acts at as many servers: acts_by), and is dropped if shared.
     std::vector<Job> baselines, others;
     for (const Job& j : todo) (j.policy == uncapped ? baselines : others).push_back(j);
     std::vector<std::pair<Run, int>> needed;
@@ -681,10 +694,16 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
       const auto base = std::find_if(needed.begin(), needed.end(), [&](const auto& b) {
         return b.first.job == Job{uncapped, j.servers, j.week};
       });
-      needed.push_back(
-          {{j, true}, base == needed.end() ? -1 : static_cast<int>(base - needed.begin())});
+      const bool wait = base != needed.end() && !acts_by(j.policy, j.servers);
+      needed.push_back({{j, true}, wait ? static_cast<int>(base - needed.begin()) : -1});
     }
-    HEADROOM_RETURN_IF_ERROR(pool.Need(needed, std::move(speculative)));
+    std::vector<std::pair<Run, int>> asked = needed;
+    for (const Run& r : early) {
+      if (!done.count(r.job) && std::find(todo.begin(), todo.end(), r.job) == todo.end()) {
+        asked.push_back({r, -1});
+      }
+    }
+    HEADROOM_RETURN_IF_ERROR(pool.Need(asked, std::move(speculative)));
     for (const auto& [r, after] : needed) {
       if (done.count(r.job)) continue;  // shared by its baseline, just before
       const Outcome& outcome = pool.Get(r);
@@ -760,10 +779,14 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
   // policy p's weeks [from, to) at n (the baseline's and its own), and the baselines of the
   // policies' runs just asked for (each needed unless its run breaks the power SLO).
   using Ahead = std::vector<std::pair<Run, bool>>;
+  // The runs of policy p's weeks [from, to) at n: the baseline's and its own, its own first
+  // where it acts (acts_by).
   const auto weeks_at = [&](const std::string& p, int n, int from, int to, Ahead* out) {
+    const bool acts = p != uncapped && acts_by(p, n);
     for (int w = from; w < to; ++w) {
+      if (acts) out->push_back({{{p, n, w}, true}, false});
       out->push_back({{{uncapped, n, w}, false}, false});
-      if (p != uncapped) out->push_back({{{p, n, w}, true}, true});
+      if (p != uncapped && !acts) out->push_back({{{p, n, w}, true}, true});
     }
   };
   const auto baselines_of = [&](const std::vector<Job>& asked, Ahead* out) {
@@ -836,6 +859,17 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     for (std::size_t k = 0; k < policies.size(); ++k) {
       if (search[k].next) weeks_at(policies[k], *search[k].next, 0, planning, &ahead);
     }
+    // Then the first weeks of the count each search decides next, whichever way this one goes.
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      for (const bool keeps : {false, true}) {
+        if (!search[k].next) continue;
+        Search then = search[k];
+        advance(then, *then.next, keeps);
+        if (then.next) {
+          weeks_at(policies[k], *then.next, 0, std::min(kSearchWeeksPerRound, planning), &ahead);
+        }
+      }
+    }
     HEADROOM_RETURN_IF_ERROR(run(jobs, ahead));
   }
 
@@ -878,9 +912,13 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
     if (!checking) break;
     ahead.clear();
     baselines_of(jobs, &ahead);
+    // The risk past each answer as it stands: asked for at the end unless a check lowers it.
+    Ahead risk;
     for (std::size_t k = 0; k < policies.size(); ++k)
-      risk_at(policies[k], checks[k].servers, &ahead);
-    HEADROOM_RETURN_IF_ERROR(run(jobs, ahead));
+      risk_at(policies[k], checks[k].servers, &risk);
+    std::vector<Run> early;
+    for (const auto& [r, wait] : risk) early.push_back(r);
+    HEADROOM_RETURN_IF_ERROR(run(jobs, ahead, /*power_only=*/false, early));
   }
 
   // The risk at each count up to a few beyond each answer (or, for a policy that fits none,
