@@ -497,10 +497,11 @@ CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& pol
 
 namespace {
 
-// Weeks a search asks for at a time per count (verdict's in_turn): two keep two cores busy on
-// one policy's search and cost at most one week more than one at a time on a count that fails
-// on its first. A constant, not the thread count, so that the plan is the same on any machine.
-constexpr int kSearchWeeksPerRound = 2;
+// Weeks a search asks for at a time per count (verdict's in_turn): one, so that a count that
+// fails costs no week past the first that fails; the pool keeps the threads busy with the next
+// weeks meanwhile (RunPool's runs ahead), dropped where the count fails first. A constant, not
+// the thread count, so that the plan is the same on any machine.
+constexpr int kSearchWeeksPerRound = 1;
 
 // Whether a policy keeps the SLO at a server count on a range of weeks.
 struct Verdict {

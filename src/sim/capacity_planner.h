@@ -2,7 +2,7 @@
 // provisioned budget while the SLO holds (scenario.h: brake events, HP/LP latency change against
 // the uncapped baseline at the same per-server load and week) on every planning week, found by a
 // search over server counts per policy (galloping from where the uncapped row would reach its
-// budget, then bisecting; a count's weeks asked for two at a time, up to the first that fails),
+// budget, then bisecting; a count's weeks asked for one at a time, up to the first that fails),
 // each round's simulations run in parallel; then
 // checked on unseen weeks (seeds the search never used) and lowered until it holds on all of
 // them. Also the load calibration that makes the uncapped row peak at a target fraction of its

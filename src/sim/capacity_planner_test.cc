@@ -200,7 +200,7 @@ TEST(CapacityPlannerTest, TheSearchStopsAtACountsFirstFailingWeek) {
   EXPECT_EQ(runs[none.max_servers].size(), 4u);
   ASSERT_TRUE(runs.count(none.max_servers + 1)) << none.limit;
   EXPECT_EQ(runs[none.max_servers + 1].size(), 2u) << none.limit;
-  // Above the answer, a count ran its weeks in order, two at a time, up to the first that broke
+  // Above the answer, a count ran its weeks in order, one at a time, up to the first that broke
   // the SLO.
   for (const auto& [servers, by_week] : runs) {
     if (servers <= none.max_servers) continue;
@@ -209,8 +209,7 @@ TEST(CapacityPlannerTest, TheSearchStopsAtACountsFirstFailingWeek) {
       if (first_broken < 0 && !PowerViolation(*r, {}).empty()) first_broken = week;
     }
     ASSERT_GE(first_broken, 0) << servers << " servers";
-    EXPECT_EQ(static_cast<int>(by_week.size()), std::min(4, (first_broken / 2 + 1) * 2))
-        << servers << " servers";
+    EXPECT_EQ(static_cast<int>(by_week.size()), first_broken + 1) << servers << " servers";
     EXPECT_EQ(by_week.rbegin()->first, static_cast<int>(by_week.size()) - 1) << servers;
   }
   // The same answer from every week at every count.
