@@ -2,7 +2,8 @@
 # Sensitivity of the POLCA capacity result (docs/reproduction.md) to its thresholds, the
 # out-of-band actuation delay, the load level, the rest of the server's power and the LP latency SLO: one `headroom plan` per
 # variant of the built-in scenario, POLCA against the uncapped baseline, one Markdown table row
-# each, with the scenario's planning and unseen weeks (docs/row-simulator.md).
+# each, on 3 planning and 3 unseen weeks (the table in docs/reproduction.md; the scenario's
+# default is 2 and 2, docs/row-simulator.md).
 # Usage: scripts/polca-sensitivity.sh [HEADROOM_BINARY] (default build/bin/headroom).
 # Takes one to three minutes per row on 2 cores.
 set -euo pipefail
@@ -17,7 +18,8 @@ variant() {
   local name=$1 edit=$2
   shift 2
   sed -e "$edit" "$base" > "$work/s.yaml"
-  "$headroom" plan --config "$work/s.yaml" --policies polca --json "$@" > "$work/p.json"
+  "$headroom" plan --config "$work/s.yaml" --policies polca --weeks 3 --validate 3 --json "$@" \
+    > "$work/p.json"
   python3 - "$name" "$work/p.json" <<'PY'
 import json, sys
 name, path = sys.argv[1], sys.argv[2]
