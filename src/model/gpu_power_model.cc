@@ -8,11 +8,6 @@
 namespace headroom::model {
 namespace {
 
-// Sharpness of the roofline's corner: time = (t_c^k + t_m^k)^(1/k). k = 4 costs ~19% at the
-// ridge point and < 0.1% once one side is twice the other, the soft corner measured GEMM/GEMV
-// sweeps show (inferred; the issue-4 fit of the llama2-70b profile refines efficiencies, not k).
-constexpr double kRooflineSharpness = 4.0;
-
 // One GPU's share of llama2-70b weights at TP8: 70e9 parameters * 2 bytes / 8.
 constexpr double kReferenceShardBytes = 17.5e9;
 constexpr double kPrefillTokens = 2048;
@@ -53,35 +48,8 @@ PhaseTiming GpuPowerModel::Time(const Phase& phase, core::Megahertz f) const {
   return Time(phase, RatesAt(f));
 }
 
-PhaseTiming GpuPowerModel::Time(const Phase& phase, const ClockRates& rates) const {
-  const double t_compute = phase.flops / (rates.flops_per_s * phase.compute_efficiency);
-  const double t_memory =
-      phase.bytes / (spec_.memory_bandwidth_bytes_per_s * phase.memory_efficiency);
-  // (t_c^4 + t_m^4)^(1/4) by two square roots: the row simulator evaluates this millions of
-  // times, and std::pow is several times slower.
-  static_assert(kRooflineSharpness == 4.0);
-  const double c2 = t_compute * t_compute;
-  const double m2 = t_memory * t_memory;
-  const double t_roof = std::sqrt(std::sqrt(c2 * c2 + m2 * m2));
-  PhaseTiming timing;
-  timing.time_s = phase.overhead_s + phase.host_wait_s + t_roof;
-  if (timing.time_s <= 0) return timing;
-  timing.activity.busy =
-      (t_roof + phase.overhead_busy * phase.overhead_s + phase.host_wait_s) / timing.time_s;
-  const double overhead_work = phase.overhead_activity * phase.overhead_s;
-  timing.activity.sm = std::min(1.0, (t_compute + overhead_work) / timing.time_s);
-  timing.activity.mem = std::min(1.0, (t_memory + overhead_work) / timing.time_s);
-  return timing;
-}
-
 core::Watts GpuPowerModel::Power(const Activity& a, core::Megahertz f) const {
   return Power(a, RatesAt(f));
-}
-
-core::Watts GpuPowerModel::Power(const Activity& a, const ClockRates& rates) const {
-  const PowerModelParams& p = spec_.power;
-  const double clocked = (p.active_w * a.busy + p.sm_w * a.sm) * rates.dynamic_scale;
-  return spec_.idle_power + core::Watts(clocked + p.memory_w * a.mem);
 }
 
 core::Watts GpuPowerModel::PhasePower(const Phase& phase, core::Megahertz f, double busy) const {

@@ -4,12 +4,19 @@
 #ifndef HEADROOM_MODEL_GPU_POWER_MODEL_H_
 #define HEADROOM_MODEL_GPU_POWER_MODEL_H_
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/units.h"
 #include "model/gpu_spec.h"
 
 namespace headroom::model {
+
+// Sharpness of the roofline's corner: time = (t_c^k + t_m^k)^(1/k). k = 4 costs ~19% at the
+// ridge point and < 0.1% once one side is twice the other, the soft corner measured GEMM/GEMV
+// sweeps show (inferred; the issue-4 fit of the llama2-70b profile refines efficiencies, not k).
+inline constexpr double kRooflineSharpness = 4.0;
 
 // A phase of work on one GPU: what it computes and moves, plus a fixed overhead.
 struct Phase {
@@ -83,6 +90,36 @@ class GpuPowerModel {
   // simulated instance under a power limit.
   std::vector<core::Megahertz> clocks_;
 };
+
+// Inline, where the row simulator times millions of steps (two per run of decode steps): its
+// time goes to the latency of divisions and square roots, and the compiler overlaps two
+// timings' chains only where it sees both.
+inline PhaseTiming GpuPowerModel::Time(const Phase& phase, const ClockRates& rates) const {
+  const double t_compute = phase.flops / (rates.flops_per_s * phase.compute_efficiency);
+  const double t_memory =
+      phase.bytes / (spec_.memory_bandwidth_bytes_per_s * phase.memory_efficiency);
+  // (t_c^4 + t_m^4)^(1/4) by two square roots: the row simulator evaluates this millions of
+  // times, and std::pow is several times slower.
+  static_assert(kRooflineSharpness == 4.0);
+  const double c2 = t_compute * t_compute;
+  const double m2 = t_memory * t_memory;
+  const double t_roof = std::sqrt(std::sqrt(c2 * c2 + m2 * m2));
+  PhaseTiming timing;
+  timing.time_s = phase.overhead_s + phase.host_wait_s + t_roof;
+  if (timing.time_s <= 0) return timing;
+  timing.activity.busy =
+      (t_roof + phase.overhead_busy * phase.overhead_s + phase.host_wait_s) / timing.time_s;
+  const double overhead_work = phase.overhead_activity * phase.overhead_s;
+  timing.activity.sm = std::min(1.0, (t_compute + overhead_work) / timing.time_s);
+  timing.activity.mem = std::min(1.0, (t_memory + overhead_work) / timing.time_s);
+  return timing;
+}
+
+inline core::Watts GpuPowerModel::Power(const Activity& a, const ClockRates& rates) const {
+  const PowerModelParams& p = spec_.power;
+  const double clocked = (p.active_w * a.busy + p.sm_w * a.sm) * rates.dynamic_scale;
+  return spec_.idle_power + core::Watts(clocked + p.memory_w * a.mem);
+}
 
 // Reference phases of a dense bf16 transformer, sized like one GPU's share of llama2-70b at
 // tensor parallelism 8 (17.5 GB of weights). Arithmetic intensity is 2 FLOPs per 2-byte weight per

@@ -37,7 +37,9 @@ class EventQueue {
 
   SimTime now() const { return now_; }
   bool empty() const { return size() == 0; }
-  std::size_t size() const { return heap_.size() - cancelled_.size() + keyed_.size(); }
+  std::size_t size() const {
+    return heap_.size() - cancelled_.size() + keyed_.size() - (popped_ != kNotPending ? 1 : 0);
+  }
 
   // REQUIRES: time >= now().
   EventId Schedule(SimTime time, Payload payload) {
@@ -51,6 +53,17 @@ class EventQueue {
   EventId ScheduleKeyed(std::size_t key, SimTime time, Payload payload) {
     CheckNotPast(time);
     const EventId id = next_id_++;
+    if (key == popped_) {
+      // The key's event just ran and still holds the top: the next one takes its place. It
+      // sorts after the one it replaces (a later id, no earlier time), so it can only go down.
+      popped_ = kNotPending;
+      payloads_[key] = std::move(payload);
+      keyed_.front().time = time;
+      keyed_.front().id = id;
+      SiftDown(0);
+      return id;
+    }
+    RemovePopped();
     if (key >= position_.size()) {
       position_.resize(key + 1, kNotPending);
       payloads_.resize(key + 1);
@@ -81,9 +94,10 @@ class EventQueue {
   // The next live event, advancing now() to its time; nullopt when none is left.
   std::optional<Event> Pop() {
     DropCancelled();
+    RemovePopped();
     if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front(), heap_.top()))) {
       const Keyed top = keyed_.front();
-      RemoveKeyedTop();
+      popped_ = top.key;  // removed by the next operation, unless it schedules the key again
       now_ = top.time;
       return Event{top.time, top.id, std::move(payloads_[top.key])};
     }
@@ -97,6 +111,7 @@ class EventQueue {
   // Time of the next live event, dropping cancelled ones at the top.
   std::optional<SimTime> PeekTime() {
     DropCancelled();
+    RemovePopped();
     if (!keyed_.empty() && (heap_.empty() || Before(keyed_.front(), heap_.top()))) {
       return keyed_.front().time;
     }
@@ -168,6 +183,15 @@ class EventQueue {
     Place(at, entry);
   }
 
+  // Pop leaves a keyed event it returns at the top, where its owner's next event (most often
+  // scheduled at once: an instance's next iteration) takes its place with one sift down instead
+  // of a removal and an insertion; any other operation removes it first.
+  void RemovePopped() {
+    if (popped_ == kNotPending) return;
+    popped_ = kNotPending;
+    RemoveKeyedTop();
+  }
+
   void RemoveKeyedTop() {
     position_[keyed_.front().key] = kNotPending;
     const Keyed last = keyed_.back();
@@ -191,6 +215,7 @@ class EventQueue {
   std::vector<Keyed> keyed_;           // a 4-ary min-heap by (time, id)
   std::vector<std::size_t> position_;  // by key: its index in keyed_, or kNotPending
   std::vector<Payload> payloads_;      // by key: its pending event's payload
+  std::size_t popped_ = kNotPending;   // the key whose event Pop returned, still at the top
   SimTime now_{0};
   EventId next_id_ = 0;
 };
