@@ -150,7 +150,7 @@ class Simulation {
     double seconds;
     double joules;  // all the instance's GPUs
   };
-  Step Evaluate(const model::Phase& phase, core::Megahertz f);
+  Step Evaluate(const model::Phase& phase, const model::ClockRates& rates) const;
   // The model's parts of a decode step of `batch` sequences, and of a clock: each computed once
   // in a run, where the run's tens of millions of steps use a few of them.
   const model::InferenceModel::DecodeBatch& DecodeTerms(int batch);
@@ -526,8 +526,8 @@ core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& p
   return f;
 }
 
-Simulation::Step Simulation::Evaluate(const model::Phase& phase, core::Megahertz f) {
-  const model::ClockRates& rates = RatesAt(f);
+inline Simulation::Step Simulation::Evaluate(const model::Phase& phase,
+                                             const model::ClockRates& rates) const {
   const model::PhaseTiming timing = gpu_.Time(phase, rates);
   const double watts = gpu_.Power(timing.activity, rates).value() * config_.instance.tp;
   return {timing.time_s, watts * timing.time_s};
@@ -584,7 +584,7 @@ void Simulation::Plan(int i) {
     const core::Megahertz f = ClockFor(server, phase);
     inst.mixed = true;
     inst.steps = 1;
-    const Step step = Evaluate(phase, f);
+    const Step step = Evaluate(phase, RatesAt(f));
     inst.first_step_s = step.seconds;
     inst.step_growth_s = 0;
     inst.first_energy_j = step.joules;
@@ -600,19 +600,25 @@ void Simulation::Plan(int i) {
     const core::Megahertz f = ClockFor(server, first);
     inst.mixed = false;
     inst.steps = steps;
-    const Step step = Evaluate(first, f);
-    inst.first_step_s = step.seconds;
-    inst.first_energy_j = step.joules;
     inst.step_growth_s = 0;
     inst.energy_growth_j = 0;
     if (steps > 1) {
       // Step time and energy are affine in the KV cache's size as long as the phase stays on one
-      // side of the roofline, which a run between two events does: time them from both ends.
+      // side of the roofline, which a run between two events does: time them from both ends
+      // (side by side, so that their chains of divisions and square roots overlap).
       const model::Phase last =
           model_.DecodeStep(terms, inst.context + static_cast<double>(steps - 1) * batch);
-      const Step end = Evaluate(last, f);
+      const model::ClockRates& rates = RatesAt(f);
+      const Step step = Evaluate(first, rates);
+      const Step end = Evaluate(last, rates);
+      inst.first_step_s = step.seconds;
+      inst.first_energy_j = step.joules;
       inst.step_growth_s = (end.seconds - inst.first_step_s) / (steps - 1);
       inst.energy_growth_j = (end.joules - inst.first_energy_j) / (steps - 1);
+    } else {
+      const Step step = Evaluate(first, RatesAt(f));
+      inst.first_step_s = step.seconds;
+      inst.first_energy_j = step.joules;
     }
   } else {
     inst.busy = false;
