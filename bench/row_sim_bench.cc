@@ -1,6 +1,7 @@
 // Cost of the row simulator on the shipped default scenario (data/scenarios/polca-a100-row.yaml)
 // under POLCA: the two real 1-hour Azure traces at the scenario's 40 servers, and the scenario's
-// synthesized week at 52 servers (+30%, the oversubscription POLCA targets), run once. Counters:
+// synthesized week at 52 servers (+30%, the oversubscription POLCA targets), run once, and that
+// week's requests drawn alone (what simulating them costs on top). Counters:
 // requests and simulated seconds per wall-clock second, and the events the engine popped. The
 // power series is not kept (as in a capacity plan), so memory stays flat in trace length. And
 // the default capacity plan as `make run` runs it.
@@ -57,6 +58,41 @@ BENCHMARK(BM_RowSimRealTraceHour)->Unit(benchmark::kMillisecond)->UseRealTime();
 // The scenario's synthetic week on 52 servers: one run, seconds of wall time.
 void BM_RowSimWeek52(benchmark::State& state) { RunRowSim(state, "synth-week", 52); }
 BENCHMARK(BM_RowSimWeek52)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+// The scenario's week at 52 servers drawn and not simulated: the part of BM_RowSimWeek52 that
+// any simulator of its requests pays before routing one (the synthesis of 10 M requests).
+void BM_Week52RequestsOnly(benchmark::State& state) {
+  const auto& scenario = DefaultScenario();
+  if (!scenario) {
+    state.SkipWithError(scenario.error().message().c_str());
+    return;
+  }
+  const int servers = 52;
+  double requests = 0;
+  for (auto _ : state) {
+    auto source = sim::MakeWorkload(scenario->scenario, "synth-week", servers,
+                                    sim::HpServers(servers, scenario->row.hp_server_fraction),
+                                    scenario->scenario.seed);
+    if (!source) {
+      state.SkipWithError(source.error().message().c_str());
+      return;
+    }
+    while (true) {
+      auto next = (*source)->Next();
+      if (!next) {
+        state.SkipWithError(next.error().message().c_str());
+        return;
+      }
+      if (!*next) break;
+      benchmark::DoNotOptimize(**next);
+      ++requests;
+    }
+  }
+  state.counters["requests"] =
+      benchmark::Counter(requests / static_cast<double>(state.iterations()));
+  state.counters["requests/s"] = benchmark::Counter(requests, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Week52RequestsOnly)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 // The default capacity plan, as `make run` runs it (the scenario's policies, weeks, stress case,
 // unseen weeks and risk; the power kept for the report) on 2 threads: issue 15 asks for it within
