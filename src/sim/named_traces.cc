@@ -36,7 +36,7 @@ class ParsedTraces {
     auto it = parsed_.find(trace.path);
     if (it != parsed_.end()) return it->second;
     HEADROOM_ASSIGN_OR_RETURN(
-        auto reader, TraceReader::FromText(std::string(trace.path), std::string(trace.text)));
+        auto reader, TraceReader::FromView(std::string(trace.path), trace.text));
     RecordingSource recording(*reader);
     while (true) {
       HEADROOM_ASSIGN_OR_RETURN(const std::optional<TraceRequest> r, recording.Next());

@@ -20,7 +20,11 @@ bool RecordedRequests::Append(const TraceRequest& r) {
   if (r.output_tokens < 0 || static_cast<std::uint32_t>(r.output_tokens) > kMaxOutputTokens) {
     return false;
   }
-  if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Packed[]>(kChunk));
+  // Not value-initialized: every entry is written before it is read, and a chunk's pages that
+  // are never written (most of a short trace's only chunk) are never touched.
+  if (size_ == chunks_.size() * kChunk) {
+    chunks_.push_back(std::make_unique_for_overwrite<Packed[]>(kChunk));
+  }
   chunks_[size_ / kChunk][size_ % kChunk] = {
       .arrival_s = r.arrival_s,
       .prompt_tokens = r.prompt_tokens,

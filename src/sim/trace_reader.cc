@@ -37,6 +37,25 @@ core::Result<int> Tokens(std::string_view text, std::string_view name) {
   return static_cast<int>(*v);
 }
 
+// An input stream over text it does not own. Written here because the standard's own
+// (std::ispanstream) is C++23; a read-only get area over the text is all it takes.
+class ViewStream final : public std::istream {
+ public:
+  explicit ViewStream(std::string_view text) : std::istream(nullptr), buffer_(text) {
+    rdbuf(&buffer_);
+  }
+
+ private:
+  struct Buffer final : std::streambuf {
+    explicit Buffer(std::string_view text) {
+      // The get area is only read from: setg takes char*, the text is never written.
+      char* begin = const_cast<char*>(text.data());
+      setg(begin, begin, begin + text.size());
+    }
+  };
+  Buffer buffer_;
+};
+
 }  // namespace
 
 core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
@@ -93,6 +112,11 @@ core::Result<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& 
 core::Result<std::unique_ptr<TraceReader>> TraceReader::FromText(std::string name,
                                                                  std::string text) {
   return FromStream(std::move(name), std::make_unique<std::istringstream>(std::move(text)));
+}
+
+core::Result<std::unique_ptr<TraceReader>> TraceReader::FromView(std::string name,
+                                                                 std::string_view text) {
+  return FromStream(std::move(name), std::make_unique<ViewStream>(text));
 }
 
 core::Result<std::unique_ptr<TraceReader>> TraceReader::FromStream(

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/result.h"
 #include "core/time.h"
@@ -25,6 +26,9 @@ class TraceReader final : public RequestSource {
   // The same over a trace's text; `name` stands for the file in errors.
   [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> FromText(std::string name,
                                                                            std::string text);
+  // The same over text that outlives the reader (a trace compiled into the binary), not copied.
+  [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> FromView(std::string name,
+                                                                           std::string_view text);
 
   // The next request; nullopt at the end. Errors name file:line. Arrivals never go backwards.
   [[nodiscard]] core::Result<std::optional<TraceRequest>> Next() override;

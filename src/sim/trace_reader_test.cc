@@ -54,6 +54,34 @@ TEST(TraceReaderTest, ReadsTheShippedAzureTracesWithCrlfAndNoFinalNewline) {
   }
 }
 
+TEST(TraceReaderTest, TextNotCopiedReadsAsItsFile) {
+  // CRLF endings and no final newline, as the shipped Azure traces; the last line's error names
+  // the line, as from a file.
+  const std::string text =
+      "TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:17:03.9799600,4808,10\r\n\r\n"
+      "2023-11-16 18:17:04.0319600,3180,8\r\n2023-11-16 18:17:04,12,many";
+  const std::string path = Write("view.csv", text);
+  auto file = TraceReader::Open(path);
+  auto view = TraceReader::FromView(path, text);
+  ASSERT_TRUE(file);
+  ASSERT_TRUE(view) << view.error().message();
+  for (int k = 0; k < 2; ++k) {
+    auto a = (*file)->Next();
+    auto b = (*view)->Next();
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(b) << b.error().message();
+    EXPECT_EQ((*a)->arrival_s, (*b)->arrival_s);
+    EXPECT_EQ((*a)->prompt_tokens, (*b)->prompt_tokens);
+    EXPECT_EQ((*a)->output_tokens, (*b)->output_tokens);
+  }
+  EXPECT_EQ((*view)->start_time(), (*file)->start_time());
+  auto last = (*view)->Next();
+  ASSERT_FALSE(last);
+  EXPECT_EQ(last.error().message(), (*file)->Next().error().message());
+  EXPECT_NE(last.error().message().find("view.csv:5: GeneratedTokens 'many'"), std::string::npos)
+      << last.error().message();
+}
+
 TEST(TraceReaderTest, GenericCsvWithPriority) {
   auto reader =
       TraceReader::Open(Write("generic.csv",
