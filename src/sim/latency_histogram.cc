@@ -11,10 +11,25 @@ constexpr double kMaxSeconds = 1e4;
 constexpr double kGrowth = 1.001;  // relative bucket width
 const double kLogGrowth = std::log(kGrowth);
 const int kBuckets = static_cast<int>(std::ceil(std::log(kMaxSeconds / kMinSeconds) / kLogGrowth));
+// Buckets added beyond a new value when the span grows (+-12% of it), so that a run's spread
+// settles after a few growths.
+constexpr int kSlack = 128;
 
 }  // namespace
 
-LatencyHistogram::LatencyHistogram() : buckets_(kBuckets + 1, 0) {}
+LatencyHistogram::LatencyHistogram() = default;
+
+void LatencyHistogram::Cover(int lo, int hi) {
+  const int last = first_ + static_cast<int>(buckets_.size()) - 1;
+  if (!buckets_.empty() && lo >= first_ && hi <= last) return;
+  const int new_first = std::max(0, buckets_.empty() ? lo - kSlack : std::min(first_, lo - kSlack));
+  const int new_last =
+      std::min(kBuckets, buckets_.empty() ? hi + kSlack : std::max(last, hi + kSlack));
+  std::vector<std::uint64_t> grown(static_cast<std::size_t>(new_last - new_first + 1), 0);
+  std::copy(buckets_.begin(), buckets_.end(), grown.begin() + (first_ - new_first));
+  buckets_ = std::move(grown);
+  first_ = new_first;
+}
 
 int LatencyHistogram::BucketOf(double seconds) const {
   if (seconds <= kMinSeconds) return 0;
@@ -29,14 +44,22 @@ double LatencyHistogram::BucketValue(int bucket) const {
 }
 
 void LatencyHistogram::Add(double seconds) {
-  ++buckets_[static_cast<std::size_t>(BucketOf(seconds))];
+  const int b = BucketOf(seconds);
+  if (b < first_ || b >= first_ + static_cast<int>(buckets_.size())) Cover(b, b);
+  ++buckets_[static_cast<std::size_t>(b - first_)];
   ++count_;
   sum_ += seconds;
   max_ = std::max(max_, seconds);
 }
 
 void LatencyHistogram::Merge(const LatencyHistogram& other) {
-  for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  if (!other.buckets_.empty()) {
+    Cover(other.first_, other.first_ + static_cast<int>(other.buckets_.size()) - 1);
+    const auto offset = static_cast<std::size_t>(other.first_ - first_);
+    for (std::size_t i = 0; i < other.buckets_.size(); ++i) {
+      buckets_[offset + i] += other.buckets_[i];
+    }
+  }
   count_ += other.count_;
   sum_ += other.sum_;
   max_ = std::max(max_, other.max_);
@@ -49,7 +72,7 @@ double LatencyHistogram::Quantile(double q) const {
   std::uint64_t seen = 0;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     seen += buckets_[b];
-    if (seen >= rank) return std::min(BucketValue(static_cast<int>(b)), max_);
+    if (seen >= rank) return std::min(BucketValue(first_ + static_cast<int>(b)), max_);
   }
   return max_;
 }
@@ -57,8 +80,9 @@ double LatencyHistogram::Quantile(double q) const {
 double LatencyHistogram::FractionAbove(double seconds) const {
   if (count_ == 0) return 0;
   std::uint64_t above = 0;
-  for (std::size_t b = static_cast<std::size_t>(BucketOf(seconds)) + 1; b < buckets_.size(); ++b) {
-    above += buckets_[b];
+  for (int b = std::max(BucketOf(seconds) + 1, first_);
+       b < first_ + static_cast<int>(buckets_.size()); ++b) {
+    above += buckets_[static_cast<std::size_t>(b - first_)];
   }
   return static_cast<double>(above) / static_cast<double>(count_);
 }
