@@ -559,11 +559,10 @@ core::Result<std::unique_ptr<RequestSource>> ClassStream(std::string_view trace,
     return std::unique_ptr<RequestSource>(std::move(s));
   }
   // Scale the real trace to the rate: its own mean rate comes from a first pass.
-  HEADROOM_ASSIGN_OR_RETURN(TraceSample sample, SampleTrace(*source));
+  HEADROOM_ASSIGN_OR_RETURN(const double trace_rate, MeanRate(*source));
   HEADROOM_ASSIGN_OR_RETURN(source, OpenTrace(trace));
-  HEADROOM_ASSIGN_OR_RETURN(
-      std::unique_ptr<ScaledSource> scaled,
-      ScaledSource::Create(std::move(source), rate / sample.mean_rate_per_s, seed));
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<ScaledSource> scaled,
+                            ScaledSource::Create(std::move(source), rate / trace_rate, seed));
   std::vector<MergedSource::Input> inputs;
   inputs.push_back({std::move(scaled), priority});
   return std::unique_ptr<RequestSource>(std::make_unique<MergedSource>(std::move(inputs)));

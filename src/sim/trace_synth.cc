@@ -69,25 +69,38 @@ core::Status CheckParams(const SynthParams& p) {
 
 }  // namespace
 
-core::Result<TraceSample> SampleTrace(RequestSource& source) {
-  TraceSample sample;
+namespace {
+
+// Reads `source` to its end for its mean rate, and its token pairs into `pairs` when given.
+core::Result<double> ReadToEnd(RequestSource& source, std::vector<TokenPair>* pairs) {
+  std::size_t requests = 0;
   double first_s = 0, last_s = 0;
   while (true) {
     HEADROOM_ASSIGN_OR_RETURN(const std::optional<TraceRequest> r, source.Next());
     if (!r) break;
-    if (sample.pairs.empty()) first_s = r->arrival_s;
+    if (requests == 0) first_s = r->arrival_s;
     last_s = r->arrival_s;
-    sample.pairs.push_back({r->prompt_tokens, r->output_tokens});
+    ++requests;
+    if (pairs) pairs->push_back({r->prompt_tokens, r->output_tokens});
   }
-  if (sample.pairs.size() < 2 || last_s <= first_s) {
+  if (requests < 2 || last_s <= first_s) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("a trace to synthesize from needs at least 2 requests over some time "
                     "(found {} over {} s)",
-                    sample.pairs.size(), last_s - first_s)));
+                    requests, last_s - first_s)));
   }
-  sample.mean_rate_per_s = static_cast<double>(sample.pairs.size()) / (last_s - first_s);
+  return static_cast<double>(requests) / (last_s - first_s);
+}
+
+}  // namespace
+
+core::Result<TraceSample> SampleTrace(RequestSource& source) {
+  TraceSample sample;
+  HEADROOM_ASSIGN_OR_RETURN(sample.mean_rate_per_s, ReadToEnd(source, &sample.pairs));
   return sample;
 }
+
+core::Result<double> MeanRate(RequestSource& source) { return ReadToEnd(source, nullptr); }
 
 core::Result<std::unique_ptr<TraceSynth>> TraceSynth::Create(TraceSample sample,
                                                              const SynthParams& params) {

@@ -69,6 +69,8 @@ struct TraceSample {
 
 // Reads `source` to its end. kInvalidArgument when it has fewer than 2 requests or spans no time.
 [[nodiscard]] core::Result<TraceSample> SampleTrace(RequestSource& source);
+// SampleTrace's mean_rate_per_s alone (and its errors), keeping nothing of the requests.
+[[nodiscard]] core::Result<double> MeanRate(RequestSource& source);
 
 // Invariants: arrivals are increasing and below params.duration; every request's token pair is
 // one of the sample's. Same sample and params (seed included): the same stream.

@@ -48,6 +48,17 @@ TEST(SampleTraceTest, ConvPairsAndRate) {
   EXPECT_NEAR(conv.mean_rate_per_s, 5.53, 0.005);  // traces/README.md
   VectorSource one(std::vector<TraceRequest>{{.arrival_s = 0}});
   EXPECT_FALSE(SampleTrace(one));
+  // The rate alone is the sample's, to the bit, and fails as the sample does.
+  auto again = OpenTrace("azure-conv");
+  ASSERT_TRUE(again);
+  auto rate = MeanRate(**again);
+  ASSERT_TRUE(rate) << rate.error().message();
+  EXPECT_EQ(*rate, conv.mean_rate_per_s);
+  VectorSource none_over_time(std::vector<TraceRequest>{{.arrival_s = 1}, {.arrival_s = 1}});
+  auto flat = MeanRate(none_over_time);
+  ASSERT_FALSE(flat);
+  EXPECT_NE(flat.error().message().find("found 2 over 0 s"), std::string::npos)
+      << flat.error().message();
 }
 
 TEST(TraceSynthTest, SameSeedSameStreamOtherSeedOther) {
