@@ -11,20 +11,21 @@ constexpr double kMaxSeconds = 1e4;
 constexpr double kGrowth = 1.001;  // relative bucket width
 const double kLogGrowth = std::log(kGrowth);
 const int kBuckets = static_cast<int>(std::ceil(std::log(kMaxSeconds / kMinSeconds) / kLogGrowth));
-// Buckets added beyond a new value when the span grows (+-12% of it), so that a run's spread
-// settles after a few growths.
+// Buckets added beyond a new value when the span grows: at least 128 (+-12% of it), and as many
+// as the span holds, so that a run's spread settles after a few growths.
 constexpr int kSlack = 128;
 
 }  // namespace
 
 LatencyHistogram::LatencyHistogram() = default;
 
-void LatencyHistogram::Cover(int lo, int hi) {
+[[gnu::noinline]] void LatencyHistogram::Cover(int lo, int hi) {
   const int last = first_ + static_cast<int>(buckets_.size()) - 1;
   if (!buckets_.empty() && lo >= first_ && hi <= last) return;
-  const int new_first = std::max(0, buckets_.empty() ? lo - kSlack : std::min(first_, lo - kSlack));
+  const int slack = std::max(kSlack, static_cast<int>(buckets_.size()));
+  const int new_first = std::max(0, buckets_.empty() ? lo - slack : std::min(first_, lo - slack));
   const int new_last =
-      std::min(kBuckets, buckets_.empty() ? hi + kSlack : std::max(last, hi + kSlack));
+      std::min(kBuckets, buckets_.empty() ? hi + slack : std::max(last, hi + slack));
   std::vector<std::uint64_t> grown(static_cast<std::size_t>(new_last - new_first + 1), 0);
   std::copy(buckets_.begin(), buckets_.end(), grown.begin() + (first_ - new_first));
   buckets_ = std::move(grown);
@@ -45,7 +46,10 @@ double LatencyHistogram::BucketValue(int bucket) const {
 
 void LatencyHistogram::Add(double seconds) {
   const int b = BucketOf(seconds);
-  if (b < first_ || b >= first_ + static_cast<int>(buckets_.size())) Cover(b, b);
+  // One unsigned comparison for both ends (below first_ wraps to a huge index).
+  if (static_cast<std::size_t>(b - first_) >= buckets_.size()) [[unlikely]] {
+    Cover(b, b);
+  }
   ++buckets_[static_cast<std::size_t>(b - first_)];
   ++count_;
   sum_ += seconds;
