@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +14,17 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+
+TEST(TrimTest, DropsWhatTheCLocaleCallsSpaceAndNothingElse) {
+  for (int c = 0; c < 256; ++c) {
+    const char ch = static_cast<char>(c);
+    const std::string text = std::string(1, ch) + "x" + std::string(1, ch);
+    const bool space = std::isspace(c) != 0;
+    EXPECT_EQ(Trim(text), space ? std::string_view("x") : std::string_view(text)) << "byte " << c;
+  }
+  EXPECT_EQ(Trim(" \t\r\n\v\f"), "");
+  EXPECT_EQ(Trim(" a b\r\n"), "a b");
+}
 
 TEST(ParseDurationTest, AcceptsUnits) {
   EXPECT_EQ(*ParseDuration("100ms"), milliseconds(100));

@@ -17,18 +17,25 @@ namespace {
 constexpr std::string_view kAzureHeader = "TIMESTAMP,ContextTokens,GeneratedTokens";
 constexpr std::string_view kGenericHeader = "arrival_s,prompt_tokens,output_tokens";
 
-// The number `count` digits at `pos` spell; nullopt when they are not all digits.
-std::optional<int> Digits(std::string_view text, size_t pos, size_t count) {
-  if (pos + count > text.size()) return std::nullopt;
+// The number the `count` digits at `pos` spell, or -1 when they are not all digits (the caller
+// has checked that they are in the text).
+int Digits(std::string_view text, size_t pos, size_t count) {
   int value = 0;
   for (size_t i = pos; i < pos + count; ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    value = value * 10 + (text[i] - '0');
+    const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned{'0'};
+    if (digit > 9) return -1;
+    value = value * 10 + static_cast<int>(digit);
   }
   return value;
 }
 
 core::Result<int> Tokens(std::string_view text, std::string_view name) {
+  // A trace's every line holds two: plain digits (all of them, in the traces) read directly; all
+  // else (spaces, signs, junk, too long) as core::ParseInteger reads it.
+  if (!text.empty() && text.size() <= 8) {
+    const int digits = Digits(text, 0, text.size());
+    if (digits >= 0) return digits;
+  }
   auto v = core::ParseInteger(text);
   if (!v || *v < 0 || *v > 100'000'000) {
     return core::Fail(core::Error::InvalidArgument(
@@ -68,38 +75,45 @@ core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
       t[13] != ':' || t[16] != ':') {
     return bad();
   }
-  auto y = Digits(t, 0, 4), mo = Digits(t, 5, 2), d = Digits(t, 8, 2);
-  auto h = Digits(t, 11, 2), mi = Digits(t, 14, 2), s = Digits(t, 17, 2);
-  if (!y || !mo || !d || !h || !mi || !s || *h > 23 || *mi > 59 || *s > 60) return bad();
-  const std::chrono::year_month_day date{std::chrono::year(*y),
-                                         std::chrono::month(static_cast<unsigned>(*mo)),
-                                         std::chrono::day(static_cast<unsigned>(*d))};
+  const int y = Digits(t, 0, 4), mo = Digits(t, 5, 2), d = Digits(t, 8, 2);
+  const int h = Digits(t, 11, 2), mi = Digits(t, 14, 2), s = Digits(t, 17, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0 || h > 23 || mi > 59 || s > 60) {
+    return bad();
+  }
+  const std::chrono::year_month_day date{std::chrono::year(y),
+                                         std::chrono::month(static_cast<unsigned>(mo)),
+                                         std::chrono::day(static_cast<unsigned>(d))};
   if (!date.ok()) return bad();
   // Nanoseconds since 1970 in int64 reach 2262; a year past that wrapped (2263 read as 1678).
   // Traces are recent: 1970 to 2200 keeps every difference of two stamps in range too.
-  if (*y < 1970 || *y > 2200) {
+  if (y < 1970 || y > 2200) {
     return core::Fail(
-        core::Error::InvalidArgument(fmt::format("'{}': year {} is outside 1970-2200", t, *y)));
+        core::Error::InvalidArgument(fmt::format("'{}': year {} is outside 1970-2200", t, y)));
   }
   long long fraction_ns = 0;
   size_t pos = 19;
   if (pos < t.size() && t[pos] == '.') {
-    long long scale = 100'000'000;  // the first fractional digit is tenths of a second
+    // The first nine fractional digits are the nanoseconds (tenths of a second first); any after
+    // them are below a nanosecond and dropped.
+    constexpr std::array<long long, 10> kScale = {1'000'000'000, 100'000'000, 10'000'000,
+                                                  1'000'000,     100'000,     10'000,
+                                                  1'000,         100,         10,
+                                                  1};
     ++pos;
     const size_t start = pos;
-    while (pos < t.size() && t[pos] >= '0' && t[pos] <= '9') {
-      fraction_ns += (t[pos] - '0') * scale;
-      scale /= 10;
+    while (pos < t.size() && static_cast<unsigned char>(t[pos]) - unsigned{'0'} <= 9) {
+      if (pos - start < 9) fraction_ns = fraction_ns * 10 + (t[pos] - '0');
       ++pos;
     }
     if (pos == start) return bad();
+    fraction_ns *= kScale[std::min<size_t>(pos - start, 9)];
   }
   // Both years' traces are UTC; 2024 says so with "+00:00" (or "Z" in later datasets).
   const std::string_view zone = t.substr(pos);
   if (!zone.empty() && zone != "+00:00" && zone != "Z") return bad();
   const std::chrono::seconds whole = std::chrono::sys_days(date).time_since_epoch() +
-                                     std::chrono::hours(*h) + std::chrono::minutes(*mi) +
-                                     std::chrono::seconds(*s);
+                                     std::chrono::hours(h) + std::chrono::minutes(mi) +
+                                     std::chrono::seconds(s);
   return std::chrono::duration_cast<core::Duration>(whole) + core::Duration(fraction_ns);
 }
 

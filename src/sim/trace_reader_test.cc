@@ -30,6 +30,17 @@ TEST(ParseAzureTimestampTest, Both2023And2024Forms) {
     EXPECT_FALSE(ParseAzureTimestamp(bad)) << bad;
   }
   EXPECT_TRUE(ParseAzureTimestamp("2200-12-31 23:59:59.9999999"));
+  // Every number of fractional digits: the first nine are the nanoseconds, later ones dropped.
+  const auto whole = *ParseAzureTimestamp("2023-11-16 18:17:03");
+  const std::string digits = "987654321987";
+  for (std::size_t n = 1; n <= digits.size(); ++n) {
+    const std::string fraction = digits.substr(0, n);
+    long long ns = std::stoll(fraction.substr(0, std::min<std::size_t>(n, 9)));
+    for (std::size_t k = n; k < 9; ++k) ns *= 10;
+    EXPECT_EQ(*ParseAzureTimestamp("2023-11-16 18:17:03." + fraction) - whole, nanoseconds(ns))
+        << fraction;
+  }
+  EXPECT_EQ(*ParseAzureTimestamp("2023-11-16 18:17:03.000000001+00:00") - whole, nanoseconds(1));
 }
 
 TEST(TraceReaderTest, ReadsTheShippedAzureTracesWithCrlfAndNoFinalNewline) {
@@ -118,6 +129,26 @@ TEST(TraceReaderTest, ErrorsNameFileAndLine) {
       bad.error().message().find("bad_azure.csv:3: ContextTokens 'many' is not a token count"),
       std::string::npos)
       << bad.error().message();
+
+  // Token counts with spaces round them, or signs, as the generic parse reads them.
+  auto spaced = TraceReader::Open(Write(
+      "spaced.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03, 0012 ,7\n"
+                    "2023-11-16 18:17:04,5,+8\n2023-11-16 18:17:05,123456789,1\n"));
+  ASSERT_TRUE(spaced);
+  auto first = (*spaced)->Next();
+  ASSERT_TRUE(first && *first) << first.error().message();
+  EXPECT_EQ((*first)->prompt_tokens, 12);
+  EXPECT_EQ((*first)->output_tokens, 7);
+  auto signed_count = (*spaced)->Next();
+  ASSERT_FALSE(signed_count);
+  EXPECT_NE(signed_count.error().message().find("spaced.csv:3: GeneratedTokens '+8'"),
+            std::string::npos)
+      << signed_count.error().message();
+  auto too_many = (*spaced)->Next();
+  ASSERT_FALSE(too_many);
+  EXPECT_NE(too_many.error().message().find("ContextTokens '123456789' is not a token count"),
+            std::string::npos)
+      << too_many.error().message();
 
   auto header = TraceReader::Open(Write("header.csv", "time,in,out\n"));
   ASSERT_FALSE(header);
