@@ -35,8 +35,8 @@ class ParsedTraces {
     core::MutexLock lock(&mu_);
     auto it = parsed_.find(trace.path);
     if (it != parsed_.end()) return it->second;
-    HEADROOM_ASSIGN_OR_RETURN(
-        auto reader, TraceReader::FromView(std::string(trace.path), trace.text));
+    HEADROOM_ASSIGN_OR_RETURN(auto reader,
+                              TraceReader::FromView(std::string(trace.path), trace.text));
     RecordingSource recording(*reader);
     while (true) {
       HEADROOM_ASSIGN_OR_RETURN(const std::optional<TraceRequest> r, recording.Next());

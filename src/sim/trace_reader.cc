@@ -95,10 +95,8 @@ core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
   if (pos < t.size() && t[pos] == '.') {
     // The first nine fractional digits are the nanoseconds (tenths of a second first); any after
     // them are below a nanosecond and dropped.
-    constexpr std::array<long long, 10> kScale = {1'000'000'000, 100'000'000, 10'000'000,
-                                                  1'000'000,     100'000,     10'000,
-                                                  1'000,         100,         10,
-                                                  1};
+    constexpr std::array<long long, 10> kScale = {
+        1'000'000'000, 100'000'000, 10'000'000, 1'000'000, 100'000, 10'000, 1'000, 100, 10, 1};
     ++pos;
     const size_t start = pos;
     while (pos < t.size() && static_cast<unsigned char>(t[pos]) - unsigned{'0'} <= 9) {

@@ -131,9 +131,10 @@ TEST(TraceReaderTest, ErrorsNameFileAndLine) {
       << bad.error().message();
 
   // Token counts with spaces round them, or signs, as the generic parse reads them.
-  auto spaced = TraceReader::Open(Write(
-      "spaced.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03, 0012 ,7\n"
-                    "2023-11-16 18:17:04,5,+8\n2023-11-16 18:17:05,123456789,1\n"));
+  auto spaced = TraceReader::Open(
+      Write("spaced.csv",
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03, 0012 ,7\n"
+            "2023-11-16 18:17:04,5,+8\n2023-11-16 18:17:05,123456789,1\n"));
   ASSERT_TRUE(spaced);
   auto first = (*spaced)->Next();
   ASSERT_TRUE(first && *first) << first.error().message();
