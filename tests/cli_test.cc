@@ -37,6 +37,48 @@ std::string ReadAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// `headroom X ...` registers X alone (cli/app.h); a command line that starts with a global flag
+// registers every command. Each command, and each of its subcommands, must read the same both
+// ways: the same help, the same error for a flag it does not have.
+TEST(CliTest, ACommandRegisteredAloneReadsAsInTheWholeTree) {
+  const CommandRun top = Headroom("--help");
+  ASSERT_EQ(top.exit_code, 0) << top.out;
+  const std::vector<std::string> lines = Lines(top.out);
+  const auto listed = std::find(lines.begin(), lines.end(), "Subcommands:");
+  ASSERT_NE(listed, lines.end()) << top.out;
+  std::vector<std::string> commands;
+  for (auto line = std::next(listed); line != lines.end(); ++line) {
+    // "  name   description"; a description's continuation starts with more spaces.
+    if (line->size() > 2 && line->compare(0, 2, "  ") == 0 && (*line)[2] != ' ') {
+      commands.push_back(line->substr(2, line->find(' ', 2) - 2));
+    }
+  }
+  ASSERT_GE(commands.size(), 10u) << top.out;
+  std::vector<std::string> command_lines;
+  for (const std::string& command : commands) {
+    command_lines.push_back(command + " --help");
+    command_lines.push_back(command + " --no-such-flag");
+    // Its subcommands, listed in its help the same way.
+    const std::vector<std::string> help = Lines(Headroom(command + " --help").out);
+    const auto subs = std::find(help.begin(), help.end(), "Subcommands:");
+    for (auto line = subs == help.end() ? help.end() : std::next(subs); line != help.end();
+         ++line) {
+      if (line->size() > 2 && line->compare(0, 2, "  ") == 0 && (*line)[2] != ' ') {
+        command_lines.push_back(command + " " + line->substr(2, line->find(' ', 2) - 2) +
+                                " --help");
+      }
+    }
+  }
+  command_lines.push_back("gpus --backend sim --json");
+  ASSERT_GT(command_lines.size(), 2 * commands.size());  // some commands have subcommands
+  for (const std::string& args : command_lines) {
+    const CommandRun alone = Headroom(args);
+    const CommandRun whole = Headroom("--color auto " + args);
+    EXPECT_EQ(alone.exit_code, whole.exit_code) << args;
+    EXPECT_EQ(alone.out, whole.out) << args;
+  }
+}
+
 TEST(CliTest, GpusJsonMatchesTheCatalog) {
   const CommandRun run =
       Headroom("gpus --backend sim --sim-gpu a100-80gb-sxm --sim-count 8 --json");

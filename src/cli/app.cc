@@ -12,7 +12,24 @@
 namespace headroom::cli {
 namespace {
 
-int ParseAndRun(int argc, char** argv, const AddCommands& add) {
+// The group that registers the command argv[1] names, if one does and may be registered alone.
+const CommandGroup* GroupNamedFirst(int argc, char** argv,
+                                    const std::vector<CommandGroup>& commands) {
+  if (argc < 2) return nullptr;
+  const std::string_view first = argv[1];
+  for (const CommandGroup& group : commands) {
+    for (std::string_view name : group.names) {
+      if (name == first) return group.reads_every_command ? nullptr : &group;
+    }
+  }
+  return nullptr;
+}
+
+bool HasCommand(CLI::App& app, std::string_view name) {
+  return !app.get_subcommands([name](CLI::App* sub) { return sub->get_name() == name; }).empty();
+}
+
+int ParseAndRun(int argc, char** argv, const std::vector<CommandGroup>& commands) {
   CLI::App app{
       "headroom: find and safely use the power headroom of GPU clusters running LLM work.\n"
       "Exit codes: 0 ok, 1 runtime error, 2 usage or input error.",
@@ -36,7 +53,15 @@ int ParseAndRun(int argc, char** argv, const AddCommands& add) {
       ->capture_default_str();
 
   RunFunction run;
-  add(app, global, &run);
+  const CommandGroup* alone = GroupNamedFirst(argc, argv, commands);
+  if (alone != nullptr) alone->add(app, global, &run);
+  // A group that does not register the name it is listed under would leave the command unknown:
+  // the rest are registered then, so that the command line means what it says.
+  if (alone == nullptr || !HasCommand(app, argv[1])) {
+    for (const CommandGroup& group : commands) {
+      if (&group != alone) group.add(app, global, &run);
+    }
+  }
 
   try {
     app.parse(argc, argv);
@@ -63,9 +88,9 @@ int ParseAndRun(int argc, char** argv, const AddCommands& add) {
 
 }  // namespace
 
-int RunApp(int argc, char** argv, const AddCommands& add) {
+int RunApp(int argc, char** argv, const std::vector<CommandGroup>& commands) {
   try {
-    return ParseAndRun(argc, argv, add);
+    return ParseAndRun(argc, argv, commands);
   } catch (const std::exception& e) {
     PrintError(fmt::format("internal error: {}", e.what()));
     return kExitRuntime;

@@ -5,7 +5,10 @@
 
 int main(int argc, char** argv) {
   using namespace headroom::cli;
-  return RunApp(argc, argv, [](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-    RegisterDaemons(app, global, run, {.agent = RunAgent, .controller = RunController});
-  });
+  return RunApp(argc, argv,
+                {{.names = {"agent", "controller"},
+                  .add = [](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+                    RegisterDaemons(app, global, run,
+                                    {.agent = RunAgent, .controller = RunController});
+                  }}});
 }

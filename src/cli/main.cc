@@ -6,20 +6,31 @@
 
 int main(int argc, char** argv) {
   using namespace headroom::cli;
-  return RunApp(argc, argv,
-                [argc, argv](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
-                  RegisterGpus(app, global, run);
-                  RegisterMonitor(app, global, run);
-                  RegisterMeasure(app, global, run);
-                  RegisterCharacterize(app, global, run);
-                  RegisterModel(app, global, run);
-                  RegisterSimulate(app, global, run);
-                  RegisterPlan(app, global, run);
-                  RegisterReport(app, global, run);
-                  RegisterTrace(app, global, run);
-                  RegisterMig(app, global, run);
-                  RegisterDaemons(app, global, run, ExecDaemonRuns(argc, argv));
-                  RegisterCompletion(app, run);
-                  RegisterManPages(app, run);
-                });
+  // In the order of `headroom --help`; completion and man pages last, to cover every other.
+  const std::vector<CommandGroup> commands = {
+      {.names = {"gpus"}, .add = RegisterGpus},
+      {.names = {"monitor"}, .add = RegisterMonitor},
+      {.names = {"measure"}, .add = RegisterMeasure},
+      {.names = {"characterize"}, .add = RegisterCharacterize},
+      {.names = {"model"}, .add = RegisterModel},
+      {.names = {"simulate"}, .add = RegisterSimulate},
+      {.names = {"plan"}, .add = RegisterPlan},
+      {.names = {"report"}, .add = RegisterReport},
+      {.names = {"trace"}, .add = RegisterTrace},
+      {.names = {"mig"}, .add = RegisterMig},
+      {.names = {"agent", "controller"},
+       .add =
+           [argc, argv](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+             RegisterDaemons(app, global, run, ExecDaemonRuns(argc, argv));
+           }},
+      {.names = {"completion"},
+       .reads_every_command = true,
+       .add = [](CLI::App& app, const GlobalOptions&,
+                 RunFunction* run) { RegisterCompletion(app, run); }},
+      {.names = {"man-pages"},
+       .reads_every_command = true,
+       .add = [](CLI::App& app, const GlobalOptions&, RunFunction* run) {
+         RegisterManPages(app, run);
+       }}};
+  return RunApp(argc, argv, commands);
 }
