@@ -25,10 +25,8 @@ SimGpu::SimGpu(const model::GpuSpec& spec, LoadScript script)
       script_(std::move(script)),
       limiter_(spec.limiter, spec.sm_clock_max),
       power_limit_(spec.power_limit_default),
-      temperature_c_(spec.thermal.ambient.value() + spec.idle_power.value() * spec.thermal.c_per_w),
-      power_ring_(kRingSteps, 0.0),
-      busy_ring_(kRingSteps, 0.0),
-      mem_ring_(kRingSteps, 0.0) {
+      temperature_c_(spec.thermal.ambient.value() +
+                     spec.idle_power.value() * spec.thermal.c_per_w) {
   power_w_ = spec.idle_power.value();
   instant_w_ = power_w_;
   f_eff_mhz_ = spec.sm_clock_max.value();
@@ -82,14 +80,13 @@ void SimGpu::Step() {
   power_w_ = model_.Power(activity, core::Megahertz(f_eff_mhz_)).value();
   energy_j_ += power_w_ * kStepS;
 
-  power_sum_ += power_w_ - power_ring_[ring_pos_];
-  busy_sum_ += activity.busy - busy_ring_[ring_pos_];
-  mem_sum_ += activity.mem - mem_ring_[ring_pos_];
-  power_ring_[ring_pos_] = power_w_;
-  busy_ring_[ring_pos_] = activity.busy;
-  mem_ring_[ring_pos_] = activity.mem;
+  // While the ring fills, the entry leaving it is a zero.
+  RingEntry& entry = ring_.size() < kRingSteps ? ring_.emplace_back() : ring_[ring_pos_];
+  power_sum_ += power_w_ - entry.power_w;
+  busy_sum_ += activity.busy - entry.busy;
+  mem_sum_ += activity.mem - entry.mem;
+  entry = {.power_w = power_w_, .busy = activity.busy, .mem = activity.mem};
   ring_pos_ = (ring_pos_ + 1) % kRingSteps;
-  ring_filled_ = std::min(ring_filled_ + 1, kRingSteps);
 
   // Duty-cycled sensor: average over the window at the start of each period, held until the
   // next window closes.
@@ -119,8 +116,8 @@ void SimGpu::Step() {
 }
 
 core::Watts SimGpu::average_power() const {
-  if (ring_filled_ == 0) return core::Watts(power_w_);
-  return core::Watts(power_sum_ / static_cast<double>(ring_filled_));
+  if (ring_.empty()) return core::Watts(power_w_);
+  return core::Watts(power_sum_ / static_cast<double>(ring_.size()));
 }
 
 core::Megahertz SimGpu::sm_clock() const {
@@ -131,8 +128,8 @@ core::Megahertz SimGpu::sm_clock() const {
 }
 
 UtilizationRates SimGpu::utilization() const {
-  if (ring_filled_ == 0) return {};
-  const double n = static_cast<double>(ring_filled_);
+  if (ring_.empty()) return {};
+  const double n = static_cast<double>(ring_.size());
   return {.gpu_percent = std::clamp(100.0 * busy_sum_ / n, 0.0, 100.0),
           .memory_percent = std::clamp(100.0 * mem_sum_ / n, 0.0, 100.0)};
 }

@@ -75,9 +75,15 @@ class SimGpu {
   core::Duration next_counter_update_{0};
   double temperature_c_ = 0;
 
-  // The last second of per-step power, busy and memory activity, for 1 s averages.
-  std::vector<double> power_ring_, busy_ring_, mem_ring_;
-  size_t ring_pos_ = 0, ring_filled_ = 0;
+  // The last second of per-step power, busy and memory activity, for 1 s averages. It grows to
+  // its size as the steps come: a GPU that never steps (`headroom gpus`) touches none of it.
+  struct RingEntry {
+    double power_w = 0;
+    double busy = 0;
+    double mem = 0;
+  };
+  std::vector<RingEntry> ring_;
+  size_t ring_pos_ = 0;
   double power_sum_ = 0, busy_sum_ = 0, mem_sum_ = 0;
 
   double window_sum_w_ = 0;
