@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/least_work_table.h"
+
 namespace headroom::sim {
 namespace {
 
@@ -66,6 +68,7 @@ struct Instance {
   bool busy = false;
   bool mixed = false;
   SimTime start{0};
+  SimTime end{0};  // its end event's time
   int steps = 0;
   double first_step_s = 0;    // time of the first decode step of a run
   double per_first_step = 0;  // its reciprocal, for StepsDone's first guess
@@ -89,22 +92,6 @@ struct Server {
   double generated_tokens = 0;
   double window_prompt_tokens = 0;
   double window_generated_tokens = 0;
-};
-
-// What least-work routing reads of an instance, kept beside the other candidates of its class so
-// that the scan of every candidate per request walks one small array (SyncRoute keeps it).
-struct RouteSlot {
-  double outstanding = 0;  // Instance::outstanding
-  // The least work it can have before its next event: at the end of its run of decode steps (all
-  // of them done), else its work. Nothing below it can come of the run, so an instance whose
-  // floor cannot beat the best one found is passed over without looking at the time.
-  double floor_work = 0;
-  double running = 0;         // running sequences
-  double steps = 0;           // decode steps of the run under way; 0 when none is (idle, prefill)
-  double steps_per_ns = 0;    // Instance::per_first_step, per nanosecond
-  std::int64_t start_ns = 0;  // of the run under way
-  bool bounded = false;       // the elapsed-time bound on its steps holds (SyncRoute)
-  int instance = 0;
 };
 
 bool Capped(const ServerTargets& t) { return t.sm_clock_cap || t.power_limit; }
@@ -224,9 +211,10 @@ class Simulation {
   bool source_done_ = false;
   std::vector<int> hp_instances_;
   std::vector<int> lp_instances_;
-  std::vector<RouteSlot> hp_route_;  // by position in hp_instances_
-  std::vector<RouteSlot> lp_route_;
-  std::vector<RouteSlot*> route_of_;                                             // by instance
+  LeastWorkTable hp_route_;  // by position in hp_instances_
+  LeastWorkTable lp_route_;
+  // By instance: its table and position there.
+  std::vector<std::pair<LeastWorkTable*, std::size_t>> route_of_;
   std::vector<std::optional<model::InferenceModel::DecodeBatch>> decode_terms_;  // by batch
   std::vector<model::ClockRates> clock_rates_;
   int hp_cursor_ = 0;
@@ -302,15 +290,12 @@ core::Status Simulation::Setup() {
       instance_w_.push_back(instance_idle_w_);
     }
   }
-  // The slots are made once the instances are: route_of_ points into vectors that never grow.
-  for (std::vector<RouteSlot>* route : {&hp_route_, &lp_route_}) {
-    const std::vector<int>& ids = route == &hp_route_ ? hp_instances_ : lp_instances_;
-    route->resize(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k) (*route)[k].instance = ids[k];
-  }
   route_of_.resize(instances_.size());
-  for (std::vector<RouteSlot>* route : {&hp_route_, &lp_route_}) {
-    for (RouteSlot& slot : *route) route_of_[static_cast<std::size_t>(slot.instance)] = &slot;
+  for (LeastWorkTable* route : {&hp_route_, &lp_route_}) {
+    const std::vector<int>& ids = route == &hp_route_ ? hp_instances_ : lp_instances_;
+    *route = LeastWorkTable(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      route_of_[static_cast<std::size_t>(ids[k])] = {route, k};
   }
   for (const Server& server : servers_) {
     controlled_.push_back(
@@ -403,12 +388,13 @@ core::Status Simulation::OnArrival() {
     ++active_requests_;
     inst.waiting.push_back(slot);
     inst.outstanding += req.prompt + req.output;
+    const auto [table, k] = route_of_[static_cast<std::size_t>(i)];
+    table->SetOutstanding(k, inst.outstanding);
     if (!inst.busy) {
       Plan(i);
     } else if (inst.waiting.size() == 1 && CanAdmit(inst, req, 0, 0)) {
       Interrupt(i);  // join the batch at the next step boundary
     }
-    SyncRoute(i);
   }
   HEADROOM_RETURN_IF_ERROR(ScheduleNextArrival());
   return core::Ok();
@@ -452,57 +438,28 @@ int Simulation::Route(bool hp) {
 }
 
 int Simulation::RouteLeastWork(bool hp, int cursor) {
-  const std::vector<RouteSlot>& slots = hp ? hp_route_ : lp_route_;
-  const int n = static_cast<int>(slots.size());
-  const std::int64_t now_ns = queue_.now().count();
-  int best = -1;
-  double best_work = std::numeric_limits<double>::infinity();
-  // Scan from the cursor so that ties rotate instead of piling on the first instance.
-  int k = cursor;
-  for (int seen = 0; seen < n; ++seen, k = k + 1 == n ? 0 : k + 1) {
-    const RouteSlot& slot = slots[static_cast<std::size_t>(k)];
-    if (slot.floor_work >= best_work) continue;
-    double work = slot.outstanding;
-    if (slot.steps > 1) {
-      // As of now, inside a run of decode steps too, so routing does not depend on how the
-      // simulator groups steps into events. The work after the bound's steps is a lower bound
-      // (exact in floating point: a larger integer product subtracted): an instance that cannot
-      // beat the best one even then needs no StepsDone, the hot path's costliest part.
-      const double bound =
-          slot.bounded
-              ? std::min(slot.steps,
-                         static_cast<double>(static_cast<std::int64_t>(
-                             static_cast<double>(now_ns - slot.start_ns) * slot.steps_per_ns)) +
-                             3)
-              : slot.steps;
-      if (slot.outstanding - slot.running * bound >= best_work) continue;
-      work -= slot.running * StepsDone(instances_[static_cast<std::size_t>(slot.instance)]);
-    }
-    if (work < best_work) {
-      best_work = work;
-      best = k;
-    }
-  }
-  return best;
+  const std::vector<int>& ids = hp ? hp_instances_ : lp_instances_;
+  // As of now, inside a run of decode steps too, so routing does not depend on how the simulator
+  // groups steps into events.
+  return static_cast<int>((hp ? hp_route_ : lp_route_)
+                              .Least(static_cast<double>(queue_.now().count()),
+                                     static_cast<std::size_t>(cursor), [&](std::size_t k) {
+                                       return StepsDone(
+                                           instances_[static_cast<std::size_t>(ids[k])]);
+                                     }));
 }
 
 void Simulation::SyncRoute(int i) {
   const Instance& inst = instances_[static_cast<std::size_t>(i)];
-  RouteSlot& slot = *route_of_[static_cast<std::size_t>(i)];
+  const auto [table, k] = route_of_[static_cast<std::size_t>(i)];
   const bool decoding = inst.busy && !inst.mixed;
-  slot.outstanding = inst.outstanding;
-  slot.running = static_cast<double>(inst.running.size());
-  slot.steps = decoding ? static_cast<double>(inst.steps) : 0;
-  slot.floor_work =
-      slot.steps > 1 ? slot.outstanding - slot.running * slot.steps : slot.outstanding;
-  slot.steps_per_ns = inst.per_first_step * 1e-9;
-  slot.start_ns = inst.start.count();
-  // Steps never shrink while the KV cache grows, so no more than elapsed / first step of them
-  // fit in the time elapsed: StepsDone's answer n has n x first <= elapsed in floating point,
-  // and so n <= elapsed x (1 / first) + 1 up to a few roundings, each far below a step (3 for
-  // margin; truncation is floor, the product being positive). A run whose steps shrink (no
-  // growth in the cache's cost, rounded below zero) is bounded by its length.
-  slot.bounded = decoding && inst.step_growth_s >= 0 && inst.first_step_s >= 1e-12;
+  table->Set(k, {.outstanding = inst.outstanding,
+                 .running = static_cast<double>(inst.running.size()),
+                 .steps = decoding ? inst.steps : 0,
+                 .start_ns = static_cast<double>(inst.start.count()),
+                 .end_ns = static_cast<double>(inst.end.count()),
+                 .first_step_s = inst.first_step_s,
+                 .step_growth_s = inst.step_growth_s});
 }
 
 bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
@@ -632,8 +589,8 @@ void Simulation::Plan(int i) {
   const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, inst.steps);
   SetInstancePower(inst, seconds > 0 ? joules / seconds : instance_idle_w_);
-  queue_.ScheduleKeyed(static_cast<std::size_t>(i), inst.start + core::FromSeconds(seconds),
-                       {EventKind::kIterationEnd, i});
+  inst.end = inst.start + core::FromSeconds(seconds);
+  queue_.ScheduleKeyed(static_cast<std::size_t>(i), inst.end, {EventKind::kIterationEnd, i});
   SyncRoute(i);
 }
 
@@ -668,9 +625,8 @@ void Simulation::Interrupt(int i) {
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, keep);
   SetInstancePower(inst, joules / seconds);
   // Replaces the end of the longer run: an instance has one end pending.
-  queue_.ScheduleKeyed(static_cast<std::size_t>(i),
-                       std::max(queue_.now(), inst.start + core::FromSeconds(seconds)),
-                       {EventKind::kIterationEnd, i});
+  inst.end = std::max(queue_.now(), inst.start + core::FromSeconds(seconds));
+  queue_.ScheduleKeyed(static_cast<std::size_t>(i), inst.end, {EventKind::kIterationEnd, i});
   SyncRoute(i);
 }
 
