@@ -48,20 +48,6 @@ void LeastWorkTable::SetOutstanding(std::size_t k, double outstanding) {
   MarkZeros(k, Field(&Block::steps, k) > 1);
 }
 
-void LeastWorkTable::MarkZeros(std::size_t k, bool decoding) {
-  // Work 0 now (nothing to do), or at its run's end (its last step leaves nothing).
-  const Block& b = blocks_[k / kLanes];
-  const std::size_t j = k % kLanes;
-  const auto idle = static_cast<std::uint64_t>(!decoding && b.outstanding[j] == 0);
-  const auto ending =
-      static_cast<std::uint64_t>(decoding && b.outstanding[j] - b.running[j] * b.steps[j] == 0);
-  const std::size_t bit = k % kWordBits;
-  std::uint64_t& idle_word = idle_[k / kWordBits];
-  std::uint64_t& ending_word = ending_[k / kWordBits];
-  idle_word = (idle_word & ~(std::uint64_t{1} << bit)) | idle << bit;
-  ending_word = (ending_word & ~(std::uint64_t{1} << bit)) | ending << bit;
-}
-
 double LeastWorkTable::Bound(double now_ns) {
   // The steps done by now n of a run have n x shortest <= elapsed < (n + 1) x longest up to a
   // few roundings, each far below a step: 3 steps of margin either way make both bounds safe.

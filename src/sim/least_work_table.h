@@ -76,7 +76,19 @@ class LeastWorkTable {
     return (blocks_[k / kLanes].*column)[k % kLanes];
   }
   // Its bits in idle_ and ending_, from its columns.
-  void MarkZeros(std::size_t k, bool decoding);
+  void MarkZeros(std::size_t k, bool decoding) {
+    // Work 0 now (nothing to do), or at its run's end (its last step leaves nothing).
+    const Block& b = blocks_[k / kLanes];
+    const std::size_t j = k % kLanes;
+    const auto idle = static_cast<std::uint64_t>(!decoding && b.outstanding[j] == 0);
+    const auto ending =
+        static_cast<std::uint64_t>(decoding && b.outstanding[j] - b.running[j] * b.steps[j] == 0);
+    const std::size_t bit = k % kWordBits;
+    std::uint64_t& idle_word = idle_[k / kWordBits];
+    std::uint64_t& ending_word = ending_[k / kWordBits];
+    idle_word = (idle_word & ~(std::uint64_t{1} << bit)) | idle << bit;
+    ending_word = (ending_word & ~(std::uint64_t{1} << bit)) | ending << bit;
+  }
   // Calls visit(k) for each instance k in `bits`, in order from `from` (wrapping), until it
   // returns true; returns whether one did.
   template <class Visit>
