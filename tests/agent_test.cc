@@ -85,6 +85,17 @@ class AgentDaemonTest : public ::testing::Test {
     EXPECT_EQ(res->status, 200);
     return json::parse(res->body);
   }
+  // Only the failsafe cap, held from the start until a controller's first PUT.
+  static bool InFailsafeOnly(const json& state) {
+    if (!state.value("failsafe_active", false)) return false;
+    for (const auto& g : state["gpus"]) {
+      if (!g["caps"]["sm_clock_mhz"].is_null() || !g["sm_clock_lock"].is_object() ||
+          g["sm_clock_lock"]["max_mhz"] != 1110.0) {
+        return false;
+      }
+    }
+    return true;
+  }
   static bool Uncapped(const json& state) {
     for (const auto& g : state["gpus"]) {
       if (!g["caps"]["sm_clock_mhz"].is_null() || !g["sm_clock_lock"].is_null()) return false;
@@ -118,7 +129,7 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   auto none = client_->Put("/v1/caps", valid, "application/json");
   ASSERT_TRUE(none);
   EXPECT_EQ(none->status, 401);
-  EXPECT_TRUE(Uncapped(State()));
+  EXPECT_TRUE(InFailsafeOnly(State())) << State().dump(2);
 
   auto malformed = Put("{\"lease_s\": ");
   ASSERT_TRUE(malformed);
@@ -127,7 +138,7 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
   auto out_of_range = Put(R"({"sm_clock_mhz": 9999, "lease_s": 30, "request_id": "it-0"})");
   ASSERT_TRUE(out_of_range);
   EXPECT_EQ(out_of_range->status, 422);
-  EXPECT_TRUE(Uncapped(State()));
+  EXPECT_TRUE(InFailsafeOnly(State()));
   EXPECT_TRUE(std::filesystem::exists(state_file_)) << "saved at start";
 
   auto ok = Put(valid);
@@ -504,6 +515,29 @@ TEST_F(AgentDaemonTest, CrashLeavesTheStateFileAndTheNextStartRestoresFromIt) {
   EXPECT_EQ(agent->Wait(), 0);
 }
 
+// Finding 2 of issue 44: an agent in its failsafe, killed with -9 and restarted while no
+// controller reaches it, restores the GPUs' settings it saved and caps them again at once;
+// seconds later it still holds the failsafe.
+TEST_F(AgentDaemonTest, RestartedWithNoControllerTheGpusAreCapped) {
+  {
+    auto agent = Start(Args());
+    ASSERT_TRUE(client_);
+    ASSERT_TRUE(InFailsafeOnly(State()));
+    agent->Signal(SIGKILL);
+    EXPECT_EQ(agent->Wait(), -SIGKILL);
+  }
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  json state = State();
+  EXPECT_TRUE(InFailsafeOnly(state)) << state.dump(2);
+  EXPECT_EQ(state["failsafe_reason"], "started: no controller's PUT yet");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  state = State();
+  EXPECT_TRUE(InFailsafeOnly(state)) << state.dump(2);
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+}
+
 TEST_F(AgentDaemonTest, TokenFileMustExistAndHoldAToken) {
   std::ofstream(token_file_) << "  \n";
   AgentProcess empty(Args(), (dir_ / "empty.log").string());
@@ -580,13 +614,16 @@ TEST_F(AgentDaemonTest, NvmlBackendSetsCapsThroughNvmlAndRestoresThemOnShutdown)
   EXPECT_TRUE(state["gpus"][0]["sm_clock_lock"].is_null());
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0) << agent->Stderr();
-  // What the library saw: the caps on GPU 1 only, then GPU 1 put back (clocks unlocked, the
+  // What the library saw: the failsafe cap at the start on both GPUs, lifted by the PUT (GPU 0
+  // back to its own clocks), the caps on GPU 1 only, then GPU 1 put back (clocks unlocked, the
   // A100's default 400 W limit).
   std::ifstream in(settings_log);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  EXPECT_EQ(lines, (std::vector<std::string>{"gpu 1 power-limit-mw 300000", "gpu 1 lock 210 1275",
-                                             "gpu 1 power-limit-mw 400000", "gpu 1 reset-clocks"}));
+  EXPECT_EQ(lines, (std::vector<std::string>{"gpu 0 lock 210 1110", "gpu 1 lock 210 1110",
+                                             "gpu 0 reset-clocks", "gpu 1 power-limit-mw 300000",
+                                             "gpu 1 lock 210 1275", "gpu 1 power-limit-mw 400000",
+                                             "gpu 1 reset-clocks"}));
 }
 
 }  // namespace

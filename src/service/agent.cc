@@ -108,6 +108,15 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
   spdlog::info("saved the original GPU settings to {}", options.state_file);
   auto agent = std::unique_ptr<Agent>(
       new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));
+  // Fail safe from the start: until a controller's PUT arrives the GPUs hold the failsafe cap,
+  // as after a lease that ran out. An agent restarted while no controller reaches it (a crash,
+  // an OOM kill, an upgrade, a reboot during a controller outage) would otherwise run uncapped.
+  if (auto st = agent->EnterFailsafe("started: no controller's PUT yet"); !st) {
+    if (auto restored = agent->Shutdown(); !restored) {
+      spdlog::error("restoring after the failed start: {}", restored.error().message());
+    }
+    return core::Fail(st.error().WithContext("applying the failsafe cap at start"));
+  }
   agent->Tick();  // the first telemetry sample
   return agent;
 }
@@ -382,11 +391,23 @@ void Agent::Tick() {
   }
   if (lease_deadline_ && now >= *lease_deadline_ && !lease_expired_) {
     lease_expired_ = true;
-    failsafe_active_ = true;
-    spdlog::warn("lease expired without renewal: capping every GPU at its failsafe SM clock");
-    if (auto st = ApplyAll(); !st) spdlog::error("applying the failsafe: {}", st.error().message());
+    if (auto st = FailsafeLocked("lease expired without renewal"); !st) {
+      spdlog::error("applying the failsafe: {}", st.error().message());
+    }
   }
   if (!next_sample_ || now >= *next_sample_) SampleLocked();
+}
+
+core::Status Agent::EnterFailsafe(const std::string& why) {
+  core::MutexLock lock(&mu_);
+  return FailsafeLocked(why);
+}
+
+core::Status Agent::FailsafeLocked(const std::string& why) {
+  failsafe_active_ = true;
+  failsafe_reason_ = why;
+  spdlog::warn("{}: capping every GPU at its failsafe SM clock", why);
+  return ApplyAll();
 }
 
 nlohmann::ordered_json Agent::State() {
@@ -420,6 +441,7 @@ nlohmann::ordered_json Agent::State() {
   lease["expired"] = lease_expired_;
   out["lease"] = lease;
   out["failsafe_active"] = failsafe_active_;
+  if (failsafe_active_) out["failsafe_reason"] = failsafe_reason_;
   out["pending"] = ordered_json::array();
   for (const Pending& p : pending_) {
     out["pending"].push_back(

@@ -59,7 +59,9 @@ class Agent {
   // If the state file exists (the previous agent did not exit cleanly), first restores the
   // settings it holds and removes it, logging what it restored; fails if that is impossible
   // (then the GPUs need a person). Then reads the original settings it will restore later and
-  // saves them to the state file (failing, kInvalidArgument, when it cannot be written).
+  // saves them to the state file (failing, kInvalidArgument, when it cannot be written). Then
+  // applies the failsafe clock cap, held until the first caps request (fails, the originals
+  // restored, when it cannot be applied).
   // REQUIRES: every gpus[i].device and clock outlive the Agent.
   [[nodiscard]] static core::Result<std::unique_ptr<Agent>> Create(std::vector<AgentGpu> gpus,
                                                                    AgentOptions options,
@@ -116,6 +118,11 @@ class Agent {
   Agent(std::vector<AgentGpu> gpus, AgentOptions options, core::Clock* clock,
         std::vector<OriginalSettings> originals);
 
+  // Caps every GPU at its failsafe clock until a caps request arrives; `why` is logged and
+  // reported (State's failsafe_reason).
+  core::Status EnterFailsafe(const std::string& why) EXCLUDES(mu_);
+  core::Status FailsafeLocked(const std::string& why) REQUIRES(mu_);
+
   // The lock range to hold on GPU i (nullopt: the original), and its power limit target.
   std::optional<gpu::ClockLock> TargetLock(size_t i) const REQUIRES(mu_);
   core::Watts TargetPowerLimit(size_t i) const REQUIRES(mu_);
@@ -143,6 +150,7 @@ class Agent {
   std::optional<core::TimePoint> lease_deadline_ GUARDED_BY(mu_);
   bool lease_expired_ GUARDED_BY(mu_) = false;
   bool failsafe_active_ GUARDED_BY(mu_) = false;
+  std::string failsafe_reason_ GUARDED_BY(mu_);
   std::deque<Pending> pending_ GUARDED_BY(mu_);
   std::map<std::string, Remembered> remembered_ GUARDED_BY(mu_);
   std::deque<std::string> remembered_order_ GUARDED_BY(mu_);

@@ -47,6 +47,7 @@ class AgentTest : public ::testing::Test {
   }
   std::optional<gpu::ClockLock> Lock(int i) { return *devices_[i]->SmClockLock(); }
   core::Watts Limit(int i) { return devices_[i]->PowerLimits()->requested; }
+  static core::Megahertz Failsafe() { return policy::DefaultParamsFor(A100()).lp_t2_clock; }
   bool StateFileExists() { return std::filesystem::exists(options_.state_file); }
 
   std::filesystem::path dir_;
@@ -107,10 +108,11 @@ TEST_F(AgentTest, RejectedRequestsChangeNothing) {
     EXPECT_FALSE(agent->PutCaps(body)) << body;
   }
   for (int i = 0; i < 4; ++i) {
-    EXPECT_FALSE(Lock(i).has_value());
+    EXPECT_EQ(Lock(i)->max, Failsafe()) << "still the failsafe held since the start";
     EXPECT_EQ(Limit(i), core::Watts(400));
   }
   EXPECT_EQ(agent->State()["lease"]["expires_in_s"], nullptr);
+  EXPECT_TRUE(agent->State()["failsafe_active"].get<bool>());
   EXPECT_NE(agent->Metrics().find("headroom_agent_commands_total{result=\"rejected\"} 4"),
             std::string::npos);
 }
@@ -249,19 +251,40 @@ TEST_F(AgentTest, BadStateFileStopsTheStart) {
   EXPECT_TRUE(StateFileExists());  // kept for a person to look at
 }
 
+// Finding 2 of issue 44: an agent started while no controller reaches it (a restart during an
+// outage) holds the failsafe cap from its start, not the GPUs' own settings; a caps request
+// (the controller's first) lifts it.
+TEST_F(AgentTest, StartsInTheFailsafeUntilACapsRequestArrives) {
+  auto agent = MakeAgent();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(Lock(i).has_value()) << i;
+    EXPECT_EQ(Lock(i)->max, Failsafe()) << i;
+  }
+  auto state = agent->State();
+  EXPECT_TRUE(state["failsafe_active"].get<bool>());
+  EXPECT_EQ(state["failsafe_reason"], "started: no controller's PUT yet");
+  EXPECT_NE(agent->Metrics().find("headroom_agent_failsafe_active 1"), std::string::npos);
+  clock_.Advance(seconds(600));
+  agent->Tick();
+  EXPECT_EQ(Lock(3)->max, Failsafe()) << "held however long no controller speaks";
+  ASSERT_TRUE(agent->PutCaps(R"({"lease_s": 30, "request_id": "renew"})"));
+  EXPECT_FALSE(agent->State()["failsafe_active"].get<bool>());
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE(Lock(i).has_value()) << i;
+}
+
 TEST_F(AgentTest, ActuationDelayQueuesTheChange) {
   options_.actuation_delay = seconds(2);
   auto agent = MakeAgent();
   auto r = agent->PutCaps(kCap1275);
   ASSERT_TRUE(r);
   EXPECT_EQ((*r)["result"], "scheduled");
-  EXPECT_FALSE(Lock(0).has_value());
+  EXPECT_EQ(Lock(0)->max, Failsafe());
   auto state = agent->State();
   ASSERT_EQ(state["pending"].size(), 1u);
   EXPECT_EQ(state["pending"][0]["request_id"], "r1");
   clock_.Advance(milliseconds(1999));
   agent->Tick();
-  EXPECT_FALSE(Lock(0).has_value());
+  EXPECT_EQ(Lock(0)->max, Failsafe());
   clock_.Advance(milliseconds(1));
   agent->Tick();
   EXPECT_EQ(Lock(0)->max, core::Megahertz(1275));
