@@ -148,6 +148,7 @@ class TwinTest : public ::testing::Test {
     for (const Outage& o : outages) {
       options.unreachable.push_back({.server = o.server, .from = o.from, .length = o.length});
     }
+    options.outside_commands = outside_;
     if (restart_at_) {
       options.restart_controller_at = *restart_at_;
       options.make_policy = [this, policy] {
@@ -238,6 +239,7 @@ class TwinTest : public ::testing::Test {
     };
     std::unique_ptr<service::Controller> controller = start_controller();
     std::uint64_t brake_events = 0;
+    size_t outside_sent = 0;
     const core::TimePoint start = clock.Now();
     // The simulator's last sample ends the run and drives no step.
     for (size_t k = 0; k + 1 < simulated.power.size(); ++k) {
@@ -252,12 +254,30 @@ class TwinTest : public ::testing::Test {
       }
       for (const Outage& o : outages) down[o.server] = o.Covers(at - start);
       for (auto& a : agents) a->Tick();
+      for (; outside_sent < outside_.size() && outside_[outside_sent].at <= at - start;
+           ++outside_sent) {
+        PutFromOutside(*agents[static_cast<size_t>(outside_[outside_sent].server)],
+                       outside_[outside_sent], outside_sent);
+      }
       metered = p.row_w;
       if (replay_servers_) ReplayServers(k, agents, gpu_w, engine);
       controller->Step();
       controller->WaitForCommands();
     }
     brake_events += controller->Status()["brake_events"].get<std::uint64_t>();
+    daemon_reasserted_.clear();
+    for (const auto& [offset_s, line] : audit) {
+      for (const auto& note : line.value("notes", nlohmann::ordered_json::array())) {
+        for (int s = 0; s < kServers; ++s) {
+          const std::string text = note.get<std::string>();
+          if (text.starts_with(fmt::format("s{}: holds", s)) &&
+              text.find("re-asserting") != std::string::npos) {
+            daemon_reasserted_.push_back(
+                {std::llround((offset_s + line["t_s"].get<double>()) * 1000), s, {}});
+          }
+        }
+      }
+    }
     std::vector<Change> changes;
     std::vector<nlohmann::ordered_json> last(kServers, service::TargetsJson({}));
     for (const auto& [offset_s, line] : audit) {
@@ -295,6 +315,25 @@ class TwinTest : public ::testing::Test {
     }
   }
 
+  // A PUT that is not the controller's (another controller, a person): a long lease of its own.
+  static void PutFromOutside(service::Agent& agent, const sim::RunOptions::OutsideCommand& c,
+                             size_t n) {
+    const service::CapsCommand command{.targets = c.targets,
+                                       .lease = std::chrono::hours(1),
+                                       .request_id = fmt::format("outside-{}", n)};
+    auto answer = agent.PutCaps(service::CapsBody(command));
+    EXPECT_TRUE(answer) << answer.error().message();
+  }
+
+  static std::vector<Change> SimulatorReasserted(const sim::RowResult& r) {
+    std::vector<Change> out;
+    for (const auto& c : r.reasserted) {
+      out.push_back(
+          {std::chrono::duration_cast<std::chrono::milliseconds>(c.at).count(), c.server, {}});
+    }
+    return out;
+  }
+
   // The agent has one delay for every control: the simulator's cap and brake delays alike.
   void SetActuationDelay(core::Duration d) {
     delay_ = d;
@@ -316,6 +355,8 @@ class TwinTest : public ::testing::Test {
   // that ranks servers reads), from what the simulator showed its controller each step.
   bool replay_servers_ = false;
   std::vector<policy::RowView> views_;
+  std::vector<sim::RunOptions::OutsideCommand> outside_;  // in both twins
+  std::vector<Change> daemon_reasserted_;  // the last RunDaemon's re-assertions (no targets)
   std::filesystem::path dir_;
 };
 
@@ -379,6 +420,32 @@ TEST_F(TwinTest, SimulatorAndDaemonAgreeAcrossAControllerRestart) {
   ASSERT_TRUE(restart_at_.has_value());
   const sim::RowResult simulated = Simulate("polca", {});
   const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// Finding 1 of issue 44: while the row is braked, a PUT from outside lifts every server's caps
+// and brake under a lease of its own. Both twins find it in what the servers then hold, send the
+// targets again at the same steps, and decide the same from there on.
+TEST_F(TwinTest, SimulatorAndDaemonReassertCapsLiftedFromOutside) {
+  SetBudgetForPeak(1.08);
+  const sim::RowResult plain = Simulate("polca", {});
+  std::optional<double> braked_s;
+  for (const sim::PowerSample& p : plain.power) {
+    if (plain.states[p.state] == "brake" && p.time_s > 60) {
+      braked_s = p.time_s;
+      break;
+    }
+  }
+  ASSERT_TRUE(braked_s.has_value()) << "the hour never braked";
+  for (int s = 0; s < kServers; ++s) {
+    outside_.push_back({.server = s, .at = core::FromSeconds(*braked_s + 2), .targets = {}});
+  }
+  const sim::RowResult simulated = Simulate("polca", {});
+  const std::vector<Change> reasserted = SimulatorReasserted(simulated);
+  EXPECT_FALSE(reasserted.empty()) << "the simulator never re-asserted";
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(reasserted, daemon_reasserted_), "");
   EXPECT_EQ(FirstDifference(SimulatorDecisions(simulated), daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);
 }

@@ -12,9 +12,11 @@
 namespace headroom::policy {
 namespace {
 
-// Agents report clocks snapped to the GPU's grid (A100: 15 MHz) and watts to the milliwatt.
-constexpr double kAckClockToleranceMhz = 8;
+// Agents report watts to the milliwatt.
 constexpr double kAckPowerToleranceW = 0.5;
+
+// The share of a GPU's catalog idle power below which no powered GPU reads (IdleFloor).
+constexpr double kIdleFloorShare = 0.5;
 
 // GPUs draw above their limit only briefly and little; a sum beyond this share of the server's
 // GPU power budget (rated system power less the rest) is a broken or hostile report.
@@ -34,9 +36,18 @@ bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance
 
 }  // namespace
 
-bool SameTargets(const ServerTargets& a, const ServerTargets& b) {
-  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, kAckClockToleranceMhz) &&
+bool SameTargets(const ServerTargets& a, const ServerTargets& b, double clock_tolerance_mhz) {
+  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, clock_tolerance_mhz) &&
          Near(a.power_limit, b.power_limit, kAckPowerToleranceW);
+}
+
+core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power) {
+  return core::Watts(kIdleFloorShare * gpus * gpu_idle_power.value());
+}
+
+double ClockTolerance(double step_mhz) {
+  // A little over half a step: a target between two grid clocks reads back as either.
+  return std::max(kAckClockToleranceMhz, step_mhz / 2 + 0.5);
 }
 
 RowController::RowController(RowPolicy& policy, ControlSettings settings,
@@ -75,13 +86,17 @@ void RowController::Count(Server& s, const ServerReport& r, ServerCount* out) co
   }
   const core::Watts gpu_max = rated - s.spec.non_gpu_power;
   const bool negative = r.gpu_power.value() < 0;
+  const bool below = !negative && r.gpu_power < s.spec.gpu_idle_floor;
   const bool beyond = r.gpu_power.value() > kPlausibleGpuPowerMargin * gpu_max.value();
   // A report that breaks the server's physics must not lower the row's power: one bad agent
   // could otherwise lift every cap.
-  if (!r.implausible.empty() || negative || beyond) {
+  if (!r.implausible.empty() || negative || below || beyond) {
     std::string why = r.implausible;
     if (why.empty() && negative) {
       why = fmt::format("its GPUs report {:.0f} W", r.gpu_power.value());
+    } else if (why.empty() && below) {
+      why = fmt::format("its GPUs report {:.0f} W, less than the {:.0f} W they draw idle",
+                        r.gpu_power.value(), s.spec.gpu_idle_floor.value());
     } else if (why.empty()) {
       why = fmt::format("its GPUs report {:.0f} W, more than {:.0f}x the {:.0f} W they can draw",
                         r.gpu_power.value(), kPlausibleGpuPowerMargin, gpu_max.value());
@@ -108,19 +123,35 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
     step->synced.push_back(i);
     return;
   }
-  // A server without a lease lost what was sent (its agent restarted, or someone lifted its
-  // caps): believe it, so that the next send puts the caps back.
-  if (!r.has_lease && !r.pending && s.accepted && !r.command_in_flight &&
-      !SameTargets(*s.accepted, *r.holds)) {
+  // What a server holds counts, whatever lease it has: its agent restarted, or another
+  // controller, a person's PUT or a replayed request changed its caps. Believed, so that the
+  // next send puts the targets back; not while a change is on its way (the agent still shows
+  // the caps before it).
+  if (!r.pending && s.accepted && !r.command_in_flight &&
+      !SameTargets(*s.accepted, *r.holds, s.spec.clock_tolerance_mhz)) {
     SetAccepted(i, *r.holds);
-    step->lost_caps.push_back(i);
+    step->reasserted.push_back(i);
   }
+}
+
+void RowController::TrackConvergence(size_t i, const ServerReport& r, core::Duration now,
+                                     RowStep* step) {
+  Server& s = servers_[i];
+  // An unreachable server is counted at its rated maximum and named as such; what it holds is
+  // unknown, not unconverged.
+  if (!r.reachable || !r.holds || SameTargets(*r.holds, s.target, s.spec.clock_tolerance_mhz)) {
+    s.diverged_since.reset();
+    return;
+  }
+  if (!s.diverged_since) s.diverged_since = now;
+  if (now - *s.diverged_since >= settings_.converge_within) step->unconverged.push_back(i);
 }
 
 bool RowController::Unconfirmed(size_t i, const ServerReport& r) const {
   const Server& s = servers_[i];
   if (!r.reachable || r.command_failed || !r.confirmed || r.pending) return true;
-  return !s.accepted || !SameTargets(*s.accepted, s.target);
+  if (r.holds && !SameTargets(*r.holds, s.target, s.spec.clock_tolerance_mhz)) return true;
+  return !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.clock_tolerance_mhz);
 }
 
 void RowController::UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
@@ -159,7 +190,8 @@ void RowController::Observe(const RowView& in, core::Duration now) {
   RowStep& step = step_;
   step.counted.resize(servers_.size());
   step.synced.clear();
-  step.lost_caps.clear();
+  step.reasserted.clear();
+  step.unconverged.clear();
   step.servers_sum = core::Watts(0);
   // One pass over the servers: counted, synced, observed (each server's part depends on its own
   // report alone).
@@ -208,7 +240,9 @@ const RowStep& RowController::Step(const RowView& in) {
     Server& s = servers_[i];
     if (escalated_) s.target.brake = true;
     step.decision.targets[i] = s.target;
-    step.changed[i] = !s.accepted || !SameTargets(*s.accepted, s.target);
+    TrackConvergence(i, in.servers[i], now, &step);
+    step.changed[i] =
+        !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.clock_tolerance_mhz);
     braking = braking || s.target.brake;
   }
   step.brake_event = braking && !braking_;

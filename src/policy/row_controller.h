@@ -4,6 +4,10 @@
 // - what each server counts for: its report (GPU power plus the rest of the server at its
 //   catalog maximum), or its rated maximum when it cannot be seen or its report breaks its
 //   physics; the row's power is the meter's reading, else the sum of the counts;
+// - what each server holds: its report of the caps it holds is compared with what it accepted
+//   and with its target at every step, whatever lease it has (another controller, a person's PUT
+//   or a replayed request may have changed them); a difference is believed and the target re-sent,
+//   and a server whose caps differ from its target for `converge_within` is named;
 // - the restart hold: caps the servers already held at the first sight of them are kept for
 //   `restart_hold`, so a restarted controller lifts nothing before it knows the row;
 // - escalation: over budget for `escalate_after` while some server's caps have not taken, every
@@ -29,20 +33,41 @@
 
 namespace headroom::policy {
 
-// Whether two targets are the same for an agent that reads clocks back on the GPU's grid.
-bool SameTargets(const ServerTargets& a, const ServerTargets& b);
+// The clock difference within which two targets are the same (agents read clocks back on the
+// GPU's grid: A100's 15 MHz steps).
+inline constexpr double kAckClockToleranceMhz = 8;
+
+// Whether two targets are the same for an agent that reads clocks back on a grid whose half
+// step is `clock_tolerance_mhz`.
+bool SameTargets(const ServerTargets& a, const ServerTargets& b,
+                 double clock_tolerance_mhz = kAckClockToleranceMhz);
 
 // One server of the row, fixed for the controller's life.
 struct ControlledServer {
   ServerPriority priority = ServerPriority::kLow;
   core::Watts rated_power{0};    // maximum system power
   core::Watts non_gpu_power{0};  // the rest of the server, counted at its maximum
+  // GPU power below this is a broken or hostile report (IdleFloor): 0, no floor.
+  core::Watts gpu_idle_floor{0};
+  // Half the GPU's clock step, at least kAckClockToleranceMhz (ClockTolerance).
+  double clock_tolerance_mhz = kAckClockToleranceMhz;
 };
+
+// No powered GPU draws less than half its catalog idle power (idle power varies by board,
+// temperature and driver, never by half): a server whose GPUs report less is counted as
+// implausible, so that one agent reporting 0 W cannot lift a row's caps.
+core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power);
+// The tolerance for a GPU whose clocks step by `step_mhz` (read back snapped to that grid).
+double ClockTolerance(double step_mhz);
 
 struct ControlSettings {
   core::Duration restart_hold{0};
   core::Duration escalate_after{std::chrono::seconds(10)};
   double brake_release = 0.95;  // the policy's: escalation lifts below it
+  // A reachable server whose caps differ from its target this long is named unconverged (and
+  // counts as unconfirmed for escalation): longer than the slowest actuation path (out-of-band
+  // caps take up to 40 s) and a few periods, so that a change on its way is not named.
+  core::Duration converge_within{std::chrono::seconds(60)};
 };
 
 // One server this step, as its agent reported it (the simulator reports what it modelled).
@@ -85,10 +110,14 @@ struct RowStep {
   // The target differs from what the server accepted (bytes, not vector<bool>'s bits: read and
   // written for every server every step).
   std::vector<std::uint8_t> changed;
-  std::vector<size_t> synced;     // servers seen for the first time (their caps taken as held)
-  std::vector<size_t> lost_caps;  // servers found without a lease holding other caps (restarted)
-  bool holding = false;           // the restart hold is on
-  bool brake_event = false;       // the row entered the brake at this step
+  std::vector<size_t> synced;  // servers seen for the first time (their caps taken as held)
+  // Servers found holding other caps than they accepted, with nothing on its way (a restarted
+  // agent, or a PUT from elsewhere): believed, so that their targets are re-sent.
+  std::vector<size_t> reasserted;
+  // Servers whose caps have differed from their targets for converge_within or longer.
+  std::vector<size_t> unconverged;
+  bool holding = false;      // the restart hold is on
+  bool brake_event = false;  // the row entered the brake at this step
 };
 
 class RowController {
@@ -104,7 +133,8 @@ class RowController {
   void Accepted(size_t i, const ServerTargets& targets);
 
   const std::optional<ServerTargets>& accepted(size_t i) const { return servers_[i].accepted; }
-  // Whether server i's caps are not known to hold (unreachable, failing, pending, changed).
+  // Whether server i's caps are not known to hold (unreachable, failing, pending, changed, or
+  // holding something other than its target).
   bool Unconfirmed(size_t i, const ServerReport& report) const;
   std::uint64_t brake_events() const { return brake_events_; }
   bool escalated() const { return escalated_; }
@@ -121,6 +151,8 @@ class RowController {
     std::optional<ServerTargets> held_at_start;
     core::Watts last_counted{0};
     ServerTargets target;
+    // Since when its reported caps have differed from its target (reachable steps only).
+    std::optional<core::Duration> diverged_since;
   };
 
   void Count(Server& s, const ServerReport& r, ServerCount* out) const;
@@ -128,6 +160,7 @@ class RowController {
   void Observe(const RowView& in, core::Duration now);
   void SetAccepted(size_t i, const ServerTargets& targets);
   void Sync(size_t i, const ServerReport& r, RowStep* step);
+  void TrackConvergence(size_t i, const ServerReport& r, core::Duration now, RowStep* step);
   void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
                         double fraction, const std::string& state, std::vector<Event>* events);
 

@@ -33,9 +33,12 @@ double Round(double v, double unit) { return std::round(v / unit) / std::round(1
 std::vector<policy::ControlledServer> ControlledServers(const ControllerConfig& config) {
   std::vector<policy::ControlledServer> out;
   for (const AgentEndpoint& a : config.agents) {
-    out.push_back({.priority = a.priority,
-                   .rated_power = a.server.max_system_power,
-                   .non_gpu_power = a.server.non_gpu_power});
+    out.push_back(
+        {.priority = a.priority,
+         .rated_power = a.server.max_system_power,
+         .non_gpu_power = a.server.non_gpu_power,
+         .gpu_idle_floor = policy::IdleFloor(a.server.gpus_per_server, config.gpu.idle_power),
+         .clock_tolerance_mhz = policy::ClockTolerance(config.gpu.sm_clock_step.value())});
   }
   return out;
 }
@@ -75,7 +78,8 @@ Controller::Controller(ControllerConfig config, std::vector<Server> servers,
       row_(*policy_,
            {.restart_hold = config_.restart_hold,
             .escalate_after = config_.escalate_after,
-            .brake_release = config_.params.brake_release},
+            .brake_release = config_.params.brake_release,
+            .converge_within = config_.converge_within},
            ControlledServers(config_)),
       clock_(clock),
       options_(std::move(options)),
@@ -245,11 +249,23 @@ void Controller::NoteStep(const policy::RowStep& step, std::vector<std::string>*
                                    r.priority, policy::PriorityName(s.endpoint.priority)));
     }
   }
-  for (size_t i : step.lost_caps) {
-    notes->push_back(fmt::format("{}: holds {} without a lease (restarted?), re-sending",
-                                 servers_[i].endpoint.name,
-                                 TargetsJson(servers_[i].report->caps).dump()));
+  for (size_t i : step.reasserted) {
+    const Server& s = servers_[i];
+    const std::string holds = TargetsJson(s.report->caps).dump();
+    if (!s.report->has_lease) {
+      notes->push_back(fmt::format("{}: holds {} without a lease (restarted?), re-sending",
+                                   s.endpoint.name, holds));
+      continue;
+    }
+    // Someone else commanded it: worth a warning, not only a note.
+    const std::string line = fmt::format(
+        "{}: holds {} under a lease, not what it accepted from this controller (another "
+        "controller, a manual PUT or a replayed request?): re-asserting its target",
+        s.endpoint.name, holds);
+    spdlog::warn("{}", line);
+    notes->push_back(line);
   }
+  NoteConvergence(step, notes);
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];
     const policy::ServerCount& c = step.counted[i];
@@ -263,6 +279,26 @@ void Controller::NoteStep(const policy::RowStep& step, std::vector<std::string>*
     s.counted = c;
     s.target = step.decision.targets[i];
     s.changed = step.changed[i];
+  }
+}
+
+void Controller::NoteConvergence(const policy::RowStep& step, std::vector<std::string>* notes) {
+  std::vector<bool> unconverged(servers_.size(), false);
+  for (size_t i : step.unconverged) unconverged[i] = true;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    if (unconverged[i] && !s.unconverged) {
+      const std::string line = fmt::format(
+          "{}: holds {}, not its target {}, for {:.0f} s (converge_within): counted as "
+          "unconfirmed",
+          s.endpoint.name, TargetsJson(s.report->caps).dump(),
+          TargetsJson(step.decision.targets[i]).dump(), core::ToSeconds(config_.converge_within));
+      spdlog::warn("{}", line);
+      notes->push_back(line);
+    } else if (!unconverged[i] && s.unconverged) {
+      notes->push_back(fmt::format("{}: converged again", s.endpoint.name));
+    }
+    s.unconverged = unconverged[i];
   }
 }
 
@@ -310,6 +346,8 @@ ordered_json Controller::ServerJson(size_t i) const {
   const std::optional<policy::ServerTargets>& accepted = row_.accepted(i);
   j["accepted"] = accepted ? TargetsJson(*accepted) : ordered_json(nullptr);
   j["confirmed"] = !row_.Unconfirmed(i, ReportOf(s));
+  j["converged"] = !s.unconverged;
+  if (s.reachable && s.report) j["holds"] = TargetsJson(s.report->caps);
   if (s.report) {
     j["agent"] = {{"pending", s.report->pending},
                   {"failsafe_active", s.report->failsafe_active},
@@ -369,6 +407,7 @@ ordered_json Controller::Step() {
                       {"counted_as", s.counted.as},
                       {"target", TargetsJson(s.target)}};
     if (!s.sent.empty()) j["sent"] = s.sent;
+    if (s.unconverged) j["unconverged"] = true;
     if (!s.error.empty()) j["error"] = s.error;
     record["servers"].push_back(std::move(j));
   }
@@ -435,6 +474,9 @@ void Controller::Publish(const ordered_json& record) {
              [](const Server& s) { return s.counted.as == "implausible"; });
   per_server("headroom_row_agent_up", "1 when the agent answered this step.",
              [](const Server& s) { return s.reachable; });
+  per_server("headroom_row_server_unconverged",
+             "1 while a reachable agent has held caps other than its target for converge_within.",
+             [](const Server& s) { return s.unconverged; });
   m.Family("headroom_row_telemetry_age_seconds", "gauge",
            "Age of the row power reading the policy used (0 for the agents' sum).");
   m.Sample(record["telemetry_age_s"].get<double>());

@@ -85,6 +85,7 @@ class Controller {
     std::string sent;              // "caps", "lease" or "" this step
     policy::ServerTargets target;  // this step's
     bool changed = false;          // target differs from what the agent accepted
+    bool unconverged = false;      // holds other caps than its target for converge_within
   };
 
   Controller(ControllerConfig config, std::vector<Server> servers, std::unique_ptr<RowMeter> meter,
@@ -100,6 +101,8 @@ class Controller {
   void NoteUnreachableAtStart(std::vector<std::string>* notes);
   // Takes the step's counts and targets into the servers, with notes for what it found.
   void NoteStep(const policy::RowStep& step, std::vector<std::string>* notes);
+  // Names the servers that became unconverged (a warning) or converged again.
+  void NoteConvergence(const policy::RowStep& step, std::vector<std::string>* notes);
   void Send(core::TimePoint now);
   nlohmann::ordered_json ServerJson(size_t i) const;
   void Publish(const nlohmann::ordered_json& record) EXCLUDES(mu_);

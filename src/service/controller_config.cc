@@ -154,6 +154,7 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
     c.agents.push_back(std::move(a));
   }
   HEADROOM_ASSIGN_OR_RETURN(const model::GpuSpec* gpu, catalog.Gpu(c.agents.front().server.gpu));
+  c.gpu = *gpu;
 
   c.params = policy::DefaultParamsFor(*gpu);
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader pol, doc.Map("policy"));
@@ -181,8 +182,9 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
 
   if (doc.Has("control")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader control, doc.Map("control"));
-    HEADROOM_RETURN_IF_ERROR(control.CheckKnownKeys(
-        {"period", "lease_ttl", "agent_timeout", "restart_hold", "escalate_after"}));
+    HEADROOM_RETURN_IF_ERROR(
+        control.CheckKnownKeys({"period", "lease_ttl", "agent_timeout", "restart_hold",
+                                "escalate_after", "converge_within"}));
     HEADROOM_ASSIGN_OR_RETURN(c.period, DurationField(control, "period", c.period));
     HEADROOM_ASSIGN_OR_RETURN(c.lease_ttl, DurationField(control, "lease_ttl", c.lease_ttl));
     HEADROOM_ASSIGN_OR_RETURN(c.agent_timeout,
@@ -191,6 +193,8 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
                               DurationField(control, "restart_hold", c.restart_hold));
     HEADROOM_ASSIGN_OR_RETURN(c.escalate_after,
                               DurationField(control, "escalate_after", c.escalate_after));
+    HEADROOM_ASSIGN_OR_RETURN(c.converge_within,
+                              DurationField(control, "converge_within", c.converge_within));
     if (c.lease_ttl < 3 * c.period) {
       return core::Fail(control.ErrorAt(
           "lease_ttl", "must be at least 3 periods, or one slow step lets every lease run out"));

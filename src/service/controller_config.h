@@ -44,6 +44,7 @@ struct ControllerConfig {
   core::Watts budget{0};
   std::string policy_name = "polca";
   policy::PolicyParams params;  // the GPU type's defaults with the file's overrides
+  model::GpuSpec gpu;           // the row's GPU type (every agent's servers share it)
   core::Duration period{std::chrono::seconds(1)};
   core::Duration lease_ttl{std::chrono::seconds(30)};
   // How long one step waits for an agent's answer: a slow agent is skipped (counted as
@@ -55,6 +56,9 @@ struct ControllerConfig {
   // A row over budget for this long while caps are not confirmed on some server: every
   // reachable server is braked.
   core::Duration escalate_after{std::chrono::seconds(10)};
+  // A reachable agent whose caps differ from its target this long is named unconverged
+  // (status, audit, metric, a warning) and counts as unconfirmed for escalation.
+  core::Duration converge_within{std::chrono::seconds(60)};
   TelemetryConfig telemetry;
   std::vector<AgentEndpoint> agents;
   // PEM file of the CA that signed the agents' (and the meter's) HTTPS certificates; empty:

@@ -32,7 +32,7 @@ class FakeAgent final : public AgentLink {
   core::Result<CapsOutcome> PutCaps(const CapsCommand& command) override {
     puts.push_back(command);
     if (fail_put) return core::Fail(core::Error::Unavailable("connection refused"));
-    if (command.targets) report.caps = *command.targets;
+    if (command.targets && !ignore_caps) report.caps = *command.targets;
     report.has_lease = true;
     report.failsafe_active = false;
     return CapsOutcome{.result = "applied", .confirmed = true, .mismatch = ""};
@@ -48,6 +48,7 @@ class FakeAgent final : public AgentLink {
   std::vector<CapsCommand> puts;
   bool fail_get = false;
   bool fail_put = false;
+  bool ignore_caps = false;  // answers "applied" and keeps what it held
   std::shared_future<void> blocker;
 };
 
@@ -295,6 +296,67 @@ TEST_F(ControllerTest, AgentThatLostItsCapsIsCappedAgain) {
   Step();
   ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
   EXPECT_DOUBLE_EQ(agents_[1]->report.caps.sm_clock_cap->value(), 1275);
+}
+
+// Finding 1 of issue 44: a PUT from elsewhere (another controller, a person, a replay) that lifts
+// the brake and the caps of agents holding a lease is seen at the next step and undone; status
+// never calls such a server confirmed.
+TEST_F(ControllerTest, CapsLiftedByAnOutsidePutUnderALeaseAreReasserted) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(1.10);  // over the brake threshold: every server braked, LP capped at T2
+  for (int i = 0; i < 3; ++i) Step();
+  for (FakeAgent* a : agents_) ASSERT_TRUE(a->report.caps.brake);
+  ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
+  for (FakeAgent* a : agents_) {
+    a->report.caps = {};  // {"sm_clock_mhz": null, "power_limit_w": null, "brake": false}
+    a->report.has_lease = true;
+  }
+  auto record = Step();
+  ASSERT_TRUE(record.contains("notes"));
+  EXPECT_NE(record["notes"].dump().find("under a lease"), std::string::npos) << record.dump();
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_EQ(record["servers"][s]["sent"], "caps") << s;
+    EXPECT_TRUE(agents_[s]->report.caps.brake) << s;
+  }
+  EXPECT_DOUBLE_EQ(agents_[1]->report.caps.sm_clock_cap->value(),
+                   record["servers"][1]["target"]["sm_clock_mhz"].get<double>());
+}
+
+TEST_F(ControllerTest, StatusSaysAServerIsUnconfirmedWhileItHoldsLessThanItsTarget) {
+  Start(Yaml(), {0, 0, 0});
+  SetRowFraction(0.84);
+  for (int i = 0; i < 3; ++i) Step();
+  agents_[1]->report.caps = {};  // lifted by someone else; the agent keeps its lease
+  // The poll sees the lifted cap: confirmed is false in the status the step publishes.
+  Step();
+  const auto status = controller_->Status();
+  EXPECT_FALSE(status["servers"][1]["confirmed"].get<bool>()) << status.dump();
+  EXPECT_EQ(status["servers"][1]["holds"], TargetsJson({}));
+}
+
+TEST_F(ControllerTest, AnAgentThatNeverTakesItsCapsIsNamedUnconverged) {
+  Start(Yaml("", ", converge_within: 5s"), {0, 0, 0});
+  SetRowFraction(0.84);
+  agents_[2]->ignore_caps = true;
+  nlohmann::ordered_json record;
+  bool warned = false;
+  for (int i = 0; i < 8; ++i) {
+    record = Step();
+    warned =
+        warned ||
+        record.value("notes", nlohmann::ordered_json::array()).dump().find("converge_within") !=
+            std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+  EXPECT_TRUE(record["servers"][2].value("unconverged", false)) << record.dump();
+  const auto status = controller_->Status();
+  EXPECT_FALSE(status["servers"][2]["converged"].get<bool>());
+  EXPECT_TRUE(status["servers"][1]["converged"].get<bool>());
+  EXPECT_NE(controller_->Metrics().find("headroom_row_server_unconverged{server=\"s2\"} 1"),
+            std::string::npos);
+  agents_[2]->ignore_caps = false;
+  for (int i = 0; i < 3; ++i) record = Step();
+  EXPECT_TRUE(controller_->Status()["servers"][2]["converged"].get<bool>());
 }
 
 TEST_F(ControllerTest, FailedCommandsAreRetriedWithExponentialBackoff) {

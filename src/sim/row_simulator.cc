@@ -159,6 +159,10 @@ class Simulation {
   // The control view's report of server s, where what it reads changes.
   void ReportHolds(std::size_t s);
   void ReportPending(std::size_t s);
+  // Sends server s `want` through its actuation path (caps and brake, each with its delay).
+  void SendTargets(std::size_t s, const ServerTargets& want);
+  // RunOptions::outside_commands due by now, sent as the controller's are.
+  void ApplyOutsideCommands();
   void OnApplyCaps(int s);
   void OnApplyBrake(int s);
   void Reschedule(Server& server);
@@ -191,6 +195,7 @@ class Simulation {
   // The controller's target for each server at the last step (sent or not), kept for
   // RunOptions::keep_target_changes.
   std::vector<ServerTargets> decided_;
+  std::size_t next_outside_ = 0;  // RunOptions::outside_commands sent so far
 
   EventQueue<Payload> queue_;
   std::vector<Server> servers_;
@@ -301,10 +306,13 @@ core::Status Simulation::Setup() {
     controlled_.push_back(
         {.priority = server.hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
          .rated_power = config_.server.max_system_power,
-         .non_gpu_power = config_.server.non_gpu_power});
+         .non_gpu_power = config_.server.non_gpu_power,
+         .gpu_idle_floor = policy::IdleFloor(config_.server.gpus_per_server, spec_.idle_power),
+         .clock_tolerance_mhz = policy::ClockTolerance(spec_.sm_clock_step.value())});
   }
   row_.emplace(policy_, config_.control, controlled_);
-  all_answer_ = options_.unreachable.empty() && !options_.restart_controller_at;
+  all_answer_ = options_.unreachable.empty() && !options_.restart_controller_at &&
+                options_.outside_commands.empty();
   shadows_.resize(options_.shadows.size());
   for (std::size_t k = 0; k < shadows_.size(); ++k) {
     shadows_[k].row.emplace(*options_.shadows[k], config_.control, controlled_);
@@ -819,6 +827,7 @@ void Simulation::OnControl(double row_w) {
     report.gpu_power = core::Watts(gpu_w_fresh_ ? gpu_w_[s] : GpuPower(s));
     if (report.serving) report.serving->age = now - engine_window_at_;
   }
+  if (!options_.outside_commands.empty()) ApplyOutsideCommands();
   if (options_.on_control_view) options_.on_control_view(view);
   StepShadows(view);
   if (Idle(*row_, view)) return;
@@ -826,8 +835,6 @@ void Simulation::OnControl(double row_w) {
   state_ = StateIndex(step.decision.state);
   result_.events.insert(result_.events.end(), step.decision.events.begin(),
                         step.decision.events.end());
-  const SimTime cap_delay =
-      config_.power.in_band ? config_.power.in_band_delay : config_.power.cap_delay;
   for (std::size_t s = 0; s < servers_.size(); ++s) {
     const ServerTargets& want = step.decision.targets[s];
     if (options_.keep_target_changes) {
@@ -844,24 +851,49 @@ void Simulation::OnControl(double row_w) {
       } else {
         ++result_.uncap_actions;
       }
-      server.pending_caps.push_back(want);
-      ++server.pending;
-      ReportPending(s);
-      queue_.Schedule(now + cap_delay, {EventKind::kApplyCaps, static_cast<int>(s)});
     }
     if (want != server.requested) acted_ = true;
-    if (want.brake != server.requested.brake) {
-      server.pending_brake.push_back(want.brake);
-      ++server.pending;
-      ReportPending(s);
-      queue_.Schedule(now + config_.power.brake_delay,
-                      {EventKind::kApplyBrake, static_cast<int>(s)});
-    }
-    server.requested = want;
-    ReportHolds(s);
+    SendTargets(s, want);
     row_->Accepted(s, want);
   }
+  if (options_.keep_target_changes) {
+    for (std::size_t s : step.reasserted) {
+      result_.reasserted.push_back({now, static_cast<int>(s), step.decision.targets[s]});
+    }
+  }
   if (step.brake_event) ++result_.brake_events;
+}
+
+void Simulation::SendTargets(std::size_t s, const ServerTargets& want) {
+  const SimTime now = queue_.now();
+  const SimTime cap_delay =
+      config_.power.in_band ? config_.power.in_band_delay : config_.power.cap_delay;
+  Server& server = servers_[s];
+  if (want.sm_clock_cap != server.requested.sm_clock_cap ||
+      want.power_limit != server.requested.power_limit) {
+    server.pending_caps.push_back(want);
+    ++server.pending;
+    ReportPending(s);
+    queue_.Schedule(now + cap_delay, {EventKind::kApplyCaps, static_cast<int>(s)});
+  }
+  if (want.brake != server.requested.brake) {
+    server.pending_brake.push_back(want.brake);
+    ++server.pending;
+    ReportPending(s);
+    queue_.Schedule(now + config_.power.brake_delay, {EventKind::kApplyBrake, static_cast<int>(s)});
+  }
+  server.requested = want;
+  ReportHolds(s);
+}
+
+void Simulation::ApplyOutsideCommands() {
+  const SimTime now = queue_.now();
+  const std::vector<RunOptions::OutsideCommand>& commands = options_.outside_commands;
+  for (; next_outside_ < commands.size() && commands[next_outside_].at <= now; ++next_outside_) {
+    const RunOptions::OutsideCommand& c = commands[next_outside_];
+    if (c.server < 0 || static_cast<std::size_t>(c.server) >= servers_.size()) continue;
+    SendTargets(static_cast<std::size_t>(c.server), c.targets);
+  }
 }
 
 bool Simulation::Idle(const policy::RowController& row, const policy::RowView& view) const {

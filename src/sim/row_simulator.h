@@ -141,6 +141,9 @@ struct RowResult {
     policy::ServerTargets targets;
   };
   std::vector<TargetChange> target_changes;
+  // With RunOptions::keep_target_changes: when the controller found a server holding other caps
+  // than it had accepted (RunOptions::outside_commands) and sent its target again.
+  std::vector<TargetChange> reasserted;
   double brake_seconds = 0;  // server-seconds with the brake on
   double over_budget_s = 0;  // metered time above the budget
   std::uint64_t over_budget_episodes = 0;
@@ -174,6 +177,16 @@ struct RunOptions {
     SimTime length{0};
   };
   std::vector<Unreachable> unreachable;
+  // Commands from outside the controller (another controller, a person's PUT, a replayed
+  // request): server `server` is told at `at` to hold `targets`, through the same actuation path
+  // as the controller's. The controller finds them in what the server holds (RowStep::reasserted).
+  // REQUIRES: sorted by `at`.
+  struct OutsideCommand {
+    int server = 0;
+    SimTime at{0};
+    policy::ServerTargets targets;
+  };
+  std::vector<OutsideCommand> outside_commands;
   // Restarts the controller at this time: a fresh policy from make_policy, and the restart hold
   // of RowConfig::control over what the servers then hold (the daemon's restart, played here).
   std::optional<SimTime> restart_controller_at;
