@@ -193,9 +193,13 @@ TEST_F(AgentDaemonTest, ServesValidatesAppliesAndRestoresOnSigterm) {
 // A raw TCP connection to the agent, for clients that no well-behaved library would be.
 class RawConnection {
  public:
-  // From `source`, another loopback address when a test stands for a second client host.
-  explicit RawConnection(int port, const char* source = "127.0.0.1")
+  // From `source`, another loopback address when a test stands for a second client host; with
+  // `receive_buffer` bytes of socket buffer (0: the system's), a client slow to take answers.
+  explicit RawConnection(int port, const char* source = "127.0.0.1", int receive_buffer = 0)
       : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    if (receive_buffer > 0) {
+      setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+    }
     sockaddr_in from{};
     from.sin_family = AF_INET;
     inet_pton(AF_INET, source, &from.sin_addr);
@@ -432,6 +436,83 @@ TEST_F(AgentDaemonTest, ConnectionLimitsOversizedHeadsAndAFloodLeaveMemoryFlat) 
       << metrics->body;
   EXPECT_GE(MetricValue(metrics->body, "headroom_http_refused_total{reason=\"head_too_large\"}"), 1)
       << metrics->body;
+}
+
+// Finding 3a of issue 44: 64 connections from one address pipeline GET /metrics and never read
+// the answers (a small receive buffer). A worker waits at most write_timeout in all for one
+// answer, such a client gets no further turn, and one address holds at most 4 of the 8 workers:
+// /healthz (answered without a worker), the state poll and an authorized PUT from another
+// address are all answered within a second throughout.
+TEST_F(AgentDaemonTest, PipelinedAnswersNobodyReadsStarveNoWorker) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  std::string pipeline;
+  for (int i = 0; i < 50; ++i) pipeline += "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::vector<std::unique_ptr<RawConnection>> readers_never;
+  for (int i = 0; i < 64; ++i) {
+    readers_never.push_back(std::make_unique<RawConnection>(port_, "127.0.0.3", 1024));
+    readers_never.back()->Send(pipeline);
+  }
+  httplib::Client probe("127.0.0.1", port_);
+  probe.set_connection_timeout(1);
+  probe.set_read_timeout(1);
+  for (int i = 0; i < 10; ++i) {
+    auto health = probe.Get("/healthz");
+    EXPECT_TRUE(health && health->status == 200) << "healthz " << i << " starved";
+    auto state = probe.Get("/v1/state");
+    EXPECT_TRUE(state && state->status == 200) << "state poll " << i << " starved";
+    auto put = probe.Put("/v1/caps", Auth(),
+                         fmt::format(R"({{"lease_s": 30, "request_id": "unread-{}"}})", i),
+                         "application/json");
+    EXPECT_TRUE(put && put->status == 200) << "PUT " << i << " starved";
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_GE(MetricValue(metrics->body, "headroom_http_health_answers_total"), 10) << metrics->body;
+}
+
+// Finding 3b of issue 44: heads whose blank line is a bare LF are refused with 400 by the front
+// (cpp-httplib in a worker would read on past them), and 64 of them starve nothing.
+TEST_F(AgentDaemonTest, HeadsEndingInBareLineFeedsAreRefused) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  std::vector<std::unique_ptr<RawConnection>> bare;
+  for (int i = 0; i < 64; ++i) {
+    bare.push_back(std::make_unique<RawConnection>(port_, "127.0.0.4"));
+    bare.back()->Send(i % 2 == 0 ? "GET /healthz HTTP/1.1\nHost: x\n\n"
+                                 : "GET /v1/state HTTP/1.1\r\nHost: x\r\n\n");
+  }
+  for (auto& conn : bare) {
+    const std::string answer = conn->Receive(milliseconds(1000));
+    EXPECT_NE(answer.find("HTTP/1.1 400"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("CRLF"), std::string::npos) << answer;
+  }
+  auto health = client_->Get("/healthz");
+  EXPECT_TRUE(health && health->status == 200);
+}
+
+// Finding 4b of issue 44: with the token, a body is bounded whatever its framing: a chunked
+// body or one with no length at all over 64 KiB gets 413, and nothing is applied.
+TEST_F(AgentDaemonTest, ChunkedOrLengthlessBodiesOverTheLimitGet413) {
+  auto agent = Start(Args(), {SmallSanitizerQuarantine()});
+  ASSERT_TRUE(client_);
+  const long before = ResidentKib(agent->pid());
+  const std::string head =
+      fmt::format("PUT /v1/caps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n", kToken);
+  std::string chunked = head + "Transfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 64; ++i)
+    chunked += fmt::format("{:x}\r\n{}\r\n", 4096, std::string(4096, ' '));
+  const std::string lengthless = head + "Connection: close\r\n\r\n" + std::string(256 * 1024, ' ');
+  for (const std::string* request : std::vector<const std::string*>{&chunked, &lengthless}) {
+    RawConnection conn(port_);
+    conn.Send(*request);
+    const std::string answer = conn.Receive(milliseconds(2000));
+    EXPECT_NE(answer.find("HTTP/1.1 413"), std::string::npos) << answer.substr(0, 200);
+  }
+  const long after = ResidentKib(agent->pid());
+  EXPECT_LT(after - before, 16 * 1024) << "RSS " << before << " KiB -> " << after << " KiB";
+  EXPECT_TRUE(InFailsafeOnly(State())) << "nothing applied";
 }
 
 // Headers are checked as received: a NUL after the token (which cpp-httplib's header lookup

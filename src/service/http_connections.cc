@@ -36,8 +36,14 @@ std::string PlainAnswer(int status, std::string_view reason, const std::string& 
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
     case 408:
       return "Request Timeout";
+    case 413:
+      return "Payload Too Large";
     case 431:
       return "Request Header Fields Too Large";
     case 503:
@@ -82,14 +88,41 @@ bool WaitFor(int fd, short events, core::Duration timeout) {
 bool WouldBlock(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
 
 // The end of a request's head (the blank line after the headers) in `bytes`, if it is there.
+// Only CRLF line ends end a head: one with bare LFs is refused (BareLineFeeds).
 std::optional<std::size_t> HeadEnd(std::string_view bytes) {
   const std::size_t crlf = bytes.find("\r\n\r\n");
-  const std::size_t lf = bytes.find("\n\n");
-  if (crlf == std::string_view::npos && lf == std::string_view::npos) return std::nullopt;
-  if (lf == std::string_view::npos || (crlf != std::string_view::npos && crlf < lf)) {
-    return crlf + 4;
+  if (crlf == std::string_view::npos) return std::nullopt;
+  return crlf + 4;
+}
+
+// A blank line made of a bare LF in the head so far: cpp-httplib takes it as the head's end
+// only in a worker, where it then reads on; the front refuses it with 400 instead.
+bool BareLineFeeds(std::string_view head) { return head.find("\n\n") != std::string_view::npos; }
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// A GET /healthz head that the waiting thread may answer: no body, nothing to route.
+bool IsHealthProbe(std::string_view head) {
+  if (!head.starts_with("GET /healthz HTTP/1.1\r\n") &&
+      !head.starts_with("GET /healthz HTTP/1.0\r\n")) {
+    return false;
   }
-  return lf + 2;
+  const std::string lower = Lower(head);
+  return lower.find("\ncontent-length:") == std::string::npos &&
+         lower.find("\ntransfer-encoding:") == std::string::npos;
+}
+
+// Whether the client of `head` asked to close after the answer (HTTP/1.0 closes by default).
+bool AsksToClose(std::string_view head) {
+  const std::string lower = Lower(head);
+  if (lower.find("\nconnection: close") != std::string::npos) return true;
+  return head.find(" HTTP/1.0\r\n") != std::string_view::npos &&
+         lower.find("\nconnection: keep-alive") == std::string::npos;
 }
 
 int ClampToInt(std::size_t n) { return static_cast<int>(std::min<std::size_t>(n, INT_MAX)); }
@@ -173,6 +206,7 @@ struct HttpConnectionFront::Connection {
   core::TimePoint idle_since;
   std::optional<core::TimePoint> request_start;  // the first byte of the request being read
   int requests_left = 0;
+  std::string peer;  // the client's address
 };
 
 namespace {
@@ -187,7 +221,11 @@ class DeadlineStream final : public httplib::Stream {
  public:
   DeadlineStream(Connection& conn, const core::Clock& clock, const HttpLimits& limits,
                  core::TimePoint deadline)
-      : conn_(conn), clock_(clock), limits_(limits), deadline_(deadline) {}
+      : conn_(conn),
+        clock_(clock),
+        limits_(limits),
+        deadline_(deadline),
+        head_bytes_(HeadEnd(conn.received).value_or(0)) {}
 
   bool is_readable() const override {
     if (failed_) return false;
@@ -195,38 +233,16 @@ class DeadlineStream final : public httplib::Stream {
     if (conn_.ssl != nullptr && SSL_pending(conn_.ssl) > 0) return true;
     return WaitFor(conn_.fd, POLLIN, ReadWait());
   }
-  bool is_writable() const override {
-    return !failed_ && WaitFor(conn_.fd, POLLOUT, limits_.write_timeout);
-  }
+  bool is_writable() const override { return !failed_ && WaitFor(conn_.fd, POLLOUT, WriteWait()); }
 
   ssize_t read(char* ptr, size_t size) override {
-    if (failed_) return -1;
-    if (consumed_ < conn_.received.size()) {
-      const std::size_t n = std::min(size, conn_.received.size() - consumed_);
-      std::memcpy(ptr, conn_.received.data() + consumed_, n);
-      consumed_ += n;
-      return static_cast<ssize_t>(n);
-    }
-    while (true) {
-      short want = POLLIN;
-      if (conn_.ssl != nullptr) {
-        const int n = SSL_read(conn_.ssl, ptr, ClampToInt(size));
-        if (n > 0) return n;
-        const int err = SSL_get_error(conn_.ssl, n);
-        if (err == SSL_ERROR_ZERO_RETURN) return 0;
-        if (err == SSL_ERROR_WANT_WRITE) {
-          want = POLLOUT;
-        } else if (err != SSL_ERROR_WANT_READ) {
-          return Fail();
-        }
-      } else {
-        const ssize_t n = recv(conn_.fd, ptr, size, 0);
-        if (n >= 0) return n;
-        if (errno == EINTR) continue;
-        if (!WouldBlock(errno)) return Fail();
-      }
-      if (!WaitFor(conn_.fd, want, ReadWait())) return TimeOut();
-    }
+    const ssize_t n = ReadSome(ptr, size);
+    if (n <= 0) return n;
+    // Past the head, every byte is the body's, whatever its framing (a Content-Length over the
+    // limit is refused by cpp-httplib before it reads; chunked and length-less bodies are not).
+    read_ += static_cast<std::size_t>(n);
+    if (read_ > head_bytes_ + limits_.max_body_bytes) return TooLarge();
+    return n;
   }
 
   ssize_t write(const char* ptr, size_t size) override {
@@ -256,7 +272,8 @@ class DeadlineStream final : public httplib::Stream {
         if (errno == EINTR) continue;
         if (!WouldBlock(errno)) return Fail();
       }
-      if (!WaitFor(conn_.fd, want, limits_.write_timeout)) return Fail();
+      waited_to_write_ = true;
+      if (!WaitFor(conn_.fd, want, WriteWait())) return Fail();
     }
     return static_cast<ssize_t>(size);
   }
@@ -271,13 +288,60 @@ class DeadlineStream final : public httplib::Stream {
 
   bool failed() const { return failed_; }
   bool timed_out() const { return timed_out_; }
+  bool body_too_large() const { return body_too_large_; }
+  // The client did not take the answer as fast as it came: it gets no further turn.
+  bool waited_to_write() const { return waited_to_write_; }
   // What the client sent beyond the request (the start of a pipelined next one).
   std::string Unread() const { return conn_.received.substr(consumed_); }
 
  private:
+  // The bytes the front already received, then the socket's.
+  ssize_t ReadSome(char* ptr, size_t size) {
+    if (failed_) return -1;
+    if (consumed_ < conn_.received.size()) {
+      const std::size_t n = std::min(size, conn_.received.size() - consumed_);
+      std::memcpy(ptr, conn_.received.data() + consumed_, n);
+      consumed_ += n;
+      return static_cast<ssize_t>(n);
+    }
+    while (true) {
+      short want = POLLIN;
+      if (conn_.ssl != nullptr) {
+        const int n = SSL_read(conn_.ssl, ptr, ClampToInt(size));
+        if (n > 0) return n;
+        const int err = SSL_get_error(conn_.ssl, n);
+        if (err == SSL_ERROR_ZERO_RETURN) return 0;
+        if (err == SSL_ERROR_WANT_WRITE) {
+          want = POLLOUT;
+        } else if (err != SSL_ERROR_WANT_READ) {
+          return Fail();
+        }
+      } else {
+        const ssize_t n = recv(conn_.fd, ptr, size, 0);
+        if (n >= 0) return n;
+        if (errno == EINTR) continue;
+        if (!WouldBlock(errno)) return Fail();
+      }
+      if (!WaitFor(conn_.fd, want, ReadWait())) return TimeOut();
+    }
+  }
+
   // Until the deadline, but never longer than the read timeout in one wait.
   core::Duration ReadWait() const {
     return std::min(limits_.read_timeout, deadline_ - clock_.Now());
+  }
+  // What is left of write_timeout for the whole answer, from its first write.
+  core::Duration WriteWait() const {
+    if (!write_deadline_) write_deadline_ = clock_.Now() + limits_.write_timeout;
+    return *write_deadline_ - clock_.Now();
+  }
+  ssize_t TooLarge() {
+    body_too_large_ = true;
+    const std::string answer =
+        PlainAnswer(413, ReasonPhrase(413),
+                    fmt::format("the request body exceeds {} bytes", limits_.max_body_bytes));
+    write(answer.data(), answer.size());
+    return Fail();
   }
   ssize_t Fail() {
     failed_ = true;
@@ -296,9 +360,14 @@ class DeadlineStream final : public httplib::Stream {
   const core::Clock& clock_;
   const HttpLimits& limits_;
   const core::TimePoint deadline_;
+  const std::size_t head_bytes_;
   std::size_t consumed_ = 0;
+  std::size_t read_ = 0;  // bytes given to cpp-httplib, head included
+  mutable std::optional<core::TimePoint> write_deadline_;
   bool failed_ = false;
   bool timed_out_ = false;
+  bool body_too_large_ = false;
+  bool waited_to_write_ = false;
 };
 
 enum class ReadOutcome { kOpen, kClosed };
@@ -351,7 +420,8 @@ void HttpConnectionFront::Adopt(int fd) {
   // (~40 ms each): the controller polls every agent every period on one connection.
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto slot = Slots::Take(slots_, SocketAddress(fd, /*local=*/false).first);
+  std::string peer = SocketAddress(fd, /*local=*/false).first;
+  auto slot = Slots::Take(slots_, peer);
   if (auto* refusal = std::get_if<std::string>(&slot)) {
     counters_.refused_connection_limit.fetch_add(1, std::memory_order_relaxed);
     const std::string answer = PlainAnswer(503, ReasonPhrase(503), *refusal);
@@ -363,6 +433,7 @@ void HttpConnectionFront::Adopt(int fd) {
   auto conn = std::make_shared<Connection>(fd, std::move(std::get<Slots::Slot>(slot)));
   conn->idle_since = clock_->Now();
   conn->requests_left = limits_.max_requests_per_connection;
+  conn->peer = std::move(peer);
   if (tls_ != nullptr) {
     conn->ssl = SSL_new(tls_);
     if (conn->ssl == nullptr || SSL_set_fd(conn->ssl, fd) != 1) return;  // closes it
@@ -407,12 +478,14 @@ void HttpConnectionFront::WaitLoop() {
       Watch(conn);
       OnReadable(conn);  // bytes already received, or a TLS record OpenSSL holds
     }
+    if (!deferred_.empty()) RunDeferred();
     if (const core::TimePoint now = clock_->Now(); now - last_sweep >= kSweepEvery) {
       last_sweep = now;
       Sweep();
     }
   }
   waiting_.clear();
+  deferred_.clear();
 }
 
 void HttpConnectionFront::Watch(const ConnectionPtr& conn) {
@@ -478,15 +551,62 @@ void HttpConnectionFront::OnReadable(const ConnectionPtr& conn) {
     Forget(conn->fd);
     return;
   }
-  const std::optional<std::size_t> end = HeadEnd(conn->received);
-  if (end && *end <= limits_.max_head_bytes) {
-    Dispatch(conn);
-  } else if (conn->received.size() > limits_.max_head_bytes) {
-    counters_.head_too_large.fetch_add(1, std::memory_order_relaxed);
-    Refuse(*conn, 431,
-           fmt::format("the request line and headers exceed {} bytes", limits_.max_head_bytes));
-    Forget(conn->fd);
+  // Health probes are answered here, one after the other, until a request needs a worker.
+  while (true) {
+    const std::optional<std::size_t> end = HeadEnd(conn->received);
+    const std::string_view head =
+        std::string_view(conn->received).substr(0, end.value_or(conn->received.size()));
+    if (BareLineFeeds(head)) {
+      counters_.bad_line_ends.fetch_add(1, std::memory_order_relaxed);
+      Refuse(*conn, 400, "the request's line ends must be CRLF");
+      Forget(conn->fd);
+      return;
+    }
+    if (end && *end <= limits_.max_head_bytes) {
+      const Health health = AnswerHealth(*conn, *end);
+      if (health == Health::kAnswered) continue;
+      if (health == Health::kClosed) {
+        Forget(conn->fd);
+      } else {
+        Dispatch(conn);
+      }
+    } else if (conn->received.size() > limits_.max_head_bytes) {
+      counters_.head_too_large.fetch_add(1, std::memory_order_relaxed);
+      Refuse(*conn, 431,
+             fmt::format("the request line and headers exceed {} bytes", limits_.max_head_bytes));
+      Forget(conn->fd);
+    }
+    return;
   }
+}
+
+HttpConnectionFront::Health HttpConnectionFront::AnswerHealth(Connection& conn,
+                                                              std::size_t head_end) {
+  const std::string_view head = std::string_view(conn.received).substr(0, head_end);
+  if (!health_ || !IsHealthProbe(head)) return Health::kNotAProbe;
+  counters_.health_answers.fetch_add(1, std::memory_order_relaxed);
+  const auto [status, body] = health_();
+  const bool close = AsksToClose(head) || conn.requests_left <= 1 || stopping_;
+  const std::string answer = fmt::format(
+      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}\r\n{}", status,
+      ReasonPhrase(status), body.size(), close ? "Connection: close\r\n" : "", body);
+  // Written without waiting: a client that cannot take ~100 bytes at once loses its connection.
+  bool written = false;
+  if (conn.ssl == nullptr) {
+    const ssize_t n = send(conn.fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    written = n == static_cast<ssize_t>(answer.size());
+  } else {
+    const int n = SSL_write(conn.ssl, answer.data(), ClampToInt(answer.size()));
+    written = n == ClampToInt(answer.size());
+    if (!written) conn.ssl_failed = true;  // a half-written record cannot be closed cleanly
+  }
+  if (!written || close) return Health::kClosed;
+  conn.received.erase(0, head_end);
+  conn.requests_left -= 1;
+  conn.idle_since = clock_->Now();
+  conn.request_start.reset();
+  if (!conn.received.empty()) conn.request_start = conn.idle_since;
+  return Health::kAnswered;
 }
 
 void HttpConnectionFront::Sweep() {
@@ -520,7 +640,40 @@ void HttpConnectionFront::Refuse(Connection& conn, int status, const std::string
 
 void HttpConnectionFront::Dispatch(const ConnectionPtr& conn) {
   Forget(conn->fd);  // the worker owns it now; it comes back through arriving_ if kept alive
+  {
+    core::MutexLock lock(&mu_);
+    int& busy = busy_[conn->peer];
+    if (busy >= limits_.max_workers_per_peer) {
+      deferred_.push_back(conn);  // its peer holds its share of the workers: it waits its turn
+      return;
+    }
+    ++busy;
+  }
   workers_->enqueue([this, conn] { Work(conn); });
+}
+
+void HttpConnectionFront::RunDeferred() {
+  const core::TimePoint now = clock_->Now();
+  std::vector<ConnectionPtr> waiting;
+  waiting.swap(deferred_);
+  for (const ConnectionPtr& conn : waiting) {
+    if (conn->request_start && now - *conn->request_start > limits_.request_deadline) {
+      counters_.busy_peer.fetch_add(1, std::memory_order_relaxed);
+      Refuse(*conn, 503, "too many requests from this address at once");
+      continue;
+    }
+    Dispatch(conn);  // dispatched, or deferred again
+  }
+}
+
+void HttpConnectionFront::ReleaseWorker(const Connection& conn) {
+  {
+    core::MutexLock lock(&mu_);
+    if (auto it = busy_.find(conn.peer); it != busy_.end() && --it->second <= 0) busy_.erase(it);
+  }
+  // A request of the same peer may be waiting for this worker (deferred_).
+  const std::uint64_t wake = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &wake, sizeof wake);
 }
 
 void HttpConnectionFront::Work(const ConnectionPtr& conn) {
@@ -529,8 +682,12 @@ void HttpConnectionFront::Work(const ConnectionPtr& conn) {
   const bool last = conn->requests_left <= 1 || stopping_;
   bool client_closed = false;
   const bool served = serve_(stream, last, client_closed);
+  ReleaseWorker(*conn);
   if (stream.timed_out()) counters_.timed_out.fetch_add(1, std::memory_order_relaxed);
-  if (!served || client_closed || last || stream.failed()) return;  // closes it
+  if (stream.body_too_large()) counters_.body_too_large.fetch_add(1, std::memory_order_relaxed);
+  if (!served || client_closed || last || stream.failed() || stream.waited_to_write()) {
+    return;  // closes it
+  }
   conn->received = stream.Unread();
   conn->requests_left -= 1;
   conn->idle_since = clock_->Now();

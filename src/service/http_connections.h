@@ -13,8 +13,15 @@
 //   - a connection silent for `idle_timeout` before a request is closed;
 //   - a request whose head is not complete within `request_deadline` of its first byte, or whose
 //     body is not (or that falls silent for `read_timeout`), gets 408 and the connection closes;
-//   - a head larger than `max_head_bytes` gets 431;
-//   - a worker waits at most `write_timeout` for a client to take an answer.
+//   - a head larger than `max_head_bytes` gets 431, a head with bare LF line ends 400 (cpp-httplib
+//     would read on past it in a worker);
+//   - a body larger than `max_body_bytes` gets 413, whatever its framing (chunked, or no length);
+//   - a worker waits at most `write_timeout` in all for a client to take an answer, and a client
+//     that made it wait loses its connection after that answer (no more pipelined turns);
+//   - one address holds at most `max_workers_per_peer` workers at once: its other complete
+//     requests wait (503 after `request_deadline`), so the rest stay free for everyone else;
+//   - GET /healthz is answered by the waiting thread itself (SetHealth), never by a worker, so
+//     that a liveness probe cannot fail because the workers are busy.
 // TLS connections are handshaken by the same thread, without blocking, inside the same deadline.
 #ifndef HEADROOM_SERVICE_HTTP_CONNECTIONS_H_
 #define HEADROOM_SERVICE_HTTP_CONNECTIONS_H_
@@ -28,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <openssl/types.h>
@@ -47,7 +55,9 @@ struct HttpLimits {
   std::size_t max_connections = 512;  // below the default 1024 open files of a systemd service
   std::size_t max_connections_per_peer = 64;
   std::size_t max_head_bytes = 16 * 1024;
+  std::size_t max_body_bytes = 64 * 1024;  // a caps request is ~200 bytes
   int max_requests_per_connection = 100;
+  int max_workers_per_peer = 4;
   core::Duration idle_timeout = std::chrono::seconds(2);
   core::Duration request_deadline = std::chrono::seconds(5);
   core::Duration read_timeout = std::chrono::seconds(1);
@@ -60,7 +70,14 @@ struct HttpFrontCounters {
   std::atomic<std::uint64_t> refused_connection_limit{0};
   std::atomic<std::uint64_t> timed_out{0};
   std::atomic<std::uint64_t> head_too_large{0};
+  std::atomic<std::uint64_t> bad_line_ends{0};
+  std::atomic<std::uint64_t> body_too_large{0};
+  std::atomic<std::uint64_t> busy_peer{0};  // waited past request_deadline for a worker
+  std::atomic<std::uint64_t> health_answers{0};
 };
+
+// The status and JSON body of GET /healthz, computed without blocking.
+using HealthAnswer = std::function<std::pair<int, std::string>()>;
 
 // Serves one request whose head is on `stream`; `close_connection` asks it to close after the
 // answer. Returns false when the connection cannot serve another request; sets
@@ -77,6 +94,8 @@ class HttpConnectionFront {
   HttpConnectionFront(const HttpConnectionFront&) = delete;
   HttpConnectionFront& operator=(const HttpConnectionFront&) = delete;
 
+  // GET /healthz answered by the waiting thread. REQUIRES: before Start().
+  void SetHealth(HealthAnswer health) { health_ = std::move(health); }
   // Starts the waiting thread and the workers.
   void Start();
   // Takes ownership of an accepted socket (thread-safe): refused with 503 at once when a
@@ -96,10 +115,18 @@ class HttpConnectionFront {
   void WaitLoop();
   void Watch(const ConnectionPtr& conn);
   void OnReadable(const ConnectionPtr& conn);
+  enum class Health { kNotAProbe, kAnswered, kClosed };
+  // Answers a GET /healthz head ending at `head_end` here, without a worker.
+  Health AnswerHealth(Connection& conn, std::size_t head_end);
+  // Dispatches the deferred connections whose peer has a worker free again; refuses those that
+  // waited past the request deadline.
+  void RunDeferred();
   void Forget(int fd);
   void Sweep();
   void Dispatch(const ConnectionPtr& conn);
   void Work(const ConnectionPtr& conn);
+  // Gives back the worker share of conn's peer and wakes the waiting thread.
+  void ReleaseWorker(const Connection& conn) EXCLUDES(mu_);
   void Refuse(Connection& conn, int status, const std::string& message);
 
   // Connection slots per peer address, taken on Adopt() and given back when a connection closes.
@@ -109,6 +136,7 @@ class HttpConnectionFront {
   SSL_CTX* const tls_;
   const core::Clock* const clock_;
   const ServeRequest serve_;
+  HealthAnswer health_;
   HttpFrontCounters counters_;
   std::shared_ptr<Slots> slots_;
 
@@ -121,8 +149,12 @@ class HttpConnectionFront {
   core::Mutex mu_;
   // Connections handed to the waiting thread: new ones and those back from a worker.
   std::vector<ConnectionPtr> arriving_ GUARDED_BY(mu_);
-  // Only the waiting thread touches this.
+  // Worker turns each peer address holds now.
+  std::map<std::string, int> busy_ GUARDED_BY(mu_);
+  // Only the waiting thread touches these: connections waiting for their request's head, and
+  // those with a complete head waiting for their peer's worker share.
   std::map<int, ConnectionPtr> waiting_;
+  std::vector<ConnectionPtr> deferred_;
 };
 
 }  // namespace headroom::service

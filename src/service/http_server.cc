@@ -207,12 +207,21 @@ HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : tls_(tls) {
 
 HttpServer::~HttpServer() = default;
 
+void HttpServer::SetHealth(HealthAnswer health) {
+  // A probe the front does not take (HEAD, a query string, a body) reaches the router: the same
+  // answer.
+  server_->Get("/healthz", [health](const httplib::Request&, httplib::Response& res) {
+    const auto [status, body] = health();
+    res.status = status;
+    res.set_content(body, kJson);
+  });
+  front_->SetHealth(std::move(health));
+}
+
 AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
                                  const std::optional<TlsFiles>& tls)
     : HttpServer(tls), agent_(agent), token_(std::move(token)) {
-  server().Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("{\"status\":\"ok\"}\n", kJson);
-  });
+  SetHealth([] { return std::pair<int, std::string>(200, "{\"status\":\"ok\"}\n"); });
   server().Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(agent_->Metrics() + ConnectionMetrics(),
                     "text/plain; version=0.0.4; charset=utf-8");
@@ -281,6 +290,12 @@ std::string HttpServer::ConnectionMetrics() const {
              {{"reason", "connection_limit"}});
   out.Sample(static_cast<double>(c.timed_out.load()), {{"reason", "timeout"}});
   out.Sample(static_cast<double>(c.head_too_large.load()), {{"reason", "head_too_large"}});
+  out.Sample(static_cast<double>(c.bad_line_ends.load()), {{"reason", "bad_line_ends"}});
+  out.Sample(static_cast<double>(c.body_too_large.load()), {{"reason", "body_too_large"}});
+  out.Sample(static_cast<double>(c.busy_peer.load()), {{"reason", "busy_peer"}});
+  out.Family("headroom_http_health_answers_total", "counter",
+             "GET /healthz answered by the connection front, without a worker.");
+  out.Sample(static_cast<double>(c.health_answers.load()));
   return out.text();
 }
 
@@ -291,16 +306,18 @@ void HttpServer::Stop() { server_->stop(); }
 ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::Duration stale_after,
                                            const std::optional<TlsFiles>& tls)
     : HttpServer(tls) {
-  server().Get(
-      "/healthz", [controller, stale_after](const httplib::Request&, httplib::Response& res) {
-        const core::Duration since = controller->SinceLastStep();
-        if (since > stale_after) {
-          SendError(res, 503, fmt::format("no control step for {:.1f} s", core::ToSeconds(since)));
-          return;
-        }
-        res.set_content(fmt::format("{{\"status\":\"ok\",\"steps\":{}}}\n", controller->steps()),
-                        kJson);
-      });
+  SetHealth([controller, stale_after] {
+    const core::Duration since = controller->SinceLastStep();
+    if (since > stale_after) {
+      return std::pair<int, std::string>(
+          503, nlohmann::json{{"error",
+                               fmt::format("no control step for {:.1f} s", core::ToSeconds(since))}}
+                       .dump() +
+                   "\n");
+    }
+    return std::pair<int, std::string>(
+        200, fmt::format("{{\"status\":\"ok\",\"steps\":{}}}\n", controller->steps()));
+  });
   server().Get("/metrics", [this, controller](const httplib::Request&, httplib::Response& res) {
     res.set_content(controller->Metrics() + ConnectionMetrics(),
                     "text/plain; version=0.0.4; charset=utf-8");

@@ -53,7 +53,7 @@ struct TlsFiles {
 // What one client can cost a daemon's HTTP server (docs/deploy.md, "Limits"): the connection
 // front's bounds (service/http_connections.h) and the largest request body (413 beyond).
 inline constexpr HttpLimits kHttpLimits{};
-inline constexpr std::size_t kHttpMaxBodyBytes = 64 * 1024;  // a caps request is ~200 bytes
+inline constexpr std::size_t kHttpMaxBodyBytes = kHttpLimits.max_body_bytes;
 
 class HttpServer {
  public:
@@ -75,6 +75,9 @@ class HttpServer {
   // after a token, CR or escape codes) are refused with 400 before this runs.
   using Admission = std::function<bool(const httplib::Request&, httplib::Response&)>;
   void SetAdmission(Admission admit) { admit_ = std::move(admit); }
+  // GET /healthz: answered by the connection front without a worker (so that busy workers
+  // cannot fail a liveness probe), and by the router for what the front leaves to it.
+  void SetHealth(HealthAnswer health);
   httplib::Server& server() { return *server_; }
   // The front's gauges and counters (headroom_http_*), for the daemon's /metrics.
   std::string ConnectionMetrics() const;
