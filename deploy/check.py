@@ -8,11 +8,13 @@ Checks:
   - every *.yaml / *.yml parses (all documents), with no duplicate keys;
   - every *.json parses;
   - the ConfigMap's row.yaml in kubernetes/controller-deployment.yaml is controller/row.yaml;
-  - controller/row.yaml has the keys of the issue 6 spec, a known policy and sane agents;
+  - controller/row.yaml has the keys of the issue 6 spec, a known policy and sane agents, each
+    with its own token file /etc/headroom/tokens/<name> (one token per node, issue 44);
   - prometheus/prometheus.yml scrapes exactly row.yaml's agents, with row and server labels;
-  - Kubernetes objects: agent DaemonSets privileged, on GPU nodes, hostPath state, token Secret,
-    scrape annotations; controller Deployment one replica, Recreate, scrape annotations;
-    flags as in the spec;
+  - Kubernetes objects: agent DaemonSets privileged, on GPU nodes, hostPath state, the node's own
+    token from hostPath (no Secret: it would reach every node), scrape annotations; controller
+    Deployment one replica, Recreate, off the GPU nodes, scrape annotations, every agent's token
+    from Secret headroom-agent-tokens at its row.yaml token_file; flags as in the spec;
   - the Grafana dashboard uses ${DS_PROMETHEUS}, has the required panels, and every metric name
     in it and in prometheus/rules.yml is one of the spec's (or a recording rule);
   - with --promql-rules FILE: writes the dashboard's queries as a rule file for promtool to parse.
@@ -132,7 +134,8 @@ def check_row(row):
     ctl = row["control"]
     # The controller parses the file itself (ControllerConfigTest.ReadsTheShippedRowFile); here
     # only what the deployment relies on: every control key spelled out, a long lease.
-    if set(ctl) != {"period", "lease_ttl", "agent_timeout", "restart_hold", "escalate_after"}:
+    if set(ctl) != {"period", "lease_ttl", "agent_timeout", "restart_hold", "escalate_after",
+                    "converge_within"}:
         fail(f"row.yaml: control keys {sorted(ctl)}")
     dur = lambda s: float(re.fullmatch(r"(\d+(?:\.\d+)?)s", s).group(1))  # noqa: E731
     if not dur(ctl["lease_ttl"]) >= 5 * dur(ctl["period"]):
@@ -140,7 +143,7 @@ def check_row(row):
     tel = row["telemetry"]
     if tel.get("source") not in ("agents", "prometheus", "command"):
         fail("row.yaml: telemetry.source must be agents, prometheus or command")
-    names, urls = set(), set()
+    names, urls, token_files = set(), set(), set()
     for a in row["agents"]:
         if set(a) != {"name", "url", "token_file", "priority", "server"}:
             fail(f"row.yaml: agent keys {sorted(a)}")
@@ -150,10 +153,17 @@ def check_row(row):
             fail(f"row.yaml: agent {a['name']} server {a['server']} not in data/hardware")
         if not re.fullmatch(r"http://[^/\s]+:9400", a["url"]):
             fail(f"row.yaml: agent {a['name']} url {a['url']}")
+        # One token per node: a token shared by several agents lets one node command the others.
+        if a["token_file"] != f"/etc/headroom/tokens/{a['name']}":
+            fail(f"row.yaml: agent {a['name']} token_file {a['token_file']}, "
+                 f"want its own /etc/headroom/tokens/{a['name']}")
         names.add(a["name"])
         urls.add(a["url"])
+        token_files.add(a["token_file"])
     if len(names) != len(row["agents"]) or len(urls) != len(row["agents"]):
         fail("row.yaml: duplicate agent name or url")
+    if len(token_files) != len(row["agents"]):
+        fail("row.yaml: agents share a token_file (one token per node)")
     ok(f"row.yaml: {row['row']['name']}, {row['policy']['name']}, {len(row['agents'])} agents")
 
 
@@ -189,7 +199,7 @@ def container(obj):
     return obj["spec"]["template"]["spec"]["containers"][0]
 
 
-def check_kubernetes(docs, row_text):
+def check_kubernetes(docs, row_text, row):
     ds = [d for d in docs["kubernetes/agent-daemonset.yaml"] if d["kind"] == "DaemonSet"]
     if {d["metadata"]["name"] for d in ds} != {"headroom-agent-hp", "headroom-agent-lp"}:
         fail("agent-daemonset.yaml: want DaemonSets headroom-agent-hp and headroom-agent-lp")
@@ -212,8 +222,15 @@ def check_kubernetes(docs, row_text):
         vols = {v["name"]: v for v in spec["volumes"]}
         if vols.get("state", {}).get("hostPath", {}).get("path") != "/var/lib/headroom":
             fail(f"{name}: state file not on hostPath /var/lib/headroom")
-        if vols.get("token", {}).get("secret", {}).get("secretName") != "headroom-token":
-            fail(f"{name}: token not from Secret headroom-token")
+        # The node's own token from the node: a Secret in a DaemonSet reaches every node.
+        token = vols.get("token", {}).get("hostPath", {})
+        if token.get("path") != "/etc/headroom/token" or token.get("type") != "File":
+            fail(f"{name}: token not from hostPath /etc/headroom/token (type File)")
+        if any("secret" in v or "secret" in str(v.get("projected", "")) for v in vols.values()):
+            fail(f"{name}: mounts a Secret (it would reach every node; tokens are per node)")
+        mounts = {m["name"]: m for m in c.get("volumeMounts", [])}
+        if mounts.get("token", {}).get("mountPath") != "/etc/headroom/token":
+            fail(f"{name}: token not mounted at /etc/headroom/token")
         pr = name.rsplit("-", 1)[1]
         want = ["/usr/bin/headroom", "agent", "--backend", "nvml", "--listen", "0.0.0.0:9400",
                 "--token-file", "/etc/headroom/token", "--state-file",
@@ -222,7 +239,8 @@ def check_kubernetes(docs, row_text):
             fail(f"{name}: command {c['command']}")
         if spec.get("terminationGracePeriodSeconds", 30) < 30:
             fail(f"{name}: grace period under 30 s (GPU restore on SIGTERM)")
-    ok("agent-daemonset.yaml: hp and lp DaemonSets, GPU nodes, privileged, hostPath state, Secret")
+    ok("agent-daemonset.yaml: hp and lp DaemonSets, GPU nodes, privileged, hostPath state and "
+       "node's own token")
 
     cdocs = docs["kubernetes/controller-deployment.yaml"]
     cms = [d for d in cdocs if d["kind"] == "ConfigMap"]
@@ -245,9 +263,23 @@ def check_kubernetes(docs, row_text):
     if container(dep)["command"] != want:
         fail(f"controller Deployment: command {container(dep)['command']}")
     srcs = dep["spec"]["template"]["spec"]["volumes"][0]["projected"]["sources"]
-    if not any(s.get("secret", {}).get("name") == "headroom-token" for s in srcs):
-        fail("controller Deployment: token not from Secret headroom-token")
-    ok("controller-deployment.yaml: one replica, Recreate, annotations, token Secret")
+    secrets = [s["secret"] for s in srcs if "secret" in s]
+    if [s.get("name") for s in secrets] != ["headroom-agent-tokens"]:
+        fail("controller Deployment: tokens not from the one Secret headroom-agent-tokens")
+    else:
+        # Every agent's token_file is its own key of the Secret, and nothing else is mounted.
+        got = {i["key"]: "/etc/headroom/" + i["path"] for i in secrets[0].get("items", [])}
+        want = {a["name"]: a["token_file"] for a in row["agents"]}
+        if got != want:
+            diff = sorted(set(got.items()) ^ set(want.items()))
+            fail(f"controller Deployment: Secret items differ from row.yaml's token_files: {diff}")
+    terms = (dep["spec"]["template"]["spec"].get("affinity", {}).get("nodeAffinity", {})
+             .get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", []))
+    off_gpu = {"key": "nvidia.com/gpu.present", "operator": "NotIn", "values": ["true"]}
+    if not terms or not all(off_gpu in t.get("matchExpressions", []) for t in terms):
+        fail("controller Deployment: not kept off GPU nodes (it holds every agent's token)")
+    ok("controller-deployment.yaml: one replica, Recreate, annotations, off GPU nodes, "
+       f"{len(row['agents'])} agents' tokens from Secret headroom-agent-tokens")
 
     kust = docs["kubernetes/kustomization.yaml"][0]
     files = {p.name for p in (DEPLOY / "kubernetes").glob("*.yaml")} - {"kustomization.yaml"}
@@ -393,7 +425,7 @@ def main():
     row = docs["controller/row.yaml"][0]
     check_row(row)
     check_prometheus(docs["prometheus/prometheus.yml"][0], row)
-    check_kubernetes(docs, row_text)
+    check_kubernetes(docs, row_text, row)
     check_container(docs)
     dash_exprs = check_metrics(docs["grafana/headroom-row.json"][0], docs["prometheus/rules.yml"][0])
     if len(sys.argv) == 3 and sys.argv[1] == "--promql-rules":

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -57,6 +58,12 @@ core::Result<std::unique_ptr<Controller>> Controller::Create(
   }
   HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> policy,
                             policy::MakePolicy(config.policy_name, config.params));
+  for (const std::vector<std::string>& names : AgentsSharingTokens(config)) {
+    spdlog::warn(
+        "agents {} share one token: a node holding it can command the others; give each agent "
+        "its own token_file",
+        fmt::join(names, ", "));
+  }
   std::vector<Server> servers(config.agents.size());
   for (size_t i = 0; i < servers.size(); ++i) {
     servers[i].endpoint = config.agents[i];

@@ -1,6 +1,7 @@
 #include "service/controller_config.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -222,6 +223,21 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
         fmt::format("{}: telemetry.timeout must be shorter than control.period", source)));
   }
   return c;
+}
+
+std::vector<std::vector<std::string>> AgentsSharingTokens(const ControllerConfig& config) {
+  std::map<std::string, std::vector<std::string>> by_token;
+  std::vector<std::string> order;  // tokens in the order of their first agent
+  for (const AgentEndpoint& a : config.agents) {
+    std::vector<std::string>& names = by_token[a.token];
+    if (names.empty()) order.push_back(a.token);
+    names.push_back(a.name);
+  }
+  std::vector<std::vector<std::string>> out;
+  for (const std::string& token : order) {
+    if (by_token[token].size() > 1) out.push_back(by_token[token]);
+  }
+  return out;
 }
 
 core::Result<ControllerConfig> LoadControllerConfig(const std::string& path,

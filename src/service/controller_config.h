@@ -70,6 +70,10 @@ struct ControllerConfig {
 // agent's servers must share one GPU type (the policy's clocks are per GPU type).
 [[nodiscard]] core::Result<ControllerConfig> ParseControllerConfig(
     std::string_view text, const std::string& source, const catalog::HardwareCatalog& catalog);
+// The groups of agents that share one token (each group named by its agents' names, in the
+// file's order): a node holding that token can command the others.
+std::vector<std::vector<std::string>> AgentsSharingTokens(const ControllerConfig& config);
+
 [[nodiscard]] core::Result<ControllerConfig> LoadControllerConfig(
     const std::string& path, const catalog::HardwareCatalog& catalog);
 

@@ -452,24 +452,53 @@ TEST_F(ControllerTest, MixAwareCapsTheLpServerWhoseEngineSaysItIsCheapest) {
 }
 
 TEST(ControllerConfigTest, ReadsTheShippedRowFile) {
-  // deploy/controller/row.yaml names /etc/headroom/token; point it at a temporary one.
+  // deploy/controller/row.yaml gives each agent its own /etc/headroom/tokens/<name> (one token
+  // per node); point each at a temporary file holding a token of its own.
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("headroom-rowyaml-{}", getpid());
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "token") << "x";
   const char* source_dir = std::getenv("HEADROOM_SOURCE_DIR");
   std::ifstream in(std::string(source_dir != nullptr ? source_dir : ".") +
                    "/deploy/controller/row.yaml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (size_t at = 0; (at = text.find("/etc/headroom/token", at)) != std::string::npos;) {
-    text.replace(at, 19, (dir / "token").string());
+  const std::string key = "token_file: /etc/headroom/tokens/";
+  for (size_t at = 0; (at = text.find(key, at)) != std::string::npos;) {
+    const size_t value = at + std::string("token_file: ").size();
+    const size_t end = text.find(',', value);
+    ASSERT_NE(end, std::string::npos);
+    const std::string name = text.substr(at + key.size(), end - at - key.size());
+    const std::string file = (dir / name).string();
+    std::ofstream(file) << "token-of-" << name;
+    text.replace(value, end - value, file);
+    at = value + file.size();
   }
   auto config = ParseControllerConfig(text, "row.yaml", Catalog());
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(config) << config.error().message();
   EXPECT_EQ(config->agents.size(), 40u);
+  EXPECT_TRUE(AgentsSharingTokens(*config).empty()) << "the shipped row.yaml shares a token";
   EXPECT_DOUBLE_EQ(config->budget.value(), 260000);
   EXPECT_DOUBLE_EQ(config->params.t1, 0.80);
+}
+
+// Finding 4 of issue 44: agents that share a token are named (the controller warns at start),
+// so that a row where one node can command the others is seen.
+TEST_F(ControllerTest, AgentsSharingATokenAreNamed) {
+  auto shared = ParseControllerConfig(Yaml(), "row.yaml", Catalog());
+  ASSERT_TRUE(shared) << shared.error().message();
+  EXPECT_EQ(AgentsSharingTokens(*shared),
+            (std::vector<std::vector<std::string>>{{"s0", "s1", "s2"}}));
+  std::ofstream(dir_ / "token-s1") << "another\n";
+  std::string yaml = Yaml();
+  const std::string first =
+      fmt::format("name: s1, url: 'http://127.0.0.1:1', token_file: {}", (dir_ / "token").string());
+  ASSERT_NE(yaml.find(first), std::string::npos);
+  yaml.replace(yaml.find(first), first.size(),
+               fmt::format("name: s1, url: 'http://127.0.0.1:1', token_file: {}",
+                           (dir_ / "token-s1").string()));
+  auto mixed = ParseControllerConfig(yaml, "row.yaml", Catalog());
+  ASSERT_TRUE(mixed) << mixed.error().message();
+  EXPECT_EQ(AgentsSharingTokens(*mixed), (std::vector<std::vector<std::string>>{{"s0", "s2"}}));
 }
 
 TEST_F(ControllerTest, ConfigErrorsNameTheField) {
