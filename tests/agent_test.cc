@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +46,8 @@ class AgentDaemonTest : public ::testing::Test {
            fmt::format("headroom-agent-it-{}-{}", info->name(), getpid());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
+    // Only this user may write the state file's directory, whatever the umask (issue 44).
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all);
     token_file_ = (dir_ / "token").string();
     state_file_ = (dir_ / "state.json").string();
     std::ofstream(token_file_) << kToken << "\n";
@@ -637,6 +640,43 @@ TEST_F(AgentDaemonTest, StateDirectoryMustBeWritable) {
   AgentProcess agent(Args(), (dir_ / "nostate.log").string());
   EXPECT_EQ(agent.Wait(), 2);
   EXPECT_NE(agent.Stderr().find("cannot write there"), std::string::npos) << agent.Stderr();
+}
+
+// Issue 44, finding 7: the state file's settings are restored onto the GPUs at the next start,
+// so a directory others can write (even with /tmp's sticky bit) stops the start.
+TEST_F(AgentDaemonTest, StateDirectoryOthersCanWriteIsRefused) {
+  const std::filesystem::path shared = dir_ / "shared";
+  std::filesystem::create_directories(shared);
+  std::filesystem::permissions(shared,
+                               std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+  state_file_ = (shared / "state.json").string();
+  AgentProcess agent(Args(), (dir_ / "shared.log").string());
+  EXPECT_EQ(agent.Wait(), 2);
+  EXPECT_NE(agent.Stderr().find(shared.string() + ": writable by its group and others"),
+            std::string::npos)
+      << agent.Stderr();
+  EXPECT_FALSE(std::filesystem::exists(state_file_)) << "nothing was changed";
+}
+
+// Issue 44, finding 8: a FIFO as the token, config or state file hung the start, deaf to
+// SIGTERM; each is refused at once, naming the file.
+TEST_F(AgentDaemonTest, AFifoForAnyOfItsFilesIsRefusedAtOnce) {
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string token_file = token_file_;
+  const std::string state_file = state_file_;
+  token_file_ = fifo;
+  AgentProcess token(Args(), (dir_ / "fifo-token.log").string());
+  token_file_ = token_file;
+  AgentProcess config(Args({"--config", fifo}), (dir_ / "fifo-config.log").string());
+  state_file_ = fifo;
+  AgentProcess state(Args(), (dir_ / "fifo-state.log").string());
+  state_file_ = state_file;
+  for (AgentProcess* agent : {&token, &config, &state}) {
+    EXPECT_EQ(agent->Wait(), 2) << agent->Stderr();
+    EXPECT_NE(agent->Stderr().find(fifo + ": not a regular file (a FIFO)"), std::string::npos)
+        << agent->Stderr();
+  }
 }
 
 TEST_F(AgentDaemonTest, TlsNeedsACertificateAndItsKeyThatLoad) {

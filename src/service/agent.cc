@@ -67,38 +67,74 @@ gpu::GpuListing Listing(gpu::Device& device, core::TimePoint now, const gpu::Gpu
   return empty;
 }
 
+// The state file is written by the agent alone (rw-------): another user who could change it
+// would choose the settings the agent restores onto the GPUs.
+constexpr unsigned kStateFileMode = 0600;
+// Each GPU's originals take about 150 bytes; a larger file is not one the agent wrote.
+constexpr std::size_t kMaxStateFileBytes = 1024 * 1024;
+
+// What the state file holds is put back onto the GPUs, as root, at the next start: a directory
+// another user can write would let them forge the file, or plant a link where the agent writes.
+core::Status CheckStateDirectory(const std::string& state_file) {
+  std::string dir = std::filesystem::path(state_file).parent_path().string();
+  if (dir.empty()) dir = ".";
+  auto checked = core::CheckPrivateDirectory(dir);
+  // A missing directory fails the first write, which says so.
+  if (checked || checked.error().code() == core::Code::kNotFound) return core::Ok();
+  return core::Fail(core::Error::InvalidArgument(fmt::format(
+      "--state-file {}: refused: {}; the agent restores the GPU settings this file holds, so "
+      "keep it in a directory that only the agent's user owns and can write (e.g. `install -d "
+      "-m 0700 /var/lib/headroom`, the systemd unit's StateDirectory)",
+      state_file, checked.error().message())));
+}
+
+// A state file left by an agent that did not exit cleanly: its settings restored, then the
+// file removed. Read without following a link, and only if no other user could have written it.
+core::Status RestoreFromStateFile(const std::vector<gpu::Device*>& devices,
+                                  const std::string& state_file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(state_file, ec))) return core::Ok();
+  auto text = core::ReadPrivateFile(state_file, kMaxStateFileBytes);
+  if (!text) {
+    return core::Fail(core::Error(
+        text.error().code(),
+        fmt::format("--state-file {}; not restored from: if the agent wrote it, `chown` it to "
+                    "the agent's user and `chmod 0600` it, otherwise remove it",
+                    text.error().message())));
+  }
+  auto saved = OriginalsFromJson(*text);
+  if (!saved) return core::Fail(saved.error().WithContext(state_file));
+  spdlog::warn(
+      "state file {} exists: the previous agent did not exit cleanly; restoring the "
+      "original GPU settings it saved",
+      state_file);
+  auto lines = RestoreOriginals(devices, *saved);
+  if (!lines) {
+    return core::Fail(lines.error().WithContext(fmt::format(
+        "restoring the settings saved in {} (fix the GPUs, then remove the file)", state_file)));
+  }
+  for (const std::string& line : *lines) spdlog::warn("restored original {}", line);
+  if (!std::filesystem::remove(state_file, ec) && ec) {
+    return core::Fail(
+        core::Error::Unavailable(fmt::format("removing {}: {}", state_file, ec.message())));
+  }
+  return core::Ok();
+}
+
 }  // namespace
 
 core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, AgentOptions options,
                                                    core::Clock* clock) {
   std::vector<gpu::Device*> devices;
   for (const AgentGpu& g : gpus) devices.push_back(g.device);
-  std::error_code ec;
-  if (std::filesystem::exists(options.state_file, ec)) {
-    HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(options.state_file));
-    auto saved = OriginalsFromJson(text);
-    if (!saved) return core::Fail(saved.error().WithContext(options.state_file));
-    spdlog::warn(
-        "state file {} exists: the previous agent did not exit cleanly; restoring the "
-        "original GPU settings it saved",
-        options.state_file);
-    auto lines = RestoreOriginals(devices, *saved);
-    if (!lines) {
-      return core::Fail(lines.error().WithContext(
-          fmt::format("restoring the settings saved in {} (fix the GPUs, then remove the file)",
-                      options.state_file)));
-    }
-    for (const std::string& line : *lines) spdlog::warn("restored original {}", line);
-    if (!std::filesystem::remove(options.state_file, ec) && ec) {
-      return core::Fail(core::Error::Unavailable(
-          fmt::format("removing {}: {}", options.state_file, ec.message())));
-    }
-  }
+  HEADROOM_RETURN_IF_ERROR(CheckStateDirectory(options.state_file));
+  HEADROOM_RETURN_IF_ERROR(RestoreFromStateFile(devices, options.state_file));
   HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
   // Saved now, before any request, and kept until a clean shutdown: an agent that could not
   // save the originals would have to refuse its first cap, which comes in a power emergency, and
   // a disk that fills up later cannot stop a cap.
-  if (auto written = core::WriteFileAtomically(options.state_file, OriginalsToJson(originals));
+  if (auto written =
+          core::WriteFileAtomically(options.state_file, OriginalsToJson(originals), kStateFileMode);
       !written) {
     return core::Fail(core::Error::InvalidArgument(fmt::format(
         "--state-file {}: cannot write there ({}); the agent saves the GPUs' original settings "

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "catalog/hardware_catalog.h"
 #include "catalog/testing/embedded_catalogs.h"
@@ -26,6 +27,8 @@ class AgentTest : public ::testing::Test {
            fmt::format("headroom-agent-{}-{}", info->name(), ::getpid());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
+    // Only this user may write the state file's directory, whatever the umask (issue 44).
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all);
     options_.state_file = (dir_ / "agent-state.json").string();
     devices_ = gpu::sim::CreateSimDevices(A100(), 4, &clock_, {});
   }
@@ -270,6 +273,67 @@ TEST_F(AgentTest, StartsInTheFailsafeUntilACapsRequestArrives) {
   ASSERT_TRUE(agent->PutCaps(R"({"lease_s": 30, "request_id": "renew"})"));
   EXPECT_FALSE(agent->State()["failsafe_active"].get<bool>());
   for (int i = 0; i < 4; ++i) EXPECT_FALSE(Lock(i).has_value()) << i;
+}
+
+// Issue 44, finding 7: the settings in the state file are restored onto the GPUs, so a
+// directory or a file another user can write, or a link, is refused, and nothing is restored.
+TEST_F(AgentTest, StateFileInADirectoryOthersCanWriteIsRefused) {
+  std::filesystem::permissions(dir_,
+                               std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+  auto agent = Agent::Create(Gpus(), options_, &clock_);
+  ASSERT_FALSE(agent);
+  EXPECT_EQ(agent.error().code(), core::Code::kInvalidArgument);
+  EXPECT_EQ(agent.error().message().rfind("--state-file " + options_.state_file + ": refused: " +
+                                              dir_.string() + ": writable by its group and others",
+                                          0),
+            0u)
+      << agent.error().message();
+  EXPECT_NE(agent.error().message().find("install -d -m 0700"), std::string::npos);
+  EXPECT_FALSE(StateFileExists());
+}
+
+TEST_F(AgentTest, StateFileOthersCanWriteIsNotRestored) {
+  ASSERT_TRUE(MakeAgent()->PutCaps(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "a"})"));
+  ASSERT_EQ(Limit(0), core::Watts(250));  // the agent died without restoring
+  std::filesystem::permissions(options_.state_file, std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::add);
+  auto agent = Agent::Create(Gpus(), options_, &clock_);
+  ASSERT_FALSE(agent);
+  EXPECT_NE(agent.error().message().find(options_.state_file + ": writable by others (mode 0602)"),
+            std::string::npos)
+      << agent.error().message();
+  EXPECT_NE(agent.error().message().find("chmod 0600"), std::string::npos);
+  EXPECT_EQ(Limit(0), core::Watts(250)) << "nothing restored from a file others could forge";
+  EXPECT_TRUE(StateFileExists());
+}
+
+TEST_F(AgentTest, StateFileThatIsALinkIsNotFollowed) {
+  ASSERT_TRUE(MakeAgent()->PutCaps(R"({"power_limit_w": 250, "lease_s": 30, "request_id": "a"})"));
+  const std::string elsewhere = (dir_ / "elsewhere.json").string();
+  std::filesystem::rename(options_.state_file, elsewhere);
+  std::filesystem::create_symlink(elsewhere, options_.state_file);
+  auto agent = Agent::Create(Gpus(), options_, &clock_);
+  ASSERT_FALSE(agent);
+  EXPECT_NE(agent.error().message().find("a symbolic link; refused"), std::string::npos)
+      << agent.error().message();
+  EXPECT_EQ(Limit(0), core::Watts(250));
+}
+
+// Issue 44, finding 8: a FIFO as the state file hung the start, deaf to SIGTERM.
+TEST_F(AgentTest, StateFileThatIsAFifoIsRefusedAtOnce) {
+  ASSERT_EQ(::mkfifo(options_.state_file.c_str(), 0600), 0);
+  auto agent = Agent::Create(Gpus(), options_, &clock_);
+  ASSERT_FALSE(agent);
+  EXPECT_NE(agent.error().message().find(options_.state_file + ": not a regular file (a FIFO)"),
+            std::string::npos)
+      << agent.error().message();
+}
+
+TEST_F(AgentTest, StateFileIsWrittenForTheAgentAlone) {
+  auto agent = MakeAgent();
+  struct stat st {};
+  ASSERT_EQ(::stat(options_.state_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST_F(AgentTest, ActuationDelayQueuesTheChange) {

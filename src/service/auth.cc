@@ -24,8 +24,15 @@ bool BearerAuthorized(std::string_view authorization, std::string_view token) {
   return ConstantTimeEquals(authorization.substr(kScheme.size()), token);
 }
 
+namespace {
+
+// A token is one line (`openssl rand -hex 32` gives 64 bytes); a larger file is not a token file.
+constexpr std::size_t kMaxTokenFileBytes = 64 * 1024;
+
+}  // namespace
+
 core::Result<std::string> ReadTokenFile(const std::string& path) {
-  auto text = core::ReadFile(path);
+  auto text = core::ReadFile(path, kMaxTokenFileBytes);
   if (!text) {
     return core::Fail(
         core::Error::InvalidArgument(fmt::format("--token-file: {}", text.error().message())));
