@@ -43,11 +43,11 @@ CharacterizeInputs ReadCharacterizeInputs(FieldReader& r, const json& j) {
   in.slo_fraction = r.Number(j, "slo_latency_increase", "");
   const json& i = r.Object(j, "inputs", "");
   const std::string at = "inputs.";
-  in.tp = static_cast<int>(r.Count(i, "tp", at));
+  in.tp = r.Count<int>(i, "tp", at);
   in.prompts = r.Text(i, "prompts", at);
   in.batches = r.Text(i, "batches", at);
-  in.output = static_cast<int>(r.Count(i, "output", at));
-  in.iterations = static_cast<int>(r.Count(i, "iterations", at));
+  in.output = r.Count<int>(i, "output", at);
+  in.iterations = r.Count<int>(i, "iterations", at);
   in.interval = r.Text(i, "interval", at);
   in.version = r.Text(i, "version", at);
   return in;

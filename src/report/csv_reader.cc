@@ -1,13 +1,51 @@
 #include "report/csv_reader.h"
 
+#include <array>
 #include <filesystem>
-#include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "core/files.h"
 #include "core/parse.h"
 
 namespace headroom::report {
+namespace {
+
+// The lines of a file, in chunks: requests.csv can be hundreds of megabytes.
+class CsvLines {
+ public:
+  explicit CsvLines(core::RegularFile file) : file_(std::move(file)) {}
+
+  // The next line without its '\n' into `line`; false at the end of the file.
+  core::Result<bool> Next(std::string& line) {
+    for (;;) {
+      const std::size_t end = buffer_.find('\n', start_);
+      if (end != std::string::npos) {
+        line.assign(buffer_, start_, end - start_);
+        start_ = end + 1;
+        return true;
+      }
+      buffer_.erase(0, start_);
+      start_ = 0;
+      HEADROOM_ASSIGN_OR_RETURN(std::size_t n, file_.Read(chunk_.data(), chunk_.size()));
+      if (n == 0) {
+        line = std::move(buffer_);
+        buffer_.clear();
+        return !line.empty();
+      }
+      buffer_.append(chunk_.data(), n);
+    }
+  }
+
+ private:
+  core::RegularFile file_;
+  std::string buffer_;
+  std::size_t start_ = 0;  // where the next line begins in buffer_
+  std::array<char, 64 * 1024> chunk_{};
+};
+
+}  // namespace
 
 core::Result<double> CsvRow::Number(std::size_t column) const {
   auto value = core::ParseDouble(cells_[column]);
@@ -31,9 +69,11 @@ core::Status ReadCsv(const std::string& path, const std::vector<std::string>& co
   if (!std::filesystem::exists(path, ec)) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: missing", path)));
   }
-  std::ifstream in(path);
+  HEADROOM_ASSIGN_OR_RETURN(core::RegularFile file, core::RegularFile::Open(path));
+  CsvLines lines(std::move(file));
   std::string line;
-  if (!in || !std::getline(in, line)) {
+  HEADROOM_ASSIGN_OR_RETURN(bool has_header, lines.Next(line));
+  if (!has_header) {
     return core::Fail(core::Error::InvalidArgument(fmt::format("{}:1: no header line", path)));
   }
   const std::vector<std::string_view> header = core::Split(core::Trim(line), ',');
@@ -51,7 +91,9 @@ core::Status ReadCsv(const std::string& path, const std::vector<std::string>& co
   r.path_ = &path;
   r.names_ = &columns;
   r.cells_.resize(columns.size());
-  for (std::size_t n = 2; std::getline(in, line); ++n) {
+  for (std::size_t n = 2;; ++n) {
+    HEADROOM_ASSIGN_OR_RETURN(bool more, lines.Next(line));
+    if (!more) break;
     if (core::Trim(line).empty()) continue;
     const std::vector<std::string_view> cells = core::Split(line, ',');
     if (cells.size() != header.size()) {

@@ -1,6 +1,7 @@
 #include "report/json_fields.h"
 
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -36,11 +37,40 @@ double FieldReader::Number(const json& j, const std::string& key, const std::str
   return v != nullptr ? v->get<double>() : 0;
 }
 
-std::uint64_t FieldReader::Count(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "a count", [](const json& x) {
-    return x.is_number_integer() && x.get<std::int64_t>() >= 0;
-  });
-  return v != nullptr ? v->get<std::uint64_t>() : 0;
+void FieldReader::Refuse(const json& value, const std::string& key, const std::string& at,
+                         const std::string& what) {
+  if (!error_) {
+    error_ = core::Error::InvalidArgument(
+        fmt::format("{}: field '{}{}' is {} (expected {}; the file `{}` writes)", file_, at, key,
+                    value.dump(), what, writer_));
+  }
+}
+
+std::uint64_t FieldReader::CountUpTo(const json& j, const std::string& key, const std::string& at,
+                                     std::uint64_t max) {
+  const json* v = Find(j, key, at, "a count", [](const json& x) { return x.is_number(); });
+  if (v == nullptr) return 0;
+  // Parsed, a whole number >= 0 is unsigned and a negative one signed; anything else (2.0,
+  // 1e300, 2^64) is a double.
+  const bool whole =
+      v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
+  if (whole && v->get<std::uint64_t>() <= max) return v->get<std::uint64_t>();
+  Refuse(*v, key, at, fmt::format("a count from 0 to {}", max));
+  return 0;
+}
+
+int FieldReader::Integer(const json& j, const std::string& key, const std::string& at) {
+  const json* v = Find(j, key, at, "a whole number", [](const json& x) { return x.is_number(); });
+  if (v == nullptr) return 0;
+  constexpr int kMin = std::numeric_limits<int>::min();
+  constexpr int kMax = std::numeric_limits<int>::max();
+  if (v->is_number_unsigned() ? v->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMax)
+                              : v->is_number_integer() && v->get<std::int64_t>() >= kMin &&
+                                    v->get<std::int64_t>() <= kMax) {
+    return static_cast<int>(v->get<std::int64_t>());
+  }
+  Refuse(*v, key, at, fmt::format("a whole number from {} to {}", kMin, kMax));
+  return 0;
 }
 
 std::string FieldReader::Text(const json& j, const std::string& key, const std::string& at) {

@@ -5,8 +5,10 @@
 #define HEADROOM_REPORT_JSON_FIELDS_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +28,16 @@ class FieldReader {
       : file_(std::move(file)), writer_(std::move(writer)) {}
 
   double Number(const json& j, const std::string& key, const std::string& at);
-  std::uint64_t Count(const json& j, const std::string& key, const std::string& at);
+  // A whole number from 0 to T's largest: 2.0, -1, 1e300 and, for an int, 2^31 are errors
+  // naming the field, where a cast would wrap or be undefined.
+  template <typename T = std::uint64_t>
+  T Count(const json& j, const std::string& key, const std::string& at) {
+    static_assert(std::is_integral_v<T>);
+    return static_cast<T>(
+        CountUpTo(j, key, at, static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
+  }
+  // A whole number in int's range, negative ones included (an exit code).
+  int Integer(const json& j, const std::string& key, const std::string& at);
   std::string Text(const json& j, const std::string& key, const std::string& at);
   bool Flag(const json& j, const std::string& key, const std::string& at);
   const json& Object(const json& j, const std::string& key, const std::string& at);
@@ -38,6 +49,11 @@ class FieldReader {
   const std::optional<core::Error>& error() const { return error_; }
 
  private:
+  std::uint64_t CountUpTo(const json& j, const std::string& key, const std::string& at,
+                          std::uint64_t max);
+  // Keeps "field 'KEY' is VALUE (expected WHAT; ...)" as the error if there is none yet.
+  void Refuse(const json& value, const std::string& key, const std::string& at,
+              const std::string& what);
   template <typename Check>
   const json* Find(const json& j, const std::string& key, const std::string& at, const char* what,
                    Check check);

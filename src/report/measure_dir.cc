@@ -20,7 +20,7 @@ void ReadSummary(FieldReader& r, const json& j, MeasureReport& m) {
     if (c.is_string()) m.command.push_back(c.get<std::string>());
   }
   m.backend = r.Text(j, "backend", "");
-  m.exit_code = static_cast<int>(r.Number(j, "exit_code", ""));
+  m.exit_code = r.Integer(j, "exit_code", "");
   if (!r.Flag(j, "complete", "")) m.error = r.Text(j, "error", "");
   m.duration_s = r.Number(j, "duration_s", "");
   const json& inputs = r.Object(j, "inputs", "");
@@ -30,7 +30,7 @@ void ReadSummary(FieldReader& r, const json& j, MeasureReport& m) {
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const std::string at = fmt::format("gpus[{}].", i);
     const json& g = gpus[i];
-    m.gpus.push_back({.index = static_cast<int>(r.Count(g, "gpu", at)),
+    m.gpus.push_back({.index = r.Count<int>(g, "gpu", at),
                       .name = r.Text(g, "name", at),
                       .energy_source = r.Text(g, "energy_source", at),
                       .energy_j = r.Number(g, "energy_j", at),

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -46,25 +48,37 @@ core::Result<std::vector<std::string>> Cells(std::string_view line) {
   return cells;
 }
 
-// Reads each numeric cell by column, naming the first that is not a number.
+// Reads each numeric cell by column, keeping the first that is not what it should be.
 class CsvRow {
  public:
   explicit CsvRow(const std::vector<std::string>& cells) : cells_(cells) {}
   double Number(std::size_t column) {
     auto v = core::ParseDouble(cells_[column]);
-    if (!v && !bad_) bad_ = column;
+    if (!v) Bad(column, "a number");
     return v.value_or(0);
   }
-  int Integer(std::size_t column) { return static_cast<int>(Number(column)); }
+  // A whole number in int's range: casting 1e300 or 2^31 to int would be undefined or wrap.
+  int Integer(std::size_t column) {
+    auto v = core::ParseInteger(cells_[column]);
+    if (v && *v >= std::numeric_limits<int>::min() && *v <= std::numeric_limits<int>::max()) {
+      return static_cast<int>(*v);
+    }
+    Bad(column, "a whole number in int's range");
+    return 0;
+  }
   bool Flag(std::size_t column) {
-    if (cells_[column] != "0" && cells_[column] != "1" && !bad_) bad_ = column;
+    if (cells_[column] != "0" && cells_[column] != "1") Bad(column, "0 or 1");
     return cells_[column] == "1";
   }
-  std::optional<std::size_t> bad() const { return bad_; }
+  // The first column that is not what it should be, and what it should be.
+  const std::optional<std::pair<std::size_t, const char*>>& bad() const { return bad_; }
 
  private:
+  void Bad(std::size_t column, const char* expected) {
+    if (!bad_) bad_.emplace(column, expected);
+  }
   const std::vector<std::string>& cells_;
-  std::optional<std::size_t> bad_;  // the first column that is not what it should be
+  std::optional<std::pair<std::size_t, const char*>> bad_;
 };
 
 std::string ColumnName(std::size_t column) {
@@ -108,9 +122,9 @@ core::Status ReadResults(const std::string& path, std::vector<mig::LayoutResult>
                           .gpu_j_per_sample = row.Number(16),
                           .clock_mhz = row.Number(17),
                           .power_limited = row.Flag(18)};
-    if (auto bad = row.bad()) {
-      return fail(fmt::format("column '{}' is not {}", ColumnName(*bad),
-                              *bad == 7 || *bad == 18 ? "0 or 1" : "a number"));
+    if (const auto& bad = row.bad()) {
+      return fail(fmt::format("column '{}': '{}' is not {}", ColumnName(bad->first), c[bad->first],
+                              bad->second));
     }
     if (instance == 0) {
       results.push_back(std::move(gpu));

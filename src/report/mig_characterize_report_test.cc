@@ -54,9 +54,39 @@ TEST(MigCharacterizeReportTest, ReadingIsStrictAndNamesTheFileAndLine) {
   ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", bad_number));
   auto read = ReadMigCharacterizeDir(dir);
   ASSERT_FALSE(read);
-  EXPECT_NE(read.error().message().find(dir + "/results.csv:2: column 'clock_mhz' is not a number"),
+  EXPECT_NE(read.error().message().find(dir + "/results.csv:2: column 'clock_mhz': 'fast' is not a "
+                                              "number"),
             std::string::npos)
       << read.error().message();
+
+  // Issue 44, finding 9: a whole-number cell went through a double and a cast to int, undefined
+  // for 1e300 and wrapping at 2^31; nan and inf are not numbers.
+  const std::size_t row2 = csv.find('\n') + 1;
+  const std::size_t workload_at = csv.find("\",", row2) + 2;  // after the quoted layout
+  const std::size_t batch_at = csv.find(',', workload_at) + 1;
+  const std::size_t batch_end = csv.find(',', batch_at);
+  for (const std::string cell : {"1e300", "2147483648", "2.0"}) {
+    std::string bad_integer = csv;
+    bad_integer.replace(batch_at, batch_end - batch_at, cell);
+    ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", bad_integer));
+    read = ReadMigCharacterizeDir(dir);
+    ASSERT_FALSE(read) << cell;
+    EXPECT_NE(read.error().message().find("results.csv:2: column 'batch': '" + cell +
+                                          "' is not a whole number in int's range"),
+              std::string::npos)
+        << read.error().message();
+  }
+  for (const std::string cell : {"nan", "inf", "-inf"}) {
+    std::string not_finite = csv;
+    not_finite.replace(not_finite.find(",1980,"), 6, "," + cell + ",");
+    ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", not_finite));
+    read = ReadMigCharacterizeDir(dir);
+    ASSERT_FALSE(read) << cell;
+    EXPECT_NE(read.error().message().find("results.csv:2: column 'clock_mhz': '" + cell +
+                                          "' is not a number"),
+              std::string::npos)
+        << read.error().message();
+  }
 
   ASSERT_TRUE(core::WriteFileAtomically(dir + "/results.csv", csv + "\"MIG off\",x,1\n"));
   read = ReadMigCharacterizeDir(dir);

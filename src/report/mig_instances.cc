@@ -147,16 +147,15 @@ nlohmann::ordered_json GeometryJson(const MigGeometry& g) {
 
 MigGeometry ReadGeometry(FieldReader& r, const nlohmann::json& j, const std::string& at) {
   MigGeometry g{.gpu = r.Text(j, "gpu", at),
-                .memory_slices = static_cast<int>(r.Count(j, "memory_slices", at)),
-                .compute_slices = static_cast<int>(r.Count(j, "compute_slices", at))};
+                .memory_slices = r.Count<int>(j, "memory_slices", at),
+                .compute_slices = r.Count<int>(j, "compute_slices", at)};
   const nlohmann::json& profiles = r.List(j, "profiles", at);
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     const std::string p_at = fmt::format("{}profiles[{}].", at, i);
-    g.profiles.push_back(
-        {.name = r.Text(profiles[i], "name", p_at),
-         .short_name = r.Text(profiles[i], "short_name", p_at),
-         .compute_slices = static_cast<int>(r.Count(profiles[i], "compute_slices", p_at)),
-         .memory_slices = static_cast<int>(r.Count(profiles[i], "memory_slices", p_at))});
+    g.profiles.push_back({.name = r.Text(profiles[i], "name", p_at),
+                          .short_name = r.Text(profiles[i], "short_name", p_at),
+                          .compute_slices = r.Count<int>(profiles[i], "compute_slices", p_at),
+                          .memory_slices = r.Count<int>(profiles[i], "memory_slices", p_at)});
   }
   return g;
 }
@@ -174,10 +173,10 @@ nlohmann::ordered_json InstanceJson(const MigInstance& in) {
 MigInstance ReadInstance(FieldReader& r, const nlohmann::json& j, const std::string& at) {
   return {.slice = r.Text(j, "slice", at),
           .profile = r.Text(j, "profile", at),
-          .start = static_cast<int>(r.Count(j, "start", at)),
-          .memory_slices = static_cast<int>(r.Count(j, "memory_slices", at)),
-          .compute_slices = static_cast<int>(r.Count(j, "compute_slices", at)),
-          .sm_count = static_cast<int>(r.Count(j, "sm_count", at)),
+          .start = r.Count<int>(j, "start", at),
+          .memory_slices = r.Count<int>(j, "memory_slices", at),
+          .compute_slices = r.Count<int>(j, "compute_slices", at),
+          .sm_count = r.Count<int>(j, "sm_count", at),
           .memory_gib = r.Number(j, "memory_gib", at)};
 }
 

@@ -90,7 +90,7 @@ MigOption ReadOption(FieldReader& r, const json& j, const std::string& at, int m
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const std::string j_at = fmt::format("{}jobs[{}].", at, k);
     MigJobRun job{.job = r.Text(jobs[k], "job", j_at),
-                  .instance = static_cast<int>(r.Count(jobs[k], "instance", j_at)),
+                  .instance = r.Count<int>(jobs[k], "instance", j_at),
                   .start_s = r.Number(jobs[k], "start_s", j_at),
                   .end_s = r.Number(jobs[k], "end_s", j_at),
                   .samples_per_s = r.Number(jobs[k], "samples_per_s", j_at),
@@ -330,9 +330,9 @@ core::Result<MigPlanReport> ReadMigPlanDir(const std::string& dir) {
                    .makespan_bound_s = r.OptionalNumber(in, "makespan_bound_s", "inputs."),
                    .version = r.Text(in, "version", "inputs."),
                    .geometry = ReadGeometry(r, r.Object(in, "mig", "inputs."), "inputs.mig.")};
-  report.jobs = static_cast<int>(r.Count(in, "jobs", "inputs."));
-  report.layouts_considered = static_cast<int>(r.Count(j, "layouts_considered", ""));
-  report.schedules_evaluated = static_cast<long>(r.Count(j, "schedules_evaluated", ""));
+  report.jobs = r.Count<int>(in, "jobs", "inputs.");
+  report.layouts_considered = r.Count<int>(j, "layouts_considered", "");
+  report.schedules_evaluated = r.Count<long>(j, "schedules_evaluated", "");
   std::optional<core::Error> invalid;
   const int slices = report.inputs.geometry.memory_slices;
   report.plan = ReadOption(r, r.Object(j, "plan", ""), "plan.", slices, invalid, path);

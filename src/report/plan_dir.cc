@@ -46,8 +46,8 @@ sim::RunSummary::Class ReadClass(FieldReader& r, const json& j, const std::strin
 sim::RunSummary ReadRunJson(FieldReader& r, const json& j, const std::string& at) {
   sim::RunSummary s;
   s.policy = r.Text(j, "policy", at);
-  s.servers = static_cast<int>(r.Count(j, "servers", at));
-  s.hp_servers = static_cast<int>(r.Count(j, "hp_servers", at));
+  s.servers = r.Count<int>(j, "servers", at);
+  s.hp_servers = r.Count<int>(j, "hp_servers", at);
   s.budget_w = r.Number(j, "budget_w", at);
   s.brake_events = r.Count(j, "brake_events", at);
   s.over_budget_episodes = r.Count(j, "over_budget_episodes", at);
@@ -69,11 +69,11 @@ namespace {
 sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string& at) {
   sim::PolicyPlan p;
   p.policy = r.Text(j, "policy", at);
-  p.max_servers = static_cast<int>(r.Count(j, "max_servers", at));
+  p.max_servers = r.Count<int>(j, "max_servers", at);
   p.extra_pct = r.Number(j, "extra_pct", at);
   p.limit = r.Text(j, "limit", at);
-  p.searched_servers = static_cast<int>(r.Count(j, "searched_servers", at));
-  p.validated_weeks = static_cast<int>(r.Count(j, "validated_weeks", at));
+  p.searched_servers = r.Count<int>(j, "searched_servers", at);
+  p.validated_weeks = r.Count<int>(j, "validated_weeks", at);
   p.validation_failure = r.Text(j, "validation_failure", at);
   using I = sim::Impact;
   ReadNumbers<I>(r, j, at, p.impact,
@@ -209,12 +209,12 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   PlanReport report;
   report.inputs = ReadPlanInputs(r, r.Object(j, "inputs", ""));
   sim::CapacityPlan& plan = report.plan;
-  plan.baseline_servers = static_cast<int>(r.Count(j, "baseline_servers", ""));
+  plan.baseline_servers = r.Count<int>(j, "baseline_servers", "");
   plan.baseline = ReadRunJson(r, r.Object(j, "baseline", ""), "baseline.");
-  plan.simulations = static_cast<int>(r.Count(j, "simulations", ""));
-  plan.planning_weeks = static_cast<int>(r.Count(j, "planning_weeks", ""));
-  plan.validation_weeks = static_cast<int>(r.Count(j, "validation_weeks", ""));
-  plan.risk_beyond = static_cast<int>(r.Count(j, "risk_beyond", ""));
+  plan.simulations = r.Count<int>(j, "simulations", "");
+  plan.planning_weeks = r.Count<int>(j, "planning_weeks", "");
+  plan.validation_weeks = r.Count<int>(j, "validation_weeks", "");
+  plan.risk_beyond = r.Count<int>(j, "risk_beyond", "");
   for (const json& stress : r.List(j, "stress_cases", "")) {
     if (stress.is_string()) plan.stress_cases.push_back(stress.get<std::string>());
   }
@@ -236,13 +236,13 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   const json& runs = r.List(j, "runs", "");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     plan.runs.push_back(ReadRunJson(r, runs[i], fmt::format("runs[{}].", i)));
-    plan.runs.back().week = static_cast<int>(r.Count(runs[i], "week", fmt::format("runs[{}].", i)));
+    plan.runs.back().week = r.Count<int>(runs[i], "week", fmt::format("runs[{}].", i));
   }
   const auto power = j.find("row_power");
   if (power != j.end() && !power->is_null()) {
     PowerTrace trace;
     trace.policy = r.Text(*power, "policy", "row_power.");
-    trace.servers = static_cast<int>(r.Count(*power, "servers", "row_power."));
+    trace.servers = r.Count<int>(*power, "servers", "row_power.");
     trace.budget_w = r.Number(*power, "budget_w", "row_power.");
     trace.window_s = r.Number(*power, "window_s", "row_power.");
     for (const json& t : r.List(*power, "brake_s", "row_power.")) {

@@ -68,6 +68,18 @@ TEST(PlanDirTest, ErrorsNameTheDirectoryFileAndField) {
             std::string::npos)
       << bad.error().message();
 
+  // Issue 44, finding 9: a count past int's range was cast and wrapped (2^31 -> -2^31).
+  json = PlanReportJson(testing::SamplePlanReport());
+  json["policies"][1]["max_servers"] = 2147483648u;
+  ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", json.dump()));
+  auto wrapped = ReadPlanDir(dir);
+  ASSERT_FALSE(wrapped) << wrapped->plan.policies[1].max_servers;
+  EXPECT_NE(wrapped.error().message().find(dir + "/plan.json: field 'policies[1].max_servers' is "
+                                                 "2147483648 (expected a count from 0 to "
+                                                 "2147483647"),
+            std::string::npos)
+      << wrapped.error().message();
+
   json = PlanReportJson(testing::SamplePlanReport());
   json["week_seeds"] = {7};
   ASSERT_TRUE(core::WriteFileAtomically(dir + "/plan.json", json.dump()));

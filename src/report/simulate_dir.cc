@@ -27,8 +27,8 @@ SimulateInputs ReadSimulateInputs(FieldReader& r, const json& j) {
   in.trace = r.Text(j, "trace", at);
   in.seed = r.Count(j, "seed", at);
   in.policy = r.Text(j, "policy", at);
-  in.servers = static_cast<int>(r.Count(j, "servers", at));
-  in.provisioned_servers = static_cast<int>(r.Count(j, "provisioned_servers", at));
+  in.servers = r.Count<int>(j, "servers", at);
+  in.provisioned_servers = r.Count<int>(j, "provisioned_servers", at);
   in.version = r.Text(j, "version", at);
   for (const json& o : r.List(j, "overrides", at)) {
     if (o.is_string()) in.overrides.push_back(o.get<std::string>());
