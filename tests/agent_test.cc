@@ -475,6 +475,36 @@ TEST_F(AgentDaemonTest, PipelinedAnswersNobodyReadsStarveNoWorker) {
   EXPECT_GE(MetricValue(metrics->body, "headroom_http_health_answers_total"), 10) << metrics->body;
 }
 
+// Finding 6 of issue 44: eight addresses holding 64 connections each fill the agent's 512
+// slots with heads trickling in; a new connection from another address (the controller's) is
+// still served, taking the place of the largest holder's oldest waiting connection when none is
+// free.
+TEST_F(AgentDaemonTest, ConnectionsFromManyAddressesDoNotLockOutAnother) {
+  auto agent = Start(Args());
+  ASSERT_TRUE(client_);
+  std::vector<std::unique_ptr<RawConnection>> filling;
+  for (int host = 0; host < 8; ++host) {
+    const std::string source = fmt::format("127.0.1.{}", host + 1);
+    for (int i = 0; i < 64; ++i) {
+      filling.push_back(std::make_unique<RawConnection>(port_, source.c_str()));
+      filling.back()->Send("GET /healthz HTTP/1.1\r\nX-Slow: a");
+    }
+  }
+  std::this_thread::sleep_for(milliseconds(300));
+  int served = 0;
+  for (int i = 0; i < 10; ++i) {
+    RawConnection controller(port_);
+    controller.Send("GET /v1/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    served += controller.Receive(milliseconds(1000)).starts_with("HTTP/1.1 200") ? 1 : 0;
+  }
+  EXPECT_EQ(served, 10);
+  filling.clear();
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_GE(MetricValue(metrics->body, "headroom_http_refused_total{reason=\"evicted\"}"), 1)
+      << metrics->body;
+}
+
 // Finding 3b of issue 44: heads whose blank line is a bare LF are refused with 400 by the front
 // (cpp-httplib in a worker would read on past them), and 64 of them starve nothing.
 TEST_F(AgentDaemonTest, HeadsEndingInBareLineFeedsAreRefused) {

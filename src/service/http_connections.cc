@@ -149,12 +149,24 @@ class HttpConnectionFront::Slots {
     std::string peer_;
   };
 
-  // A slot for one more connection from `peer`, or the reason there is none.
+  // A slot for one more connection from `peer`, or the reason there is none. With every slot
+  // taken, a peer holding fewer connections than the largest holder still gets one, and
+  // `*evict` names that holder, one of whose connections waiting for a head is then closed: so
+  // that many addresses filling the slots cannot lock out the controller's (issue 44, finding 6).
+  // The slots in use exceed max_connections by at most max_connections_per_peer meanwhile.
   static std::variant<Slot, std::string> Take(const std::shared_ptr<Slots>& slots,
-                                              const std::string& peer) {
+                                              const std::string& peer, std::string* evict) {
     core::MutexLock lock(&slots->mu_);
     if (slots->total_ >= slots->limits_.max_connections) {
-      return fmt::format("too many connections ({} open)", slots->total_);
+      const std::string largest = slots->LargestHolder();
+      const std::size_t theirs = largest.empty() ? 0 : slots->per_peer_[largest];
+      const auto it = slots->per_peer_.find(peer);
+      const std::size_t mine = it == slots->per_peer_.end() ? 0 : it->second;
+      if (mine + 1 >= theirs || slots->total_ >= slots->limits_.max_connections +
+                                                     slots->limits_.max_connections_per_peer) {
+        return fmt::format("too many connections ({} open)", slots->total_);
+      }
+      *evict = largest;
     }
     std::size_t& mine = slots->per_peer_[peer];
     if (mine >= slots->limits_.max_connections_per_peer) {
@@ -177,6 +189,19 @@ class HttpConnectionFront::Slots {
     if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second == 0) {
       per_peer_.erase(it);
     }
+  }
+
+  // The peer holding the most connections ("" with none).
+  std::string LargestHolder() const REQUIRES(mu_) {
+    std::string largest;
+    std::size_t most = 0;
+    for (const auto& [peer, count] : per_peer_) {
+      if (count > most) {
+        most = count;
+        largest = peer;
+      }
+    }
+    return largest;
   }
 
   const HttpLimits limits_;
@@ -421,7 +446,8 @@ void HttpConnectionFront::Adopt(int fd) {
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   std::string peer = SocketAddress(fd, /*local=*/false).first;
-  auto slot = Slots::Take(slots_, peer);
+  std::string evict;
+  auto slot = Slots::Take(slots_, peer, &evict);
   if (auto* refusal = std::get_if<std::string>(&slot)) {
     counters_.refused_connection_limit.fetch_add(1, std::memory_order_relaxed);
     const std::string answer = PlainAnswer(503, ReasonPhrase(503), *refusal);
@@ -445,9 +471,32 @@ void HttpConnectionFront::Adopt(int fd) {
     core::MutexLock lock(&mu_);
     if (stopping_) return;
     arriving_.push_back(std::move(conn));
+    if (!evict.empty()) evict_.push_back(std::move(evict));
   }
   const std::uint64_t wake = 1;
   [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &wake, sizeof wake);
+}
+
+void HttpConnectionFront::Evict() {
+  std::vector<std::string> peers;
+  {
+    core::MutexLock lock(&mu_);
+    peers.swap(evict_);
+  }
+  for (const std::string& peer : peers) {
+    // Its oldest connection still waiting for a head; none when all of them are with workers.
+    const ConnectionPtr* oldest = nullptr;
+    for (const auto& [fd, conn] : waiting_) {
+      if (conn->peer == peer && (oldest == nullptr || conn->idle_since < (*oldest)->idle_since)) {
+        oldest = &conn;
+      }
+    }
+    if (oldest == nullptr) continue;
+    counters_.evicted.fetch_add(1, std::memory_order_relaxed);
+    const ConnectionPtr victim = *oldest;
+    Refuse(*victim, 503, "closed to make room for another address's connection");
+    Forget(victim->fd);
+  }
 }
 
 void HttpConnectionFront::WaitLoop() {
@@ -478,6 +527,7 @@ void HttpConnectionFront::WaitLoop() {
       Watch(conn);
       OnReadable(conn);  // bytes already received, or a TLS record OpenSSL holds
     }
+    Evict();
     if (!deferred_.empty()) RunDeferred();
     if (const core::TimePoint now = clock_->Now(); now - last_sweep >= kSweepEvery) {
       last_sweep = now;

@@ -8,8 +8,9 @@
 // request's head (request line and headers) has fully arrived, and only then hands the
 // connection to a worker, which lets cpp-httplib parse, route and answer it (HttpFrontServer).
 // What a client can cost the daemon is bounded (HttpLimits, docs/deploy.md "Limits"):
-//   - a connection is refused with 503 beyond `max_connections`, or beyond
-//     `max_connections_per_peer` from one address;
+//   - a connection is refused with 503 beyond `max_connections_per_peer` from one address, or
+//     beyond `max_connections` unless its address holds fewer than the largest holder, one of
+//     whose connections still waiting for a head is then closed (503) to make room;
 //   - a connection silent for `idle_timeout` before a request is closed;
 //   - a request whose head is not complete within `request_deadline` of its first byte, or whose
 //     body is not (or that falls silent for `read_timeout`), gets 408 and the connection closes;
@@ -74,6 +75,7 @@ struct HttpFrontCounters {
   std::atomic<std::uint64_t> body_too_large{0};
   std::atomic<std::uint64_t> busy_peer{0};  // waited past request_deadline for a worker
   std::atomic<std::uint64_t> health_answers{0};
+  std::atomic<std::uint64_t> evicted{0};  // closed to make room for a smaller holder
 };
 
 // The status and JSON body of GET /healthz, computed without blocking.
@@ -121,6 +123,8 @@ class HttpConnectionFront {
   // Dispatches the deferred connections whose peer has a worker free again; refuses those that
   // waited past the request deadline.
   void RunDeferred();
+  // Closes the oldest connection waiting for a head of each peer named in evict_.
+  void Evict() EXCLUDES(mu_);
   void Forget(int fd);
   void Sweep();
   void Dispatch(const ConnectionPtr& conn);
@@ -151,6 +155,8 @@ class HttpConnectionFront {
   std::vector<ConnectionPtr> arriving_ GUARDED_BY(mu_);
   // Worker turns each peer address holds now.
   std::map<std::string, int> busy_ GUARDED_BY(mu_);
+  // Peers that must give up a connection for a smaller holder's (Slots::Take).
+  std::vector<std::string> evict_ GUARDED_BY(mu_);
   // Only the waiting thread touches these: connections waiting for their request's head, and
   // those with a complete head waiting for their peer's worker share.
   std::map<int, ConnectionPtr> waiting_;

@@ -293,6 +293,7 @@ std::string HttpServer::ConnectionMetrics() const {
   out.Sample(static_cast<double>(c.bad_line_ends.load()), {{"reason", "bad_line_ends"}});
   out.Sample(static_cast<double>(c.body_too_large.load()), {{"reason", "body_too_large"}});
   out.Sample(static_cast<double>(c.busy_peer.load()), {{"reason", "busy_peer"}});
+  out.Sample(static_cast<double>(c.evicted.load()), {{"reason", "evicted"}});
   out.Family("headroom_http_health_answers_total", "counter",
              "GET /healthz answered by the connection front, without a worker.");
   out.Sample(static_cast<double>(c.health_answers.load()));
