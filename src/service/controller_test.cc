@@ -158,15 +158,16 @@ TEST_F(ControllerTest, CapsLowPriorityAtT1SendingOnlyChangesAndRenewingLeases) {
   EXPECT_EQ(controller_->Status()["state"], "normal");
 }
 
-// An agent (or anything answering at its address) reporting negative power must not pull the
-// row's power down and lift everyone's caps: it is counted at its rated maximum and named.
+// An agent (or anything answering at its address) reporting negative power, 0 W or less than its
+// GPUs draw idle (finding 5 of issue 44) must not pull the row's power down and lift everyone's
+// caps: it is counted at its rated maximum and named.
 TEST_F(ControllerTest, ImplausibleAgentReportCountsAtItsRatedMaximum) {
   Start(Yaml(), {0, 0, 0});
   SetRowFraction(0.84);  // above T1 (0.80): LP servers are capped
   Step();
   Step();
   ASSERT_TRUE(agents_[1]->report.caps.sm_clock_cap.has_value());
-  for (double bad_w : {-2000.0 * 8, 40'000.0}) {
+  for (double bad_w : {-2000.0 * 8, 40'000.0, 0.0, 100.0}) {
     agents_[2]->report.gpu_power = core::Watts(bad_w);
     auto record = Step();
     EXPECT_EQ(record["servers"][2]["counted_as"], "implausible") << bad_w;
