@@ -702,7 +702,8 @@ TEST_F(AgentDaemonTest, AFifoForAnyOfItsFilesIsRefusedAtOnce) {
   state_file_ = fifo;
   AgentProcess state(Args(), (dir_ / "fifo-state.log").string());
   state_file_ = state_file;
-  for (AgentProcess* agent : {&token, &config, &state}) {
+  AgentProcess tls(Args({"--tls-cert", fifo, "--tls-key", fifo}), (dir_ / "fifo-tls.log").string());
+  for (AgentProcess* agent : {&token, &config, &state, &tls}) {
     EXPECT_EQ(agent->Wait(), 2) << agent->Stderr();
     EXPECT_NE(agent->Stderr().find(fifo + ": not a regular file (a FIFO)"), std::string::npos)
         << agent->Stderr();

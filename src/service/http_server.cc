@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include "core/files.h"
 #include "core/parse.h"
 #include "service/auth.h"
 #include "telemetry/prometheus_text.h"
@@ -47,6 +48,13 @@ core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
         core::Error::InvalidArgument("--tls-cert and --tls-key go together (HTTPS needs both)"));
   }
   if (cert.empty()) return std::optional<TlsFiles>();
+  // OpenSSL would block on a FIFO for ever, deaf to SIGTERM: refused here, naming the flag.
+  for (const auto& [flag, path] : {std::pair{"--tls-cert", &cert}, std::pair{"--tls-key", &key}}) {
+    if (auto file = core::RegularFile::Open(*path); !file) {
+      return core::Fail(
+          core::Error::InvalidArgument(fmt::format("{} {}", flag, file.error().message())));
+    }
+  }
   return std::optional<TlsFiles>(TlsFiles{.cert = cert, .key = key});
 }
 

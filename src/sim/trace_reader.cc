@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/files.h"
 #include "core/parse.h"
 
 namespace headroom::sim {
@@ -116,6 +117,9 @@ core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
 }
 
 core::Result<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
+  // Refused first if it is not a regular file: a FIFO would block the stream's open for ever.
+  // (A file swapped for one in between is the user's own doing, and a regular one is read.)
+  if (auto file = core::RegularFile::Open(path); !file) return core::Fail(file.error());
   auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*in) return core::Fail(core::Error::NotFound(fmt::format("{}: cannot open", path)));
   return FromStream(path, std::move(in));

@@ -1,9 +1,12 @@
 #include "sim/trace_reader.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace headroom::sim {
 namespace {
@@ -105,6 +108,19 @@ TEST(TraceReaderTest, GenericCsvWithPriority) {
   EXPECT_EQ((*(*reader)->Next())->priority, Priority::kLow);
   EXPECT_EQ((*(*reader)->Next())->priority, Priority::kUnspecified);
   EXPECT_FALSE((*reader)->Next()->has_value());
+}
+
+// Issue 44, finding 8: a FIFO given as a trace is refused at once, not waited on for ever.
+TEST(TraceReaderTest, AFifoIsRefusedAtOnce) {
+  const std::string fifo = (std::filesystem::temp_directory_path() /
+                            ("headroom-trace-fifo-" + std::to_string(::getpid())))
+                               .string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto reader = TraceReader::Open(fifo);
+  std::filesystem::remove(fifo);
+  ASSERT_FALSE(reader);
+  EXPECT_NE(reader.error().message().find("not a regular file (a FIFO)"), std::string::npos)
+      << reader.error().message();
 }
 
 TEST(TraceReaderTest, ErrorsNameFileAndLine) {
