@@ -36,6 +36,8 @@ struct Request {
   double arrival_s = 0;
   int prompt = 0;
   int output = 0;
+  int cached = 0;     // prompt tokens whose KV cache the instance already holds (prefix caching)
+  int prefilled = 0;  // prompt tokens in the KV cache: the cached ones, then the chunks done
   std::int64_t done_at_step = 0;  // the instance's step count at which its last token comes
   std::uint64_t order = 0;        // admission order, to break ties between completions
   SimTime first_token{0};
@@ -60,9 +62,13 @@ struct Instance {
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> running;
   std::int64_t step = 0;      // decode steps (tokens per running sequence) so far
   std::vector<int> admitted;  // prefilled in the iteration under way
-  double kv_reserved = 0;     // tokens reserved by running and admitted sequences
-  double context = 0;         // tokens in the KV caches of the running sequences
-  double outstanding = 0;     // tokens still to prefill or generate (router's "work")
+  std::vector<int> chunks;    // the prompt tokens of each of them prefilled in it
+  // Chunked prefill: requests admitted whose prompt is not all prefilled yet, in arrival order
+  // (only the last one's chunk of an iteration can leave some of it).
+  std::deque<int> prefilling;
+  double kv_reserved = 0;  // tokens reserved by running and admitted sequences
+  double context = 0;      // tokens in the KV caches of the running sequences
+  double outstanding = 0;  // tokens still to prefill or generate (router's "work")
 
   // The iteration (or run of decode steps) under way.
   bool busy = false;
@@ -96,6 +102,51 @@ struct Server {
 
 bool Capped(const ServerTargets& t) { return t.sm_clock_cap || t.power_limit; }
 
+}  // namespace
+
+int CachedPrefix(const PrefixCacheConfig& cache, int prompt) {
+  // The last prompt token is computed whatever is cached: its logits give the first output token.
+  const int most = std::max(0, prompt - 1);
+  if (cache.shared_prefix_tokens > 0) return std::min(cache.shared_prefix_tokens, most);
+  if (cache.hit_rate > 0) return std::min(most, static_cast<int>(cache.hit_rate * prompt));
+  return 0;
+}
+
+core::Status ValidateServing(const InstanceConfig& instance) {
+  const int budget = instance.max_num_batched_tokens;
+  if (budget < 0) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "max_num_batched_tokens {} is negative (0 turns chunked prefill off)", budget)));
+  }
+  if (budget > 0 && budget < instance.max_batch_sequences) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "max_num_batched_tokens {} is smaller than one decode batch (max_batch_sequences {}): "
+        "a full batch would leave no token for any prompt",
+        budget, instance.max_batch_sequences)));
+  }
+  const PrefixCacheConfig& cache = instance.prefix_cache;
+  if (cache.shared_prefix_tokens < 0 || !(cache.hit_rate >= 0 && cache.hit_rate < 1)) {
+    return core::Fail(core::Error::InvalidArgument(
+        "prefix_cache: shared_prefix_tokens must be >= 0 and hit_rate in [0, 1)"));
+  }
+  if (cache.shared_prefix_tokens > 0 && cache.hit_rate > 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        "prefix_cache: give shared_prefix_tokens or hit_rate, not both"));
+  }
+  const ServerOverheadConfig& o = instance.overhead;
+  if (!(o.per_request_s >= 0) || !(o.per_prompt_token_s >= 0) || !std::isfinite(o.per_request_s) ||
+      !std::isfinite(o.per_prompt_token_s)) {
+    return core::Fail(core::Error::InvalidArgument("overhead: times must be finite and >= 0"));
+  }
+  return core::Ok();
+}
+
+double ServerOverheadSeconds(const ServerOverheadConfig& overhead, int prompt) {
+  return overhead.per_request_s + overhead.per_prompt_token_s * prompt;
+}
+
+namespace {
+
 // Sum of the first `n` terms of an arithmetic sequence.
 double ArithmeticSum(double first, double growth, double n) {
   return n * first + growth * n * (n - 1) / 2;
@@ -127,6 +178,11 @@ class Simulation {
   void SyncRoute(int i);
   bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
   void Plan(int i);
+  // The prompts an iteration prefills (Instance::admitted and chunks), with their tokens and
+  // attention cost: whole prompts (FormPrefill), or chunks within max_num_batched_tokens.
+  void FormPrefill(Instance& inst, double* tokens, double* tokens_squared);
+  void FormChunks(Instance& inst, double* tokens, double* tokens_squared);
+  void AddChunk(Instance& inst, int slot, int chunk, double* tokens, double* tokens_squared);
   void OnIterationEnd(int i);
   void Interrupt(int i);
   // Decode steps of the run under way completed by now (0 for a prefill or an idle instance).
@@ -226,6 +282,7 @@ class Simulation {
   int lp_cursor_ = 0;
 
   double kv_capacity_ = 0;
+  bool has_overhead_ = false;   // InstanceConfig::overhead adds to TTFT and E2E
   double instance_idle_w_ = 0;  // an instance with nothing to do
   double non_gpu_slope_ = 0;    // model::NonGpuSlope of the row's servers
 
@@ -270,6 +327,9 @@ core::Status Simulation::Setup() {
   if (config_.power.budget.value() <= 0) {
     return core::Fail(core::Error::InvalidArgument("the row power budget must be positive"));
   }
+  HEADROOM_RETURN_IF_ERROR(ValidateServing(config_.instance));
+  has_overhead_ = config_.instance.overhead.per_request_s > 0 ||
+                  config_.instance.overhead.per_prompt_token_s > 0;
   kv_capacity_ = KvCapacity(model_, spec_, config_.instance);
   if (kv_capacity_ < 1) {
     return core::Fail(core::Error::InvalidArgument(
@@ -387,15 +447,18 @@ core::Status Simulation::OnArrival() {
     const int i = Route(hp);
     Instance& inst = instances_[static_cast<std::size_t>(i)];
     Request& req = requests_[static_cast<std::size_t>(slot)];
+    const int cached = CachedPrefix(config_.instance.prefix_cache, r.prompt_tokens);
     req = Request{.arrival = queue_.now(),
                   .arrival_s = r.arrival_s,
                   .prompt = r.prompt_tokens,
                   .output = r.output_tokens,
+                  .cached = cached,
+                  .prefilled = cached,
                   .priority = r.priority,
                   .server = inst.server};
     ++active_requests_;
     inst.waiting.push_back(slot);
-    inst.outstanding += req.prompt + req.output;
+    inst.outstanding += (req.prompt - cached) + req.output;
     const auto [table, k] = route_of_[static_cast<std::size_t>(i)];
     table->SetOutstanding(k, inst.outstanding);
     if (!inst.busy) {
@@ -476,7 +539,7 @@ bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
   if (sequences >= static_cast<std::size_t>(config_.instance.max_batch_sequences)) return false;
   if (inst.kv_reserved + r.prompt + r.output > kv_capacity_) return false;
   // A prompt longer than the prefill budget runs alone rather than never.
-  return admitted == 0 || tokens + r.prompt <= config_.instance.max_prefill_tokens;
+  return admitted == 0 || tokens + (r.prompt - r.cached) <= config_.instance.max_prefill_tokens;
 }
 
 core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase) const {
@@ -525,17 +588,12 @@ void Simulation::Plan(int i) {
   Instance& inst = instances_[static_cast<std::size_t>(i)];
   const Server& server = servers_[static_cast<std::size_t>(inst.server)];
   const int tp = config_.instance.tp;
-  inst.admitted.clear();
   double tokens = 0;
   double tokens_squared = 0;
-  while (!inst.waiting.empty()) {
-    const Request& r = requests_[static_cast<std::size_t>(inst.waiting.front())];
-    if (!CanAdmit(inst, r, static_cast<int>(inst.admitted.size()), tokens)) break;
-    inst.admitted.push_back(inst.waiting.front());
-    inst.waiting.pop_front();
-    inst.kv_reserved += r.prompt + r.output;
-    tokens += r.prompt;
-    tokens_squared += static_cast<double>(r.prompt) * r.prompt;
+  if (config_.instance.max_num_batched_tokens > 0) {
+    FormChunks(inst, &tokens, &tokens_squared);
+  } else {
+    FormPrefill(inst, &tokens, &tokens_squared);
   }
   const int batch = static_cast<int>(inst.running.size());
   inst.start = queue_.now();
@@ -602,6 +660,66 @@ void Simulation::Plan(int i) {
   SyncRoute(i);
 }
 
+namespace {
+
+// Attention's cost of prefilling `chunk` prompt tokens after `before` already in the KV cache,
+// in the units of a whole prompt's square (the chunks of a prompt add up to it).
+double ChunkSquared(double before, double chunk) { return chunk * (2 * before + chunk); }
+
+}  // namespace
+
+void Simulation::AddChunk(Instance& inst, int slot, int chunk, double* tokens,
+                          double* tokens_squared) {
+  const Request& r = requests_[static_cast<std::size_t>(slot)];
+  inst.admitted.push_back(slot);
+  inst.chunks.push_back(chunk);
+  *tokens += chunk;
+  *tokens_squared += ChunkSquared(r.prefilled, chunk);
+}
+
+void Simulation::FormPrefill(Instance& inst, double* tokens, double* tokens_squared) {
+  inst.admitted.clear();
+  inst.chunks.clear();
+  while (!inst.waiting.empty()) {
+    const int slot = inst.waiting.front();
+    const Request& r = requests_[static_cast<std::size_t>(slot)];
+    if (!CanAdmit(inst, r, static_cast<int>(inst.admitted.size()), *tokens)) break;
+    inst.waiting.pop_front();
+    inst.kv_reserved += r.prompt + r.output;
+    AddChunk(inst, slot, r.prompt - r.prefilled, tokens, tokens_squared);
+  }
+}
+
+void Simulation::FormChunks(Instance& inst, double* tokens, double* tokens_squared) {
+  inst.admitted.clear();
+  inst.chunks.clear();
+  // The running sequences' decode tokens first, then prompts in arrival order, as vLLM V1's
+  // scheduler fills an iteration.
+  int budget = config_.instance.max_num_batched_tokens - static_cast<int>(inst.running.size());
+  for (const int slot : inst.prefilling) {
+    if (budget <= 0) return;
+    const Request& r = requests_[static_cast<std::size_t>(slot)];
+    const int chunk = std::min(r.prompt - r.prefilled, budget);
+    AddChunk(inst, slot, chunk, tokens, tokens_squared);
+    budget -= chunk;
+  }
+  while (budget > 0 && !inst.waiting.empty()) {
+    const int slot = inst.waiting.front();
+    const Request& r = requests_[static_cast<std::size_t>(slot)];
+    const std::size_t sequences = inst.running.size() + inst.prefilling.size();
+    if (sequences >= static_cast<std::size_t>(config_.instance.max_batch_sequences) ||
+        inst.kv_reserved + r.prompt + r.output > kv_capacity_) {
+      return;
+    }
+    inst.waiting.pop_front();
+    inst.prefilling.push_back(slot);
+    inst.kv_reserved += r.prompt + r.output;
+    const int chunk = std::min(r.prompt - r.prefilled, budget);
+    AddChunk(inst, slot, chunk, tokens, tokens_squared);
+    budget -= chunk;
+  }
+}
+
 int Simulation::StepsDone(Instance& inst) const {
   if (!inst.busy || inst.mixed) return 0;
   const double elapsed = core::ToSeconds(queue_.now() - inst.start);
@@ -650,6 +768,11 @@ void Simulation::Complete(Instance& inst, int slot) {
       .ttft_s = core::ToSeconds(r.first_token - r.arrival),
       .tbt_s = r.output > 1 ? core::ToSeconds(now - r.first_token) / (r.output - 1) : 0,
       .e2e_s = core::ToSeconds(now - r.arrival)};
+  if (has_overhead_) {
+    const double overhead = ServerOverheadSeconds(config_.instance.overhead, r.prompt);
+    out.ttft_s += overhead;
+    out.e2e_s += overhead;
+  }
   ClassMetrics& metrics = r.priority == Priority::kHigh ? result_.hp : result_.lp;
   metrics.ttft.Add(out.ttft_s);
   if (r.output > 1) metrics.tbt.Add(out.tbt_s);
@@ -670,19 +793,27 @@ void Simulation::OnIterationEnd(int i) {
   const int steps = inst.steps;
   const auto batch = static_cast<double>(inst.running.size());
   Server& server = servers_[static_cast<std::size_t>(inst.server)];
-  server.generated_tokens += batch * steps + static_cast<double>(inst.admitted.size());
+  server.generated_tokens += batch * steps;
   inst.step += steps;
   inst.context += batch * steps;
   inst.outstanding -= batch * steps;
-  for (int slot : inst.admitted) {
+  for (std::size_t k = 0; k < inst.admitted.size(); ++k) {
+    const int slot = inst.admitted[k];
     Request& r = requests_[static_cast<std::size_t>(slot)];
+    r.prefilled += inst.chunks[k];
+    server.prompt_tokens += inst.chunks[k];
+    if (r.prefilled < r.prompt) {  // its prompt goes on in the next iteration
+      inst.outstanding -= inst.chunks[k];
+      continue;
+    }
+    if (!inst.prefilling.empty() && inst.prefilling.front() == slot) inst.prefilling.pop_front();
     r.first_token = now;
     // The prefill made the first token; each later step makes one more.
     r.done_at_step = inst.step + r.output - 1;
     r.order = next_order_++;
-    server.prompt_tokens += r.prompt;
+    server.generated_tokens += 1;
     inst.context += r.prompt + 1;
-    inst.outstanding -= r.prompt + 1;
+    inst.outstanding -= inst.chunks[k] + 1;
     inst.running.push({r.done_at_step, r.order, slot});
   }
   inst.admitted.clear();

@@ -36,11 +36,35 @@ namespace headroom::sim {
 
 enum class RouterKind { kLeastWork, kLeastRequests, kRoundRobin };
 
+// Prefix caching: the share of each prompt whose KV cache an instance already holds (a shared
+// system prompt, earlier turns of a conversation), prefilled again by nobody. At most one of the
+// two; the last prompt token is always computed (its logits make the first output token).
+struct PrefixCacheConfig {
+  int shared_prefix_tokens = 0;  // the first N tokens of every prompt
+  double hit_rate = 0;           // this share of every prompt, in [0, 1)
+};
+
+// The serving process's own time per request, beside the engine's iterations (HTTP, chat
+// template and tokenization before the first token; detokenization streams alongside): added to
+// TTFT and E2E, holding no GPU.
+struct ServerOverheadConfig {
+  double per_request_s = 0;
+  double per_prompt_token_s = 0;
+};
+
 struct InstanceConfig {
   int tp = 8;                     // GPUs per instance (tensor parallelism)
   int max_batch_sequences = 128;  // running sequences per instance (vLLM's max_num_seqs scale)
-  int max_prefill_tokens = 8192;  // prompt tokens one iteration may prefill
-  double memory_fraction = 0.9;   // of GPU memory for weights + KV cache (vLLM's default)
+  int max_prefill_tokens = 8192;  // prompt tokens one iteration may prefill (whole prompts)
+  // Chunked prefill (vLLM V1, SGLang, TensorRT-LLM's in-flight batching), when above 0: each
+  // iteration holds at most this many tokens, the running sequences' decode tokens first, then
+  // prompt chunks in arrival order; a prompt longer than what is left goes on in the next
+  // iteration (vLLM's max_num_batched_tokens). 0: whole prompts up to max_prefill_tokens per
+  // iteration, a longer one alone (the 2023 stacks).
+  int max_num_batched_tokens = 0;
+  PrefixCacheConfig prefix_cache;
+  ServerOverheadConfig overhead;
+  double memory_fraction = 0.9;  // of GPU memory for weights + KV cache (vLLM's default)
 };
 
 struct PowerDeliveryConfig {
@@ -212,6 +236,14 @@ struct RunOptions {
 // How many of `servers` serve high-priority requests (hp_fraction clamped to [0, 1]); the
 // simulator spreads them evenly: server s is HP when HpServers(s + 1) > HpServers(s).
 int HpServers(int servers, double hp_fraction);
+
+// The serving settings' own consistency (a token budget below one decode batch, a hit rate out of
+// [0, 1), both prefix-cache forms at once, negative times): kInvalidArgument naming the key.
+[[nodiscard]] core::Status ValidateServing(const InstanceConfig& instance);
+// The prompt tokens of a `prompt`-token request that the prefix cache holds (at most prompt - 1).
+int CachedPrefix(const PrefixCacheConfig& cache, int prompt);
+// The serving process's own seconds for a request of `prompt` tokens.
+double ServerOverheadSeconds(const ServerOverheadConfig& overhead, int prompt);
 
 // KV-cache capacity of one instance, in tokens (0 when the weights alone do not fit).
 double KvCapacityTokens(const RowConfig& config);

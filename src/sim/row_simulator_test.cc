@@ -1,5 +1,6 @@
 #include "sim/row_simulator.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -127,7 +128,10 @@ TEST(RowSimulatorTest, RejectsRequestsWithoutAClassOrAServerForIt) {
 // on the real Azure traces, with and without a controller changing clocks mid-run.
 TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
   ResolvedScenario s = Default();
-  for (const std::string policy : {"none", "polca"}) {
+  // The third case: chunked prefill (issue 45), whose decode runs between chunks are closed-form
+  // as well.
+  for (const std::string policy : {"none", "polca", "polca-chunked"}) {
+    s.row.instance.max_num_batched_tokens = policy == "polca-chunked" ? 2048 : 0;
     RowResult results[2];
     for (bool macro : {true, false}) {
       s.row.macro_steps = macro;
@@ -136,14 +140,14 @@ TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
       // never brakes (a brake stalls whichever requests run in the second it lands, so one second
       // earlier or later moves a quantile by a percent: not what this compares).
       s.row.power.budget = core::Watts(10.5 * s.row.server.max_system_power.value());
-      auto r = RunScenario(s, policy, 12, "azure", options);
+      auto r = RunScenario(s, policy == "polca-chunked" ? "polca" : policy, 12, "azure", options);
       ASSERT_TRUE(r) << r.error().message();
       results[macro ? 0 : 1] = std::move(*r);
     }
     const RowResult& fast = results[0];
     const RowResult& slow = results[1];
     EXPECT_LT(fast.events_processed * 3, slow.events_processed) << "macro steps save events";
-    if (policy == "polca") {
+    if (policy != "none") {
       EXPECT_GT(fast.cap_actions, 0u);
       EXPECT_EQ(fast.brake_events + slow.brake_events, 0u);
     }
@@ -165,6 +169,109 @@ TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
       EXPECT_GT(fast.cap_actions, 0u) << "the controller acted";
     }
   }
+}
+
+// Issue 45: chunked prefill under a token budget. A long prompt arrives while a short request
+// decodes its last few tokens: whole, the long prefill is one iteration that stalls the decode
+// for seconds; chunked, each chunk's iteration also gives the decode a token, so the short
+// request ends within a few chunks, and the long prompt's own first token comes later (more
+// iterations, each also paying for the decodes and reading the weights again).
+TEST(RowSimulatorTest, ChunkedPrefillKeepsDecodesGoingBesideALongPrompt) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  row.instance.max_prefill_tokens = 32768;
+  const std::vector<TraceRequest> requests = {{0.0, 200, 6, Priority::kHigh},
+                                              {0.2, 30000, 10, Priority::kHigh}};
+  std::vector<RequestResult> by_budget[2];
+  for (int budget : {0, 2048}) {
+    row.instance.max_num_batched_tokens = budget;
+    VectorSource source(requests);
+    auto policy = policy::MakePolicy("none", {});
+    ASSERT_TRUE(policy);
+    RunOptions options;
+    std::vector<RequestResult>& out = by_budget[budget > 0 ? 1 : 0];
+    options.on_request = [&out](const RequestResult& r) { out.push_back(r); };
+    ASSERT_TRUE(SimulateRow(row, source, **policy, options));
+    ASSERT_EQ(out.size(), 2u);
+    std::sort(out.begin(), out.end(), [](const RequestResult& a, const RequestResult& b) {
+      return a.arrival_s < b.arrival_s;
+    });
+  }
+  const std::vector<RequestResult>& whole = by_budget[0];
+  const std::vector<RequestResult>& chunked = by_budget[1];
+  const double long_prefill = whole[1].ttft_s;
+  ASSERT_GT(long_prefill, 2.0) << "the long prompt must take seconds to prefill";
+  EXPECT_GT(whole[0].e2e_s, long_prefill) << "whole: the short request waits out the prefill";
+  EXPECT_LT(chunked[0].e2e_s, whole[0].e2e_s * 0.6)
+      << "chunked " << chunked[0].e2e_s << " s, whole " << whole[0].e2e_s << " s";
+  EXPECT_GT(chunked[1].ttft_s, whole[1].ttft_s);
+}
+
+// A prompt larger than the token budget alone is split into budget-sized chunks: its TTFT is the
+// sum of those iterations, longer than one whole prefill (each chunk reads the weights again).
+TEST(RowSimulatorTest, AChunkedPromptTakesOneIterationPerChunk) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  row.instance.max_num_batched_tokens = 1024;
+  const RowResult r = RunRequests(row, {{0.0, 4000, 2, Priority::kHigh}});
+  // ceil(4000 / 1024) = 4 prefill iterations, then one decode step.
+  EXPECT_EQ(r.iterations, 5u);
+  const model::InferenceModel& m = *row.model;
+  const core::Megahertz f = m.gpu().spec().sm_clock_max;
+  double chunks = 0;
+  for (int done = 0; done < 4000; done += 1024) {
+    const int c = std::min(1024, 4000 - done);
+    chunks += m.gpu().Time(m.PrefillPhaseForBatch(8, 1, c, double(c) * (2.0 * done + c)), f).time_s;
+  }
+  EXPECT_NEAR(r.hp.ttft.Quantile(0.5), chunks, chunks * 0.001);
+}
+
+// Prefix caching: a cached system prompt is not prefilled again, so TTFT falls; the server's own
+// overhead adds to TTFT and E2E alike.
+TEST(RowSimulatorTest, ACachedPrefixShortensTtftAndServerOverheadAddsToIt) {
+  const ResolvedScenario s = Default();
+  RowConfig row = s.row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  const std::vector<TraceRequest> one = {{0.0, 4000, 20, Priority::kHigh}};
+  const RowResult plain = RunRequests(row, one);
+  row.instance.prefix_cache.shared_prefix_tokens = 3000;
+  const RowResult cached = RunRequests(row, one);
+  EXPECT_LT(cached.hp.ttft.Quantile(0.5), plain.hp.ttft.Quantile(0.5) * 0.5);
+  const model::InferenceModel& m = *row.model;
+  const double rest = m.gpu()
+                          .Time(m.PrefillPhaseForBatch(8, 1, 1000, 1000.0 * (2 * 3000 + 1000)),
+                                m.gpu().spec().sm_clock_max)
+                          .time_s;
+  EXPECT_NEAR(cached.hp.ttft.Quantile(0.5), rest, rest * 0.001);
+  row.instance.prefix_cache = {};
+  row.instance.overhead = {.per_request_s = 0.010, .per_prompt_token_s = 1e-6};
+  const RowResult slowed = RunRequests(row, one);
+  EXPECT_NEAR(slowed.hp.ttft.Quantile(0.5) - plain.hp.ttft.Quantile(0.5), 0.014, 0.0002);
+  // E2E is read from its histogram: within a bucket of its value.
+  EXPECT_NEAR(slowed.hp.e2e.Quantile(0.5) - plain.hp.e2e.Quantile(0.5), 0.014,
+              plain.hp.e2e.Quantile(0.5) * 0.01);
+  EXPECT_EQ(CachedPrefix({.shared_prefix_tokens = 3000, .hit_rate = 0}, 100), 99);
+  EXPECT_EQ(CachedPrefix({.shared_prefix_tokens = 0, .hit_rate = 0.5}, 100), 50);
+}
+
+TEST(RowSimulatorTest, ServingSettingsThatCannotHoldAreRefused) {
+  InstanceConfig instance;
+  instance.max_num_batched_tokens = 64;  // below max_batch_sequences (128)
+  EXPECT_FALSE(ValidateServing(instance));
+  instance.max_num_batched_tokens = 8192;
+  EXPECT_TRUE(ValidateServing(instance));
+  instance.prefix_cache = {.shared_prefix_tokens = 10, .hit_rate = 0.5};
+  EXPECT_FALSE(ValidateServing(instance));
+  instance.prefix_cache = {.shared_prefix_tokens = 0, .hit_rate = 1.0};
+  EXPECT_FALSE(ValidateServing(instance));
+  instance.prefix_cache = {};
+  instance.overhead.per_request_s = -1;
+  EXPECT_FALSE(ValidateServing(instance));
 }
 
 TEST(RowSimulatorTest, SameInputsGiveIdenticalResults) {

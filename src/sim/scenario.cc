@@ -107,9 +107,40 @@ core::Result<RouterKind> ParseRouter(const core::YamlReader& doc, std::string_vi
       fmt::format("unknown router '{}' (known: least-work, least-requests, round-robin)", text)));
 }
 
+// serving.prefix_cache and serving.overhead: what an engine today does around its iterations.
+core::Status ParseServingExtras(const core::YamlReader& doc, InstanceConfig& instance) {
+  if (doc.Has("prefix_cache")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader cache, doc.Map("prefix_cache"));
+    HEADROOM_RETURN_IF_ERROR(cache.CheckKnownKeys({"shared_prefix_tokens", "hit_rate"}));
+    PrefixCacheConfig& c = instance.prefix_cache;
+    HEADROOM_RETURN_IF_ERROR(
+        OptionalNumberInto(cache, "shared_prefix_tokens", 0, 1 << 24, &c.shared_prefix_tokens));
+    HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(cache, "hit_rate", 0, 0.999999, &c.hit_rate));
+    if (c.shared_prefix_tokens > 0 && c.hit_rate > 0) {
+      return core::Fail(
+          cache.ErrorAt("hit_rate", "give shared_prefix_tokens or hit_rate, not both"));
+    }
+  }
+  if (doc.Has("overhead")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader overhead, doc.Map("overhead"));
+    HEADROOM_RETURN_IF_ERROR(overhead.CheckKnownKeys({"per_request", "per_prompt_token"}));
+    ServerOverheadConfig& o = instance.overhead;
+    HEADROOM_ASSIGN_OR_RETURN(
+        core::Duration fixed,
+        DurationField(overhead, "per_request", core::FromSeconds(o.per_request_s)));
+    HEADROOM_ASSIGN_OR_RETURN(
+        core::Duration per_token,
+        DurationField(overhead, "per_prompt_token", core::FromSeconds(o.per_prompt_token_s)));
+    o.per_request_s = core::ToSeconds(fixed);
+    o.per_prompt_token_s = core::ToSeconds(per_token);
+  }
+  return core::Ok();
+}
+
 core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"model", "engine", "tp", "max_batch_sequences",
-                                               "max_prefill_tokens", "memory_fraction", "router"}));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
+      {"model", "engine", "tp", "max_batch_sequences", "max_prefill_tokens", "memory_fraction",
+       "router", "max_num_batched_tokens", "prefix_cache", "overhead"}));
   HEADROOM_ASSIGN_OR_RETURN(s.model, doc.String("model"));
   HEADROOM_ASSIGN_OR_RETURN(auto engine, doc.OptionalString("engine"));
   if (engine) s.engine = *engine;
@@ -120,6 +151,17 @@ core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
       OptionalNumberInto(doc, "max_prefill_tokens", 1, 1 << 24, &s.instance.max_prefill_tokens));
   HEADROOM_RETURN_IF_ERROR(
       OptionalNumberInto(doc, "memory_fraction", 0.05, 1, &s.instance.memory_fraction));
+  HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "max_num_batched_tokens", 0, 1 << 24,
+                                              &s.instance.max_num_batched_tokens));
+  if (s.instance.max_num_batched_tokens > 0 &&
+      s.instance.max_num_batched_tokens < s.instance.max_batch_sequences) {
+    return core::Fail(doc.ErrorAt(
+        "max_num_batched_tokens",
+        fmt::format("{} is smaller than one decode batch (max_batch_sequences {}): a full batch "
+                    "would leave no token for any prompt",
+                    s.instance.max_num_batched_tokens, s.instance.max_batch_sequences)));
+  }
+  HEADROOM_RETURN_IF_ERROR(ParseServingExtras(doc, s.instance));
   HEADROOM_ASSIGN_OR_RETURN(auto router, doc.OptionalString("router"));
   if (router) {
     HEADROOM_ASSIGN_OR_RETURN(s.router, ParseRouter(doc, "router", *router));
