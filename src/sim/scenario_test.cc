@@ -50,6 +50,39 @@ TEST(ScenarioTest, EngineWindowIsAPowerKey) {
   }
 }
 
+// Issue 45: chunked prefill, prefix caching and the server's overhead are serving keys, checked
+// where they are read.
+TEST(ScenarioTest, ServingKeysOfAModernEngine) {
+  const auto with = [](const std::string& serving) {
+    return "name: t\nrow:\n  server: dgx-a100\n  servers: 4\nserving:\n  model: llama2-70b\n" +
+           serving + "workload:\n  hp_rate_per_server: 0.5\n  lp_rate_per_server: 0.5\n";
+  };
+  auto s = ParseScenario(with("  max_num_batched_tokens: 2048\n"
+                              "  prefix_cache: {shared_prefix_tokens: 500}\n"
+                              "  overhead: {per_request: 5ms, per_prompt_token: 2us}\n"),
+                         "m.yaml");
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(s->instance.max_num_batched_tokens, 2048);
+  EXPECT_EQ(s->instance.prefix_cache.shared_prefix_tokens, 500);
+  EXPECT_DOUBLE_EQ(s->instance.overhead.per_request_s, 0.005);
+  EXPECT_DOUBLE_EQ(s->instance.overhead.per_prompt_token_s, 2e-6);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"  max_num_batched_tokens: 64\n", "smaller than one decode batch"},
+      {"  max_num_batched_tokens: 1.5\n", "max_num_batched_tokens"},
+      {"  prefix_cache: {shared_prefix_tokens: 10, hit_rate: 0.5}\n", "not both"},
+      {"  prefix_cache: {hit_rate: 1.0}\n", "hit_rate"},
+      {"  prefix_cache: {shared: 10}\n", "shared"},
+      {"  overhead: {per_request: -1ms}\n", "per_request"},
+      {"  overhead: {per_token: 1ms}\n", "per_token"},
+  };
+  for (const auto& [text, want] : bad) {
+    auto r = ParseScenario(with(text), "m.yaml");
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message().find("m.yaml"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find(want), std::string::npos) << r.error().message();
+  }
+}
+
 TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
   struct Case {
     std::string text;
