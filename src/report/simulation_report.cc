@@ -47,8 +47,51 @@ nlohmann::ordered_json RunJson(const sim::RunSummary& run) {
   return j;
 }
 
+namespace {
+
+// The engine and the scheduler's settings a simulation ran with (issue 45: named in every output).
+nlohmann::ordered_json ServingJson(const sim::RowResult& r) {
+  const sim::InstanceConfig& i = r.serving;
+  nlohmann::ordered_json j;
+  j["engine"] = r.engine.name;
+  j["engine_description"] = r.engine.description;
+  j["tp"] = i.tp;
+  j["max_batch_sequences"] = i.max_batch_sequences;
+  j["chunked_prefill"] = i.max_num_batched_tokens > 0;
+  j["max_num_batched_tokens"] = i.max_num_batched_tokens;
+  j["max_prefill_tokens"] = i.max_prefill_tokens;
+  j["prefix_cache"] = {{"shared_prefix_tokens", i.prefix_cache.shared_prefix_tokens},
+                       {"hit_rate", i.prefix_cache.hit_rate}};
+  j["overhead"] = {{"per_request_s", i.overhead.per_request_s},
+                   {"per_prompt_token_s", i.overhead.per_prompt_token_s}};
+  return j;
+}
+
+std::string ServingText(const sim::RowResult& r) {
+  const sim::InstanceConfig& i = r.serving;
+  std::string out =
+      fmt::format("engine: {} ({}); tp {}, ", r.engine.name, r.engine.description, i.tp);
+  out += i.max_num_batched_tokens > 0
+             ? fmt::format("chunked prefill within {} tokens", i.max_num_batched_tokens)
+             : fmt::format("whole prompts up to {} tokens", i.max_prefill_tokens);
+  if (i.prefix_cache.shared_prefix_tokens > 0) {
+    out += fmt::format(", {} cached prefix tokens", i.prefix_cache.shared_prefix_tokens);
+  } else if (i.prefix_cache.hit_rate > 0) {
+    out += fmt::format(", {:.0f}% of each prompt cached", i.prefix_cache.hit_rate * 100);
+  }
+  if (i.overhead.per_request_s > 0 || i.overhead.per_prompt_token_s > 0) {
+    out += fmt::format(", server overhead {} + {} a prompt token",
+                       FormatSeconds(i.overhead.per_request_s),
+                       FormatSeconds(i.overhead.per_prompt_token_s));
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
 nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
   nlohmann::ordered_json j = RunJson(sim::Summarize(r));
+  j["serving"] = ServingJson(r);
   j["duration_s"] = r.duration_s;
   j["simulated_s"] = r.simulated_s;
   j["hp"]["rejected"] = r.hp.rejected;
@@ -78,6 +121,7 @@ std::string SimulationText(const sim::RowResult& r, const TextStyle& style) {
                         "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals", s.servers,
                         s.hp_servers, s.servers - s.hp_servers, s.policy, r.duration_s / 3600)) +
                     "\n";
+  out += ServingText(r);
   out += fmt::format(
       "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%, largest rise {:.1f}% within the cap "
       "delay; brake "
@@ -251,6 +295,7 @@ std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s, int 
                      const TextStyle& style) {
   const sim::RunSummary& b = plan.baseline;
   return style.Bold(fmt::format("{}: {}", s.name, s.description)) + "\n" +
+         fmt::format("serving engine: {}\n", s.engine) +
          fmt::format(
              "budget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
              "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"

@@ -379,6 +379,8 @@ core::Status Simulation::Setup() {
     shadows_[k].quiet = !options_.restart_controller_at;
   }
   result_.servers = config_.servers;
+  result_.engine = config_.engine;
+  result_.serving = config_.instance;
   result_.budget_w = config_.power.budget.value();
   result_.policy = policy_.name();
   result_.states = policy_.states();

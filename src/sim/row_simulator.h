@@ -81,9 +81,16 @@ struct PowerDeliveryConfig {
   SimTime engine_window = std::chrono::seconds(10);
 };
 
+// The serving engine whose calibration the model runs: named in every output (issue 45).
+struct EngineName {
+  std::string name;         // data/fits/<name>.yaml, e.g. "vllm"
+  std::string description;  // its version and how it was measured
+};
+
 struct RowConfig {
   model::ServerSpec server;
   std::shared_ptr<const model::InferenceModel> model;
+  EngineName engine;
   int servers = 1;
   double hp_server_fraction = 0.5;  // share of servers serving high-priority requests
   InstanceConfig instance;
@@ -134,6 +141,8 @@ struct RowResult {
   int servers = 0;
   int hp_servers = 0;
   std::string policy;
+  EngineName engine;       // RowConfig::engine
+  InstanceConfig serving;  // RowConfig::instance: the scheduler's settings
   double duration_s = 0;   // arrival span of the trace
   double simulated_s = 0;  // including the drain after the last arrival
   double budget_w = 0;

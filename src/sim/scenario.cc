@@ -498,6 +498,7 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   out.scenario = scenario;
   RowConfig& row = out.row;
   row.server = *server;
+  row.engine = {.name = (*engine)->engine(), .description = (*engine)->description()};
   row.server.non_gpu_idle_power =
       core::Watts(scenario.non_gpu_idle_w.value_or(server->non_gpu_idle_power.value()));
   row.server.non_gpu_power =
