@@ -80,9 +80,9 @@ std::string ServingText(const sim::RowResult& r) {
     out += fmt::format(", {:.0f}% of each prompt cached", i.prefix_cache.hit_rate * 100);
   }
   if (i.overhead.per_request_s > 0 || i.overhead.per_prompt_token_s > 0) {
-    out += fmt::format(", server overhead {} + {} a prompt token",
-                       FormatSeconds(i.overhead.per_request_s),
-                       FormatSeconds(i.overhead.per_prompt_token_s));
+    out +=
+        fmt::format(", server overhead {} + {:g} us a prompt token",
+                    FormatSeconds(i.overhead.per_request_s), i.overhead.per_prompt_token_s * 1e6);
   }
   return out + "\n";
 }
