@@ -19,6 +19,14 @@ ResolvedScenario Default() {
   return *resolved;
 }
 
+// The default scenario's row cut to one HP server.
+RowConfig OneHpServer() {
+  RowConfig row = Default().row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  return row;
+}
+
 RowResult RunRequests(const RowConfig& row, std::vector<TraceRequest> requests,
                       const std::string& policy_name = "none",
                       const policy::PolicyParams& params = {}) {
@@ -31,10 +39,7 @@ RowResult RunRequests(const RowConfig& row, std::vector<TraceRequest> requests,
 }
 
 TEST(RowSimulatorTest, OneRequestTakesAPrefillThenDecodeStepsOverAGrowingCache) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   const int prompt = 1000, output = 50;
   const RowResult r = RunRequests(row, {{0.0, prompt, output, Priority::kHigh}});
   const model::InferenceModel& m = *row.model;
@@ -54,10 +59,7 @@ TEST(RowSimulatorTest, OneRequestTakesAPrefillThenDecodeStepsOverAGrowingCache) 
 }
 
 TEST(RowSimulatorTest, BatchLimitQueuesAndKvLimitRejects) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   row.instance.max_batch_sequences = 1;
   const double kv = KvCapacityTokens(row);
   ASSERT_GT(kv, 10000);
@@ -71,10 +73,7 @@ TEST(RowSimulatorTest, BatchLimitQueuesAndKvLimitRejects) {
 }
 
 TEST(RowSimulatorTest, ContinuousBatchingJoinsNewPromptsToRunningDecodes) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   // The second request arrives while the first decodes: it joins the batch at the next step
   // instead of waiting for the first to finish.
   const RowResult r =
@@ -177,10 +176,7 @@ TEST(RowSimulatorTest, MacroStepsMatchPerIterationSteppingOnRealTraces) {
 // request ends within a few chunks, and the long prompt's own first token comes later (more
 // iterations, each also paying for the decodes and reading the weights again).
 TEST(RowSimulatorTest, ChunkedPrefillKeepsDecodesGoingBesideALongPrompt) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   row.instance.max_prefill_tokens = 32768;
   const std::vector<TraceRequest> requests = {{0.0, 200, 6, Priority::kHigh},
                                               {0.2, 30000, 10, Priority::kHigh}};
@@ -212,10 +208,7 @@ TEST(RowSimulatorTest, ChunkedPrefillKeepsDecodesGoingBesideALongPrompt) {
 // A prompt larger than the token budget alone is split into budget-sized chunks: its TTFT is the
 // sum of those iterations, longer than one whole prefill (each chunk reads the weights again).
 TEST(RowSimulatorTest, AChunkedPromptTakesOneIterationPerChunk) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   row.instance.max_num_batched_tokens = 1024;
   const RowResult r = RunRequests(row, {{0.0, 4000, 2, Priority::kHigh}});
   // ceil(4000 / 1024) = 4 prefill iterations, then one decode step.
@@ -233,10 +226,7 @@ TEST(RowSimulatorTest, AChunkedPromptTakesOneIterationPerChunk) {
 // Prefix caching: a cached system prompt is not prefilled again, so TTFT falls; the server's own
 // overhead adds to TTFT and E2E alike.
 TEST(RowSimulatorTest, ACachedPrefixShortensTtftAndServerOverheadAddsToIt) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   const std::vector<TraceRequest> one = {{0.0, 4000, 20, Priority::kHigh}};
   const RowResult plain = RunRequests(row, one);
   row.instance.prefix_cache.shared_prefix_tokens = 3000;
@@ -479,10 +469,7 @@ TEST(RowSimulatorTest, ServersReportTheirEnginesWindows) {
 // more of both (model::NonGpuPower), so a constant non-GPU draw of the same level at load would
 // meter more power at idle and the same with every GPU at TDP.
 TEST(RowSimulatorTest, TheRestOfTheServerFollowsItsGpus) {
-  const ResolvedScenario s = Default();
-  RowConfig row = s.row;
-  row.servers = 1;
-  row.hp_server_fraction = 1;
+  RowConfig row = OneHpServer();
   const double gpus_idle_w = 8 * row.model->gpu().spec().idle_power.value();
   // One request, then an hour of nothing: the first metered second after it is the idle row.
   const RowResult r =
