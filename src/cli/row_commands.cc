@@ -29,8 +29,9 @@ namespace {
 struct RowOptions {
   std::string scenario = std::string(sim::kDefaultScenario);
   std::string trace;
-  std::vector<std::string> set;  // policy constant overrides "key=value"
-  std::vector<std::string> slo;  // SLO overrides "key=value"
+  std::vector<std::string> set;      // policy constant overrides "key=value"
+  std::vector<std::string> slo;      // SLO overrides "key=value"
+  std::vector<std::string> serving;  // serving overrides "key=value"
   std::uint64_t seed = 0;
   bool seed_given = false;
   EngineOptions engine;
@@ -72,6 +73,10 @@ void AddRowOptions(CLI::App* cmd, RowOptions* o) {
                   "hp_p99_e2e_pct, lp_p50_e2e_pct, max_brake_events)");
   cmd->add_option("--set", o->set,
                   "Override a policy constant, e.g. --set t1=0.82 (keys: docs/policies.md)");
+  cmd->add_option("--serving", o->serving,
+                  "Override a serving setting, e.g. --serving max_num_batched_tokens=2048, or "
+                  "one vLLM server on one GPU: --serving tp=1 --serving instances_per_server=1 "
+                  "(keys: docs/row-simulator.md)");
   cmd->add_option("--seed", o->seed, "Random seed (default: the scenario's)")
       ->each([o](const std::string&) { o->seed_given = true; });
   AddEngineOptions(cmd, &o->engine);
@@ -83,6 +88,9 @@ core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowO
   if (o.seed_given) scenario.seed = o.seed;
   for (const std::string& kv : o.slo) {
     HEADROOM_RETURN_IF_ERROR(sim::SetSlo(scenario.slo, kv));
+  }
+  for (const std::string& kv : o.serving) {
+    HEADROOM_RETURN_IF_ERROR(sim::SetServing(scenario.instance, kv));
   }
   for (const std::string& kv : o.set) {
     const auto eq = kv.find('=');

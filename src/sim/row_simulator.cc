@@ -112,6 +112,29 @@ int CachedPrefix(const PrefixCacheConfig& cache, int prompt) {
   return 0;
 }
 
+core::Result<int> InstancesPerServer(const InstanceConfig& instance, int gpus,
+                                     const std::string& server) {
+  const int tp = instance.tp;
+  const int wanted = instance.instances_per_server;
+  if (tp < 1 || wanted < 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("tp {} and instances_per_server {} must be positive", tp, wanted)));
+  }
+  if (wanted == 0 && gpus % tp != 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("tp {} (tensor parallelism) does not divide the {} GPUs of a {} (or set "
+                    "instances_per_server)",
+                    tp, gpus, server)));
+  }
+  const int instances = wanted > 0 ? wanted : gpus / tp;
+  if (instances < 1 || tp * instances > gpus) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} instance(s) of {} GPU(s) do not fit the {} GPUs of a {}", instances, tp,
+                    gpus, server)));
+  }
+  return instances;
+}
+
 core::Status ValidateServing(const InstanceConfig& instance) {
   const int budget = instance.max_num_batched_tokens;
   if (budget < 0) {
@@ -282,9 +305,10 @@ class Simulation {
   int lp_cursor_ = 0;
 
   double kv_capacity_ = 0;
-  bool has_overhead_ = false;   // InstanceConfig::overhead adds to TTFT and E2E
-  double instance_idle_w_ = 0;  // an instance with nothing to do
-  double non_gpu_slope_ = 0;    // model::NonGpuSlope of the row's servers
+  bool has_overhead_ = false;      // InstanceConfig::overhead adds to TTFT and E2E
+  double instance_idle_w_ = 0;     // an instance with nothing to do
+  double unused_gpus_idle_w_ = 0;  // a server's GPUs in no instance (idle)
+  double non_gpu_slope_ = 0;       // model::NonGpuSlope of the row's servers
 
   double row_power_w_ = 0;
   double row_energy_j_ = 0;
@@ -315,11 +339,8 @@ core::Status Simulation::Setup() {
   const int tp = config_.instance.tp;
   if (config_.servers < 1)
     return core::Fail(core::Error::InvalidArgument("a row needs at least one server"));
-  if (tp < 1 || gpus % tp != 0) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("tensor parallelism {} does not divide the {} GPUs of a {}", tp, gpus,
-                    config_.server.name)));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(const int per_server,
+                            InstancesPerServer(config_.instance, gpus, config_.server.name));
   if (model_.model().architecture == model::ModelArchitecture::kEncoder) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("{} is encoder-only: it generates no tokens to serve", model_.model().name)));
@@ -336,8 +357,8 @@ core::Status Simulation::Setup() {
         fmt::format("{} at tensor parallelism {} does not fit in {:.0f} GB per GPU",
                     model_.model().name, tp, static_cast<double>(spec_.memory_bytes) / 1e9)));
   }
-  const int per_server = gpus / tp;
   instance_idle_w_ = spec_.idle_power.value() * tp;
+  unused_gpus_idle_w_ = spec_.idle_power.value() * (gpus - tp * per_server);
   non_gpu_slope_ = model::NonGpuSlope(config_.server, spec_);
   servers_.resize(static_cast<std::size_t>(config_.servers));
   const double f = config_.hp_server_fraction;
@@ -841,7 +862,7 @@ void Simulation::AddToWindow(double start_s, double row_w) {
 
 double Simulation::GpuPower(std::size_t server) const {
   // A server's instances are numbered in a row (Setup): a few adjacent doubles, in its order.
-  double w = 0;
+  double w = unused_gpus_idle_w_;
   const std::size_t first = server * instances_per_server_;
   for (std::size_t i = first; i < first + instances_per_server_; ++i) w += instance_w_[i];
   return w;

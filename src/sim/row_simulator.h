@@ -53,7 +53,10 @@ struct ServerOverheadConfig {
 };
 
 struct InstanceConfig {
-  int tp = 8;                     // GPUs per instance (tensor parallelism)
+  int tp = 8;  // GPUs per instance (tensor parallelism)
+  // Instances per server; 0: as many as its GPUs hold (gpus / tp). Fewer leave GPUs idle (one
+  // vLLM server on one GPU of a DGX: tp 1, 1 instance): they draw their idle power.
+  int instances_per_server = 0;
   int max_batch_sequences = 128;  // running sequences per instance (vLLM's max_num_seqs scale)
   int max_prefill_tokens = 8192;  // prompt tokens one iteration may prefill (whole prompts)
   // Chunked prefill (vLLM V1, SGLang, TensorRT-LLM's in-flight batching), when above 0: each
@@ -253,6 +256,11 @@ int HpServers(int servers, double hp_fraction);
 int CachedPrefix(const PrefixCacheConfig& cache, int prompt);
 // The serving process's own seconds for a request of `prompt` tokens.
 double ServerOverheadSeconds(const ServerOverheadConfig& overhead, int prompt);
+
+// Instances on each server of `gpus` GPUs (InstanceConfig::instances_per_server or gpus / tp), or
+// kInvalidArgument naming the shape that does not fit the server.
+[[nodiscard]] core::Result<int> InstancesPerServer(const InstanceConfig& instance, int gpus,
+                                                   const std::string& server);
 
 // KV-cache capacity of one instance, in tokens (0 when the weights alone do not fit).
 double KvCapacityTokens(const RowConfig& config);

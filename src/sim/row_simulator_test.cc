@@ -249,6 +249,24 @@ TEST(RowSimulatorTest, ACachedPrefixShortensTtftAndServerOverheadAddsToIt) {
   EXPECT_EQ(CachedPrefix({.shared_prefix_tokens = 0, .hit_rate = 0.5}, 100), 50);
 }
 
+// One instance of one GPU on a server: its seven other GPUs idle, drawing their idle power, so
+// an idle row draws what it draws with every GPU in instances.
+TEST(RowSimulatorTest, GpusInNoInstanceDrawTheirIdlePower) {
+  RowConfig row = OneHpServer();
+  row.instance.tp = 4;
+  // Ten idle seconds, then a request to end the run.
+  const std::vector<TraceRequest> late = {{10.0, 10, 1, Priority::kHigh}};
+  const RowResult two = RunRequests(row, late);  // 2 instances of 4 GPUs
+  row.instance.instances_per_server = 1;         // 1 instance, 4 GPUs in none
+  const RowResult one = RunRequests(row, late);
+  EXPECT_EQ(one.hp.requests, 1u);
+  EXPECT_GT(one.mean_w, 0);
+  EXPECT_NEAR(one.mean_w, two.mean_w, two.mean_w * 0.001);
+  EXPECT_EQ(*InstancesPerServer(row.instance, 8, "dgx-a100"), 1);
+  row.instance.instances_per_server = 3;  // 3 x tp 4 on 8 GPUs
+  EXPECT_FALSE(InstancesPerServer(row.instance, 8, "dgx-a100"));
+}
+
 TEST(RowSimulatorTest, ServingSettingsThatCannotHoldAreRefused) {
   InstanceConfig instance;
   instance.max_num_batched_tokens = 64;  // below max_batch_sequences (128)

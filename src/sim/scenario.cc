@@ -140,11 +140,13 @@ core::Status ParseServingExtras(const core::YamlReader& doc, InstanceConfig& ins
 core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
       {"model", "engine", "tp", "max_batch_sequences", "max_prefill_tokens", "memory_fraction",
-       "router", "max_num_batched_tokens", "prefix_cache", "overhead"}));
+       "router", "max_num_batched_tokens", "prefix_cache", "overhead", "instances_per_server"}));
   HEADROOM_ASSIGN_OR_RETURN(s.model, doc.String("model"));
   HEADROOM_ASSIGN_OR_RETURN(auto engine, doc.OptionalString("engine"));
   if (engine) s.engine = *engine;
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "tp", 1, 64, &s.instance.tp));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "instances_per_server", 1, 64, &s.instance.instances_per_server));
   HEADROOM_RETURN_IF_ERROR(
       OptionalNumberInto(doc, "max_batch_sequences", 1, 65536, &s.instance.max_batch_sequences));
   HEADROOM_RETURN_IF_ERROR(
@@ -290,6 +292,59 @@ core::Status SetSlo(Slo& slo, std::string_view key_value) {
         fmt::format("unknown SLO key '{}' (known: hp_p50_e2e_pct, hp_p99_e2e_pct, "
                     "lp_p50_e2e_pct, max_brake_events)",
                     key)));
+  }
+  return core::Ok();
+}
+
+namespace {
+
+// One --serving value for `key`: a whole number, a number or a duration, by the key.
+core::Status SetServingValue(InstanceConfig& i, std::string_view key, std::string_view text) {
+  const auto whole = [&](int* out) -> core::Status {
+    auto v = core::ParseInteger(text);
+    if (!v || *v < 0 || *v > (1 << 24)) {
+      return core::Fail(core::Error::InvalidArgument("expected a whole number"));
+    }
+    *out = static_cast<int>(*v);
+    return core::Ok();
+  };
+  const auto seconds = [&](double* out) -> core::Status {
+    HEADROOM_ASSIGN_OR_RETURN(core::Duration d, core::ParseDuration(text));
+    if (d.count() < 0) return core::Fail(core::Error::InvalidArgument("must not be negative"));
+    *out = core::ToSeconds(d);
+    return core::Ok();
+  };
+  if (key == "tp") return whole(&i.tp);
+  if (key == "instances_per_server") return whole(&i.instances_per_server);
+  if (key == "max_batch_sequences") return whole(&i.max_batch_sequences);
+  if (key == "max_prefill_tokens") return whole(&i.max_prefill_tokens);
+  if (key == "max_num_batched_tokens") return whole(&i.max_num_batched_tokens);
+  if (key == "prefix_shared_tokens") return whole(&i.prefix_cache.shared_prefix_tokens);
+  if (key == "overhead_per_request") return seconds(&i.overhead.per_request_s);
+  if (key == "overhead_per_prompt_token") return seconds(&i.overhead.per_prompt_token_s);
+  if (key == "prefix_hit_rate" || key == "memory_fraction") {
+    HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(text));
+    (key == "prefix_hit_rate" ? i.prefix_cache.hit_rate : i.memory_fraction) = v;
+    return core::Ok();
+  }
+  return core::Fail(core::Error::InvalidArgument(
+      "unknown key (known: tp, instances_per_server, max_batch_sequences, max_prefill_tokens, "
+      "max_num_batched_tokens, memory_fraction, prefix_shared_tokens, prefix_hit_rate, "
+      "overhead_per_request, overhead_per_prompt_token)"));
+}
+
+}  // namespace
+
+core::Status SetServing(InstanceConfig& instance, std::string_view key_value) {
+  const auto eq = key_value.find('=');
+  if (eq == std::string_view::npos) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--serving {}: expected key=value, e.g. --serving max_num_batched_tokens=2048",
+                    key_value)));
+  }
+  const std::string_view key = core::Trim(key_value.substr(0, eq));
+  if (auto st = SetServingValue(instance, key, core::Trim(key_value.substr(eq + 1))); !st) {
+    return core::Fail(st.error().WithContext(fmt::format("--serving {}", key_value)));
   }
   return core::Ok();
 }
@@ -522,10 +577,12 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
                                           : scenario.budget_servers.value_or(scenario.servers) *
                                                 server->max_system_power.value();
   row.power.budget = core::Watts(budget);
-  if (row.instance.tp > server->gpus_per_server || server->gpus_per_server % row.instance.tp != 0) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}: serving.tp {} does not divide the {} GPUs of a {}", where, row.instance.tp,
-                    server->gpus_per_server, server->name)));
+  if (auto shape = InstancesPerServer(row.instance, server->gpus_per_server, server->name);
+      !shape) {
+    return core::Fail(shape.error().WithContext(where + ": serving"));
+  }
+  if (auto st = ValidateServing(row.instance); !st) {
+    return core::Fail(st.error().WithContext(where + ": serving"));
   }
   if (KvCapacityTokens(row) < 1) {
     return core::Fail(

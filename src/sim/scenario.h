@@ -37,6 +37,13 @@ struct Slo {
 // non-numeric value, or an unknown key, is kInvalidArgument naming it.
 [[nodiscard]] core::Status SetSlo(Slo& slo, std::string_view key_value);
 
+// Sets one serving setting from "key=value" (--serving): tp, instances_per_server,
+// max_batch_sequences, max_prefill_tokens, max_num_batched_tokens, memory_fraction,
+// prefix_shared_tokens, prefix_hit_rate, overhead_per_request and overhead_per_prompt_token
+// (durations with units). An unknown key or a malformed value is kInvalidArgument naming it; the
+// settings together are checked when the scenario is resolved.
+[[nodiscard]] core::Status SetServing(InstanceConfig& instance, std::string_view key_value);
+
 enum class PriorityAssignment { kByService, kByTrace, kByFraction };
 
 struct WorkloadConfig {

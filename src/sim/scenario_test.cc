@@ -83,6 +83,47 @@ TEST(ScenarioTest, ServingKeysOfAModernEngine) {
   }
 }
 
+// Issue 45: any instance shape, and the serving keys from the command line (--serving).
+TEST(ScenarioTest, OneInstanceOfOneGpuOnAServerAndServingOverrides) {
+  auto s = ParseScenario(
+      "name: t\nrow:\n  server: dgx-a100\n  servers: 1\nserving:\n  model: llama2-7b\n"
+      "  tp: 1\n  instances_per_server: 1\nworkload:\n  hp_rate_per_server: 0.5\n"
+      "  lp_rate_per_server: 0.5\n",
+      "one.yaml");
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(s->instance.instances_per_server, 1);
+  auto hardware = catalog::HardwareCatalog::Embedded();
+  auto models = catalog::ModelCatalog::Embedded();
+  auto engines = catalog::EngineCatalog::Embedded();
+  const Catalogs catalogs{&*hardware, &*models, &*engines};
+  ASSERT_TRUE(Resolve(*s, catalogs));
+  ASSERT_TRUE(SetServing(s->instance, "tp=4"));
+  ASSERT_TRUE(SetServing(s->instance, "instances_per_server=3"));
+  auto too_many = Resolve(*s, catalogs);
+  ASSERT_FALSE(too_many);
+  EXPECT_NE(too_many.error().message().find("3 instance(s) of 4 GPU(s) do not fit the 8 GPUs"),
+            std::string::npos)
+      << too_many.error().message();
+  ASSERT_TRUE(SetServing(s->instance, "instances_per_server=2"));
+  ASSERT_TRUE(SetServing(s->instance, "max_num_batched_tokens=2048"));
+  ASSERT_TRUE(SetServing(s->instance, "overhead_per_request=5ms"));
+  ASSERT_TRUE(SetServing(s->instance, "prefix_hit_rate=0.25"));
+  EXPECT_EQ(s->instance.max_num_batched_tokens, 2048);
+  EXPECT_DOUBLE_EQ(s->instance.overhead.per_request_s, 0.005);
+  EXPECT_DOUBLE_EQ(s->instance.prefix_cache.hit_rate, 0.25);
+  ASSERT_TRUE(Resolve(*s, catalogs));
+  ASSERT_TRUE(SetServing(s->instance, "max_num_batched_tokens=16"));
+  auto small = Resolve(*s, catalogs);
+  ASSERT_FALSE(small);
+  EXPECT_NE(small.error().message().find("smaller than one decode batch"), std::string::npos);
+  for (const char* bad : {"tp", "tp=x", "tpp=2", "overhead_per_request=5", "tp=-1"}) {
+    auto st = SetServing(s->instance, bad);
+    ASSERT_FALSE(st) << bad;
+    EXPECT_NE(st.error().message().find(std::string("--serving ") + bad), std::string::npos)
+        << st.error().message();
+  }
+}
+
 TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
   struct Case {
     std::string text;
