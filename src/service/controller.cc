@@ -423,23 +423,7 @@ ordered_json Controller::Step() {
   return record;
 }
 
-void Controller::Publish(const ordered_json& record) {
-  ordered_json status;
-  status["row"] = config_.row_name;
-  status["policy"] = config_.policy_name;
-  status["state"] = record["state"];
-  status["dry_run"] = options_.dry_run;
-  for (const char* key :
-       {"t_s", "row_power_w", "budget_w", "fraction", "source", "telemetry_age_s"}) {
-    status[key] = record[key];
-  }
-  status["thresholds"] = {{"t1", config_.params.t1},
-                          {"t2", config_.params.t2},
-                          {"brake", config_.params.brake_threshold}};
-  status["brake_events"] = row_.brake_events();
-  status["servers"] = ordered_json::array();
-  for (size_t i = 0; i < servers_.size(); ++i) status["servers"].push_back(ServerJson(i));
-
+telemetry::PrometheusWriter Controller::MetricsOf(const ordered_json& record) const {
   telemetry::PrometheusWriter m;
   // No row label: Prometheus adds it from the scrape target (deploy/prometheus/).
   m.Family("headroom_row_power_watts", "gauge", "Row power the policy read this step.");
@@ -499,6 +483,27 @@ void Controller::Publish(const ordered_json& record) {
            "Audit records that could not be written (disk full); control went on.");
   m.Sample(static_cast<double>(audit_lines_lost_));
 
+  return m;
+}
+
+void Controller::Publish(const ordered_json& record) {
+  ordered_json status;
+  status["row"] = config_.row_name;
+  status["policy"] = config_.policy_name;
+  status["state"] = record["state"];
+  status["dry_run"] = options_.dry_run;
+  for (const char* key :
+       {"t_s", "row_power_w", "budget_w", "fraction", "source", "telemetry_age_s"}) {
+    status[key] = record[key];
+  }
+  status["thresholds"] = {{"t1", config_.params.t1},
+                          {"t2", config_.params.t2},
+                          {"brake", config_.params.brake_threshold}};
+  status["brake_events"] = row_.brake_events();
+  status["servers"] = ordered_json::array();
+  for (size_t i = 0; i < servers_.size(); ++i) status["servers"].push_back(ServerJson(i));
+
+  telemetry::PrometheusWriter m = MetricsOf(record);
   const core::TimePoint now = clock_->Now();
   core::MutexLock lock(&mu_);
   ++steps_;

@@ -30,6 +30,7 @@
 #include "service/agent_link.h"
 #include "service/controller_config.h"
 #include "service/row_meter.h"
+#include "telemetry/prometheus_text.h"
 
 namespace headroom::service {
 
@@ -105,6 +106,8 @@ class Controller {
   void NoteConvergence(const policy::RowStep& step, std::vector<std::string>* notes);
   void Send(core::TimePoint now);
   nlohmann::ordered_json ServerJson(size_t i) const;
+  // The step's metrics, all but the steps counter (Publish adds it under the lock).
+  telemetry::PrometheusWriter MetricsOf(const nlohmann::ordered_json& record) const;
   void Publish(const nlohmann::ordered_json& record) EXCLUDES(mu_);
 
   const ControllerConfig config_;

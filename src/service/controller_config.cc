@@ -124,6 +124,38 @@ std::string_view TelemetrySourceName(TelemetrySource source) {
   return "?";
 }
 
+namespace {
+
+// The control section: the step's timing and the bounds between its durations.
+core::Status ParseControl(const core::YamlReader& control, ControllerConfig& c) {
+  HEADROOM_RETURN_IF_ERROR(
+      control.CheckKnownKeys({"period", "lease_ttl", "agent_timeout", "restart_hold",
+                              "escalate_after", "converge_within"}));
+  HEADROOM_ASSIGN_OR_RETURN(c.period, DurationField(control, "period", c.period));
+  HEADROOM_ASSIGN_OR_RETURN(c.lease_ttl, DurationField(control, "lease_ttl", c.lease_ttl));
+  HEADROOM_ASSIGN_OR_RETURN(c.agent_timeout,
+                            DurationField(control, "agent_timeout", c.agent_timeout));
+  HEADROOM_ASSIGN_OR_RETURN(c.restart_hold, DurationField(control, "restart_hold", c.restart_hold));
+  HEADROOM_ASSIGN_OR_RETURN(c.escalate_after,
+                            DurationField(control, "escalate_after", c.escalate_after));
+  HEADROOM_ASSIGN_OR_RETURN(c.converge_within,
+                            DurationField(control, "converge_within", c.converge_within));
+  if (c.lease_ttl < 3 * c.period) {
+    return core::Fail(control.ErrorAt(
+        "lease_ttl", "must be at least 3 periods, or one slow step lets every lease run out"));
+  }
+  if (c.agent_timeout >= c.period) {
+    return core::Fail(control.ErrorAt(
+        "agent_timeout", "must be shorter than the period, or a slow agent stalls the loop"));
+  }
+  if (core::ToSeconds(c.lease_ttl) > 3600) {
+    return core::Fail(control.ErrorAt("lease_ttl", "longer than the agents accept (1h)"));
+  }
+  return core::Ok();
+}
+
+}  // namespace
+
 core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
                                                      const std::string& source,
                                                      const catalog::HardwareCatalog& catalog) {
@@ -183,30 +215,7 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
 
   if (doc.Has("control")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader control, doc.Map("control"));
-    HEADROOM_RETURN_IF_ERROR(
-        control.CheckKnownKeys({"period", "lease_ttl", "agent_timeout", "restart_hold",
-                                "escalate_after", "converge_within"}));
-    HEADROOM_ASSIGN_OR_RETURN(c.period, DurationField(control, "period", c.period));
-    HEADROOM_ASSIGN_OR_RETURN(c.lease_ttl, DurationField(control, "lease_ttl", c.lease_ttl));
-    HEADROOM_ASSIGN_OR_RETURN(c.agent_timeout,
-                              DurationField(control, "agent_timeout", c.agent_timeout));
-    HEADROOM_ASSIGN_OR_RETURN(c.restart_hold,
-                              DurationField(control, "restart_hold", c.restart_hold));
-    HEADROOM_ASSIGN_OR_RETURN(c.escalate_after,
-                              DurationField(control, "escalate_after", c.escalate_after));
-    HEADROOM_ASSIGN_OR_RETURN(c.converge_within,
-                              DurationField(control, "converge_within", c.converge_within));
-    if (c.lease_ttl < 3 * c.period) {
-      return core::Fail(control.ErrorAt(
-          "lease_ttl", "must be at least 3 periods, or one slow step lets every lease run out"));
-    }
-    if (c.agent_timeout >= c.period) {
-      return core::Fail(control.ErrorAt(
-          "agent_timeout", "must be shorter than the period, or a slow agent stalls the loop"));
-    }
-    if (core::ToSeconds(c.lease_ttl) > 3600) {
-      return core::Fail(control.ErrorAt("lease_ttl", "longer than the agents accept (1h)"));
-    }
+    HEADROOM_RETURN_IF_ERROR(ParseControl(control, c));
   }
   if (doc.Has("tls")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader tls, doc.Map("tls"));

@@ -192,6 +192,8 @@ class Simulation {
  private:
   // Set-up and the request stream.
   core::Status Setup();
+  // The servers (HP spread evenly), their instances and the routers' tables.
+  void BuildServers(int per_server);
   core::Result<bool> ScheduleNextArrival();
   core::Status OnArrival();
 
@@ -334,6 +336,32 @@ double KvCapacity(const model::InferenceModel& model, const model::GpuSpec& spec
   return usable <= 0 || per_token <= 0 ? 0.0 : std::floor(usable / per_token);
 }
 
+void Simulation::BuildServers(int per_server) {
+  servers_.resize(static_cast<std::size_t>(config_.servers));
+  const double f = config_.hp_server_fraction;
+  for (int s = 0; s < config_.servers; ++s) {
+    Server& server = servers_[static_cast<std::size_t>(s)];
+    // Spread the HP servers evenly: server s is HP when the running HP count steps up.
+    server.hp = HpServers(s + 1, f) > HpServers(s, f);
+    result_.hp_servers += server.hp ? 1 : 0;
+    for (int k = 0; k < per_server; ++k) {
+      server.instances.push_back(static_cast<int>(instances_.size()));
+      (server.hp ? hp_instances_ : lp_instances_).push_back(static_cast<int>(instances_.size()));
+      Instance inst;
+      inst.server = s;
+      instances_.push_back(std::move(inst));
+      instance_w_.push_back(instance_idle_w_);
+    }
+  }
+  route_of_.resize(instances_.size());
+  for (LeastWorkTable* route : {&hp_route_, &lp_route_}) {
+    const std::vector<int>& ids = route == &hp_route_ ? hp_instances_ : lp_instances_;
+    *route = LeastWorkTable(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      route_of_[static_cast<std::size_t>(ids[k])] = {route, k};
+  }
+}
+
 core::Status Simulation::Setup() {
   const int gpus = config_.server.gpus_per_server;
   const int tp = config_.instance.tp;
@@ -360,29 +388,7 @@ core::Status Simulation::Setup() {
   instance_idle_w_ = spec_.idle_power.value() * tp;
   unused_gpus_idle_w_ = spec_.idle_power.value() * (gpus - tp * per_server);
   non_gpu_slope_ = model::NonGpuSlope(config_.server, spec_);
-  servers_.resize(static_cast<std::size_t>(config_.servers));
-  const double f = config_.hp_server_fraction;
-  for (int s = 0; s < config_.servers; ++s) {
-    Server& server = servers_[static_cast<std::size_t>(s)];
-    // Spread the HP servers evenly: server s is HP when the running HP count steps up.
-    server.hp = HpServers(s + 1, f) > HpServers(s, f);
-    result_.hp_servers += server.hp ? 1 : 0;
-    for (int k = 0; k < per_server; ++k) {
-      server.instances.push_back(static_cast<int>(instances_.size()));
-      (server.hp ? hp_instances_ : lp_instances_).push_back(static_cast<int>(instances_.size()));
-      Instance inst;
-      inst.server = s;
-      instances_.push_back(std::move(inst));
-      instance_w_.push_back(instance_idle_w_);
-    }
-  }
-  route_of_.resize(instances_.size());
-  for (LeastWorkTable* route : {&hp_route_, &lp_route_}) {
-    const std::vector<int>& ids = route == &hp_route_ ? hp_instances_ : lp_instances_;
-    *route = LeastWorkTable(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k)
-      route_of_[static_cast<std::size_t>(ids[k])] = {route, k};
-  }
+  BuildServers(per_server);
   for (const Server& server : servers_) {
     controlled_.push_back(
         {.priority = server.hp ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow,
