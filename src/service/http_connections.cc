@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/parse.h"
+
 namespace headroom::service {
 namespace {
 
@@ -99,27 +101,20 @@ std::optional<std::size_t> HeadEnd(std::string_view bytes) {
 // only in a worker, where it then reads on; the front refuses it with 400 instead.
 bool BareLineFeeds(std::string_view head) { return head.find("\n\n") != std::string_view::npos; }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // A GET /healthz head that the waiting thread may answer: no body, nothing to route.
 bool IsHealthProbe(std::string_view head) {
   if (!head.starts_with("GET /healthz HTTP/1.1\r\n") &&
       !head.starts_with("GET /healthz HTTP/1.0\r\n")) {
     return false;
   }
-  const std::string lower = Lower(head);
+  const std::string lower = core::ToLower(head);
   return lower.find("\ncontent-length:") == std::string::npos &&
          lower.find("\ntransfer-encoding:") == std::string::npos;
 }
 
 // Whether the client of `head` asked to close after the answer (HTTP/1.0 closes by default).
 bool AsksToClose(std::string_view head) {
-  const std::string lower = Lower(head);
+  const std::string lower = core::ToLower(head);
   if (lower.find("\nconnection: close") != std::string::npos) return true;
   return head.find(" HTTP/1.0\r\n") != std::string_view::npos &&
          lower.find("\nconnection: keep-alive") == std::string::npos;
@@ -237,6 +232,16 @@ struct HttpConnectionFront::Connection {
 namespace {
 
 using Connection = HttpConnectionFront::Connection;
+
+// A kept-alive connection after an answer: what the client already sent of its next request
+// (`rest`) is that request's start, timed from now.
+void StartNextRequest(Connection& conn, std::string rest, core::TimePoint now) {
+  conn.received = std::move(rest);
+  conn.requests_left -= 1;
+  conn.idle_since = now;
+  conn.request_start.reset();
+  if (!conn.received.empty()) conn.request_start = now;
+}
 
 // A worker's view of a connection whose request head has arrived: cpp-httplib reads the head
 // from what the front received, then the body from the socket, under the request's deadline.
@@ -651,11 +656,7 @@ HttpConnectionFront::Health HttpConnectionFront::AnswerHealth(Connection& conn,
     if (!written) conn.ssl_failed = true;  // a half-written record cannot be closed cleanly
   }
   if (!written || close) return Health::kClosed;
-  conn.received.erase(0, head_end);
-  conn.requests_left -= 1;
-  conn.idle_since = clock_->Now();
-  conn.request_start.reset();
-  if (!conn.received.empty()) conn.request_start = conn.idle_since;
+  StartNextRequest(conn, conn.received.substr(head_end), clock_->Now());
   return Health::kAnswered;
 }
 
@@ -738,11 +739,7 @@ void HttpConnectionFront::Work(const ConnectionPtr& conn) {
   if (!served || client_closed || last || stream.failed() || stream.waited_to_write()) {
     return;  // closes it
   }
-  conn->received = stream.Unread();
-  conn->requests_left -= 1;
-  conn->idle_since = clock_->Now();
-  conn->request_start.reset();
-  if (!conn->received.empty()) conn->request_start = conn->idle_since;
+  StartNextRequest(*conn, stream.Unread(), clock_->Now());
   {
     core::MutexLock lock(&mu_);
     if (stopping_) return;

@@ -201,6 +201,8 @@ class Simulation {
   int Route(bool hp);
   int RouteLeastWork(bool hp, int cursor);
   void SyncRoute(int i);
+  // Room for one more sequence beside `sequences` others, and KV cache for its whole request.
+  bool HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const;
   bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
   void Plan(int i);
   // The prompts an iteration prefills (Instance::admitted and chunks), with their tokens and
@@ -562,11 +564,14 @@ void Simulation::SyncRoute(int i) {
                  .step_growth_s = inst.step_growth_s});
 }
 
+bool Simulation::HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const {
+  return sequences < static_cast<std::size_t>(config_.instance.max_batch_sequences) &&
+         inst.kv_reserved + r.prompt + r.output <= kv_capacity_;
+}
+
 bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
                           double tokens) const {
-  const auto sequences = inst.running.size() + static_cast<std::size_t>(admitted);
-  if (sequences >= static_cast<std::size_t>(config_.instance.max_batch_sequences)) return false;
-  if (inst.kv_reserved + r.prompt + r.output > kv_capacity_) return false;
+  if (!HasRoom(inst, r, inst.running.size() + static_cast<std::size_t>(admitted))) return false;
   // A prompt longer than the prefill budget runs alone rather than never.
   return admitted == 0 || tokens + (r.prompt - r.cached) <= config_.instance.max_prefill_tokens;
 }
@@ -735,11 +740,7 @@ void Simulation::FormChunks(Instance& inst, double* tokens, double* tokens_squar
   while (budget > 0 && !inst.waiting.empty()) {
     const int slot = inst.waiting.front();
     const Request& r = requests_[static_cast<std::size_t>(slot)];
-    const std::size_t sequences = inst.running.size() + inst.prefilling.size();
-    if (sequences >= static_cast<std::size_t>(config_.instance.max_batch_sequences) ||
-        inst.kv_reserved + r.prompt + r.output > kv_capacity_) {
-      return;
-    }
+    if (!HasRoom(inst, r, inst.running.size() + inst.prefilling.size())) return;
     inst.waiting.pop_front();
     inst.prefilling.push_back(slot);
     inst.kv_reserved += r.prompt + r.output;

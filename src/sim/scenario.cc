@@ -116,10 +116,6 @@ core::Status ParseServingExtras(const core::YamlReader& doc, InstanceConfig& ins
     HEADROOM_RETURN_IF_ERROR(
         OptionalNumberInto(cache, "shared_prefix_tokens", 0, 1 << 24, &c.shared_prefix_tokens));
     HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(cache, "hit_rate", 0, 0.999999, &c.hit_rate));
-    if (c.shared_prefix_tokens > 0 && c.hit_rate > 0) {
-      return core::Fail(
-          cache.ErrorAt("hit_rate", "give shared_prefix_tokens or hit_rate, not both"));
-    }
   }
   if (doc.Has("overhead")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader overhead, doc.Map("overhead"));
@@ -155,15 +151,11 @@ core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
       OptionalNumberInto(doc, "memory_fraction", 0.05, 1, &s.instance.memory_fraction));
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "max_num_batched_tokens", 0, 1 << 24,
                                               &s.instance.max_num_batched_tokens));
-  if (s.instance.max_num_batched_tokens > 0 &&
-      s.instance.max_num_batched_tokens < s.instance.max_batch_sequences) {
-    return core::Fail(doc.ErrorAt(
-        "max_num_batched_tokens",
-        fmt::format("{} is smaller than one decode batch (max_batch_sequences {}): a full batch "
-                    "would leave no token for any prompt",
-                    s.instance.max_num_batched_tokens, s.instance.max_batch_sequences)));
-  }
   HEADROOM_RETURN_IF_ERROR(ParseServingExtras(doc, s.instance));
+  // The settings together (sim::ValidateServing, which a run checks too), named in the file.
+  if (auto st = ValidateServing(s.instance); !st) {
+    return core::Fail(doc.ErrorAt("", st.error().message()));
+  }
   HEADROOM_ASSIGN_OR_RETURN(auto router, doc.OptionalString("router"));
   if (router) {
     HEADROOM_ASSIGN_OR_RETURN(s.router, ParseRouter(doc, "router", *router));
