@@ -11,6 +11,7 @@ the configurations headroom's catalog can describe, normalizes names and units, 
     data/validation/mlenergy.csv       ML.ENERGY leaderboard v2 (vLLM serving, energy per token)
     data/validation/training.csv       llm-foundry MPT training throughput (bf16)
     data/validation/mig-training.csv   MISO training throughput per A100 MIG slice
+    data/validation/serving.csv        runs of today's vLLM: each run's requests and its latency
 
 Every output row names its input as <shared file>:<line> (line 1 is the header). Each exclusion
 rule below is a named function with the reason in its docstring; the summary printed at the end
@@ -639,6 +640,104 @@ def build_mig(shared):
 
 
 # ---------------------------------------------------------------------------------------------
+# serving.csv: runs of a serving engine, each with its workload (the prompt and output tokens of
+# every request, all sent at once) and what was measured end to end.
+
+SRV = 'serving.csv'
+SERVING_HEADER = ['dataset', 'engine', 'model', 'gpu', 'tp', 'server', 'input_lens',
+                  'output_lens', 'metric', 'value', 'source']
+# The engine name the calibration fitted on these runs carries (data/fits/vllm-server.yaml).
+SERVING_ENGINE = 'vllm-server'
+BUILDKITE = 'vllm_ci_latency_buildkite.csv'
+LAMBDA = 'lambdalabs_vllm_sharegpt10.csv'
+BUILDKITE_MODELS = {
+    'meta-llama/Llama-3.1-8B (llama-3.1 8B per page text)': 'llama3.1-8b',
+    'meta-llama/Meta-Llama-3-70B-Instruct': 'llama3-70b',
+}
+BUILDKITE_GPUS = {'A100-SXM4-80GB': 'a100-80gb-sxm', '8xH100': 'h100-80gb-sxm',
+                  'H200': 'h200-141gb-sxm'}
+LAMBDA_MODELS = {
+    'meta-llama/Meta-Llama-3-8B-Instruct': 'llama3-8b',
+    'meta-llama/Meta-Llama-3-70B-Instruct': 'llama3-70b',
+}
+LAMBDA_GPUS = {'A100-80GB-SXM': 'a100-80gb-sxm', 'H100-80GB-SXM': 'h100-80gb-sxm'}
+
+
+def serving_row(dataset, model, gpu, tp, server, inputs, outputs, metric, value, src, line):
+    return {
+        'dataset': dataset, 'engine': SERVING_ENGINE, 'model': model, 'gpu': gpu, 'tp': int(tp),
+        'server': 'yes' if server else 'no', 'input_lens': ' '.join(str(i) for i in inputs),
+        'output_lens': ' '.join(str(o) for o in outputs), 'metric': metric,
+        'value': num(value, 3), 'source': '%s:%d' % (src, line),
+    }
+
+
+def buildkite_loose(r):
+    """A serving test whose ShareGPT prompts, outputs and concurrency the page does not give:
+    no workload to replay."""
+    return r['comparable'] != 'yes'
+
+
+def build_buildkite(shared, rows):
+    """benchmark_latency.py: one offline batch of `batch` prompts, no server; end to end."""
+    m = 'e2e_ms'
+    for line, r in read_rows(shared, BUILDKITE):
+        if buildkite_loose(r):
+            S.drop(SRV, BUILDKITE, m, 'buildkite_loose')
+            continue
+        if model_not_in_catalog(BUILDKITE, r['model'], BUILDKITE_MODELS, SRV, m):
+            continue
+        batch = int(r['batch'])
+        rows.append(serving_row('vllm-ci', BUILDKITE_MODELS[r['model']],
+                                BUILDKITE_GPUS[r['gpu_label']], r['tp'], False,
+                                [int(r['input_tokens'])] * batch,
+                                [int(r['output_tokens'])] * batch, m, float(r['value_ms']),
+                                BUILDKITE, line))
+        S.keep(SRV, 'vllm-ci', m)
+
+
+def lambda_output_tokens(output_len):
+    """benchmark_serving.py counts the tokens of the returned text: a request answered by an
+    end-of-sequence token at once returns empty text, 0 tokens. It was prefilled and produced
+    that one token, so it counts as 1 (prefill only). Read so because the same prompts got very
+    short answers from the other models of the set (Llama-3-8B: 9 and 3 tokens where
+    Llama-3-70B returned 0), not as failed requests; first read as failures, they left the 70B
+    runs' prefill 53% short (a 40% TTFT miss on every 70B run)."""
+    return max(1, output_len)
+
+
+def lambda_other_mistral_revision(r):
+    """Mistral-7B-Instruct-v0.3 (vocab 32768, no sliding window) is not the catalog's
+    mistral-7b (v0.1), as for ML.ENERGY."""
+    return r['model'] in MLENERGY_OTHER_REVISIONS
+
+
+def build_lambda(shared, rows):
+    """benchmark_serving.py against the OpenAI server: median TTFT and the decode span."""
+    for line, r in read_rows(shared, LAMBDA):
+        metrics = (('ttft_ms', 'median_ttft_ms'), ('decode_span_ms', 'decode_span_ms'))
+        if lambda_other_mistral_revision(r):
+            for m, _ in metrics:
+                S.drop(SRV, LAMBDA, m, 'lambda_other_mistral_revision')
+                S.dropped_models[(LAMBDA, r['model'])] += 1
+            continue
+        if model_not_in_catalog(LAMBDA, r['model'], LAMBDA_MODELS, SRV, 'ttft_ms'):
+            continue
+        ins = [int(x) for x in r['input_lens'].strip('[]').split(',')]
+        outs = [int(x) for x in r['output_lens'].strip('[]').split(',')]
+        empty = sum(1 for o in outs if o == 0)
+        if empty:
+            S.warn('%s:%d: %d of %d requests returned no text: counted as 1 token '
+                   '(lambda_output_tokens)' % (LAMBDA, line, empty, len(outs)))
+        for m, column in metrics:
+            rows.append(serving_row('lambda-sharegpt10', LAMBDA_MODELS[r['model']],
+                                    LAMBDA_GPUS[r['gpu']], r['tp'], True, ins,
+                                    [lambda_output_tokens(o) for o in outs], m,
+                                    float(r[column]), LAMBDA, line))
+            S.keep(SRV, 'lambda-sharegpt10', m)
+
+
+# ---------------------------------------------------------------------------------------------
 
 def print_summary():
     print('## Rows read\n')
@@ -688,6 +787,10 @@ def main(argv):
         write_csv(TRN, TRAINING_HEADER, build_training(shared)),
         write_csv(MIG, MIG_HEADER, build_mig(shared)),
     ]
+    serving = []
+    build_buildkite(shared, serving)
+    build_lambda(shared, serving)
+    outputs.append(write_csv(SRV, SERVING_HEADER, serving))
     print_summary()
     print('\nWrote ' + ', '.join(os.path.relpath(o, REPO_ROOT) for o in outputs))
 

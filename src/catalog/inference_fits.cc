@@ -11,6 +11,7 @@
 
 #include "catalog/embedded_data.h"
 #include "core/files.h"
+#include "core/parse.h"
 #include "core/yaml_reader.h"
 
 namespace headroom::catalog {
@@ -27,12 +28,20 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kSiblings = 
     {"h200-141gb-sxm", {"h100-80gb-sxm"}},
 };
 
+using E = model::InferenceEfficiency;
+constexpr std::tuple<const char*, double E::*, double> kOptionalTimes[] = {
+    {"host_step_ms", &E::host_step_s, 10000.0},
+    {"host_per_sequence_ms", &E::host_per_sequence_s, 1000.0},
+    {"allreduce_latency_ms", &E::allreduce_latency_s, 1000.0},
+    {"server_request_ms", &E::server_request_s, 10000.0},
+};
+
 core::Result<model::InferenceEfficiency> ParseEfficiency(const core::YamlReader& f) {
-  HEADROOM_RETURN_IF_ERROR(
-      f.CheckKnownKeys({"compute_efficiency", "half_efficiency_width", "memory_efficiency",
-                        "prefill_layer_overhead_ms", "prefill_layer_per_sequence_ms",
-                        "decode_layer_overhead_ms", "per_sequence_ms", "allreduce_step_ms",
-                        "overhead_activity", "host_step_ms", "host_per_sequence_ms"}));
+  HEADROOM_RETURN_IF_ERROR(f.CheckKnownKeys(
+      {"compute_efficiency", "half_efficiency_width", "memory_efficiency",
+       "prefill_layer_overhead_ms", "prefill_layer_per_sequence_ms", "decode_layer_overhead_ms",
+       "per_sequence_ms", "allreduce_step_ms", "overhead_activity", "host_step_ms",
+       "host_per_sequence_ms", "allreduce_latency_ms", "server_request_ms"}));
   model::InferenceEfficiency e;
   HEADROOM_ASSIGN_OR_RETURN(e.compute_efficiency, f.NumberIn("compute_efficiency", 0.01, 1));
   HEADROOM_ASSIGN_OR_RETURN(e.half_efficiency_width, f.NumberIn("half_efficiency_width", 0, 1e6));
@@ -49,16 +58,34 @@ core::Result<model::InferenceEfficiency> ParseEfficiency(const core::YamlReader&
   e.per_sequence_s = sequence_ms / 1e3;
   e.allreduce_step_s = step_ms / 1e3;
   HEADROOM_ASSIGN_OR_RETURN(e.overhead_activity, f.NumberIn("overhead_activity", 0, 1));
-  // A serving process's host time: optional, 0 (none) for engines measured offline.
-  for (const auto& [key, field, max_ms] :
-       {std::tuple{"host_step_ms", &model::InferenceEfficiency::host_step_s, 10000.0},
-        std::tuple{"host_per_sequence_ms", &model::InferenceEfficiency::host_per_sequence_s,
-                   1000.0}}) {
+  // A serving process's host and request time and a one-pass all-reduce: optional, 0 (none)
+  // for engines measured offline or on older kernels.
+  for (const auto& [key, field, max_ms] : kOptionalTimes) {
     if (!f.Has(key)) continue;
     HEADROOM_ASSIGN_OR_RETURN(const double ms, f.NumberIn(key, 0, max_ms));
     e.*field = ms / 1e3;
   }
   return e;
+}
+
+core::Result<EngineCalibration> ParseCalibration(const core::YamlReader& calibration) {
+  HEADROOM_RETURN_IF_ERROR(calibration.CheckKnownKeys({"datasets", "models", "tp", "base"}));
+  EngineCalibration c;
+  HEADROOM_ASSIGN_OR_RETURN(c.datasets, calibration.StringList("datasets"));
+  HEADROOM_ASSIGN_OR_RETURN(c.models, calibration.StringList("models"));
+  if (calibration.Has("tp")) {
+    HEADROOM_ASSIGN_OR_RETURN(std::vector<std::string> tps, calibration.StringList("tp"));
+    for (const std::string& tp : tps) {
+      const auto n = core::ParseInteger(tp);
+      if (!n || *n < 1 || *n > 64) {
+        return core::Fail(calibration.ErrorAt("tp", fmt::format("'{}' is not a GPU count", tp)));
+      }
+      c.tp.push_back(static_cast<int>(*n));
+    }
+  }
+  HEADROOM_ASSIGN_OR_RETURN(auto base, calibration.OptionalString("base"));
+  c.base = base.value_or("");
+  return c;
 }
 
 // A string as a YAML double-quoted scalar (a JSON string literal is one): names and
@@ -84,20 +111,19 @@ InferenceFits::InferenceFits(std::string engine, std::string description)
 
 core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const std::string& source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"engine", "description", "profile", "calibration",
-                                               "fits", "overhead_activity_from", "borrowed"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"engine", "version", "description", "profile", "calibration", "fits",
+                          "overhead_activity_from", "borrowed"}));
   HEADROOM_ASSIGN_OR_RETURN(std::string engine, doc.String("engine"));
   HEADROOM_ASSIGN_OR_RETURN(auto description, doc.OptionalString("description"));
   InferenceFits out(std::move(engine), description.value_or(""));
+  HEADROOM_ASSIGN_OR_RETURN(auto version, doc.OptionalString("version"));
+  out.version_ = version.value_or("");
   HEADROOM_ASSIGN_OR_RETURN(auto profile, doc.OptionalString("profile"));
   out.profile_ = profile.value_or("");
   if (doc.Has("calibration")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader calibration, doc.Map("calibration"));
-    HEADROOM_RETURN_IF_ERROR(calibration.CheckKnownKeys({"datasets", "models"}));
-    EngineCalibration c;
-    HEADROOM_ASSIGN_OR_RETURN(c.datasets, calibration.StringList("datasets"));
-    HEADROOM_ASSIGN_OR_RETURN(c.models, calibration.StringList("models"));
-    out.calibration_ = std::move(c);
+    HEADROOM_ASSIGN_OR_RETURN(out.calibration_, ParseCalibration(calibration));
   }
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader fits, doc.Map("fits"));
   for (const std::string& gpu : fits.Keys()) {
@@ -137,13 +163,15 @@ core::Result<InferenceFits> InferenceFits::Load(const std::string& path) {
 
 core::Result<InferenceFits> InferenceFits::Embedded() {
   HEADROOM_ASSIGN_OR_RETURN(EngineCatalog engines, EngineCatalog::Embedded());
-  HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fits, engines.Engine(kDefaultEngine));
+  HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fits, engines.Engine(kProfileEngine));
   return *fits;
 }
 
 bool InferenceFits::IsCalibrationRow(const model::Measurement& m) const {
   return calibration_ && m.engine == engine_ && Contains(calibration_->datasets, m.dataset) &&
-         Contains(calibration_->models, m.model);
+         Contains(calibration_->models, m.model) &&
+         (calibration_->tp.empty() || std::find(calibration_->tp.begin(), calibration_->tp.end(),
+                                                m.tp) != calibration_->tp.end());
 }
 
 std::vector<std::string> InferenceFits::FittedGpus() const {
@@ -180,14 +208,18 @@ void InferenceFits::SetFit(const std::string& gpu, const model::InferenceEfficie
 }
 
 std::string InferenceFits::ToYaml(std::string_view comment) const {
-  std::string out = fmt::format("{}engine: {}\ndescription: {}\n", comment, Quoted(engine_),
-                                Quoted(description_));
+  std::string out = fmt::format("{}engine: {}\n", comment, Quoted(engine_));
+  if (!version_.empty()) out += fmt::format("version: {}\n", Quoted(version_));
+  out += fmt::format("description: {}\n", Quoted(description_));
   if (!profile_.empty()) out += fmt::format("profile: {}\n", Quoted(profile_));
   if (calibration_) {
     out += fmt::format(
         "calibration:  # the validation suite's rows it was fitted on\n"
         "  datasets: [{}]\n  models: [{}]\n",
         QuotedList(calibration_->datasets), QuotedList(calibration_->models));
+    if (!calibration_->tp.empty())
+      out += fmt::format("  tp: [{}]\n", fmt::join(calibration_->tp, ", "));
+    if (!calibration_->base.empty()) out += fmt::format("  base: {}\n", Quoted(calibration_->base));
   }
   out += "fits:\n";
   std::string activity_from;
@@ -217,6 +249,9 @@ std::string InferenceFits::ToYaml(std::string_view comment) const {
     if (e.host_step_s > 0 || e.host_per_sequence_s > 0) {
       out += fmt::format("    host_step_ms: {:.6f}\n    host_per_sequence_ms: {:.6f}\n",
                          e.host_step_s * 1e3, e.host_per_sequence_s * 1e3);
+    }
+    for (const auto& [key, field, max_ms] : {kOptionalTimes[2], kOptionalTimes[3]}) {
+      if (e.*field > 0) out += fmt::format("    {}: {:.6f}\n", key, e.*field * 1e3);
     }
   }
   if (!activity_from.empty()) {

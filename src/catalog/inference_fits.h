@@ -19,9 +19,13 @@
 
 namespace headroom::catalog {
 
-// The engine every command and scenario assumes unless told otherwise: the stack SplitwiseSim's
-// profile measured, which the row simulator's published comparisons use.
-inline constexpr std::string_view kDefaultEngine = "splitwise-sim";
+// The engine every command and scenario assumes unless told otherwise: today's vLLM server
+// (data/fits/vllm-server.yaml).
+inline constexpr std::string_view kDefaultEngine = "vllm-server";
+// The stack SplitwiseSim's profile measured (2023): the engine of the POLCA reproduction (its
+// scenarios name it), the one `model fit` calibrates from that profile, and the overhead
+// activity of fits without power measurements.
+inline constexpr std::string_view kProfileEngine = "splitwise-sim";
 
 struct GpuFit {
   model::InferenceEfficiency efficiency;
@@ -33,6 +37,10 @@ struct GpuFit {
 struct EngineCalibration {
   std::vector<std::string> datasets;
   std::vector<std::string> models;
+  std::vector<int> tp = {};  // only rows at these tensor-parallel degrees; empty: any
+  // An engine measured only end to end (served runs) keeps this engine's kernel parameters and
+  // fits what serving changes (model::FitServingEngineOnGpu); empty: a full fit.
+  std::string base = {};
 };
 
 class InferenceFits {
@@ -42,11 +50,15 @@ class InferenceFits {
   [[nodiscard]] static core::Result<InferenceFits> Parse(std::string_view text,
                                                          const std::string& source);
   [[nodiscard]] static core::Result<InferenceFits> Load(const std::string& path);
-  // The default engine's calibration.
+  // The profile engine's calibration (kProfileEngine).
   [[nodiscard]] static core::Result<InferenceFits> Embedded();
 
   const std::string& engine() const { return engine_; }
   const std::string& description() const { return description_; }
+  // The releases it describes, e.g. ">= 0.6 (CUDA graphs)"; empty where not known.
+  const std::string& version() const { return version_; }
+  // "NAME" or "NAME VERSION": how every output names the engine it assumed.
+  std::string Label() const { return version_.empty() ? engine_ : engine_ + " " + version_; }
   const std::optional<EngineCalibration>& calibration() const { return calibration_; }
   // Whether `m` is one of the rows this engine was fitted on.
   bool IsCalibrationRow(const model::Measurement& m) const;
@@ -62,6 +74,7 @@ class InferenceFits {
               const std::string& activity_from = "");
   void SetCalibration(EngineCalibration calibration) { calibration_ = std::move(calibration); }
   void SetProfile(std::string profile) { profile_ = std::move(profile); }
+  void SetVersion(std::string version) { version_ = std::move(version); }
   // The data file Parse reads back, under a comment saying how it was made; GPU types without a
   // fit borrow their closest fitted sibling's.
   std::string ToYaml(std::string_view comment) const;
@@ -69,6 +82,7 @@ class InferenceFits {
  private:
   std::string engine_;
   std::string description_;
+  std::string version_;
   std::string profile_;  // the measured profile it was fitted on, if one
   std::optional<EngineCalibration> calibration_;
   std::map<std::string, model::InferenceEfficiency> fitted_;

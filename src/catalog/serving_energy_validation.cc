@@ -192,10 +192,11 @@ core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std
   std::vector<model::Measurement> with_prompt = rows;
   for (model::Measurement& m : with_prompt) m.input = fit.prompt;
   ScoreRows(catalogs, served, with_prompt, fitted_on, worst, report);
-  if (engine != kDefaultEngine) {
-    // What a user who chooses no engine sees: the default engine as it is, with the prompt.
-    HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback,
-                              catalogs.engines->Engine(kDefaultEngine));
+  // What a user who chooses no engine sees, and what the POLCA reproduction assumes: those
+  // engines as they are, with the prompt.
+  for (const std::string_view other : {kDefaultEngine, kProfileEngine}) {
+    if (other == engine) continue;
+    HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback, catalogs.engines->Engine(other));
     ScoreRows(catalogs, *fallback, with_prompt, fitted_on, worst, report);
   }
   return core::Ok();

@@ -143,7 +143,7 @@ core::Result<ProfileEngineFit> FitProfileEngine(const ValidationCatalogs& catalo
                                                 const std::string& engine,
                                                 const std::string& description) {
   HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback,
-                            catalogs.engines->Engine(kDefaultEngine));
+                            catalogs.engines->Engine(kProfileEngine));
   std::map<std::string, std::vector<model::Observation>> train, held_out;
   ProfileEngineFit out{InferenceFits(engine, description), {.engine = engine}};
   for (const model::Measurement& m : rows) {
@@ -169,7 +169,7 @@ core::Result<ProfileEngineFit> FitProfileEngine(const ValidationCatalogs& catalo
     auto fit = model::FitEngineOnGpu(gpu, observations, default_fit.efficiency.overhead_activity);
     if (!fit) return core::Fail(fit.error().WithContext("--profile"));
     out.fits.SetFit(gpu_name, fit->efficiency,
-                    fit->power_rows > 0 ? "" : fmt::format("activity from {}", kDefaultEngine));
+                    fit->power_rows > 0 ? "" : fmt::format("activity from {}", kProfileEngine));
     // Error per metric on both splits.
     std::map<model::Metric, std::pair<std::vector<double>, std::vector<double>>> errors;
     auto score = [&](const std::vector<model::Observation>& of, bool is_train) {

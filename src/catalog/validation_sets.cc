@@ -12,6 +12,7 @@
 
 #include "catalog/embedded_data.h"
 #include "catalog/mig_scaling_validation.h"
+#include "catalog/served_runs.h"
 #include "catalog/serving_energy_validation.h"
 #include "core/parse.h"
 #include "model/engine_fit.h"
@@ -35,10 +36,11 @@ core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f
   HEADROOM_ASSIGN_OR_RETURN(m.input, ValidationCount(f[6], "input_tokens", 1));
   HEADROOM_ASSIGN_OR_RETURN(m.output, ValidationCount(f[7], "output_tokens", 0));
   const auto metric = model::MetricFromName(f[8]);
-  if (!metric) {
+  if (!metric || model::IsServedRunMetric(*metric)) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("metric '{}' is not one of prefill_ms, decode_ms, e2e_s, gpu_power_w, "
-                    "j_per_token, tpot_ms",
+                    "j_per_token, tpot_ms (a served run's metrics, with its requests, belong in "
+                    "serving.csv)",
                     f[8])));
   }
   m.metric = *metric;
@@ -82,6 +84,10 @@ struct CellKey {
 };
 
 }  // namespace
+
+bool IsScoredOnEveryRow(std::string_view engine) {
+  return engine == kDefaultEngine || engine == kProfileEngine;
+}
 
 core::Result<int> ValidationCount(std::string_view text, std::string_view name, int min) {
   auto v = core::ParseInteger(text);
@@ -182,7 +188,11 @@ core::Result<std::vector<model::Measurement>> ParseInferenceMeasurements(
 
 core::Result<std::vector<model::Measurement>> EmbeddedInferenceMeasurements() {
   HEADROOM_ASSIGN_OR_RETURN(const core::EmbeddedFile* f, EmbeddedValidationFile("inference.csv"));
-  return ParseInferenceMeasurements(f->content, std::string(f->path));
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<model::Measurement> rows,
+                            ParseInferenceMeasurements(f->content, std::string(f->path)));
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<model::Measurement> runs, EmbeddedServedRuns());
+  rows.insert(rows.end(), runs.begin(), runs.end());
+  return rows;
 }
 
 ValidationReport Validate(const ValidationCatalogs& catalogs,
@@ -190,9 +200,9 @@ ValidationReport Validate(const ValidationCatalogs& catalogs,
   ValidationReport out;
   for (const std::string& name : catalogs.engines->Names()) {
     const InferenceFits* engine = *catalogs.engines->Engine(name);
-    // The default engine on every row; the others on their own engine's rows.
+    // The default and the profile engine on every row; the others on their own engine's rows.
     std::vector<model::Measurement> scored = rows;
-    if (name != kDefaultEngine) {
+    if (!IsScoredOnEveryRow(name)) {
       std::erase_if(scored, [&](const model::Measurement& m) { return m.engine != name; });
     }
     ScoreRows(
@@ -202,6 +212,29 @@ ValidationReport Validate(const ValidationCatalogs& catalogs,
   return out;
 }
 
+namespace {
+
+// One GPU type's fit: a full one, or, for an engine with a base (measured only end to end),
+// what serving changes on top of the base engine's kernels there.
+core::Result<model::EngineGpuFit> FitGpu(const ValidationCatalogs& catalogs,
+                                         const EngineCalibration& calibration,
+                                         const model::GpuPowerModel& gpu,
+                                         const std::vector<model::Observation>& observations) {
+  const std::string& name = gpu.spec().name;
+  if (!calibration.base.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* base,
+                              catalogs.engines->Engine(calibration.base));
+    HEADROOM_ASSIGN_OR_RETURN(GpuFit base_fit, base->For(name));
+    return model::FitServingEngineOnGpu(gpu, base_fit.efficiency, observations);
+  }
+  HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback,
+                            catalogs.engines->Engine(kProfileEngine));
+  HEADROOM_ASSIGN_OR_RETURN(GpuFit default_fit, fallback->For(name));
+  return model::FitEngineOnGpu(gpu, observations, default_fit.efficiency.overhead_activity);
+}
+
+}  // namespace
+
 core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catalogs,
                                                  const InferenceFits& engine,
                                                  const std::vector<model::Measurement>& rows) {
@@ -209,8 +242,6 @@ core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catal
     return core::Fail(core::Error::InvalidArgument(fmt::format(
         "engine '{}' names no calibration rows of the validation suite", engine.engine())));
   }
-  HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback,
-                            catalogs.engines->Engine(kDefaultEngine));
   std::map<std::string, std::vector<model::Observation>> by_gpu;
   for (const model::Measurement& m : rows) {
     if (!engine.IsCalibrationRow(m)) continue;
@@ -222,7 +253,12 @@ core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catal
     by_gpu[r.gpu->name].push_back({r.spec, m});
   }
   InferenceFits out(engine.engine(), engine.description());
+  out.SetVersion(engine.version());
   out.SetCalibration(*engine.calibration());
+  const std::string activity_note =
+      engine.calibration()->base.empty()
+          ? fmt::format("activity from {}", kProfileEngine)
+          : fmt::format("activity from {}", engine.calibration()->base);
   for (auto& [gpu_name, observations] : by_gpu) {
     const model::GpuSpec* gpu = *catalogs.hardware->Gpu(gpu_name);
     // Rows whose batch did not fit in memory were queued by the engine: not a static batch.
@@ -230,12 +266,9 @@ core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catal
     std::erase_if(observations, [&](const model::Observation& o) {
       return !model::FitsInMemory(model::InferenceModel(*o.model, power_model, {}), o.measurement);
     });
-    HEADROOM_ASSIGN_OR_RETURN(GpuFit default_fit, fallback->For(gpu_name));
-    HEADROOM_ASSIGN_OR_RETURN(
-        model::EngineGpuFit fit,
-        model::FitEngineOnGpu(power_model, observations, default_fit.efficiency.overhead_activity));
-    out.SetFit(gpu_name, fit.efficiency,
-               fit.power_rows > 0 ? "" : fmt::format("activity from {}", kDefaultEngine));
+    HEADROOM_ASSIGN_OR_RETURN(model::EngineGpuFit fit,
+                              FitGpu(catalogs, *engine.calibration(), power_model, observations));
+    out.SetFit(gpu_name, fit.efficiency, fit.power_rows > 0 ? "" : activity_note);
   }
   if (by_gpu.empty()) {
     return core::Fail(core::Error::NotFound(fmt::format(

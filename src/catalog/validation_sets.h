@@ -43,8 +43,13 @@ struct ValidationCatalogs {
   const EngineCatalog* engines = nullptr;
 };
 
-// Every engine calibration on its own engine's rows, and the default engine on every row
-// (the error a user sees who does not choose an engine). `worst` rows per cell.
+// Whether `engine` is scored on every row of the suite, not only on its own engine's: the
+// default engine (the error a user sees who does not choose one) and the profile engine (what
+// the POLCA reproduction assumes).
+bool IsScoredOnEveryRow(std::string_view engine);
+
+// Every engine calibration on its own engine's rows, and IsScoredOnEveryRow's on every row.
+// `worst` rows per cell.
 ValidationReport Validate(const ValidationCatalogs& catalogs,
                           const std::vector<model::Measurement>& rows, int worst);
 

@@ -28,7 +28,7 @@ constexpr const char* kBuiltInDescription =
 
 struct FitOptions {
   std::string engine;  // refit this built-in engine on the validation suite
-  std::string name = std::string(catalog::kDefaultEngine);  // the engine it calibrates
+  std::string name = std::string(catalog::kProfileEngine);  // the engine it calibrates
   std::string profile;  // empty: the built-in llama2-70b profile
   std::string model = "llama2-70b";
   std::string write;
@@ -112,10 +112,10 @@ int RunFit(const GlobalOptions& global, const FitOptions& options) {
     if (!text) return ReportError(text.error().WithContext("--profile"));
     const std::string_view header = std::string_view(*text).substr(0, text->find('\n'));
     if (catalog::LooksLikeProfileRows(header)) {
-      if (options.name == catalog::kDefaultEngine) {
+      if (options.name == catalog::kProfileEngine) {
         return ReportError(core::Error::InvalidArgument(
             fmt::format("--name: give your engine a name of its own (not the built-in '{}')",
-                        catalog::kDefaultEngine)));
+                        catalog::kProfileEngine)));
       }
       return RunProfileRowsFit(*hardware, *models, *text, options);
     }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "model/inference_model.h"
@@ -21,6 +22,23 @@ using EfficiencyLoss = std::function<double(const InferenceEfficiency&)>;
 // costs up to a few ms). `what` names the fit in an error.
 [[nodiscard]] core::Result<InferenceEfficiency> MinimizeTimeLoss(const EfficiencyLoss& loss,
                                                                  std::string_view what);
+
+// One parameter a search frees: the field, how many of the search's units make one of the
+// field's (1e6 for a time in seconds searched in microseconds, so that all the parameters have
+// alike scales), and its bounds and start in the search's units.
+struct FreeParameter {
+  double InferenceEfficiency::*field = nullptr;
+  double per = 1.0;
+  double lower = 0;
+  double upper = 1;
+  double start = 0;
+};
+
+// `base` with the `free` parameters that minimize `loss` (NLopt's Subplex), the others kept.
+[[nodiscard]] core::Result<InferenceEfficiency> MinimizeOver(const InferenceEfficiency& base,
+                                                             const std::vector<FreeParameter>& free,
+                                                             const EfficiencyLoss& loss,
+                                                             std::string_view what);
 
 // `fitted` with the overhead activity in [0, 1] (steps of 0.005) that minimizes `error`, which
 // returns the summed absolute relative error of power; *best_error gets that minimum.

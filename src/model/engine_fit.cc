@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <functional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,16 +18,33 @@ double PredictWith(const GpuPowerModel& gpu, const InferenceEfficiency& e, const
   return Predict(InferenceModel(*o.model, gpu, e), o.measurement);
 }
 
-}  // namespace
+// The parameters today's serving engines change against the kernels of an older calibration of
+// the same engine: CUDA-graph decode (the per-layer launch cost), attention kernels and memory
+// streaming, a one-pass all-reduce (custom or NVLS kernels), and the server's own time per
+// request. Bounds as for a full fit; the all-reduce latency up to 1 ms, the server's time up to
+// 1 s.
+const std::vector<FreeParameter>& ServingParameters() {
+  using E = InferenceEfficiency;
+  static const std::vector<FreeParameter> kServing = {
+      {&E::memory_efficiency, 1.0, 0.05, 1.0, 0.8},
+      {&E::decode_layer_overhead_s, 1e6, 0.0, 5000.0, 20.0},
+      {&E::allreduce_latency_s, 1e6, 0.0, 1000.0, 10.0},
+      {&E::server_request_s, 1e3, 0.0, 1000.0, 10.0},
+  };
+  return kServing;
+}
 
-core::Result<EngineGpuFit> FitEngineOnGpu(const GpuPowerModel& gpu,
-                                          const std::vector<Observation>& rows, double activity) {
+using Minimizer = std::function<core::Result<InferenceEfficiency>(const EfficiencyLoss&)>;
+
+core::Result<EngineGpuFit> FitOnGpu(const GpuPowerModel& gpu, const std::vector<Observation>& rows,
+                                    double activity, std::size_t parameters,
+                                    const Minimizer& minimize) {
   std::vector<const Observation*> timed, powered;
   for (const Observation& o : rows) (IsPower(o) ? powered : timed).push_back(&o);
-  if (timed.size() < 2 * kEfficiencyTimeParameters) {
+  if (timed.size() < 2 * parameters) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("{} timing rows on {} are too few to fit {} parameters", timed.size(),
-                    gpu.spec().name, kEfficiencyTimeParameters)));
+                    gpu.spec().name, parameters)));
   }
   const EfficiencyLoss squared_log_error = [&](const InferenceEfficiency& e) {
     double sum = 0;
@@ -35,7 +54,7 @@ core::Result<EngineGpuFit> FitEngineOnGpu(const GpuPowerModel& gpu,
     return sum / static_cast<double>(timed.size());
   };
   EngineGpuFit out;
-  HEADROOM_ASSIGN_OR_RETURN(out.efficiency, MinimizeTimeLoss(squared_log_error, gpu.spec().name));
+  HEADROOM_ASSIGN_OR_RETURN(out.efficiency, minimize(squared_log_error));
   out.efficiency.overhead_activity = activity;
   const auto summed_error = [&gpu](const std::vector<const Observation*>& of,
                                    const InferenceEfficiency& e) {
@@ -56,6 +75,30 @@ core::Result<EngineGpuFit> FitEngineOnGpu(const GpuPowerModel& gpu,
   out.time_rows = static_cast<int>(timed.size());
   out.time_mape = summed_error(timed, out.efficiency) / static_cast<double>(timed.size());
   return out;
+}
+
+}  // namespace
+
+core::Result<EngineGpuFit> FitEngineOnGpu(const GpuPowerModel& gpu,
+                                          const std::vector<Observation>& rows, double activity) {
+  return FitOnGpu(
+      gpu, rows, activity, kEfficiencyTimeParameters,
+      [&gpu](const EfficiencyLoss& loss) { return MinimizeTimeLoss(loss, gpu.spec().name); });
+}
+
+core::Result<EngineGpuFit> FitServingEngineOnGpu(const GpuPowerModel& gpu,
+                                                 const InferenceEfficiency& base,
+                                                 const std::vector<Observation>& rows) {
+  // Today's engines reduce a step's small messages in one pass over NVLink (vLLM's custom
+  // all-reduce: each GPU reads its peers' buffers once; NCCL's NVLS on an NVSwitch), not in
+  // 2 (tp - 1) ring steps of fixed latency: that latency is one fitted term per all-reduce
+  // (allreduce_latency_s), and only the bandwidth term of the ring remains.
+  InferenceEfficiency one_pass = base;
+  one_pass.allreduce_step_s = 0;
+  return FitOnGpu(gpu, rows, base.overhead_activity, ServingParameters().size(),
+                  [&](const EfficiencyLoss& loss) {
+                    return MinimizeOver(one_pass, ServingParameters(), loss, gpu.spec().name);
+                  });
 }
 
 }  // namespace headroom::model

@@ -36,6 +36,16 @@ struct EngineGpuFit {
                                                         const std::vector<Observation>& rows,
                                                         double activity);
 
+// A serving engine measured end to end (served runs, measurement.h) whose kernels an older
+// calibration of the same engine already describes (`base`, on this GPU type): only what
+// serving changes is fitted (the memory efficiency, the decode step's per-layer fixed cost, the
+// latency of one all-reduce, which replaces the ring's per-step latency, the server's own time
+// per request); the rest is `base`'s.
+// kInvalidArgument with fewer time rows than twice those parameters.
+[[nodiscard]] core::Result<EngineGpuFit> FitServingEngineOnGpu(
+    const GpuPowerModel& gpu, const InferenceEfficiency& base,
+    const std::vector<Observation>& rows);
+
 }  // namespace headroom::model
 
 #endif  // HEADROOM_MODEL_ENGINE_FIT_H_

@@ -31,7 +31,8 @@ double InferenceModel::CommunicationSeconds(int tp, double tokens, int layers) c
   const double link = gpu_.spec().interconnect_bytes_per_s;
   const double message = tokens * model_.hidden * model_.bytes_per_param;
   // A ring all-reduce takes 2 (tp - 1) steps, each moving 1/tp of the message over a link.
-  const double per_reduce = 2.0 * (tp - 1) * (efficiency_.allreduce_step_s + message / tp / link);
+  const double per_reduce = efficiency_.allreduce_latency_s +
+                            2.0 * (tp - 1) * (efficiency_.allreduce_step_s + message / tp / link);
   return layers * kAllReducesPerLayer * per_reduce;
 }
 

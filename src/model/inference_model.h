@@ -27,6 +27,10 @@ struct InferenceEfficiency {
   double decode_layer_overhead_s = 0.0;       // fixed cost of a decode step
   double per_sequence_s = 0.0;    // per sequence and decode step (sampling, bookkeeping)
   double allreduce_step_s = 0.0;  // latency of one step of a ring all-reduce (tp > 1)
+  // Fixed latency of each all-reduce (tp > 1) whatever the number of GPUs: NCCL on an NVSwitch
+  // node reduces small decode messages in one tree or in-switch pass, so its cost barely grows
+  // with tp, unlike the ring steps above (docs/inference-model.md, today's vLLM).
+  double allreduce_latency_s = 0.0;
   // SM and memory activity during the fixed costs above, fitted on measured average power.
   double overhead_activity = 0.0;
   // Host work of a serving process in every decode step, during which the GPUs wait with no
@@ -35,6 +39,11 @@ struct InferenceEfficiency {
   // vLLM 0.5's API server under load spends most of a step there (docs/inference-model.md).
   double host_step_s = 0.0;
   double host_per_sequence_s = 0.0;
+  // The serving process's own time per request before its first token (HTTP, tokenization,
+  // scheduling, streaming back), on no GPU: added to TTFT by a served run (measurement.h) and
+  // by the row simulator unless its scenario sets `serving.overhead`. 0 for engines measured
+  // offline.
+  double server_request_s = 0.0;
 };
 
 struct InferenceShape {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/inference_model.h"
 
@@ -26,11 +27,28 @@ enum class Metric {
   // batch, plus the step's share of the prompts prefilled meanwhile (batch / output requests
   // finish, and are replaced, in a step), ms.
   kServingTpotMs,
+  // A served run (`requests` set): every request arrives at once and is prefilled together.
+  // Time to first token: the server's own time per request (if `server`) plus the joint prefill.
+  kRunTtftMs,
+  // From the longest request's first token to its last: its output - 1 decode steps while the
+  // running batch shrinks as the others finish.
+  kRunDecodeSpanMs,
+  // From arrival to the last token of the run: TTFT plus the decode span.
+  kRunEndToEndMs,
 };
 
-// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w", "j_per_token", "tpot_ms".
+// "prefill_ms", "decode_ms", "e2e_s", "gpu_power_w", "j_per_token", "tpot_ms", "ttft_ms",
+// "decode_span_ms", "e2e_ms".
 std::string_view MetricName(Metric metric);
 std::optional<Metric> MetricFromName(std::string_view name);
+
+// One request of a served run: its prompt and the tokens it generated.
+struct RunRequest {
+  int input = 0;
+  int output = 0;
+};
+
+bool IsServedRunMetric(Metric metric);
 
 struct Measurement {
   std::string dataset;  // e.g. "lmdeploy-a100"
@@ -45,6 +63,10 @@ struct Measurement {
   double value = 0;        // in the metric's unit
   double idle_tail_s = 0;  // idle seconds a power average includes after the batch
   std::string source;      // file:line
+  // A served run's requests (the kRun* metrics; empty otherwise), and whether they went through
+  // the engine's server (an HTTP API) rather than its offline entry point.
+  std::vector<RunRequest> requests = {};
+  bool server = false;
 };
 
 // The model's value for the measurement's configuration, in the metric's unit, at the GPU's

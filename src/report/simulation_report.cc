@@ -54,6 +54,7 @@ nlohmann::ordered_json ServingJson(const sim::RowResult& r) {
   const sim::InstanceConfig& i = r.serving;
   nlohmann::ordered_json j;
   j["engine"] = r.engine.name;
+  j["engine_version"] = r.engine.version;
   j["engine_description"] = r.engine.description;
   j["tp"] = i.tp;
   j["max_batch_sequences"] = i.max_batch_sequences;
@@ -69,8 +70,9 @@ nlohmann::ordered_json ServingJson(const sim::RowResult& r) {
 
 std::string ServingText(const sim::RowResult& r) {
   const sim::InstanceConfig& i = r.serving;
-  std::string out =
-      fmt::format("engine: {} ({}); tp {}, ", r.engine.name, r.engine.description, i.tp);
+  std::string out = fmt::format("engine: {}{} ({}); tp {}, ", r.engine.name,
+                                r.engine.version.empty() ? "" : " " + r.engine.version,
+                                r.engine.description, i.tp);
   out += i.max_num_batched_tokens > 0
              ? fmt::format("chunked prefill within {} tokens", i.max_num_batched_tokens)
              : fmt::format("whole prompts up to {} tokens", i.max_prefill_tokens);

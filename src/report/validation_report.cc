@@ -11,6 +11,10 @@ namespace {
 using nlohmann::ordered_json;
 
 std::string Configuration(const model::Measurement& m) {
+  if (!m.requests.empty()) {
+    return fmt::format("{} {} tp{} {} requests, mean prompt {}, longest output {}", m.model, m.gpu,
+                       m.tp, m.requests.size(), m.input, m.output);
+  }
   return fmt::format("{} {} tp{} batch {} in {} out {}", m.model, m.gpu, m.tp, m.batch, m.input,
                      m.output);
 }

@@ -50,6 +50,9 @@ struct PrefixCacheConfig {
 struct ServerOverheadConfig {
   double per_request_s = 0;
   double per_prompt_token_s = 0;
+  // Not set by the scenario or a flag: the engine calibration's own time per request
+  // (InferenceEfficiency::server_request_s), filled in when the scenario is resolved.
+  bool from_engine = true;
 };
 
 struct InstanceConfig {
@@ -87,7 +90,8 @@ struct PowerDeliveryConfig {
 // The serving engine whose calibration the model runs: named in every output (issue 45).
 struct EngineName {
   std::string name;         // data/fits/<name>.yaml, e.g. "vllm"
-  std::string description;  // its version and how it was measured
+  std::string version;      // the releases it describes, where known
+  std::string description;  // how it was measured
 };
 
 struct RowConfig {

@@ -129,6 +129,7 @@ core::Status ParseServingExtras(const core::YamlReader& doc, InstanceConfig& ins
         DurationField(overhead, "per_prompt_token", core::FromSeconds(o.per_prompt_token_s)));
     o.per_request_s = core::ToSeconds(fixed);
     o.per_prompt_token_s = core::ToSeconds(per_token);
+    o.from_engine = false;
   }
   return core::Ok();
 }
@@ -312,6 +313,7 @@ core::Status SetServingValue(InstanceConfig& i, std::string_view key, std::strin
   if (key == "max_prefill_tokens") return whole(&i.max_prefill_tokens);
   if (key == "max_num_batched_tokens") return whole(&i.max_num_batched_tokens);
   if (key == "prefix_shared_tokens") return whole(&i.prefix_cache.shared_prefix_tokens);
+  if (key.starts_with("overhead_")) i.overhead.from_engine = false;
   if (key == "overhead_per_request") return seconds(&i.overhead.per_request_s);
   if (key == "overhead_per_prompt_token") return seconds(&i.overhead.per_prompt_token_s);
   if (key == "prefix_hit_rate" || key == "memory_fraction") {
@@ -545,7 +547,9 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   out.scenario = scenario;
   RowConfig& row = out.row;
   row.server = *server;
-  row.engine = {.name = (*engine)->engine(), .description = (*engine)->description()};
+  row.engine = {.name = (*engine)->engine(),
+                .version = (*engine)->version(),
+                .description = (*engine)->description()};
   row.server.non_gpu_idle_power =
       core::Watts(scenario.non_gpu_idle_w.value_or(server->non_gpu_idle_power.value()));
   row.server.non_gpu_power =
@@ -563,6 +567,9 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   row.servers = scenario.servers;
   row.hp_server_fraction = scenario.hp_server_fraction;
   row.instance = scenario.instance;
+  if (row.instance.overhead.from_engine) {
+    row.instance.overhead = {.per_request_s = fit->efficiency.server_request_s};
+  }
   row.router = scenario.router;
   row.power = scenario.power;
   const double budget = scenario.budget_w ? *scenario.budget_w
