@@ -88,6 +88,26 @@ core::Result<EngineCalibration> ParseCalibration(const core::YamlReader& calibra
   return c;
 }
 
+core::Result<std::map<std::string, SchedulerDefaults>> ParseScheduler(
+    const core::YamlReader& scheduler) {
+  std::map<std::string, SchedulerDefaults> out;
+  for (const std::string& gpu : scheduler.Keys()) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader s, scheduler.Map(gpu));
+    HEADROOM_RETURN_IF_ERROR(s.CheckKnownKeys({"max_num_batched_tokens", "max_num_seqs"}));
+    HEADROOM_ASSIGN_OR_RETURN(const double tokens,
+                              s.NumberIn("max_num_batched_tokens", 0, 1 << 24));
+    HEADROOM_ASSIGN_OR_RETURN(const double seqs, s.NumberIn("max_num_seqs", 1, 65536));
+    if (tokens > 0 && tokens < seqs) {
+      return core::Fail(s.ErrorAt("max_num_batched_tokens",
+                                  "smaller than max_num_seqs: a full batch's decode tokens would "
+                                  "not fit one iteration"));
+    }
+    out[gpu] = {.max_num_batched_tokens = static_cast<int>(tokens),
+                .max_num_seqs = static_cast<int>(seqs)};
+  }
+  return out;
+}
+
 // A string as a YAML double-quoted scalar (a JSON string literal is one): names and
 // descriptions come from users' files and flags, and may hold ':', '#' or quotes.
 std::string Quoted(const std::string& text) {
@@ -113,7 +133,7 @@ core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const st
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
   HEADROOM_RETURN_IF_ERROR(
       doc.CheckKnownKeys({"engine", "version", "description", "profile", "calibration", "fits",
-                          "overhead_activity_from", "borrowed"}));
+                          "overhead_activity_from", "borrowed", "scheduler"}));
   HEADROOM_ASSIGN_OR_RETURN(std::string engine, doc.String("engine"));
   HEADROOM_ASSIGN_OR_RETURN(auto description, doc.OptionalString("description"));
   InferenceFits out(std::move(engine), description.value_or(""));
@@ -142,6 +162,10 @@ core::Result<InferenceFits> InferenceFits::Parse(std::string_view text, const st
       out.fitted_[gpu].overhead_activity = out.fitted_[source_gpu].overhead_activity;
       out.activity_from_[gpu] = source_gpu;
     }
+  }
+  if (doc.Has("scheduler")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader scheduler, doc.Map("scheduler"));
+    HEADROOM_ASSIGN_OR_RETURN(out.scheduler_, ParseScheduler(scheduler));
   }
   if (doc.Has("borrowed")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader borrowed, doc.Map("borrowed"));
@@ -172,6 +196,13 @@ bool InferenceFits::IsCalibrationRow(const model::Measurement& m) const {
          Contains(calibration_->models, m.model) &&
          (calibration_->tp.empty() || std::find(calibration_->tp.begin(), calibration_->tp.end(),
                                                 m.tp) != calibration_->tp.end());
+}
+
+std::optional<SchedulerDefaults> InferenceFits::SchedulerFor(const std::string& gpu) const {
+  for (const std::string& key : {gpu, std::string("default")}) {
+    if (auto it = scheduler_.find(key); it != scheduler_.end()) return it->second;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> InferenceFits::FittedGpus() const {
@@ -256,6 +287,13 @@ std::string InferenceFits::ToYaml(std::string_view comment) const {
   }
   if (!activity_from.empty()) {
     out += "overhead_activity_from:  # measurements without power\n" + activity_from;
+  }
+  if (!scheduler_.empty()) {
+    out += "scheduler:  # the server's own defaults, where a scenario sets none\n";
+    for (const auto& [gpu, s] : scheduler_) {
+      out += fmt::format("  {}: {{max_num_batched_tokens: {}, max_num_seqs: {}}}\n", Quoted(gpu),
+                         s.max_num_batched_tokens, s.max_num_seqs);
+    }
   }
   if (!borrowed_.empty()) {
     out += "borrowed:  # GPU types this engine was not measured on\n";

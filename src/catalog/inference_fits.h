@@ -43,6 +43,15 @@ struct EngineCalibration {
   std::string base = {};
 };
 
+// The scheduler settings an engine's server starts with unless told otherwise (vLLM's
+// max_num_batched_tokens, chunked prefill on, and max_num_seqs), which the row simulator takes
+// where a scenario does not set them.
+struct SchedulerDefaults {
+  int max_num_batched_tokens = 0;  // 0: whole prompts (no chunked prefill)
+  int max_num_seqs = 0;
+  bool operator==(const SchedulerDefaults&) const = default;
+};
+
 class InferenceFits {
  public:
   InferenceFits(std::string engine, std::string description);
@@ -67,6 +76,14 @@ class InferenceFits {
 
   // REQUIRES: gpu is a canonical catalog name.
   [[nodiscard]] core::Result<GpuFit> For(const std::string& gpu) const;
+  // The scheduler's defaults on `gpu` (its own entry, else the engine's "default"); nullopt for
+  // an engine that names none.
+  std::optional<SchedulerDefaults> SchedulerFor(const std::string& gpu) const;
+  // Keyed by GPU type or "default".
+  void SetScheduler(std::map<std::string, SchedulerDefaults> scheduler) {
+    scheduler_ = std::move(scheduler);
+  }
+  const std::map<std::string, SchedulerDefaults>& scheduler() const { return scheduler_; }
 
   // Building a calibration to write (`model fit`). `activity_from` says where an overhead
   // activity not fitted on this GPU's own power came from: a GPU of this file, or a note.
@@ -88,6 +105,7 @@ class InferenceFits {
   std::map<std::string, model::InferenceEfficiency> fitted_;
   std::map<std::string, std::string> activity_from_;
   std::map<std::string, std::string> borrowed_;
+  std::map<std::string, SchedulerDefaults> scheduler_;
 };
 
 // Every engine calibration: the built-in ones, and any loaded from a file (`--engine-file`).

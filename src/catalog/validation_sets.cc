@@ -254,6 +254,7 @@ core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catal
   }
   InferenceFits out(engine.engine(), engine.description());
   out.SetVersion(engine.version());
+  out.SetScheduler(engine.scheduler());
   out.SetCalibration(*engine.calibration());
   const std::string activity_note =
       engine.calibration()->base.empty()

@@ -90,7 +90,7 @@ core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowO
     HEADROOM_RETURN_IF_ERROR(sim::SetSlo(scenario.slo, kv));
   }
   for (const std::string& kv : o.serving) {
-    HEADROOM_RETURN_IF_ERROR(sim::SetServing(scenario.instance, kv));
+    HEADROOM_RETURN_IF_ERROR(sim::SetServing(scenario, kv));
   }
   for (const std::string& kv : o.set) {
     const auto eq = kv.find('=');

@@ -138,6 +138,9 @@ core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
       {"model", "engine", "tp", "max_batch_sequences", "max_prefill_tokens", "memory_fraction",
        "router", "max_num_batched_tokens", "prefix_cache", "overhead", "instances_per_server"}));
+  for (const char* key : {"max_batch_sequences", "max_num_batched_tokens"}) {
+    if (doc.Has(key)) s.serving_given.insert(key);
+  }
   HEADROOM_ASSIGN_OR_RETURN(s.model, doc.String("model"));
   HEADROOM_ASSIGN_OR_RETURN(auto engine, doc.OptionalString("engine"));
   if (engine) s.engine = *engine;
@@ -329,7 +332,7 @@ core::Status SetServingValue(InstanceConfig& i, std::string_view key, std::strin
 
 }  // namespace
 
-core::Status SetServing(InstanceConfig& instance, std::string_view key_value) {
+core::Status SetServing(Scenario& scenario, std::string_view key_value) {
   const auto eq = key_value.find('=');
   if (eq == std::string_view::npos) {
     return core::Fail(core::Error::InvalidArgument(
@@ -337,9 +340,11 @@ core::Status SetServing(InstanceConfig& instance, std::string_view key_value) {
                     key_value)));
   }
   const std::string_view key = core::Trim(key_value.substr(0, eq));
-  if (auto st = SetServingValue(instance, key, core::Trim(key_value.substr(eq + 1))); !st) {
+  if (auto st = SetServingValue(scenario.instance, key, core::Trim(key_value.substr(eq + 1)));
+      !st) {
     return core::Fail(st.error().WithContext(fmt::format("--serving {}", key_value)));
   }
+  scenario.serving_given.insert(std::string(key));
   return core::Ok();
 }
 
@@ -533,6 +538,29 @@ core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
   return ParseScenario(*text, std::string(name_or_path));
 }
 
+namespace {
+
+// What the engine's server does unless the scenario says otherwise: its own time per request,
+// and its scheduler's defaults on this GPU type (vLLM: chunked prefill within
+// max_num_batched_tokens, max_num_seqs running).
+void ApplyEngineDefaults(const Scenario& scenario, const catalog::InferenceFits& engine,
+                         const model::InferenceEfficiency& fit, const std::string& gpu,
+                         InstanceConfig& instance) {
+  if (instance.overhead.from_engine) {
+    instance.overhead = {.per_request_s = fit.server_request_s};
+  }
+  const std::optional<catalog::SchedulerDefaults> defaults = engine.SchedulerFor(gpu);
+  if (!defaults) return;
+  if (!scenario.serving_given.contains("max_num_batched_tokens")) {
+    instance.max_num_batched_tokens = defaults->max_num_batched_tokens;
+  }
+  if (!scenario.serving_given.contains("max_batch_sequences")) {
+    instance.max_batch_sequences = defaults->max_num_seqs;
+  }
+}
+
+}  // namespace
+
 core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs& catalogs) {
   const std::string where = scenario.source;
   HEADROOM_ASSIGN_OR_RETURN(const model::ServerSpec* server,
@@ -567,9 +595,7 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   row.servers = scenario.servers;
   row.hp_server_fraction = scenario.hp_server_fraction;
   row.instance = scenario.instance;
-  if (row.instance.overhead.from_engine) {
-    row.instance.overhead = {.per_request_s = fit->efficiency.server_request_s};
-  }
+  ApplyEngineDefaults(scenario, **engine, fit->efficiency, gpu->name, row.instance);
   row.router = scenario.router;
   row.power = scenario.power;
   const double budget = scenario.budget_w ? *scenario.budget_w

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,7 +43,10 @@ struct Slo {
 // prefix_shared_tokens, prefix_hit_rate, overhead_per_request and overhead_per_prompt_token
 // (durations with units). An unknown key or a malformed value is kInvalidArgument naming it; the
 // settings together are checked when the scenario is resolved.
-[[nodiscard]] core::Status SetServing(InstanceConfig& instance, std::string_view key_value);
+// The key is remembered as set (Scenario::serving_given): the engine's defaults no longer
+// replace it.
+struct Scenario;
+[[nodiscard]] core::Status SetServing(Scenario& scenario, std::string_view key_value);
 
 enum class PriorityAssignment { kByService, kByTrace, kByFraction };
 
@@ -103,6 +107,9 @@ struct Scenario {
   std::string model = "llama2-70b";
   std::string engine = std::string(catalog::kDefaultEngine);  // its calibration (data/fits/)
   InstanceConfig instance;
+  // The serving keys the file or --serving set: the engine's scheduler defaults
+  // (catalog::SchedulerDefaults) fill in the others when the scenario is resolved.
+  std::set<std::string> serving_given;
   RouterKind router = RouterKind::kLeastWork;
 
   WorkloadConfig workload;

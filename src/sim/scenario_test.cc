@@ -97,31 +97,74 @@ TEST(ScenarioTest, OneInstanceOfOneGpuOnAServerAndServingOverrides) {
   auto engines = catalog::EngineCatalog::Embedded();
   const Catalogs catalogs{&*hardware, &*models, &*engines};
   ASSERT_TRUE(Resolve(*s, catalogs));
-  ASSERT_TRUE(SetServing(s->instance, "tp=4"));
-  ASSERT_TRUE(SetServing(s->instance, "instances_per_server=3"));
+  ASSERT_TRUE(SetServing(*s, "tp=4"));
+  ASSERT_TRUE(SetServing(*s, "instances_per_server=3"));
   auto too_many = Resolve(*s, catalogs);
   ASSERT_FALSE(too_many);
   EXPECT_NE(too_many.error().message().find("3 instance(s) of 4 GPU(s) do not fit the 8 GPUs"),
             std::string::npos)
       << too_many.error().message();
-  ASSERT_TRUE(SetServing(s->instance, "instances_per_server=2"));
-  ASSERT_TRUE(SetServing(s->instance, "max_num_batched_tokens=2048"));
-  ASSERT_TRUE(SetServing(s->instance, "overhead_per_request=5ms"));
-  ASSERT_TRUE(SetServing(s->instance, "prefix_hit_rate=0.25"));
+  ASSERT_TRUE(SetServing(*s, "instances_per_server=2"));
+  ASSERT_TRUE(SetServing(*s, "max_num_batched_tokens=2048"));
+  ASSERT_TRUE(SetServing(*s, "overhead_per_request=5ms"));
+  ASSERT_TRUE(SetServing(*s, "prefix_hit_rate=0.25"));
   EXPECT_EQ(s->instance.max_num_batched_tokens, 2048);
   EXPECT_DOUBLE_EQ(s->instance.overhead.per_request_s, 0.005);
   EXPECT_DOUBLE_EQ(s->instance.prefix_cache.hit_rate, 0.25);
   ASSERT_TRUE(Resolve(*s, catalogs));
-  ASSERT_TRUE(SetServing(s->instance, "max_num_batched_tokens=16"));
+  ASSERT_TRUE(SetServing(*s, "max_num_batched_tokens=16"));
   auto small = Resolve(*s, catalogs);
   ASSERT_FALSE(small);
   EXPECT_NE(small.error().message().find("smaller than one decode batch"), std::string::npos);
   for (const char* bad : {"tp", "tp=x", "tpp=2", "overhead_per_request=5", "tp=-1"}) {
-    auto st = SetServing(s->instance, bad);
+    auto st = SetServing(*s, bad);
     ASSERT_FALSE(st) << bad;
     EXPECT_NE(st.error().message().find(std::string("--serving ") + bad), std::string::npos)
         << st.error().message();
   }
+}
+
+// A scenario that names no engine serves as today's vLLM server does: chunked prefill within
+// its defaults for the GPU type (2,048 tokens and 256 sequences on an A100, 8,192 and 1,024 on
+// an H100), its server's own time per request; settings the scenario or --serving names win.
+TEST(ScenarioTest, TheDefaultEngineBringsItsSchedulerAndServerTime) {
+  auto hardware = catalog::HardwareCatalog::Embedded();
+  auto models = catalog::ModelCatalog::Embedded();
+  auto engines = catalog::EngineCatalog::Embedded();
+  const Catalogs catalogs{&*hardware, &*models, &*engines};
+  const auto resolve = [&](const std::string& server, const std::string& serving) {
+    auto s = ParseScenario("name: t\nrow:\n  server: " + server +
+                               "\n  servers: 1\nserving:\n  model: llama2-70b\n" + serving +
+                               "workload:\n  hp_rate_per_server: 0.5\n  lp_rate_per_server: 0.5\n",
+                           "d.yaml");
+    EXPECT_TRUE(s) << s.error().message();
+    auto r = Resolve(*s, catalogs);
+    EXPECT_TRUE(r) << r.error().message();
+    return *r;
+  };
+  const ResolvedScenario a100 = resolve("dgx-a100", "");
+  EXPECT_EQ(a100.row.engine.name, catalog::kDefaultEngine);
+  EXPECT_FALSE(a100.row.engine.version.empty());
+  EXPECT_EQ(a100.row.instance.max_num_batched_tokens, 2048);
+  EXPECT_EQ(a100.row.instance.max_batch_sequences, 256);
+  const double server_s = (*engines->Engine(catalog::kDefaultEngine))
+                              ->For("a100-80gb-sxm")
+                              ->efficiency.server_request_s;
+  EXPECT_GT(server_s, 0);
+  EXPECT_DOUBLE_EQ(a100.row.instance.overhead.per_request_s, server_s);
+  const ResolvedScenario h100 = resolve("dgx-h100", "");
+  EXPECT_EQ(h100.row.instance.max_num_batched_tokens, 8192);
+  EXPECT_EQ(h100.row.instance.max_batch_sequences, 1024);
+  const ResolvedScenario set =
+      resolve("dgx-a100", "  max_num_batched_tokens: 4096\n  overhead:\n    per_request: 1ms\n");
+  EXPECT_EQ(set.row.instance.max_num_batched_tokens, 4096);
+  EXPECT_EQ(set.row.instance.max_batch_sequences, 256);
+  EXPECT_DOUBLE_EQ(set.row.instance.overhead.per_request_s, 0.001);
+  // The 2023 stack has no scheduler defaults: whole prompts, no server time.
+  const ResolvedScenario old = resolve("dgx-a100", "  engine: splitwise-sim\n");
+  EXPECT_EQ(old.row.instance.max_num_batched_tokens, 0);
+  EXPECT_EQ(old.row.instance.max_batch_sequences, 128);
+  EXPECT_EQ(old.row.instance.overhead.per_request_s, 0);
 }
 
 TEST(ScenarioTest, ErrorsNameTheFileLineAndField) {
