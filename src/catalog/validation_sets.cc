@@ -150,7 +150,7 @@ core::Result<const core::EmbeddedFile*> EmbeddedValidationFile(std::string_view 
 void ScoreRows(const ValidationCatalogs& c, const InferenceFits& engine,
                const std::vector<model::Measurement>& rows,
                const std::function<bool(const model::Measurement&)>& fitted_on, int worst,
-               ValidationReport* out) {
+               ValidationReport* out, const RowPredictor& predict) {
   std::map<CellKey, ValidationCell> cells;
   std::map<std::string, int> skipped;
   for (const model::Measurement& m : rows) {
@@ -163,7 +163,7 @@ void ScoreRows(const ValidationCatalogs& c, const InferenceFits& engine,
       ++cell.calibration_rows;
       continue;
     }
-    const auto predicted = PredictRow(c, engine, m);
+    const auto predicted = predict ? predict(engine, m) : PredictRow(c, engine, m);
     if (const auto* why = std::get_if<std::string>(&predicted)) {
       ++skipped[*why];
       continue;

@@ -114,13 +114,17 @@ template <typename Row>
 std::variant<double, std::string> PredictRow(const ValidationCatalogs& catalogs,
                                              const InferenceFits& engine,
                                              const model::Measurement& m);
+// What a row's value is under an engine, or why it cannot be scored.
+using RowPredictor = std::function<std::variant<double, std::string>(const InferenceFits&,
+                                                                     const model::Measurement&)>;
 // `rows` under `engine`: one cell per data set and metric (the rows `fitted_on` names are
 // counted as calibration rows, never scored; the others are scored, `worst` of them kept), and
-// the rows that cannot be scored, with why, added to `out`.
+// the rows that cannot be scored, with why, added to `out`. Predicted by `predict`, or by
+// PredictRow when it is empty.
 void ScoreRows(const ValidationCatalogs& catalogs, const InferenceFits& engine,
                const std::vector<model::Measurement>& rows,
                const std::function<bool(const model::Measurement&)>& fitted_on, int worst,
-               ValidationReport* out);
+               ValidationReport* out, const RowPredictor& predict = {});
 
 // Everything `headroom model validate` prints, from the built-in suite: Validate on the inference
 // rows, ML.ENERGY's energy per token (serving_energy_validation.h), and, unless `only_engine`

@@ -370,7 +370,8 @@ TEST(EngineCatalogTest, ServingKeysAndABaseCalibrationAreWrittenAndReadBack) {
 }
 
 // A served run: its first token after the joint prefill of every prompt (and, through a server,
-// the server's own time); its decode span the sum of the steps while the batch drains.
+// the server's own time); its decode span the sum of the steps while the batch drains; each at
+// the GPU's maximum clock, as the row simulator runs an uncapped GPU.
 TEST(ServedRunsTest, TheSpanIsEveryStepAsTheBatchDrainsAndTtftAddsTheServersTime) {
   const Suite& s = TheSuite();
   const model::GpuPowerModel gpu(**s.hardware.Gpu("h100-80gb-sxm"));

@@ -4,9 +4,11 @@
 
 #include "catalog/mig_catalog.h"
 #include "catalog/model_catalog.h"
+#include "catalog/served_runs.h"
 #include "catalog/validation_sets.h"
 #include "cli/commands.h"
 #include "report/validation_report.h"
+#include "sim/served_run_replay.h"
 
 namespace headroom::cli {
 namespace {
@@ -26,9 +28,12 @@ int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
   if (!engines) return ReportError(engines.error());
   auto mig = catalog::MigCatalog::Embedded();
   if (!mig) return ReportError(mig.error());
-  auto report = catalog::ValidateBuiltInSuite({&*hardware, &*models, &engines->engines}, *mig,
-                                              o.engine.engine, o.worst);
+  const catalog::ValidationCatalogs catalogs{&*hardware, &*models, &engines->engines};
+  auto report = catalog::ValidateBuiltInSuite(catalogs, *mig, o.engine.engine, o.worst);
   if (!report) return ReportError(report.error());
+  auto runs = catalog::EmbeddedServedRuns();
+  if (!runs) return ReportError(runs.error());
+  sim::ScoreServedRunsInSimulator(catalogs, *runs, o.engine.engine, o.worst, &*report);
   std::cout << (o.json ? report::ValidationJson(*report).dump(2) + "\n"
                        : report::ValidationText(*report, StdoutStyle()));
   return kExitOk;

@@ -39,6 +39,7 @@ PhaseEstimate DecodeStep(const InferenceModel& model, const Measurement& m) {
   return model.AtClock(phase, m.tp, model.gpu().spec().sm_clock_max);
 }
 
+// At the GPU's maximum clock, as the row simulator runs an uncapped GPU.
 double AtMaxClock(const InferenceModel& model, const Phase& phase, int tp) {
   return model.AtClock(phase, tp, model.gpu().spec().sm_clock_max).time_s;
 }

@@ -293,6 +293,10 @@ class Simulation {
   int capped_servers_ = 0;     // under a clock cap or power limit now
   std::vector<Request> requests_;
   std::vector<int> free_slots_;
+  // Idle instances that took a request at this instant: planned once every request arriving at
+  // the same instant has arrived, so that they share one iteration as an engine's scheduler,
+  // which takes every waiting request at its next step, runs them.
+  std::vector<int> plan_after_arrivals_;
   std::size_t active_requests_ = 0;
   std::uint64_t next_order_ = 0;
   std::optional<TraceRequest> next_request_;
@@ -493,12 +497,21 @@ core::Status Simulation::OnArrival() {
     const auto [table, k] = route_of_[static_cast<std::size_t>(i)];
     table->SetOutstanding(k, inst.outstanding);
     if (!inst.busy) {
-      Plan(i);
+      if (std::find(plan_after_arrivals_.begin(), plan_after_arrivals_.end(), i) ==
+          plan_after_arrivals_.end()) {
+        plan_after_arrivals_.push_back(i);
+      }
     } else if (inst.waiting.size() == 1 && CanAdmit(inst, req, 0, 0)) {
       Interrupt(i);  // join the batch at the next step boundary
     }
   }
   HEADROOM_RETURN_IF_ERROR(ScheduleNextArrival());
+  if (!next_request_ || core::FromSeconds(next_request_->arrival_s) > queue_.now()) {
+    for (const int i : plan_after_arrivals_) {
+      if (!instances_[static_cast<std::size_t>(i)].busy) Plan(i);
+    }
+    plan_after_arrivals_.clear();
+  }
   return core::Ok();
 }
 
