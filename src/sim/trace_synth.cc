@@ -81,7 +81,7 @@ core::Result<double> ReadToEnd(RequestSource& source, std::vector<TokenPair>* pa
     if (requests == 0) first_s = r->arrival_s;
     last_s = r->arrival_s;
     ++requests;
-    if (pairs) pairs->push_back({r->prompt_tokens, r->output_tokens});
+    if (pairs) pairs->push_back({r->prompt_tokens, r->output_tokens, r->cached_tokens});
   }
   if (requests < 2 || last_s <= first_s) {
     return core::Fail(core::Error::InvalidArgument(
@@ -235,7 +235,8 @@ core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
     return std::optional<TraceRequest>(TraceRequest{.arrival_s = t_s_,
                                                     .prompt_tokens = pair.prompt_tokens,
                                                     .output_tokens = pair.output_tokens,
-                                                    .priority = params_.priority});
+                                                    .priority = params_.priority,
+                                                    .cached_tokens = pair.cached_tokens});
   }
   return std::optional<TraceRequest>();
 }

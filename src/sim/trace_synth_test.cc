@@ -248,6 +248,30 @@ TEST(TraceSynthTest, KeepsTheJointTokenDistribution) {
   EXPECT_NEAR(output / n / (output_sum / size), 1.0, 0.03);
 }
 
+// A log's recorded cached prefix is drawn with its request's tokens, and a request that recorded
+// none stays so (not 0), from the sample through the synthesized stream.
+TEST(TraceSynthTest, RecordedCachedTokensComeWithTheirPair) {
+  VectorSource log(std::vector<TraceRequest>{
+      {.arrival_s = 0, .prompt_tokens = 1000, .output_tokens = 10, .cached_tokens = 800},
+      {.arrival_s = 1, .prompt_tokens = 2000, .output_tokens = 20},
+      {.arrival_s = 2, .prompt_tokens = 3000, .output_tokens = 30, .cached_tokens = 0}});
+  auto sample = SampleTrace(log);
+  ASSERT_TRUE(sample) << sample.error().message();
+  EXPECT_EQ(sample->pairs[0], (TokenPair{1000, 10, 800}));
+  SynthParams params;
+  params.duration = std::chrono::hours(1);
+  auto synth = Synth(*sample, params);
+  std::set<int> prompts;
+  for (const TraceRequest& r : Take(*synth, 1000)) {
+    prompts.insert(r.prompt_tokens);
+    const std::optional<int> want =
+        r.prompt_tokens == 1000 ? std::optional<int>(800)
+                                : (r.prompt_tokens == 3000 ? std::optional<int>(0) : std::nullopt);
+    ASSERT_EQ(r.cached_tokens, want) << r.prompt_tokens;
+  }
+  EXPECT_EQ(prompts.size(), 3u);
+}
+
 TEST(TraceSynthTest, ExplicitMeanRateAndBadParameters) {
   const TraceSample conv = Sample("azure-conv");
   SynthParams params;
