@@ -8,7 +8,6 @@
 #include <string>
 
 #include <benchmark/benchmark.h>
-#include <fmt/format.h>
 
 #include "catalog/hardware_catalog.h"
 #include "catalog/inference_fits.h"
@@ -32,8 +31,7 @@ const core::Result<sim::ResolvedScenario>& DefaultScenario() {
 // The default scenario with chunked prefill on at `max_num_batched_tokens` (vLLM V1's budget).
 core::Result<sim::ResolvedScenario> ChunkedScenario(int max_num_batched_tokens) {
   HEADROOM_ASSIGN_OR_RETURN(sim::Scenario s, sim::LoadScenario(sim::kDefaultScenario));
-  HEADROOM_RETURN_IF_ERROR(sim::SetServing(
-      s.instance, fmt::format("max_num_batched_tokens={}", max_num_batched_tokens)));
+  s.instance.max_num_batched_tokens = max_num_batched_tokens;
   HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware,
                             catalog::HardwareCatalog::Embedded());
   HEADROOM_ASSIGN_OR_RETURN(catalog::ModelCatalog models, catalog::ModelCatalog::Embedded());
