@@ -761,6 +761,48 @@ TEST(CliTest, SimulateBadInput) {
   }
 }
 
+// simulate --as-recorded: a user's request log replayed as recorded, whatever the row's size:
+// every row served once (here all low priority: the log has no priority column) over the log's
+// own span; without the flag the same log is scaled to the scenario's per-server rates.
+TEST(CliTest, SimulateAsRecordedReplaysALogUnscaled) {
+  std::string log_text = "arrival_s,prompt_tokens,output_tokens,cached_tokens\n";
+  for (int i = 0; i < 40; ++i) {
+    log_text += fmt::format("{},{},64,{}\n", 10 * i, 600 + 20 * i, i % 2 == 0 ? "500" : "");
+  }
+  const std::string log = WriteTempFile("headroom_user_log.csv", log_text);
+  for (const char* servers : {"1", "4"}) {
+    const CommandRun run = Headroom(fmt::format(
+        "simulate --trace {} --as-recorded --servers {} --policy none --json", log, servers));
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["lp"]["requests"].get<int>(), 40) << servers;
+    EXPECT_EQ(j["hp"]["requests"].get<int>(), 0) << servers;
+    EXPECT_GE(j["simulated_s"].get<double>(), 390) << servers;
+    EXPECT_LT(j["simulated_s"].get<double>(), 420) << servers;
+  }
+  const CommandRun scaled =
+      Headroom(fmt::format("simulate --trace {} --servers 4 --policy none --json", log));
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.out;
+  const auto j = nlohmann::json::parse(scaled.out);
+  EXPECT_GT(j["hp"]["requests"].get<int>() + j["lp"]["requests"].get<int>(), 200);
+
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  for (const Case& c :
+       {Case{"simulate --as-recorded",
+             "--as-recorded replays one request log: name it with --trace"},
+        Case{"simulate --trace azure --as-recorded", "but --trace azure is two traces"},
+        Case{"simulate --trace synth-week --as-recorded", "but --trace synth-week synthesizes"},
+        Case{"simulate --trace /nonexistent.csv --as-recorded", "/nonexistent.csv"}}) {
+    const CommandRun run = Headroom(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;
+    EXPECT_EQ(Lines(run.out).size(), 1u) << c.args << "\n" << run.out;
+  }
+}
+
 TEST(CliTest, PlanASmallScenario) {
   const std::string config = WriteTempFile("headroom_plan_row.yaml", kSmallScenario);
   const CommandRun run = Headroom("plan --config " + config + " --json --threads 2");

@@ -46,6 +46,7 @@ struct SimulateOptions {
   std::string oversubscription;
   bool per_iteration = false;
   bool html = false;  // --report
+  bool as_recorded = false;
 };
 
 struct PlanCliOptions {
@@ -138,12 +139,35 @@ report::SimulateInputs SimulateInputsOf(const sim::ResolvedScenario& resolved, c
           .t2_frac = resolved.params.t2};
 }
 
+// --as-recorded: the one request log --trace names replayed as it is (scenario key
+// workload.replay: as-recorded); refused, naming the flags, where --trace is not one log.
+core::Status ReplayAsRecorded(const std::string& trace, sim::Scenario& scenario) {
+  if (trace.empty() || trace == "scenario") {
+    if (scenario.workload.replay == sim::WorkloadReplay::kAsRecorded) return core::Ok();
+    return core::Fail(core::Error::InvalidArgument(
+        "--as-recorded replays one request log: name it with --trace FILE"));
+  }
+  if (trace == "azure" || trace == "synth-week") {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--as-recorded replays one request log as it is, but --trace {} {}", trace,
+                    trace == "azure" ? "is two traces scaled by service" : "synthesizes a week")));
+  }
+  scenario.workload.replay = sim::WorkloadReplay::kAsRecorded;
+  scenario.workload.priority = sim::PriorityAssignment::kByTrace;
+  return core::Ok();
+}
+
 int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
   const RowOptions& o = options.row;
   const std::string& policy = options.policy;
   const bool html = options.html;
   auto resolved = Bind(global, o);
   if (!resolved) return ReportError(resolved.error());
+  if (options.as_recorded) {
+    if (auto st = ReplayAsRecorded(o.trace, resolved->scenario); !st) {
+      return ReportError(st.error());
+    }
+  }
   int n = options.servers > 0 ? options.servers : resolved->scenario.servers;
   if (!options.oversubscription.empty()) {
     auto m = ParseOversubscription(options.oversubscription, resolved->scenario.servers);
@@ -312,6 +336,12 @@ void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* r
                             kDefaultSimulateDir));
   cmd->add_flag("--per-iteration", options->per_iteration,
                 "One event per decode iteration (slow; the reference for the macro steps)");
+  cmd->add_flag("--as-recorded", options->as_recorded,
+                "Replay the --trace FILE request log as recorded: each request at its arrival with "
+                "its prompt, output and cached tokens (a cached_tokens column), not scaled to the "
+                "scenario's per-server rates; priorities from its priority column, low where it "
+                "has none. One vLLM server on one GPU replaying a log: --trace log.csv "
+                "--as-recorded --servers 1 --serving tp=1 --serving instances_per_server=1");
 }
 
 void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) {

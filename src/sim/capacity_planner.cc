@@ -597,6 +597,7 @@ std::string WeekName(const CapacityPlan& plan, int week) {
 core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                         const PlanOptions& options) {
   const Scenario& s = scenario.scenario;
+  HEADROOM_RETURN_IF_ERROR(RequireScaledWorkload(s, "a capacity plan"));
   std::vector<std::string> policies = options.policies.empty() ? s.plan_policies : options.policies;
   if (policies.empty()) policies = policy::PolicyNames();
   for (const std::string& p : policies) {
@@ -978,6 +979,7 @@ core::Result<Calibration> CalibrateLoad(const ResolvedScenario& scenario, double
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("calibration target {} is not a fraction of the budget in (0, 1)", target)));
   }
+  HEADROOM_RETURN_IF_ERROR(RequireScaledWorkload(scenario.scenario, "a load calibration"));
   Calibration c;
   const auto peak_at = [&](double factor) -> core::Result<double> {
     ResolvedScenario scaled = scenario;

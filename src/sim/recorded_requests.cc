@@ -1,5 +1,7 @@
 #include "sim/recorded_requests.h"
 
+#include <algorithm>
+
 namespace headroom::sim {
 namespace {
 
@@ -10,10 +12,16 @@ constexpr std::uint32_t kMaxOutputTokens = (1u << (32 - kPriorityBits)) - 1;
 
 TraceRequest RecordedRequests::at(std::size_t i) const {
   const Packed& p = chunks_[i / kChunk][i % kChunk];
-  return {.arrival_s = p.arrival_s,
-          .prompt_tokens = p.prompt_tokens,
-          .output_tokens = static_cast<int>(p.output_and_priority >> kPriorityBits),
-          .priority = static_cast<Priority>(p.output_and_priority & ((1u << kPriorityBits) - 1))};
+  TraceRequest r{
+      .arrival_s = p.arrival_s,
+      .prompt_tokens = p.prompt_tokens,
+      .output_tokens = static_cast<int>(p.output_and_priority >> kPriorityBits),
+      .priority = static_cast<Priority>(p.output_and_priority & ((1u << kPriorityBits) - 1))};
+  if (!cached_chunks_.empty()) {
+    const std::int32_t cached = cached_chunks_[i / kChunk][i % kChunk];
+    if (cached != kNotRecorded) r.cached_tokens = cached;
+  }
+  return r;
 }
 
 bool RecordedRequests::Append(const TraceRequest& r) {
@@ -30,6 +38,14 @@ bool RecordedRequests::Append(const TraceRequest& r) {
       .prompt_tokens = r.prompt_tokens,
       .output_and_priority = static_cast<std::uint32_t>(r.output_tokens) << kPriorityBits |
                              static_cast<std::uint32_t>(r.priority)};
+  if (r.cached_tokens || !cached_chunks_.empty()) {
+    // Chunks for every request so far, the earlier ones not recorded.
+    while (cached_chunks_.size() < chunks_.size()) {
+      cached_chunks_.push_back(std::make_unique_for_overwrite<std::int32_t[]>(kChunk));
+      std::fill_n(cached_chunks_.back().get(), kChunk, kNotRecorded);
+    }
+    cached_chunks_[size_ / kChunk][size_ % kChunk] = r.cached_tokens.value_or(kNotRecorded);
+  }
   ++size_;
   return true;
 }

@@ -1,4 +1,5 @@
-// RecordedRequests: a request stream held in memory, compactly (16 bytes a request) and read-only,
+// RecordedRequests: a request stream held in memory, compactly (16 bytes a request, 20 once a
+// request has recorded cached tokens) and read-only,
 // so that the simulations of one plan that run the same week at the same server count (each
 // policy, and the uncapped baseline) replay the very same requests instead of synthesizing them
 // again: same stream, same results, without the synthesizer's cost. A RecordingSource records a
@@ -24,7 +25,10 @@ class RecordedRequests {
   std::size_t size() const { return size_; }
   TraceRequest at(std::size_t i) const;
   // Memory held, for a cache's budget.
-  std::size_t bytes() const { return chunks_.size() * kChunk * sizeof(Packed); }
+  std::size_t bytes() const {
+    return chunks_.size() * kChunk * sizeof(Packed) +
+           cached_chunks_.size() * kChunk * sizeof(std::int32_t);
+  }
   // The recorded stream's RequestSource::start_time.
   std::optional<core::Duration> start_time() const { return start_time_; }
 
@@ -44,6 +48,11 @@ class RecordedRequests {
   [[nodiscard]] bool Append(const TraceRequest& r);
 
   std::vector<std::unique_ptr<Packed[]>> chunks_;
+  // Each request's TraceRequest::cached_tokens, kNotRecorded where it has none, beside chunks_;
+  // empty until the first request with some, so that a trace without the column (every Azure
+  // trace and synthesized week) keeps 16 bytes a request.
+  static constexpr std::int32_t kNotRecorded = -1;
+  std::vector<std::unique_ptr<std::int32_t[]>> cached_chunks_;
   std::size_t size_ = 0;
   std::optional<core::Duration> start_time_;
 };

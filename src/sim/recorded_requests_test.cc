@@ -34,6 +34,7 @@ void ExpectSame(const std::vector<TraceRequest>& a, const std::vector<TraceReque
     EXPECT_EQ(a[i].prompt_tokens, b[i].prompt_tokens) << i;
     EXPECT_EQ(a[i].output_tokens, b[i].output_tokens) << i;
     EXPECT_EQ(a[i].priority, b[i].priority) << i;
+    EXPECT_EQ(a[i].cached_tokens, b[i].cached_tokens) << i;
   }
 }
 
@@ -52,6 +53,25 @@ TEST(RecordedRequestsTest, ARecordingReplaysTheStreamItRecorded) {
     ReplaySource replay(recorded);
     ExpectSame(DrainRecorded(replay), requests);
   }
+}
+
+// Recorded cached tokens replay as recorded, and requests without them (before the first that
+// has some, in the same chunk and in later ones) replay as not recorded, not as 0.
+TEST(RecordedRequestsTest, RecordedCachedTokensReplayAndOthersStayNotRecorded) {
+  std::vector<TraceRequest> requests = ManyRequests(150'000);
+  for (std::size_t i = 70'000; i < requests.size(); i += 3) {
+    requests[i].cached_tokens = static_cast<int>(i % 2 == 0 ? 0 : requests[i].prompt_tokens / 2);
+  }
+  VectorSource source(requests);
+  RecordingSource recording(source);
+  ExpectSame(DrainRecorded(recording), requests);
+  ASSERT_TRUE(recording.complete());
+  const std::shared_ptr<const RecordedRequests> recorded = recording.Take();
+  EXPECT_LE(recorded->bytes(), 20 * (requests.size() + 65'536));
+  ReplaySource replay(recorded);
+  ExpectSame(DrainRecorded(replay), requests);
+  EXPECT_FALSE(recorded->at(0).cached_tokens.has_value());
+  EXPECT_EQ(recorded->at(70'000).cached_tokens, 0);
 }
 
 TEST(RecordedRequestsTest, AStreamNotReadToItsEndIsNoRecording) {

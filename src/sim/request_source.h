@@ -1,9 +1,10 @@
 // RequestSource: a stream of LLM inference requests in arrival order, pulled one at a time so
 // that memory stays flat in the trace's length (a week of requests is never held at once). The
 // trace reader, the synthesizer (trace_synth.h) and the adapters here implement it; the row
-// simulator consumes it. Also here: VectorSource (in-memory, for tests), ScaledSource (a trace's
-// load times k) and MergedSource (several traces interleaved by time, tagged by priority).
-// Not thread-safe.
+// simulator consumes it. Every adapter passes each request's recorded fields (cached tokens
+// included) through unchanged, ScaledSource's copies too. Also here: VectorSource (in-memory, for
+// tests), ScaledSource (a trace's load times k) and MergedSource (several traces interleaved by
+// time, tagged by priority). Not thread-safe.
 #ifndef HEADROOM_SIM_REQUEST_SOURCE_H_
 #define HEADROOM_SIM_REQUEST_SOURCE_H_
 
@@ -26,6 +27,10 @@ struct TraceRequest {
   int prompt_tokens = 0;
   int output_tokens = 0;
   Priority priority = Priority::kUnspecified;
+  // Prompt tokens a prefix cache already held for this request, where the trace records it (a
+  // `cached_tokens` column); nullopt: not recorded, the scenario's prefix cache decides.
+  // Invariant where set: 0 <= cached_tokens <= prompt_tokens.
+  std::optional<int> cached_tokens;
 };
 
 // Invariant of every implementation: arrival_s never decreases from one request to the next.

@@ -104,9 +104,11 @@ bool Capped(const ServerTargets& t) { return t.sm_clock_cap || t.power_limit; }
 
 }  // namespace
 
-int CachedPrefix(const PrefixCacheConfig& cache, int prompt) {
+int CachedPrefix(const PrefixCacheConfig& cache, int prompt, std::optional<int> recorded) {
   // The last prompt token is computed whatever is cached: its logits give the first output token.
   const int most = std::max(0, prompt - 1);
+  // A log's record of the request's own hit is better evidence than the scenario's assumption.
+  if (recorded) return std::clamp(*recorded, 0, most);
   if (cache.shared_prefix_tokens > 0) return std::min(cache.shared_prefix_tokens, most);
   if (cache.hit_rate > 0) return std::min(most, static_cast<int>(cache.hit_rate * prompt));
   return 0;
@@ -482,7 +484,8 @@ core::Status Simulation::OnArrival() {
     const int i = Route(hp);
     Instance& inst = instances_[static_cast<std::size_t>(i)];
     Request& req = requests_[static_cast<std::size_t>(slot)];
-    const int cached = CachedPrefix(config_.instance.prefix_cache, r.prompt_tokens);
+    const int cached =
+        CachedPrefix(config_.instance.prefix_cache, r.prompt_tokens, r.cached_tokens);
     req = Request{.arrival = queue_.now(),
                   .arrival_s = r.arrival_s,
                   .prompt = r.prompt_tokens,

@@ -256,8 +256,10 @@ int HpServers(int servers, double hp_fraction);
 // The serving settings' own consistency (a token budget below one decode batch, a hit rate out of
 // [0, 1), both prefix-cache forms at once, negative times): kInvalidArgument naming the key.
 [[nodiscard]] core::Status ValidateServing(const InstanceConfig& instance);
-// The prompt tokens of a `prompt`-token request that the prefix cache holds (at most prompt - 1).
-int CachedPrefix(const PrefixCacheConfig& cache, int prompt);
+// The prompt tokens of a `prompt`-token request that the prefix cache holds (at most prompt - 1):
+// what its trace recorded (TraceRequest::cached_tokens) where it did, else the scenario's cache.
+int CachedPrefix(const PrefixCacheConfig& cache, int prompt,
+                 std::optional<int> recorded = std::nullopt);
 // The serving process's own seconds for a request of `prompt` tokens.
 double ServerOverheadSeconds(const ServerOverheadConfig& overhead, int prompt);
 

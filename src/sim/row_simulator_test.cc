@@ -249,6 +249,26 @@ TEST(RowSimulatorTest, ACachedPrefixShortensTtftAndServerOverheadAddsToIt) {
   EXPECT_EQ(CachedPrefix({.shared_prefix_tokens = 0, .hit_rate = 0.5}, 100), 50);
 }
 
+// A trace's recorded cached prefix (TraceRequest::cached_tokens, a log's cached_tokens column) is
+// that request's own: it shortens its TTFT as the scenario's cache would, and where a request
+// records one it overrides the scenario's.
+TEST(RowSimulatorTest, ARecordedCachedPrefixShortensThatRequestsTtft) {
+  RowConfig row = OneHpServer();
+  const TraceRequest plain_request{0.0, 4000, 20, Priority::kHigh};
+  TraceRequest one = plain_request;
+  const double plain = RunRequests(row, {one}).hp.ttft.Quantile(0.5);
+  one.cached_tokens = 3000;
+  const double recorded = RunRequests(row, {one}).hp.ttft.Quantile(0.5);
+  EXPECT_LT(recorded, plain * 0.5);
+  row.instance.prefix_cache.shared_prefix_tokens = 3000;
+  EXPECT_DOUBLE_EQ(RunRequests(row, {plain_request}).hp.ttft.Quantile(0.5), recorded);
+  // Recorded as none cached: none is, whatever the scenario assumes.
+  one.cached_tokens = 0;
+  EXPECT_DOUBLE_EQ(RunRequests(row, {one}).hp.ttft.Quantile(0.5), plain);
+  EXPECT_EQ(CachedPrefix({}, 100, 100), 99);  // the last token is computed all the same
+  EXPECT_EQ(CachedPrefix({.shared_prefix_tokens = 50, .hit_rate = 0}, 100, 10), 10);
+}
+
 // One instance of one GPU on a server: its seven other GPUs idle, drawing their idle power, so
 // an idle row draws what it draws with every GPU in instances.
 TEST(RowSimulatorTest, GpusInNoInstanceDrawTheirIdlePower) {

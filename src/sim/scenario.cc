@@ -182,10 +182,36 @@ core::Status ParseSynth(const core::YamlReader& doc, SynthParams& p) {
   return core::Ok();
 }
 
+// `workload.replay` (scaled, as-recorded). As recorded, one trace is replayed at its own load
+// with its own priorities: the keys that set a load or a mix would silently do nothing, so each
+// is refused by name.
+core::Status ParseReplay(const core::YamlReader& doc, WorkloadConfig& w) {
+  HEADROOM_ASSIGN_OR_RETURN(auto replay, doc.OptionalString("replay"));
+  if (!replay || *replay == "scaled") return core::Ok();
+  if (*replay != "as-recorded") {
+    return core::Fail(doc.ErrorAt(
+        "replay", fmt::format("unknown replay '{}' (known: scaled, as-recorded)", *replay)));
+  }
+  w.replay = WorkloadReplay::kAsRecorded;
+  for (const char* key : {"hp_trace", "lp_trace", "hp_request_fraction", "hp_rate_per_server",
+                          "lp_rate_per_server", "synth", "target_baseline_peak"}) {
+    if (doc.Has(key)) {
+      return core::Fail(doc.ErrorAt(
+          key, "does not apply with replay: as-recorded (one trace replayed at its own load)"));
+    }
+  }
+  if (doc.Has("priority") && w.priority != PriorityAssignment::kByTrace) {
+    return core::Fail(doc.ErrorAt(
+        "priority", "must be by-trace with replay: as-recorded (each request keeps its own)"));
+  }
+  w.priority = PriorityAssignment::kByTrace;
+  return core::Ok();
+}
+
 core::Status ParseWorkload(const core::YamlReader& doc, WorkloadConfig& w) {
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
       {"priority", "hp_trace", "lp_trace", "trace", "hp_request_fraction", "hp_rate_per_server",
-       "lp_rate_per_server", "synth", "target_baseline_peak"}));
+       "lp_rate_per_server", "synth", "target_baseline_peak", "replay"}));
   HEADROOM_ASSIGN_OR_RETURN(auto priority, doc.OptionalString("priority"));
   if (priority) {
     if (*priority == "by-service") {
@@ -201,6 +227,7 @@ core::Status ParseWorkload(const core::YamlReader& doc, WorkloadConfig& w) {
                                   *priority)));
     }
   }
+  HEADROOM_RETURN_IF_ERROR(ParseReplay(doc, w));
   HEADROOM_ASSIGN_OR_RETURN(auto hp, doc.OptionalString("hp_trace"));
   if (hp) w.hp_trace = *hp;
   HEADROOM_ASSIGN_OR_RETURN(auto lp, doc.OptionalString("lp_trace"));
@@ -667,6 +694,22 @@ class FractionPriority final : public RequestSource {
   std::mt19937_64 rng_;
 };
 
+// Low priority for each request its trace gives none (an as-recorded log's requests by default),
+// each recorded priority kept.
+class LowUnlessRecorded final : public RequestSource {
+ public:
+  explicit LowUnlessRecorded(std::unique_ptr<RequestSource> source) : source_(std::move(source)) {}
+  core::Result<std::optional<TraceRequest>> Next() override {
+    HEADROOM_ASSIGN_OR_RETURN(std::optional<TraceRequest> r, source_->Next());
+    if (r && r->priority == Priority::kUnspecified) r->priority = Priority::kLow;
+    return r;
+  }
+  std::optional<core::Duration> start_time() const override { return source_->start_time(); }
+
+ private:
+  std::unique_ptr<RequestSource> source_;
+};
+
 // One class's stream at `rate` requests/s: synthesized from the trace, or the trace scaled.
 core::Result<std::unique_ptr<RequestSource>> ClassStream(std::string_view trace, double rate,
                                                          const std::optional<SynthParams>& synth,
@@ -720,12 +763,45 @@ TraceChoice Choose(const Scenario& scenario, std::string_view trace) {
   return c;
 }
 
+// workload.replay as-recorded: the one trace as it is, each request its own priority or low.
+core::Result<std::unique_ptr<RequestSource>> AsRecorded(const Scenario& scenario,
+                                                        std::string_view trace) {
+  const WorkloadConfig& w = scenario.workload;
+  const TraceChoice choice = Choose(scenario, trace);
+  const auto refuse = [&](std::string_view why) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: workload.replay as-recorded replays one trace as it is, but {}",
+                    scenario.source, why)));
+  };
+  if (trace == "azure" || trace == "synth-week") {
+    return refuse(
+        fmt::format("--trace {} {}", trace,
+                    trace == "azure" ? "is two traces scaled by service" : "synthesizes a week"));
+  }
+  if (choice.own && w.synth) return refuse("workload.synth synthesizes its trace");
+  if (choice.own && (w.priority == PriorityAssignment::kByService || w.trace.empty())) {
+    return refuse("the scenario names no one trace (give it with --trace FILE or workload.trace)");
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<RequestSource> source,
+                            OpenTrace(choice.own ? w.trace : std::string(trace)));
+  return std::unique_ptr<RequestSource>(std::make_unique<LowUnlessRecorded>(std::move(source)));
+}
+
 }  // namespace
+
+core::Status RequireScaledWorkload(const Scenario& scenario, std::string_view what) {
+  if (scenario.workload.replay == WorkloadReplay::kScaled) return core::Ok();
+  return core::Fail(core::Error::InvalidArgument(
+      fmt::format("{}: workload.replay as-recorded replays one log at its own load, but {} scales "
+                  "the load with the servers; run it with headroom simulate",
+                  scenario.source, what)));
+}
 
 core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
                                                           std::string_view trace, int servers,
                                                           int hp_servers, std::uint64_t seed) {
   const WorkloadConfig& w = scenario.workload;
+  if (w.replay == WorkloadReplay::kAsRecorded) return AsRecorded(scenario, trace);
   const int lp_servers = servers - hp_servers;
   const double hp_rate = w.hp_rate_per_server * hp_servers;
   const double lp_rate = w.lp_rate_per_server * lp_servers;
@@ -757,13 +833,16 @@ core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenar
 }
 
 double ExpectedDuration(const Scenario& scenario, std::string_view trace) {
+  // A log replayed as recorded spans what it spans: unknown until it has been read.
+  if (scenario.workload.replay == WorkloadReplay::kAsRecorded) return 0;
   const TraceChoice choice = Choose(scenario, trace);
   // The real traces span about an hour.
   return choice.synth ? core::ToSeconds(choice.synth->duration) : 3600.0;
 }
 
 bool SynthesizedWorkload(const Scenario& scenario, std::string_view trace) {
-  return Choose(scenario, trace).synth.has_value();
+  return scenario.workload.replay == WorkloadReplay::kScaled &&
+         Choose(scenario, trace).synth.has_value();
 }
 
 core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std::string& policy,

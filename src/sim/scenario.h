@@ -49,6 +49,11 @@ struct Scenario;
 [[nodiscard]] core::Status SetServing(Scenario& scenario, std::string_view key_value);
 
 enum class PriorityAssignment { kByService, kByTrace, kByFraction };
+// How a real trace's requests arrive: scaled to the per-server rates (kScaled: the row's load
+// grows with its servers), or replayed exactly as recorded (kAsRecorded: a user's own request
+// log, each request at its arrival with its prompt, output and cached tokens, whatever the row's
+// size). Scenario key `workload.replay` (scaled, as-recorded); `simulate --as-recorded`.
+enum class WorkloadReplay { kScaled, kAsRecorded };
 
 struct WorkloadConfig {
   PriorityAssignment priority = PriorityAssignment::kByService;
@@ -56,6 +61,9 @@ struct WorkloadConfig {
   std::string lp_trace = "azure-code";
   std::string trace;                 // by-trace / by-fraction: one trace
   double hp_request_fraction = 0.5;  // by-fraction
+  // as-recorded: one trace (`trace`, or --trace) with priorities by-trace; a request whose
+  // trace gives it no priority is low priority (a one-server row's lone server is LP).
+  WorkloadReplay replay = WorkloadReplay::kScaled;
   // Load: requests/s per server of each class (long-run mean). The row's load grows with its
   // servers: each added server brings the same load.
   double hp_rate_per_server = 1.0;
@@ -163,11 +171,16 @@ struct ResolvedScenario {
 // "scenario" for the scenario's own workload; "synth-week" for a synthesized week of its traces;
 // "azure" for the two real one-hour traces by service; another name or a path for that one trace
 // with priorities by the scenario's rule (by-trace keeps the file's own, otherwise by fraction).
-// The sum of the class rates x servers sets the load in every case.
+// The sum of the class rates x servers sets the load in every case but workload.replay
+// as-recorded, where one trace is replayed as it is (kInvalidArgument naming the key or the
+// --trace choice when the workload is not one trace: by service, synthesized, synth-week).
 [[nodiscard]] core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
                                                                         std::string_view trace,
                                                                         int servers, int hp_servers,
                                                                         std::uint64_t seed);
+// kInvalidArgument when the scenario's workload is replayed as recorded: `what` (a capacity plan,
+// a calibration) scales the load with the servers, which a log replayed as recorded never is.
+[[nodiscard]] core::Status RequireScaledWorkload(const Scenario& scenario, std::string_view what);
 // Seconds of arrivals the workload spans, for progress; 0 when unknown.
 double ExpectedDuration(const Scenario& scenario, std::string_view trace);
 // Whether the workload is synthesized, so that another seed gives another week (the real traces

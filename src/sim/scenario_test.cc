@@ -326,6 +326,128 @@ TEST(ScenarioTest, WorkloadLoadGrowsWithServers) {
   EXPECT_NEAR(static_cast<double>(hp4) / n4, 0.5, 0.05);
 }
 
+// A user's request log: `rows` requests 10 s apart, every third with a recorded cached prefix,
+// every fourth high priority, the rest with no priority.
+std::string WriteLog(const std::string& name, int rows) {
+  std::string text = "arrival_s,prompt_tokens,output_tokens,cached_tokens,priority\n";
+  for (int i = 0; i < rows; ++i) {
+    text += std::to_string(10 * i) + "," + std::to_string(500 + 10 * i) + ",50," +
+            (i % 3 == 0 ? "400" : "") + "," + (i % 4 == 0 ? "hp" : "") + "\n";
+  }
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string AsRecordedScenario(const std::string& log, const std::string& extra = "") {
+  return "name: replay\nrow:\n  server: dgx-a100\n  servers: 2\nserving:\n  model: llama2-7b\n"
+         "  tp: 1\n  instances_per_server: 1\nworkload:\n  replay: as-recorded\n  trace: " +
+         log + "\n" + extra;
+}
+
+std::vector<TraceRequest> Drain(RequestSource& source) {
+  std::vector<TraceRequest> out;
+  while (true) {
+    auto next = source.Next();
+    EXPECT_TRUE(next) << next.error().message();
+    if (!next || !*next) return out;
+    out.push_back(**next);
+  }
+}
+
+// workload.replay as-recorded: the log's requests as they are at any row size (not scaled to
+// per-server rates), cached tokens and priorities kept, low priority where the log gives none;
+// simulated, every row is served once and the run lasts as long as the log.
+TEST(ScenarioTest, AsRecordedReplaysTheLogUnscaled) {
+  const std::string log = WriteLog("as_recorded.csv", 40);
+  auto s = ParseScenario(AsRecordedScenario(log), "replay.yaml");
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(s->workload.replay, WorkloadReplay::kAsRecorded);
+  EXPECT_EQ(s->workload.priority, PriorityAssignment::kByTrace);
+  for (int servers : {1, 2, 8}) {
+    auto source = MakeWorkload(*s, "", servers, HpServers(servers, 0.5), 1);
+    ASSERT_TRUE(source) << source.error().message();
+    const std::vector<TraceRequest> got = Drain(**source);
+    ASSERT_EQ(got.size(), 40u) << servers;
+    for (int i = 0; i < 40; ++i) {
+      const TraceRequest& r = got[static_cast<std::size_t>(i)];
+      EXPECT_EQ(r.arrival_s, 10.0 * i);
+      EXPECT_EQ(r.prompt_tokens, 500 + 10 * i);
+      EXPECT_EQ(r.cached_tokens, i % 3 == 0 ? std::optional<int>(400) : std::nullopt);
+      EXPECT_EQ(r.priority, i % 4 == 0 ? Priority::kHigh : Priority::kLow);
+    }
+  }
+  // The same log scaled (the default) at 8 servers of 1 request/s each: about 8 x 390 requests.
+  Scenario scaled = *s;
+  scaled.workload.replay = WorkloadReplay::kScaled;
+  auto many = MakeWorkload(scaled, "", 8, 4, 1);
+  ASSERT_TRUE(many) << many.error().message();
+  EXPECT_GT(Drain(**many).size(), 2000u);
+
+  auto hardware = catalog::HardwareCatalog::Embedded();
+  auto models = catalog::ModelCatalog::Embedded();
+  auto engines = catalog::EngineCatalog::Embedded();
+  auto resolved = Resolve(*s, {&*hardware, &*models, &*engines});
+  ASSERT_TRUE(resolved) << resolved.error().message();
+  auto run = RunScenario(*resolved, "none", 2, "", {});
+  ASSERT_TRUE(run) << run.error().message();
+  EXPECT_EQ(run->hp.requests, 10u);
+  EXPECT_EQ(run->lp.requests, 30u);
+  EXPECT_GE(run->simulated_s, 390);
+  EXPECT_LT(run->simulated_s, 400);
+  auto plan = PlanCapacity(*resolved, {});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message().find("a capacity plan scales the load"), std::string::npos)
+      << plan.error().message();
+}
+
+// What as-recorded cannot mean is refused by name: a key that sets a load or a mix, another
+// priority rule, an unknown replay, a --trace that is not one log, a scenario with no one trace.
+TEST(ScenarioTest, AsRecordedRefusesWhatItCannotReplay) {
+  const std::string log = WriteLog("as_recorded_bad.csv", 3);
+  struct Case {
+    std::string extra;
+    std::string says;
+  };
+  for (const Case& c :
+       {Case{"  hp_rate_per_server: 2\n", "field 'workload.hp_rate_per_server'"},
+        Case{"  synth:\n    duration: 1d\n", "field 'workload.synth'"},
+        Case{"  hp_request_fraction: 0.2\n", "field 'workload.hp_request_fraction'"},
+        Case{"  priority: by-fraction\n", "must be by-trace with replay: as-recorded"}}) {
+    auto s = ParseScenario(AsRecordedScenario(log, c.extra), "bad.yaml");
+    ASSERT_FALSE(s) << c.extra;
+    EXPECT_NE(s.error().message().find(c.says), std::string::npos) << s.error().message();
+    EXPECT_NE(s.error().message().find("bad.yaml:"), std::string::npos) << s.error().message();
+  }
+  std::string bogus = AsRecordedScenario(log);
+  bogus.replace(bogus.find("as-recorded"), 11, "as-is");
+  auto unknown = ParseScenario(bogus, "bad.yaml");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message().find("unknown replay 'as-is'"), std::string::npos)
+      << unknown.error().message();
+
+  auto s = ParseScenario(AsRecordedScenario(log), "replay.yaml");
+  ASSERT_TRUE(s) << s.error().message();
+  for (const char* trace : {"azure", "synth-week"}) {
+    auto source = MakeWorkload(*s, trace, 2, 1, 1);
+    ASSERT_FALSE(source) << trace;
+    EXPECT_NE(source.error().message().find(std::string("--trace ") + trace), std::string::npos)
+        << source.error().message();
+  }
+  Scenario by_service = *s;  // e.g. the default scenario's workload under --as-recorded
+  by_service.workload.priority = PriorityAssignment::kByService;
+  auto none = MakeWorkload(by_service, "", 2, 1, 1);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message().find("names no one trace"), std::string::npos)
+      << none.error().message();
+  // The log as --trace of a scenario whose own trace is another: the log is what is replayed.
+  Scenario other = *s;
+  other.workload.trace = "azure-conv";
+  auto from_flag = MakeWorkload(other, log, 2, 1, 1);
+  ASSERT_TRUE(from_flag) << from_flag.error().message();
+  EXPECT_EQ(Drain(**from_flag).size(), 3u);
+}
+
 // --slo overrides: a count is whole and fits (max_brake_events=1e300 was undefined behaviour).
 TEST(ScenarioTest, SloOverridesAreChecked) {
   Slo slo;

@@ -64,6 +64,37 @@ class ViewStream final : public std::istream {
   Buffer buffer_;
 };
 
+// A row's priority column: hp/high, lp/low (any case), or empty for none.
+core::Result<Priority> ParsePriority(std::string_view field) {
+  const std::string p = core::ToLower(core::Trim(field));
+  if (p == "hp" || p == "high") return Priority::kHigh;
+  if (p == "lp" || p == "low") return Priority::kLow;
+  if (p.empty()) return Priority::kUnspecified;
+  return core::Fail(core::Error::InvalidArgument(
+      fmt::format("priority '{}' is not hp or lp", core::Trim(field))));
+}
+
+// A row's cached_tokens column: a token count no larger than the row's prompt, or empty where
+// the log did not record it for that request.
+core::Result<std::optional<int>> CachedTokens(std::string_view field, const TraceRequest& r) {
+  if (core::Trim(field).empty()) return std::optional<int>();
+  HEADROOM_ASSIGN_OR_RETURN(const int cached, Tokens(field, "cached_tokens"));
+  if (cached > r.prompt_tokens) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "cached_tokens {} is more than the prompt's {} tokens", cached, r.prompt_tokens)));
+  }
+  return std::optional<int>(cached);
+}
+
+// Whether a generic header has the cached_tokens column; nullopt when it is not one of the four
+// generic headers. The columns' order is fixed, so that a row's fields are read by position.
+std::optional<bool> GenericHeaderHasCached(std::string_view header) {
+  const std::string base(kGenericHeader);
+  if (header == base || header == base + ",priority") return false;
+  if (header == base + ",cached_tokens" || header == base + ",cached_tokens,priority") return true;
+  return std::nullopt;
+}
+
 }  // namespace
 
 core::Result<core::Duration> ParseAzureTimestamp(std::string_view text) {
@@ -141,17 +172,19 @@ core::Result<std::unique_ptr<TraceReader>> TraceReader::FromStream(
   std::getline(*in, header);
   const std::string_view h = core::Trim(header);
   Format format;
+  bool cached_column = false;
   if (h == kAzureHeader) {
     format = Format::kAzure;
-  } else if (h.starts_with(kGenericHeader) &&
-             (h == kGenericHeader || h == std::string(kGenericHeader) + ",priority")) {
+  } else if (auto cached = GenericHeaderHasCached(h)) {
     format = Format::kGeneric;
+    cached_column = *cached;
   } else {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: unknown trace header '{}' (expected '{}' or '{}[,priority]')", path, h,
-                    kAzureHeader, kGenericHeader)));
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "{}:1: unknown trace header '{}' (expected '{}' or '{}[,cached_tokens][,priority]')", path,
+        h, kAzureHeader, kGenericHeader)));
   }
-  return std::unique_ptr<TraceReader>(new TraceReader(std::move(path), std::move(in), format));
+  return std::unique_ptr<TraceReader>(
+      new TraceReader(std::move(path), std::move(in), format, cached_column));
 }
 
 core::Result<TraceRequest> TraceReader::ParseAzure(std::string_view line) {
@@ -172,11 +205,14 @@ core::Result<TraceRequest> TraceReader::ParseAzure(std::string_view line) {
 }
 
 core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) const {
-  std::array<std::string_view, 4> f;
+  std::array<std::string_view, 5> f;
   const std::size_t fields = core::SplitInto(line, ',', f);
-  if (fields != 3 && fields != 4) {
-    return core::Fail(
-        core::Error::InvalidArgument(fmt::format("expected 3 or 4 fields, found {}", fields)));
+  // Without its header naming it, a row may still end in a priority (as before the cached
+  // column existed): the fixed columns, then the priority or not.
+  const std::size_t fixed = cached_column_ ? 4 : 3;
+  if (fields != fixed && fields != fixed + 1) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("expected {} or {} fields, found {}", fixed, fixed + 1, fields)));
   }
   TraceRequest r;
   auto arrival = core::ParseDouble(f[0]);
@@ -187,16 +223,11 @@ core::Result<TraceRequest> TraceReader::ParseGeneric(std::string_view line) cons
   r.arrival_s = *arrival;
   HEADROOM_ASSIGN_OR_RETURN(r.prompt_tokens, Tokens(f[1], "prompt_tokens"));
   HEADROOM_ASSIGN_OR_RETURN(r.output_tokens, Tokens(f[2], "output_tokens"));
-  if (fields == 4) {
-    const std::string p = core::ToLower(core::Trim(f[3]));
-    if (p == "hp" || p == "high") {
-      r.priority = Priority::kHigh;
-    } else if (p == "lp" || p == "low") {
-      r.priority = Priority::kLow;
-    } else if (!p.empty()) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("priority '{}' is not hp or lp", core::Trim(f[3]))));
-    }
+  if (cached_column_) {
+    HEADROOM_ASSIGN_OR_RETURN(r.cached_tokens, CachedTokens(f[3], r));
+  }
+  if (fields == fixed + 1) {
+    HEADROOM_ASSIGN_OR_RETURN(r.priority, ParsePriority(f[fixed]));
   }
   return r;
 }

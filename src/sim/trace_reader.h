@@ -1,7 +1,10 @@
 // TraceReader: streams LLM inference requests from a trace file, one at a time, so memory stays
 // flat in the trace's length. Formats: the Azure LLM inference trace (2023:
 // "2023-11-16 18:17:03.9799600,4808,10" with CRLF endings; 2024: "+00:00" and any number of
-// fractional digits), and a generic CSV "arrival_s,prompt_tokens,output_tokens[,priority]".
+// fractional digits), and a generic CSV with the header
+//   arrival_s,prompt_tokens,output_tokens[,cached_tokens][,priority]
+// (cached_tokens: the prompt tokens a prefix cache already held, as a serving log can record
+// them; at most the prompt; an empty field is not recorded).
 // Every bad row is an error naming the file and line. Reads a file, or text already in memory
 // (the traces compiled into the binary, see named_traces.h). Not thread-safe.
 #ifndef HEADROOM_SIM_TRACE_READER_H_
@@ -37,8 +40,11 @@ class TraceReader final : public RequestSource {
 
  private:
   enum class Format { kAzure, kGeneric };
-  TraceReader(std::string path, std::unique_ptr<std::istream> in, Format format)
-      : path_(std::move(path)), in_(std::move(in)), format_(format) {}
+  TraceReader(std::string path, std::unique_ptr<std::istream> in, Format format, bool cached_column)
+      : path_(std::move(path)),
+        in_(std::move(in)),
+        format_(format),
+        cached_column_(cached_column) {}
   [[nodiscard]] static core::Result<std::unique_ptr<TraceReader>> FromStream(
       std::string path, std::unique_ptr<std::istream> in);
   core::Result<TraceRequest> ParseAzure(std::string_view line);
@@ -47,8 +53,9 @@ class TraceReader final : public RequestSource {
   std::string path_;
   std::unique_ptr<std::istream> in_;
   Format format_;
-  long line_ = 1;    // the header
-  std::string raw_;  // the line being read (its buffer reused line after line)
+  bool cached_column_;  // a generic header with cached_tokens
+  long line_ = 1;       // the header
+  std::string raw_;     // the line being read (its buffer reused line after line)
   std::optional<core::Duration> first_epoch_;
   double last_arrival_s_ = 0;
 };

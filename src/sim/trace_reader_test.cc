@@ -110,6 +110,70 @@ TEST(TraceReaderTest, GenericCsvWithPriority) {
   EXPECT_FALSE((*reader)->Next()->has_value());
 }
 
+// A log's cached-prefix column, with and without priorities; a file without it records none.
+TEST(TraceReaderTest, GenericCsvWithCachedTokens) {
+  auto both = TraceReader::Open(
+      Write("cached_priority.csv",
+            "arrival_s,prompt_tokens,output_tokens,cached_tokens,priority\n0.5,100,10,60,hp\n"
+            "1.0,200,20,,lp\n2.0,300,30,300,\n3.0,400,40,0\n"));
+  ASSERT_TRUE(both) << both.error().message();
+  auto a = *(*both)->Next();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->cached_tokens, 60);
+  EXPECT_EQ(a->priority, Priority::kHigh);
+  auto b = *(*both)->Next();
+  EXPECT_FALSE(b->cached_tokens.has_value());  // an empty field: not recorded
+  EXPECT_EQ(b->priority, Priority::kLow);
+  auto c = *(*both)->Next();
+  EXPECT_EQ(c->cached_tokens, 300);  // the whole prompt (the simulator still computes its last)
+  EXPECT_EQ(c->priority, Priority::kUnspecified);
+  auto d = *(*both)->Next();
+  EXPECT_EQ(d->cached_tokens, 0);
+  EXPECT_EQ(d->prompt_tokens, 400);
+  EXPECT_FALSE((*both)->Next()->has_value());
+
+  auto cached_only = TraceReader::Open(Write(
+      "cached_only.csv", "arrival_s,prompt_tokens,output_tokens,cached_tokens\n0,4000,20,3000\n"));
+  ASSERT_TRUE(cached_only) << cached_only.error().message();
+  auto e = *(*cached_only)->Next();
+  EXPECT_EQ(e->cached_tokens, 3000);
+  EXPECT_EQ(e->output_tokens, 20);
+
+  auto old =
+      TraceReader::Open(Write("no_cached.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n"));
+  ASSERT_TRUE(old);
+  EXPECT_FALSE((*(*old)->Next())->cached_tokens.has_value());
+}
+
+// Each bad cached_tokens value, and a row short of the column, is one error naming file:line.
+TEST(TraceReaderTest, BadCachedTokensNameFileAndLine) {
+  const std::string header = "arrival_s,prompt_tokens,output_tokens,cached_tokens,priority\n";
+  struct Case {
+    std::string row;
+    std::string says;
+  };
+  for (const Case& c : {Case{"0,100,10,-5,hp", "bad_cached.csv:3: cached_tokens '-5' is not"},
+                        Case{"0,100,10,12.5,hp", "bad_cached.csv:3: cached_tokens '12.5' is not"},
+                        Case{"0,100,10,many", "bad_cached.csv:3: cached_tokens 'many' is not"},
+                        Case{"0,100,10,101,lp",
+                             "bad_cached.csv:3: cached_tokens 101 is more than the prompt's 100"},
+                        Case{"0,100,10", "bad_cached.csv:3: expected 4 or 5 fields, found 3"}}) {
+    auto reader = TraceReader::Open(Write("bad_cached.csv", header + "0,100,10,50,hp\n" + c.row));
+    ASSERT_TRUE(reader) << reader.error().message();
+    ASSERT_TRUE((*reader)->Next());
+    auto bad = (*reader)->Next();
+    ASSERT_FALSE(bad) << c.row;
+    EXPECT_NE(bad.error().message().find(c.says), std::string::npos) << bad.error().message();
+  }
+  // The columns' order is fixed: a priority before the cached tokens is no known header.
+  auto swapped = TraceReader::Open(
+      Write("swapped.csv", "arrival_s,prompt_tokens,output_tokens,priority,cached_tokens\n"));
+  ASSERT_FALSE(swapped);
+  EXPECT_NE(swapped.error().message().find("swapped.csv:1: unknown trace header"),
+            std::string::npos)
+      << swapped.error().message();
+}
+
 // Issue 44, finding 8: a FIFO given as a trace is refused at once, not waited on for ever.
 TEST(TraceReaderTest, AFifoIsRefusedAtOnce) {
   const std::string fifo = (std::filesystem::temp_directory_path() /

@@ -71,8 +71,9 @@ core::Status CheckParams(const SynthParams& p) {
 
 namespace {
 
-// Reads `source` to its end for its mean rate, and its token pairs into `pairs` when given.
-core::Result<double> ReadToEnd(RequestSource& source, std::vector<TokenPair>* pairs) {
+// Reads `source` to its end for its mean rate, and its token pairs and cached tokens into
+// `sample` when given.
+core::Result<double> ReadToEnd(RequestSource& source, TraceSample* sample) {
   std::size_t requests = 0;
   double first_s = 0, last_s = 0;
   while (true) {
@@ -81,7 +82,10 @@ core::Result<double> ReadToEnd(RequestSource& source, std::vector<TokenPair>* pa
     if (requests == 0) first_s = r->arrival_s;
     last_s = r->arrival_s;
     ++requests;
-    if (pairs) pairs->push_back({r->prompt_tokens, r->output_tokens});
+    if (!sample) continue;
+    sample->pairs.push_back({r->prompt_tokens, r->output_tokens});
+    if (r->cached_tokens && sample->cached.empty()) sample->cached.resize(sample->pairs.size() - 1);
+    if (r->cached_tokens || !sample->cached.empty()) sample->cached.push_back(r->cached_tokens);
   }
   if (requests < 2 || last_s <= first_s) {
     return core::Fail(core::Error::InvalidArgument(
@@ -96,7 +100,7 @@ core::Result<double> ReadToEnd(RequestSource& source, std::vector<TokenPair>* pa
 
 core::Result<TraceSample> SampleTrace(RequestSource& source) {
   TraceSample sample;
-  HEADROOM_ASSIGN_OR_RETURN(sample.mean_rate_per_s, ReadToEnd(source, &sample.pairs));
+  HEADROOM_ASSIGN_OR_RETURN(sample.mean_rate_per_s, ReadToEnd(source, &sample));
   return sample;
 }
 
@@ -229,13 +233,16 @@ core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
     if (!Kept(UniformDouble(arrivals_))) continue;
     // The pair is drawn one request ahead and fetched meanwhile: a random read of the sample
     // misses the cache, and waiting for it was most of this function's time.
-    const TokenPair pair = sample_.pairs[next_pair_];
+    const std::size_t drawn = next_pair_;
+    const TokenPair pair = sample_.pairs[drawn];
     next_pair_ = UniformIndex(tokens_, sample_.pairs.size());
     __builtin_prefetch(&sample_.pairs[next_pair_]);
-    return std::optional<TraceRequest>(TraceRequest{.arrival_s = t_s_,
-                                                    .prompt_tokens = pair.prompt_tokens,
-                                                    .output_tokens = pair.output_tokens,
-                                                    .priority = params_.priority});
+    TraceRequest r{.arrival_s = t_s_,
+                   .prompt_tokens = pair.prompt_tokens,
+                   .output_tokens = pair.output_tokens,
+                   .priority = params_.priority};
+    if (!sample_.cached.empty()) r.cached_tokens = sample_.cached[drawn];
+    return std::optional<TraceRequest>(r);
   }
   return std::optional<TraceRequest>();
 }

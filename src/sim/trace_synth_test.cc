@@ -45,6 +45,7 @@ TraceStats Stats(RequestSource& source) {
 TEST(SampleTraceTest, ConvPairsAndRate) {
   const TraceSample conv = Sample("azure-conv");
   ASSERT_EQ(conv.pairs.size(), 19'366u);
+  EXPECT_TRUE(conv.cached.empty());                // the Azure traces record no cached tokens
   EXPECT_NEAR(conv.mean_rate_per_s, 5.53, 0.005);  // traces/README.md
   VectorSource one(std::vector<TraceRequest>{{.arrival_s = 0}});
   EXPECT_FALSE(SampleTrace(one));
@@ -246,6 +247,32 @@ TEST(TraceSynthTest, KeepsTheJointTokenDistribution) {
   const double size = static_cast<double>(code.pairs.size());
   EXPECT_NEAR(prompt / n / (prompt_sum / size), 1.0, 0.02);
   EXPECT_NEAR(output / n / (output_sum / size), 1.0, 0.03);
+}
+
+// A log's recorded cached prefix is drawn with its request's tokens, and a request that recorded
+// none stays so (not 0), from the sample through the synthesized stream.
+TEST(TraceSynthTest, RecordedCachedTokensComeWithTheirPair) {
+  VectorSource log(std::vector<TraceRequest>{
+      {.arrival_s = 0, .prompt_tokens = 1000, .output_tokens = 10, .cached_tokens = 800},
+      {.arrival_s = 1, .prompt_tokens = 2000, .output_tokens = 20},
+      {.arrival_s = 2, .prompt_tokens = 3000, .output_tokens = 30, .cached_tokens = 0}});
+  auto sample = SampleTrace(log);
+  ASSERT_TRUE(sample) << sample.error().message();
+  ASSERT_EQ(sample->cached.size(), 3u);
+  EXPECT_EQ(sample->cached[0], 800);
+  EXPECT_FALSE(sample->cached[1].has_value());
+  SynthParams params;
+  params.duration = std::chrono::hours(1);
+  auto synth = Synth(*sample, params);
+  std::set<int> prompts;
+  for (const TraceRequest& r : Take(*synth, 1000)) {
+    prompts.insert(r.prompt_tokens);
+    const std::optional<int> want =
+        r.prompt_tokens == 1000 ? std::optional<int>(800)
+                                : (r.prompt_tokens == 3000 ? std::optional<int>(0) : std::nullopt);
+    ASSERT_EQ(r.cached_tokens, want) << r.prompt_tokens;
+  }
+  EXPECT_EQ(prompts.size(), 3u);
 }
 
 TEST(TraceSynthTest, ExplicitMeanRateAndBadParameters) {

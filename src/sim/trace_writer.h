@@ -2,6 +2,9 @@
 // "TIMESTAMP,ContextTokens,GeneratedTokens", timestamps "2023-11-16 18:17:03.9799600", CRLF line
 // endings as in the published files) one at a time, so that memory stays flat in the trace's
 // length. The file appears complete or not at all: rows go to "<path>.tmp", renamed on Commit.
+// The format has those three columns only: a request's priority and recorded cached tokens are
+// not written (tools that read Azure traces expect exactly them; a log's cached prefix stays in
+// the generic CSV it came from, which the simulator reads directly).
 // Not thread-safe.
 #ifndef HEADROOM_SIM_TRACE_WRITER_H_
 #define HEADROOM_SIM_TRACE_WRITER_H_
