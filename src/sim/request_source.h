@@ -30,7 +30,7 @@ struct TraceRequest {
   // Prompt tokens a prefix cache already held for this request, where the trace records it (a
   // `cached_tokens` column); nullopt: not recorded, the scenario's prefix cache decides.
   // Invariant where set: 0 <= cached_tokens <= prompt_tokens.
-  std::optional<int> cached_tokens;
+  std::optional<int> cached_tokens = std::nullopt;
 };
 
 // Invariant of every implementation: arrival_s never decreases from one request to the next.
