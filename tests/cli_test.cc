@@ -397,6 +397,14 @@ TEST(CliTest, ModelPredictTakesAnEngineAndModelValidateScoresEveryOne) {
   };
   // lmdeploy measured 17 ms for this step; the 2023 stack SplitwiseSim profiled is much slower.
   EXPECT_LT(decode_ms("--engine lmdeploy"), 0.8 * decode_ms("--engine splitwise-sim"));
+  // Without --engine: today's vLLM server, named with its version in text and JSON.
+  const CommandRun plain = Headroom("model predict --model llama2-13b --gpu a100-80gb-sxm --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  const auto pj = nlohmann::json::parse(plain.out);
+  EXPECT_EQ(pj["engine"], "vllm-server");
+  EXPECT_FALSE(pj["engine_version"].get<std::string>().empty());
+  const CommandRun text = Headroom("model predict --model llama2-13b --gpu a100-80gb-sxm");
+  EXPECT_NE(text.out.find("(engine vllm-server >= "), std::string::npos) << text.out;
   EXPECT_NEAR(decode_ms("--engine lmdeploy"), 17.0, 2.0);
   const CommandRun unknown = Headroom("model predict --engine tgi-9");
   EXPECT_EQ(unknown.exit_code, 2);
@@ -509,6 +517,8 @@ TEST(CliTest, CharacterizeSimulatedSweepWritesResultsAndPicksASetting) {
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto j = nlohmann::json::parse(run.out);
   ASSERT_EQ(j["settings"].size(), 4u);
+  // The engine it assumed, with its version: the default, today's vLLM server.
+  EXPECT_EQ(j["engine"].get<std::string>().rfind("vllm-server >= ", 0), 0u) << j["engine"];
   // The best setting meets the SLO and has the lowest peak of those that do.
   double best_peak = 1e9;
   std::string best;

@@ -182,17 +182,19 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
       **gpu, fit->efficiency, o, *settings,
       {.slo_fraction = *slo / 100.0, .interval = *interval, .traces = !out_dir.empty()});
   if (!sweep) return ReportError(sweep.error());
-  const report::CharacterizeInputs inputs{.workload = o.workload,
-                                          .model = o.model,
-                                          .gpu = (*gpu)->name,
-                                          .tp = o.tp,
-                                          .prompts = o.prompts,
-                                          .batches = o.batches,
-                                          .output = o.output,
-                                          .iterations = o.iterations,
-                                          .interval = o.interval,
-                                          .slo_fraction = *slo / 100.0,
-                                          .version = HEADROOM_VERSION};
+  const report::CharacterizeInputs inputs{
+      .workload = o.workload,
+      .model = o.model,
+      .gpu = (*gpu)->name,
+      .engine = o.workload == "inference" ? (*fits)->Label() : "",
+      .tp = o.tp,
+      .prompts = o.prompts,
+      .batches = o.batches,
+      .output = o.output,
+      .iterations = o.iterations,
+      .interval = o.interval,
+      .slo_fraction = *slo / 100.0,
+      .version = HEADROOM_VERSION};
   const json summary = report::CharacterizeSummaryJson(inputs, *sweep);
   std::optional<std::string> report_path;
   if (!out_dir.empty()) {

@@ -84,6 +84,7 @@ int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
   const report::PredictionContext context{.model = (*spec)->name,
                                           .gpu = (*gpu)->name,
                                           .engine = engines->engine,
+                                          .engine_version = (*fits)->version(),
                                           .fitted_on = fit->fitted_on,
                                           .max_context = (*spec)->max_context};
   std::cout << (o.json ? report::PredictionJson(context, query, prediction).dump(2) + "\n"

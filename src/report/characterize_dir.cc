@@ -40,6 +40,8 @@ CharacterizeInputs ReadCharacterizeInputs(FieldReader& r, const json& j) {
   in.workload = r.Text(j, "workload", "");
   in.model = r.Text(j, "model", "");
   in.gpu = r.Text(j, "gpu", "");
+  // Sweeps written before the engine was named have none.
+  if (j.contains("engine")) in.engine = r.Text(j, "engine", "");
   in.slo_fraction = r.Number(j, "slo_latency_increase", "");
   const json& i = r.Object(j, "inputs", "");
   const std::string at = "inputs.";
@@ -160,6 +162,7 @@ ordered_json CharacterizeSummaryJson(const CharacterizeInputs& inputs,
   out["workload"] = inputs.workload;
   out["model"] = inputs.model;
   out["gpu"] = inputs.gpu;
+  if (!inputs.engine.empty()) out["engine"] = inputs.engine;
   out["slo_latency_increase"] = inputs.slo_fraction;
   for (const sim::SettingSummary& s : sweep.summary) {
     out["settings"].push_back({{"setting", s.label},
@@ -191,8 +194,10 @@ std::string CharacterizeText(const CharacterizeInputs& inputs, const sim::Simula
                   FormatChange(s.energy_change)});
   }
   std::string out =
-      fmt::format("{} {} on simulated {} ({} runs, changes vs the default setting):\n",
-                  inputs.model, inputs.workload, inputs.gpu, sweep.rows.size()) +
+      fmt::format("{} {} on simulated {}{} ({} runs, changes vs the default setting):\n",
+                  inputs.model, inputs.workload, inputs.gpu,
+                  inputs.engine.empty() ? "" : " under engine " + inputs.engine,
+                  sweep.rows.size()) +
       table.Render(style);
   if (sweep.best) {
     const sim::SettingSummary& best = sweep.summary[*sweep.best];

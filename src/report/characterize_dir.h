@@ -35,6 +35,7 @@ struct CharacterizeInputs {
   std::string workload = {};  // inference or training
   std::string model = {};
   std::string gpu = {};
+  std::string engine = {};    // inference: the engine calibration assumed, with its version
   int tp = 0;                 // inference
   std::string prompts = {};   // inference, as given
   std::string batches = {};   // inference, as given

@@ -190,6 +190,7 @@ std::string Inputs(const CharacterizeReport& r) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"workload", in.workload}, {"model", in.model}, {"GPU", in.gpu}};
   if (r.inference()) {
+    if (!in.engine.empty()) rows.push_back({"engine", in.engine});
     rows.push_back({"tensor parallelism", std::to_string(in.tp)});
     rows.push_back({"prompts", in.prompts});
     rows.push_back({"batches", in.batches});

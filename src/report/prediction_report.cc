@@ -22,6 +22,7 @@ ordered_json PredictionJson(const PredictionContext& c, const model::BatchQuery&
   out["model"] = c.model;
   out["gpu"] = c.gpu;
   out["engine"] = c.engine;
+  out["engine_version"] = c.engine_version;
   out["fit_from"] = c.fitted_on;
   out["tp"] = q.tp;
   out["batch"] = q.batch;
@@ -54,7 +55,8 @@ std::string PredictionText(const PredictionContext& c, const model::BatchQuery& 
                            const model::BatchPrediction& p) {
   std::string out = fmt::format(
       "{} on {} x {} (tp {}), batch {}, prompt {}, output {} (engine {}, fitted on {}):\n", c.model,
-      q.tp, c.gpu, q.tp, q.batch, q.prompt, q.output, c.engine, c.fitted_on);
+      q.tp, c.gpu, q.tp, q.batch, q.prompt, q.output,
+      c.engine_version.empty() ? c.engine : c.engine + " " + c.engine_version, c.fitted_on);
   out += fmt::format("  prefill      {:9.1f} ms at {:.0f} MHz, {:.0f} W per GPU\n",
                      p.prefill.time_s * 1e3, p.prefill.clock.value(), p.prefill.power.value());
   if (p.decode) {

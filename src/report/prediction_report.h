@@ -15,7 +15,8 @@ namespace headroom::report {
 struct PredictionContext {
   std::string model = {};
   std::string gpu = {};
-  std::string engine = {};     // the serving engine's calibration (data/fits/)
+  std::string engine = {};  // the serving engine's calibration (data/fits/)
+  std::string engine_version = {};
   std::string fitted_on = {};  // the GPU type whose measurements gave the efficiencies
   int max_context = 0;         // the model's trained context
 };
