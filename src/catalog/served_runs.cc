@@ -33,12 +33,7 @@ core::Result<std::vector<int>> TokenList(std::string_view text, std::string_view
 }
 
 core::Result<model::Measurement> ParseServedRun(const std::vector<std::string_view>& f) {
-  model::Measurement m;
-  m.dataset = std::string(f[0]);
-  m.engine = std::string(f[1]);
-  m.model = std::string(f[2]);
-  m.gpu = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  HEADROOM_ASSIGN_OR_RETURN(model::Measurement m, MeasuredConfiguration(f));
   if (f[5] != "yes" && f[5] != "no") {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("server '{}' is neither yes (through the engine's API server) nor no", f[5])));

@@ -25,12 +25,7 @@ constexpr std::size_t kServingEnergyColumns = 12;
 // The row's energy per token, then its time per output token.
 core::Result<std::pair<model::Measurement, model::Measurement>> ParseServingEnergyRow(
     const std::vector<std::string_view>& f) {
-  model::Measurement m;
-  m.dataset = std::string(f[0]);
-  m.engine = std::string(f[1]);
-  m.model = std::string(f[2]);
-  m.gpu = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  HEADROOM_ASSIGN_OR_RETURN(model::Measurement m, MeasuredConfiguration(f));
   HEADROOM_ASSIGN_OR_RETURN(const double batch, ValidationNumber(f[5], "batch", 1 << 16));
   m.batch = std::max(1, static_cast<int>(std::lround(batch)));
   HEADROOM_ASSIGN_OR_RETURN(const double output,

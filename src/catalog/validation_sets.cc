@@ -26,12 +26,7 @@ constexpr std::string_view kInferenceHeader =
 constexpr std::size_t kInferenceColumns = 12;
 
 core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f) {
-  model::Measurement m;
-  m.dataset = std::string(f[0]);
-  m.engine = std::string(f[1]);
-  m.model = std::string(f[2]);
-  m.gpu = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  HEADROOM_ASSIGN_OR_RETURN(model::Measurement m, MeasuredConfiguration(f));
   HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f[5], "batch", 1));
   HEADROOM_ASSIGN_OR_RETURN(m.input, ValidationCount(f[6], "input_tokens", 1));
   HEADROOM_ASSIGN_OR_RETURN(m.output, ValidationCount(f[7], "output_tokens", 0));
@@ -87,6 +82,16 @@ struct CellKey {
 
 bool IsScoredOnEveryRow(std::string_view engine) {
   return engine == kDefaultEngine || engine == kProfileEngine;
+}
+
+core::Result<model::Measurement> MeasuredConfiguration(const std::vector<std::string_view>& f) {
+  model::Measurement m;
+  m.dataset = std::string(f[0]);
+  m.engine = std::string(f[1]);
+  m.model = std::string(f[2]);
+  m.gpu = std::string(f[3]);
+  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  return m;
 }
 
 core::Result<int> ValidationCount(std::string_view text, std::string_view name, int min) {

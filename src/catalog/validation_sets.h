@@ -91,6 +91,10 @@ inline const std::vector<std::string> kTrainingCalibrationModels = {"MPT-1b", "M
                                                 int min);
 [[nodiscard]] core::Result<double> ValidationNumber(
     std::string_view text, std::string_view name, double max = std::numeric_limits<double>::max());
+// The first five fields every inference row of the suite starts with: dataset, engine, model,
+// GPU and tensor parallelism (a whole number of at least 1).
+[[nodiscard]] core::Result<model::Measurement> MeasuredConfiguration(
+    const std::vector<std::string_view>& fields);
 // ForEachValidationRow's rows, each read by `parse`.
 template <typename Row>
 [[nodiscard]] core::Result<std::vector<Row>> ReadValidationRows(

@@ -19,9 +19,7 @@ std::string Configuration(const model::Measurement& m) {
                      m.output);
 }
 
-}  // namespace
-
-ordered_json ValidationJson(const model::ValidationReport& report) {
+ordered_json CellsJson(const model::ValidationReport& report) {
   ordered_json cells = ordered_json::array();
   for (const model::ValidationCell& c : report.cells) {
     ordered_json worst = ordered_json::array();
@@ -47,10 +45,10 @@ ordered_json ValidationJson(const model::ValidationReport& report) {
                      {"bias", c.rows > 0 ? ordered_json(c.bias) : ordered_json(nullptr)},
                      {"worst", worst}});
   }
-  ordered_json skipped = ordered_json::array();
-  for (const model::SkippedRows& s : report.skipped) {
-    skipped.push_back({{"engine", s.engine}, {"reason", s.reason}, {"rows", s.rows}});
-  }
+  return cells;
+}
+
+ordered_json TrainingJson(const model::ValidationReport& report) {
   ordered_json training = ordered_json::array();
   for (const model::TrainingCell& t : report.training) {
     ordered_json efficiency = ordered_json::object();
@@ -75,15 +73,10 @@ ordered_json ValidationJson(const model::ValidationReport& report) {
                         {"bias", t.bias},
                         {"worst", worst}});
   }
-  ordered_json fitted = ordered_json::array();
-  for (const model::FittedWorkload& f : report.fitted_workloads) {
-    fitted.push_back({{"dataset", f.dataset},
-                      {"engine", f.engine},
-                      {"calibration_models", f.calibration_models},
-                      {"calibration_rows", f.calibration_rows},
-                      {"quantity", f.quantity},
-                      {"value", f.value}});
-  }
+  return training;
+}
+
+ordered_json MigScalingJson(const model::ValidationReport& report) {
   ordered_json mig_scaling = ordered_json::array();
   for (const model::MigScalingCell& m : report.mig_scaling) {
     ordered_json worst = ordered_json::array();
@@ -109,11 +102,30 @@ ordered_json ValidationJson(const model::ValidationReport& report) {
                            {"bias", m.rows > 0 ? ordered_json(m.bias) : ordered_json(nullptr)},
                            {"worst", worst}});
   }
-  return {{"cells", cells},
+  return mig_scaling;
+}
+
+}  // namespace
+
+ordered_json ValidationJson(const model::ValidationReport& report) {
+  ordered_json skipped = ordered_json::array();
+  for (const model::SkippedRows& s : report.skipped) {
+    skipped.push_back({{"engine", s.engine}, {"reason", s.reason}, {"rows", s.rows}});
+  }
+  ordered_json fitted = ordered_json::array();
+  for (const model::FittedWorkload& f : report.fitted_workloads) {
+    fitted.push_back({{"dataset", f.dataset},
+                      {"engine", f.engine},
+                      {"calibration_models", f.calibration_models},
+                      {"calibration_rows", f.calibration_rows},
+                      {"quantity", f.quantity},
+                      {"value", f.value}});
+  }
+  return {{"cells", CellsJson(report)},
           {"skipped", skipped},
-          {"training", training},
+          {"training", TrainingJson(report)},
           {"fitted_workloads", fitted},
-          {"mig_scaling", mig_scaling}};
+          {"mig_scaling", MigScalingJson(report)}};
 }
 
 std::string ValidationText(const model::ValidationReport& report, const TextStyle& style) {

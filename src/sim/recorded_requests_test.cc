@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/testing/drain.h"
+
 namespace headroom::sim {
 namespace {
 
@@ -15,16 +17,6 @@ std::vector<TraceRequest> ManyRequests(std::size_t n) {
                    .priority = static_cast<Priority>(i % 3)});
   }
   return out;
-}
-
-std::vector<TraceRequest> DrainRecorded(RequestSource& source) {
-  std::vector<TraceRequest> out;
-  while (true) {
-    auto next = source.Next();
-    EXPECT_TRUE(next) << next.error().message();
-    if (!next || !*next) return out;
-    out.push_back(**next);
-  }
 }
 
 void ExpectSame(const std::vector<TraceRequest>& a, const std::vector<TraceRequest>& b) {
@@ -42,7 +34,7 @@ TEST(RecordedRequestsTest, ARecordingReplaysTheStreamItRecorded) {
   const std::vector<TraceRequest> requests = ManyRequests(150'000);
   VectorSource source(requests);
   RecordingSource recording(source);
-  ExpectSame(DrainRecorded(recording), requests);  // passed through unchanged
+  ExpectSame(testing::Drain(recording), requests);  // passed through unchanged
   ASSERT_TRUE(recording.complete());
   const std::shared_ptr<const RecordedRequests> recorded = recording.Take();
   ASSERT_NE(recorded, nullptr);
@@ -51,7 +43,7 @@ TEST(RecordedRequestsTest, ARecordingReplaysTheStreamItRecorded) {
   // Twice, as two runs of a plan would, each from the start.
   for (int run = 0; run < 2; ++run) {
     ReplaySource replay(recorded);
-    ExpectSame(DrainRecorded(replay), requests);
+    ExpectSame(testing::Drain(replay), requests);
   }
 }
 
@@ -64,12 +56,12 @@ TEST(RecordedRequestsTest, RecordedCachedTokensReplayAndOthersStayNotRecorded) {
   }
   VectorSource source(requests);
   RecordingSource recording(source);
-  ExpectSame(DrainRecorded(recording), requests);
+  ExpectSame(testing::Drain(recording), requests);
   ASSERT_TRUE(recording.complete());
   const std::shared_ptr<const RecordedRequests> recorded = recording.Take();
   EXPECT_LE(recorded->bytes(), 20 * (requests.size() + 65'536));
   ReplaySource replay(recorded);
-  ExpectSame(DrainRecorded(replay), requests);
+  ExpectSame(testing::Drain(replay), requests);
   EXPECT_FALSE(recorded->at(0).cached_tokens.has_value());
   EXPECT_EQ(recorded->at(70'000).cached_tokens, 0);
 }
@@ -88,7 +80,7 @@ TEST(RecordedRequestsTest, ARequestTooLargeToPackEndsTheRecordingNotTheStream) {
   requests[1].output_tokens = 1 << 30;
   VectorSource source(requests);
   RecordingSource recording(source);
-  ExpectSame(DrainRecorded(recording), requests);
+  ExpectSame(testing::Drain(recording), requests);
   EXPECT_FALSE(recording.complete());
 }
 

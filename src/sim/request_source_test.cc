@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/named_traces.h"
+#include "sim/testing/drain.h"
 #include "sim/trace_reader.h"
 
 namespace headroom::sim {
@@ -10,16 +11,6 @@ namespace {
 
 TraceRequest At(double t, int prompt = 1, int output = 1, Priority p = Priority::kUnspecified) {
   return {.arrival_s = t, .prompt_tokens = prompt, .output_tokens = output, .priority = p};
-}
-
-std::vector<TraceRequest> Drain(RequestSource& source) {
-  std::vector<TraceRequest> out;
-  while (true) {
-    auto next = source.Next();
-    EXPECT_TRUE(next) << next.error().message();
-    if (!next || !*next) return out;
-    out.push_back(**next);
-  }
 }
 
 std::unique_ptr<RequestSource> Conv() {
@@ -45,7 +36,7 @@ TEST(TraceReaderTest, ReadsTextAndKnowsItsStartTime) {
   ASSERT_TRUE(reader) << reader.error().message();
   RequestSource& source = **reader;
   EXPECT_FALSE(source.start_time());  // not before the first request
-  const auto all = Drain(source);
+  const auto all = testing::Drain(source);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_NEAR(all[1].arrival_s, 0.052, 1e-12);
   EXPECT_EQ(all[1].prompt_tokens, 3180);
@@ -57,15 +48,15 @@ TEST(TraceReaderTest, ReadsTextAndKnowsItsStartTime) {
 }
 
 TEST(OpenTraceTest, NamedTracesAreEmbeddedAndFilesStillWork) {
-  EXPECT_EQ(Drain(*Conv()).size(), 19366u);  // traces/README.md
+  EXPECT_EQ(testing::Drain(*Conv()).size(), 19366u);  // traces/README.md
   auto code = OpenTrace("Azure-Code");
   ASSERT_TRUE(code);
-  EXPECT_EQ(Drain(**code).size(), 8819u);
+  EXPECT_EQ(testing::Drain(**code).size(), 8819u);
   const std::string path = std::string(std::getenv("HEADROOM_SOURCE_DIR")) +
                            "/data/traces/AzureLLMInferenceTrace_code.csv";
   auto file = OpenTrace(path);
   ASSERT_TRUE(file) << file.error().message();
-  EXPECT_EQ(Drain(**file).size(), 8819u);
+  EXPECT_EQ(testing::Drain(**file).size(), 8819u);
 
   auto unknown = OpenTrace("azure-chat");
   ASSERT_FALSE(unknown);
@@ -79,10 +70,10 @@ TEST(OpenTraceTest, ANamedTraceParsedOnceReplaysExactlyWhatItsFileReadsEveryTime
                            "/data/traces/AzureLLMInferenceTrace_conv.csv";
   auto file = TraceReader::Open(path);
   ASSERT_TRUE(file) << file.error().message();
-  const std::vector<TraceRequest> parsed = Drain(**file);
+  const std::vector<TraceRequest> parsed = testing::Drain(**file);
   for (int open = 0; open < 2; ++open) {
     const std::unique_ptr<RequestSource> named = Conv();
-    const std::vector<TraceRequest> replayed = Drain(*named);
+    const std::vector<TraceRequest> replayed = testing::Drain(*named);
     ASSERT_EQ(replayed.size(), parsed.size()) << "open " << open;
     for (size_t i = 0; i < parsed.size(); ++i) {
       ASSERT_EQ(replayed[i].arrival_s, parsed[i].arrival_s) << "request " << i;
@@ -95,10 +86,10 @@ TEST(OpenTraceTest, ANamedTraceParsedOnceReplaysExactlyWhatItsFileReadsEveryTime
 }
 
 TEST(ScaledSourceTest, TwoAndAHalfTimesTheLoadInOrder) {
-  const auto original = Drain(*Conv());
+  const auto original = testing::Drain(*Conv());
   auto scaled = ScaledSource::Create(Conv(), 2.5, /*seed=*/7);
   ASSERT_TRUE(scaled);
-  const auto out = Drain(**scaled);
+  const auto out = testing::Drain(**scaled);
   // 2 copies each plus a third for half of them: sd of the count is 0.5 sqrt(19366) = 70.
   EXPECT_NEAR(static_cast<double>(out.size()), 2.5 * original.size(), 350);
   for (size_t i = 1; i < out.size(); ++i) {
@@ -111,7 +102,7 @@ TEST(ScaledSourceTest, FactorOneIsTheTraceAndSeedsRepeat) {
   const std::vector<TraceRequest> in = {At(0, 1), At(0.1, 2), At(0.1, 3), At(5, 4)};
   auto same = ScaledSource::Create(std::make_unique<VectorSource>(in), 1.0, 1);
   ASSERT_TRUE(same);
-  const auto out = Drain(**same);
+  const auto out = testing::Drain(**same);
   ASSERT_EQ(out.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     EXPECT_EQ(out[i].arrival_s, in[i].arrival_s);
@@ -120,7 +111,7 @@ TEST(ScaledSourceTest, FactorOneIsTheTraceAndSeedsRepeat) {
   auto run = [&](std::uint64_t seed) {
     auto s = ScaledSource::Create(std::make_unique<VectorSource>(in), 3.7, seed);
     std::vector<double> times;
-    for (const auto& r : Drain(**s)) times.push_back(r.arrival_s);
+    for (const auto& r : testing::Drain(**s)) times.push_back(r.arrival_s);
     return times;
   };
   EXPECT_EQ(run(3), run(3));
@@ -134,7 +125,7 @@ TEST(ScaledSourceTest, FractionThinsAndBadFactorsFail) {
   for (int i = 0; i < 10'000; ++i) in.push_back(At(i * 0.01));
   auto half = ScaledSource::Create(std::make_unique<VectorSource>(in), 0.5, 1);
   ASSERT_TRUE(half);
-  EXPECT_NEAR(static_cast<double>(Drain(**half).size()), 5'000, 250);
+  EXPECT_NEAR(static_cast<double>(testing::Drain(**half).size()), 5'000, 250);
   for (double bad : {0.0, -1.0, std::nan("")}) {
     auto s = ScaledSource::Create(std::make_unique<VectorSource>(in), bad, 1);
     ASSERT_FALSE(s) << bad;
@@ -152,7 +143,7 @@ TEST(MergedSourceTest, InterleavesByTimeAndTagsPriorities) {
   inputs.push_back(
       {std::make_unique<VectorSource>(std::vector{At(2.5, 3, 3, Priority::kLow)}), std::nullopt});
   MergedSource merged(std::move(inputs));
-  const auto out = Drain(merged);
+  const auto out = testing::Drain(merged);
   ASSERT_EQ(out.size(), 7u);
   const std::vector<std::pair<double, int>> expected = {{0, 1},   {1, 2}, {2, 1}, {2, 2},
                                                         {2.5, 3}, {3, 1}, {9, 2}};
@@ -169,7 +160,7 @@ TEST(MergedSourceTest, RealTracesStayOrdered) {
   inputs.push_back({Conv(), Priority::kHigh});
   inputs.push_back({std::move(*OpenTrace("azure-code")), Priority::kLow});
   MergedSource merged(std::move(inputs));
-  const auto out = Drain(merged);
+  const auto out = testing::Drain(merged);
   ASSERT_EQ(out.size(), 19366u + 8819u);
   size_t high = 0;
   for (size_t i = 0; i < out.size(); ++i) {

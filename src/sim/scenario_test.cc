@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/capacity_planner.h"
+#include "sim/testing/drain.h"
 
 namespace headroom::sim {
 namespace {
@@ -345,16 +346,6 @@ std::string AsRecordedScenario(const std::string& log, const std::string& extra 
          log + "\n" + extra;
 }
 
-std::vector<TraceRequest> Drain(RequestSource& source) {
-  std::vector<TraceRequest> out;
-  while (true) {
-    auto next = source.Next();
-    EXPECT_TRUE(next) << next.error().message();
-    if (!next || !*next) return out;
-    out.push_back(**next);
-  }
-}
-
 // workload.replay as-recorded: the log's requests as they are at any row size (not scaled to
 // per-server rates), cached tokens and priorities kept, low priority where the log gives none;
 // simulated, every row is served once and the run lasts as long as the log.
@@ -367,7 +358,7 @@ TEST(ScenarioTest, AsRecordedReplaysTheLogUnscaled) {
   for (int servers : {1, 2, 8}) {
     auto source = MakeWorkload(*s, "", servers, HpServers(servers, 0.5), 1);
     ASSERT_TRUE(source) << source.error().message();
-    const std::vector<TraceRequest> got = Drain(**source);
+    const std::vector<TraceRequest> got = testing::Drain(**source);
     ASSERT_EQ(got.size(), 40u) << servers;
     for (int i = 0; i < 40; ++i) {
       const TraceRequest& r = got[static_cast<std::size_t>(i)];
@@ -382,7 +373,7 @@ TEST(ScenarioTest, AsRecordedReplaysTheLogUnscaled) {
   scaled.workload.replay = WorkloadReplay::kScaled;
   auto many = MakeWorkload(scaled, "", 8, 4, 1);
   ASSERT_TRUE(many) << many.error().message();
-  EXPECT_GT(Drain(**many).size(), 2000u);
+  EXPECT_GT(testing::Drain(**many).size(), 2000u);
 
   auto hardware = catalog::HardwareCatalog::Embedded();
   auto models = catalog::ModelCatalog::Embedded();
@@ -445,7 +436,7 @@ TEST(ScenarioTest, AsRecordedRefusesWhatItCannotReplay) {
   other.workload.trace = "azure-conv";
   auto from_flag = MakeWorkload(other, log, 2, 1, 1);
   ASSERT_TRUE(from_flag) << from_flag.error().message();
-  EXPECT_EQ(Drain(**from_flag).size(), 3u);
+  EXPECT_EQ(testing::Drain(**from_flag).size(), 3u);
 }
 
 // --slo overrides: a count is whole and fits (max_brake_events=1e300 was undefined behaviour).
