@@ -833,9 +833,12 @@ TEST(CliTest, PlanASmallScenario) {
   }
   // Uncapped, the provisioned row peaks below its budget (~92%) and a fifth server goes over.
   EXPECT_EQ(j["policies"][0]["max_servers"], 4);
+  // The engine the plan assumed (the scenario names the 2023 stack, which has no version).
+  EXPECT_EQ(j["inputs"]["engine"], "splitwise-sim");
 
   const CommandRun table = Headroom("plan --config " + config + " --threads 2");
   ASSERT_EQ(table.exit_code, 0) << table.out;
+  EXPECT_NE(table.out.find("serving engine: splitwise-sim\n"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("servers"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\nnone "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("\npolca "), std::string::npos) << table.out;

@@ -209,12 +209,17 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
 // Where `plan --report` writes when no --out is given.
 constexpr const char* kDefaultPlanDir = "headroom-plan";
 
+std::string EngineLabel(const sim::EngineName& engine) {
+  return engine.version.empty() ? engine.name : engine.name + " " + engine.version;
+}
+
 report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const RowOptions& o) {
   const sim::Scenario& s = resolved.scenario;
   report::PlanInputs in{.scenario = s.name,
                         .description = s.description,
                         .scenario_source = s.source,
                         .trace = o.trace,
+                        .engine = EngineLabel(resolved.row.engine),
                         .seed = s.seed,
                         .version = HEADROOM_VERSION,
                         .overrides = o.set,
@@ -307,7 +312,8 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
   return PrintResult(
       {.json = o.json,
        .json_text = report::PlanReportJson(data).dump(2),
-       .text = report::PlanText(data.plan, resolved->scenario, options->threads, StdoutStyle()),
+       .text = report::PlanText(data.plan, resolved->scenario, data.inputs.engine, options->threads,
+                                StdoutStyle()),
        .wrote = out.empty() ? "" : fmt::format("wrote {}/{}\n", out, report::kPlanFile),
        .report = written});
 }

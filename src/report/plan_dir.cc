@@ -94,6 +94,8 @@ PlanInputs ReadPlanInputs(FieldReader& r, const json& j) {
   in.description = r.Text(j, "description", at);
   in.scenario_source = r.Text(j, "scenario_source", at);
   in.trace = r.Text(j, "trace", at);
+  // Plans written before the engine was named have none.
+  if (j.contains("engine")) in.engine = r.Text(j, "engine", at);
   in.seed = r.Count(j, "seed", at);
   in.version = r.Text(j, "version", at);
   for (const json& o : r.List(j, "overrides", at)) {
@@ -142,6 +144,7 @@ ordered_json PlanReportJson(const PlanReport& report) {
                  {"description", in.description},
                  {"scenario_source", in.scenario_source},
                  {"trace", in.trace},
+                 {"engine", in.engine},
                  {"seed", in.seed},
                  {"version", in.version},
                  {"overrides", in.overrides},

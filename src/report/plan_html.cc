@@ -33,6 +33,7 @@ std::string Inputs(const PlanInputs& in) {
       {{"scenario", in.scenario},
        {"scenario file", in.scenario_source},
        {"trace", in.trace.empty() ? "the scenario's workload" : in.trace},
+       {"serving engine", in.engine.empty() ? "not recorded" : in.engine},
        {"seed", std::to_string(in.seed)},
        {"policy overrides",
         in.overrides.empty() ? "none" : fmt::format("{}", fmt::join(in.overrides, ", "))},

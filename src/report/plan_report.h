@@ -21,6 +21,7 @@ struct PlanInputs {
   std::string description;
   std::string scenario_source;  // the file it was read from, or "built-in"
   std::string trace;            // as --trace; empty: the scenario's workload
+  std::string engine;           // the serving engine assumed, with its version
   std::uint64_t seed = 0;
   std::string version;                 // headroom's
   std::vector<std::string> overrides;  // "--set key=value" policy constants, in order

@@ -293,11 +293,11 @@ void WriteRequestCsvRow(const sim::RequestResult& r, std::ostream& out) {
                      r.output_tokens, r.ttft_s, r.tbt_s, r.e2e_s);
 }
 
-std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s, int threads,
-                     const TextStyle& style) {
+std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s,
+                     const std::string& engine, int threads, const TextStyle& style) {
   const sim::RunSummary& b = plan.baseline;
   return style.Bold(fmt::format("{}: {}", s.name, s.description)) + "\n" +
-         fmt::format("serving engine: {}\n", s.engine) +
+         fmt::format("serving engine: {}\n", engine) +
          fmt::format(
              "budget {:.0f} kW for {} servers; uncapped baseline peaks at {:.1f}% (mean "
              "{:.1f}%), HP P50/P99 end-to-end {:.2f}/{:.2f} s, LP {:.2f}/{:.2f} s\n"

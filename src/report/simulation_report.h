@@ -34,8 +34,8 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
 
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
 // how many simulations ran on how many threads.
-std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& scenario, int threads,
-                     const TextStyle& style = TextStyle());
+std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& scenario,
+                     const std::string& engine, int threads, const TextStyle& style = TextStyle());
 // What `plan --calibrate` prints, against the peak it was asked for.
 nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& scenario,
                                        double target_peak_frac);

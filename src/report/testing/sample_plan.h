@@ -100,6 +100,7 @@ inline PlanReport SamplePlanReport() {
                    .description = "40 DGX-A100 <servers> & a \"week\"",
                    .scenario_source = "data/scenarios/polca-a100-row.yaml",
                    .trace = "",
+                   .engine = "vllm-server >= 0.6",
                    .seed = 7,
                    .version = "0.0.0-test",
                    .overrides = {"t1=0.82"},
