@@ -17,6 +17,8 @@
 #include "sim/capacity_planner.h"
 #include "sim/row_simulator.h"
 #include "sim/scenario.h"
+#include "sim/scenario_run.h"
+#include "sim/workload.h"
 
 namespace headroom {
 namespace {

@@ -10,6 +10,7 @@
 #include "core/files.h"
 #include "policy/policy_factory.h"
 #include "report/simulation_report.h"
+#include "sim/scenario_run.h"
 
 namespace headroom::report {
 namespace {

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "policy/policy_factory.h"
+#include "sim/scenario_run.h"
+#include "sim/workload.h"
 
 namespace headroom::sim {
 namespace {

@@ -8,6 +8,8 @@
 #include "policy/policy_factory.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
+#include "sim/scenario_run.h"
+#include "sim/workload.h"
 
 namespace headroom::sim {
 namespace {

@@ -167,40 +167,10 @@ struct ResolvedScenario {
 // LoadScenario then Resolve against the catalogs compiled into the binary.
 [[nodiscard]] core::Result<ResolvedScenario> LoadAndResolveBuiltIn(std::string_view name_or_path);
 
-// The request stream for `servers` servers of which `hp_servers` are HP. `trace`: empty or
-// "scenario" for the scenario's own workload; "synth-week" for a synthesized week of its traces;
-// "azure" for the two real one-hour traces by service; another name or a path for that one trace
-// with priorities by the scenario's rule (by-trace keeps the file's own, otherwise by fraction).
-// The sum of the class rates x servers sets the load in every case but workload.replay
-// as-recorded, where one trace is replayed as it is (kInvalidArgument naming the key or the
-// --trace choice when the workload is not one trace: by service, synthesized, synth-week).
-[[nodiscard]] core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
-                                                                        std::string_view trace,
-                                                                        int servers, int hp_servers,
-                                                                        std::uint64_t seed);
-// kInvalidArgument when the scenario's workload is replayed as recorded: `what` (a capacity plan,
-// a calibration) scales the load with the servers, which a log replayed as recorded never is.
-[[nodiscard]] core::Status RequireScaledWorkload(const Scenario& scenario, std::string_view what);
-// Seconds of arrivals the workload spans, for progress; 0 when unknown.
-double ExpectedDuration(const Scenario& scenario, std::string_view trace);
-// Whether the workload is synthesized, so that another seed gives another week (the real traces
-// are the same whatever the seed).
-bool SynthesizedWorkload(const Scenario& scenario, std::string_view trace);
-
 // The seed of a plan's unseen week v (0-based): far from any planning week's seed + k.
 inline constexpr std::uint64_t kValidationSeedOffset = 1000;
 inline constexpr int kMaxPlanWeeks = 100;
 inline constexpr int kMaxRiskBeyond = 100;
-
-// Runs one simulation of the scenario at `servers` with `policy`.
-[[nodiscard]] core::Result<RowResult> RunScenario(const ResolvedScenario& scenario,
-                                                  const std::string& policy, int servers,
-                                                  const std::string& trace, RunOptions options);
-// The same on a given stream of requests: the scenario's workload at `servers` (e.g. a plan's
-// recording of it, sim/recorded_requests.h).
-[[nodiscard]] core::Result<RowResult> RunScenarioOn(const ResolvedScenario& scenario,
-                                                    const std::string& policy, int servers,
-                                                    RequestSource& source, RunOptions options);
 
 }  // namespace headroom::sim
 

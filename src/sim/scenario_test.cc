@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "sim/capacity_planner.h"
+#include "sim/scenario_run.h"
 #include "sim/testing/drain.h"
+#include "sim/workload.h"
 
 namespace headroom::sim {
 namespace {

@@ -35,9 +35,9 @@ class RunSource final : public RequestSource {
 
 // One server of the run's GPU type, one instance of the run's TP on it, every server high
 // priority; a run that went through no HTTP server has no server time.
-core::Result<ResolvedScenario> RunScenario(const catalog::ValidationCatalogs& catalogs,
-                                           const catalog::InferenceFits& engine,
-                                           const model::Measurement& run) {
+core::Result<ResolvedScenario> ServedRunScenario(const catalog::ValidationCatalogs& catalogs,
+                                                 const catalog::InferenceFits& engine,
+                                                 const model::Measurement& run) {
   const auto& servers = catalogs.hardware->servers();
   const auto server = std::find_if(servers.begin(), servers.end(), [&](const model::ServerSpec& s) {
     return s.gpu == run.gpu && s.gpus_per_server >= run.tp;
@@ -67,7 +67,7 @@ core::Result<ResolvedScenario> RunScenario(const catalog::ValidationCatalogs& ca
 std::variant<double, std::string> SimulateServedRun(const catalog::ValidationCatalogs& catalogs,
                                                     const catalog::InferenceFits& engine,
                                                     const model::Measurement& run) {
-  auto resolved = RunScenario(catalogs, engine, run);
+  auto resolved = ServedRunScenario(catalogs, engine, run);
   if (!resolved) return resolved.error().message();
   RowConfig& row = resolved->row;
   row.instance.max_batch_sequences =

@@ -1,0 +1,33 @@
+#include "sim/scenario_run.h"
+
+#include <memory>
+#include <utility>
+
+#include "policy/policy_factory.h"
+#include "sim/workload.h"
+
+namespace headroom::sim {
+
+core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std::string& policy,
+                                    int servers, const std::string& trace, RunOptions options) {
+  HEADROOM_ASSIGN_OR_RETURN(
+      std::unique_ptr<RequestSource> source,
+      MakeWorkload(scenario.scenario, trace, servers,
+                   HpServers(servers, scenario.row.hp_server_fraction), scenario.scenario.seed));
+  if (options.expected_duration_s <= 0) {
+    options.expected_duration_s = ExpectedDuration(scenario.scenario, trace);
+  }
+  return RunScenarioOn(scenario, policy, servers, *source, std::move(options));
+}
+
+core::Result<RowResult> RunScenarioOn(const ResolvedScenario& scenario, const std::string& policy,
+                                      int servers, RequestSource& source, RunOptions options) {
+  RowConfig row = scenario.row;
+  row.servers = servers;
+  row.control.brake_release = scenario.params.brake_release;
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> p,
+                            policy::MakePolicy(policy, scenario.params));
+  return SimulateRow(row, source, *p, options);
+}
+
+}  // namespace headroom::sim
