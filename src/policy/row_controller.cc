@@ -53,8 +53,7 @@ double ClockTolerance(double step_mhz) {
 RowController::RowController(RowPolicy& policy, ControlSettings settings,
                              std::vector<ControlledServer> servers)
     : policy_(&policy), settings_(settings) {
-  // The observation's fixed part once (its `current` follows `accepted` where that changes):
-  // a step writes only what the reports change.
+  // The observation's fixed part once: a step writes only what the reports change.
   obs_.servers.resize(servers.size());
   for (size_t i = 0; i < servers.size(); ++i) {
     Server s;
@@ -62,17 +61,13 @@ RowController::RowController(RowPolicy& policy, ControlSettings settings,
     servers_.push_back(std::move(s));
     ServerObservation& o = obs_.servers[i];
     o.priority = servers[i].priority;
-    o.rated_power = servers[i].rated_power;
     o.gpu_max = servers[i].rated_power - servers[i].non_gpu_power;
   }
 }
 
-void RowController::SetAccepted(size_t i, const ServerTargets& targets) {
+void RowController::Accepted(size_t i, const ServerTargets& targets) {
   servers_[i].accepted = targets;
-  obs_.servers[i].current = targets;
 }
-
-void RowController::Accepted(size_t i, const ServerTargets& targets) { SetAccepted(i, targets); }
 
 void RowController::Count(Server& s, const ServerReport& r, ServerCount* out) const {
   const core::Watts rated = s.spec.rated_power;
@@ -119,7 +114,7 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   if (!s.held_at_start) {
     // Restart-safe: start from what the server holds, not from nothing.
     s.held_at_start = *r.holds;
-    SetAccepted(i, *r.holds);
+    Accepted(i, *r.holds);
     step->synced.push_back(i);
     return;
   }
@@ -129,7 +124,7 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   // the caps before it).
   if (!r.pending && s.accepted && !r.command_in_flight &&
       !SameTargets(*s.accepted, *r.holds, s.spec.clock_tolerance_mhz)) {
-    SetAccepted(i, *r.holds);
+    Accepted(i, *r.holds);
     step->reasserted.push_back(i);
   }
 }
@@ -204,7 +199,6 @@ void RowController::Observe(const RowView& in, core::Duration now) {
     // Only a report counted as reported carries believable GPU power and engine figures.
     const bool believed = counted.as == kReported;
     ServerObservation& o = obs_.servers[i];
-    o.power = counted.watts;
     o.gpu_power = believed ? report.gpu_power : core::Watts(0);
     o.serving = believed ? report.serving : std::nullopt;
   }

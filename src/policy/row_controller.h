@@ -158,7 +158,6 @@ class RowController {
   void Count(Server& s, const ServerReport& r, ServerCount* out) const;
   // Counts, syncs and observes every server: the policy's input in obs_.
   void Observe(const RowView& in, core::Duration now);
-  void SetAccepted(size_t i, const ServerTargets& targets);
   void Sync(size_t i, const ServerReport& r, RowStep* step);
   void TrackConvergence(size_t i, const ServerReport& r, core::Duration now, RowStep* step);
   void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
