@@ -2,18 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "policy/same_target.h"
 
 namespace headroom::policy {
 namespace {
-
-// Agents report watts to the milliwatt.
-constexpr double kAckPowerToleranceW = 0.5;
 
 // The share of a GPU's catalog idle power below which no powered GPU reads (IdleFloor).
 constexpr double kIdleFloorShare = 0.5;
@@ -28,26 +25,10 @@ constexpr std::string_view kImplausible = "implausible";
 constexpr std::string_view kRatedMax = "rated-max";
 constexpr std::string_view kLastValue = "last-value";
 
-template <class T>
-bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || std::abs(a->value() - b->value()) <= tolerance;
-}
-
 }  // namespace
-
-bool SameTargets(const ServerTargets& a, const ServerTargets& b, double clock_tolerance_mhz) {
-  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, clock_tolerance_mhz) &&
-         Near(a.power_limit, b.power_limit, kAckPowerToleranceW);
-}
 
 core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power) {
   return core::Watts(kIdleFloorShare * gpus * gpu_idle_power.value());
-}
-
-double ClockTolerance(double step_mhz) {
-  // A little over half a step: a target between two grid clocks reads back as either.
-  return std::max(kAckClockToleranceMhz, step_mhz / 2 + 0.5);
 }
 
 RowController::RowController(RowPolicy& policy, ControlSettings settings,
@@ -56,6 +37,8 @@ RowController::RowController(RowPolicy& policy, ControlSettings settings,
   // The observation's fixed part once: a step writes only what the reports change.
   obs_.servers.resize(servers.size());
   for (size_t i = 0; i < servers.size(); ++i) {
+    HEADROOM_CHECK(servers[i].gpu.sm_clock_step.value() > 0)
+        << "server " << i << ": GPU type '" << servers[i].gpu.name << "' has no SM clock grid";
     Server s;
     s.spec = servers[i];
     servers_.push_back(std::move(s));
@@ -123,7 +106,7 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   // next send puts the targets back; not while a change is on its way (the agent still shows
   // the caps before it).
   if (!r.pending && s.accepted && !r.command_in_flight &&
-      !SameTargets(*s.accepted, *r.holds, s.spec.clock_tolerance_mhz)) {
+      !SameTargets(*s.accepted, *r.holds, s.spec.gpu)) {
     Accepted(i, *r.holds);
     step->reasserted.push_back(i);
   }
@@ -134,7 +117,7 @@ void RowController::TrackConvergence(size_t i, const ServerReport& r, core::Dura
   Server& s = servers_[i];
   // An unreachable server is counted at its rated maximum and named as such; what it holds is
   // unknown, not unconverged.
-  if (!r.reachable || !r.holds || SameTargets(*r.holds, s.target, s.spec.clock_tolerance_mhz)) {
+  if (!r.reachable || !r.holds || SameTargets(*r.holds, s.target, s.spec.gpu)) {
     s.diverged_since.reset();
     return;
   }
@@ -145,8 +128,8 @@ void RowController::TrackConvergence(size_t i, const ServerReport& r, core::Dura
 bool RowController::Unconfirmed(size_t i, const ServerReport& r) const {
   const Server& s = servers_[i];
   if (!r.reachable || r.command_failed || !r.confirmed || r.pending) return true;
-  if (r.holds && !SameTargets(*r.holds, s.target, s.spec.clock_tolerance_mhz)) return true;
-  return !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.clock_tolerance_mhz);
+  if (r.holds && !SameTargets(*r.holds, s.target, s.spec.gpu)) return true;
+  return !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.gpu);
 }
 
 void RowController::UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
@@ -235,8 +218,7 @@ const RowStep& RowController::Step(const RowView& in) {
     if (escalated_) s.target.brake = true;
     step.decision.targets[i] = s.target;
     TrackConvergence(i, in.servers[i], now, &step);
-    step.changed[i] =
-        !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.clock_tolerance_mhz);
+    step.changed[i] = !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.gpu);
     braking = braking || s.target.brake;
   }
   step.brake_event = braking && !braking_;
