@@ -26,7 +26,6 @@ void BM_PolicyStep(benchmark::State& state, const std::string& name) {
   obs.servers.resize(servers);
   for (std::size_t s = 0; s < servers; ++s) {
     obs.servers[s].priority = s % 2 ? policy::ServerPriority::kHigh : policy::ServerPriority::kLow;
-    obs.servers[s].rated_power = core::Watts(6500);
     // mix-aware ranks on these: GPU power and an engine window that differ from server to server.
     obs.servers[s].gpu_max = core::Watts(3200);
     obs.servers[s].gpu_power = core::Watts(1000 + static_cast<double>(s % 97) * 20);
@@ -41,7 +40,6 @@ void BM_PolicyStep(benchmark::State& state, const std::string& name) {
     obs.now = std::chrono::seconds(tick++);
     obs.row_power = obs.budget * p;
     policy::Decision d = (*policy)->Step(obs);
-    for (std::size_t s = 0; s < servers; ++s) obs.servers[s].current = d.targets[s];
     benchmark::DoNotOptimize(d);
   }
   state.counters["servers"] = static_cast<double>(servers);

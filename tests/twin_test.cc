@@ -184,6 +184,7 @@ class TwinTest : public ::testing::Test {
     config.row_name = "twin";
     config.budget = row_.power.budget;
     config.policy_name = simulated.policy;
+    config.gpu = spec;  // as the row file's servers name it in the catalog (ControllerConfig)
     config.params = scenario_->params;
     config.restart_hold = row_.control.restart_hold;
     config.escalate_after = row_.control.escalate_after;

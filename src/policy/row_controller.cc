@@ -2,18 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "policy/same_target.h"
 
 namespace headroom::policy {
 namespace {
-
-// Agents report watts to the milliwatt.
-constexpr double kAckPowerToleranceW = 0.5;
 
 // The share of a GPU's catalog idle power below which no powered GPU reads (IdleFloor).
 constexpr double kIdleFloorShare = 0.5;
@@ -28,51 +25,32 @@ constexpr std::string_view kImplausible = "implausible";
 constexpr std::string_view kRatedMax = "rated-max";
 constexpr std::string_view kLastValue = "last-value";
 
-template <class T>
-bool Near(const std::optional<T>& a, const std::optional<T>& b, double tolerance) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || std::abs(a->value() - b->value()) <= tolerance;
-}
-
 }  // namespace
-
-bool SameTargets(const ServerTargets& a, const ServerTargets& b, double clock_tolerance_mhz) {
-  return a.brake == b.brake && Near(a.sm_clock_cap, b.sm_clock_cap, clock_tolerance_mhz) &&
-         Near(a.power_limit, b.power_limit, kAckPowerToleranceW);
-}
 
 core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power) {
   return core::Watts(kIdleFloorShare * gpus * gpu_idle_power.value());
 }
 
-double ClockTolerance(double step_mhz) {
-  // A little over half a step: a target between two grid clocks reads back as either.
-  return std::max(kAckClockToleranceMhz, step_mhz / 2 + 0.5);
-}
-
 RowController::RowController(RowPolicy& policy, ControlSettings settings,
                              std::vector<ControlledServer> servers)
     : policy_(&policy), settings_(settings) {
-  // The observation's fixed part once (its `current` follows `accepted` where that changes):
-  // a step writes only what the reports change.
+  // The observation's fixed part once: a step writes only what the reports change.
   obs_.servers.resize(servers.size());
   for (size_t i = 0; i < servers.size(); ++i) {
+    HEADROOM_CHECK(servers[i].gpu.sm_clock_step.value() > 0)
+        << "server " << i << ": GPU type '" << servers[i].gpu.name << "' has no SM clock grid";
     Server s;
     s.spec = servers[i];
     servers_.push_back(std::move(s));
     ServerObservation& o = obs_.servers[i];
     o.priority = servers[i].priority;
-    o.rated_power = servers[i].rated_power;
     o.gpu_max = servers[i].rated_power - servers[i].non_gpu_power;
   }
 }
 
-void RowController::SetAccepted(size_t i, const ServerTargets& targets) {
+void RowController::Accepted(size_t i, const ServerTargets& targets) {
   servers_[i].accepted = targets;
-  obs_.servers[i].current = targets;
 }
-
-void RowController::Accepted(size_t i, const ServerTargets& targets) { SetAccepted(i, targets); }
 
 void RowController::Count(Server& s, const ServerReport& r, ServerCount* out) const {
   const core::Watts rated = s.spec.rated_power;
@@ -119,7 +97,7 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   if (!s.held_at_start) {
     // Restart-safe: start from what the server holds, not from nothing.
     s.held_at_start = *r.holds;
-    SetAccepted(i, *r.holds);
+    Accepted(i, *r.holds);
     step->synced.push_back(i);
     return;
   }
@@ -128,8 +106,8 @@ void RowController::Sync(size_t i, const ServerReport& r, RowStep* step) {
   // next send puts the targets back; not while a change is on its way (the agent still shows
   // the caps before it).
   if (!r.pending && s.accepted && !r.command_in_flight &&
-      !SameTargets(*s.accepted, *r.holds, s.spec.clock_tolerance_mhz)) {
-    SetAccepted(i, *r.holds);
+      !SameTargets(*s.accepted, *r.holds, s.spec.gpu)) {
+    Accepted(i, *r.holds);
     step->reasserted.push_back(i);
   }
 }
@@ -139,7 +117,7 @@ void RowController::TrackConvergence(size_t i, const ServerReport& r, core::Dura
   Server& s = servers_[i];
   // An unreachable server is counted at its rated maximum and named as such; what it holds is
   // unknown, not unconverged.
-  if (!r.reachable || !r.holds || SameTargets(*r.holds, s.target, s.spec.clock_tolerance_mhz)) {
+  if (!r.reachable || !r.holds || SameTargets(*r.holds, s.target, s.spec.gpu)) {
     s.diverged_since.reset();
     return;
   }
@@ -150,8 +128,8 @@ void RowController::TrackConvergence(size_t i, const ServerReport& r, core::Dura
 bool RowController::Unconfirmed(size_t i, const ServerReport& r) const {
   const Server& s = servers_[i];
   if (!r.reachable || r.command_failed || !r.confirmed || r.pending) return true;
-  if (r.holds && !SameTargets(*r.holds, s.target, s.spec.clock_tolerance_mhz)) return true;
-  return !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.clock_tolerance_mhz);
+  if (r.holds && !SameTargets(*r.holds, s.target, s.spec.gpu)) return true;
+  return !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.gpu);
 }
 
 void RowController::UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
@@ -204,7 +182,6 @@ void RowController::Observe(const RowView& in, core::Duration now) {
     // Only a report counted as reported carries believable GPU power and engine figures.
     const bool believed = counted.as == kReported;
     ServerObservation& o = obs_.servers[i];
-    o.power = counted.watts;
     o.gpu_power = believed ? report.gpu_power : core::Watts(0);
     o.serving = believed ? report.serving : std::nullopt;
   }
@@ -241,8 +218,7 @@ const RowStep& RowController::Step(const RowView& in) {
     if (escalated_) s.target.brake = true;
     step.decision.targets[i] = s.target;
     TrackConvergence(i, in.servers[i], now, &step);
-    step.changed[i] =
-        !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.clock_tolerance_mhz);
+    step.changed[i] = !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.gpu);
     braking = braking || s.target.brake;
   }
   step.brake_event = braking && !braking_;

@@ -12,10 +12,10 @@
 //   `restart_hold`, so a restarted controller lifts nothing before it knows the row;
 // - escalation: over budget for `escalate_after` while some server's caps have not taken, every
 //   server is braked until p falls below brake_release;
-// - which targets changed against what each server accepted (agents read clocks back on the
-//   GPU's grid: within 8 MHz and 0.5 W is the same target), and what one brake event is: a step
-//   at which the row goes from no server braked to some server braked (the policy's brake and
-//   escalation alike).
+// - which targets changed against what each server accepted (SameTargets: the same clock of the
+//   server's GPU grid and power limits within 0.5 W, the rule its agent applies), and what one
+//   brake event is: a step at which the row goes from no server braked to some server braked
+//   (the policy's brake and escalation alike).
 // Pure: no I/O, no clock reads (time arrives in the view). Thread-compatible.
 #ifndef HEADROOM_POLICY_ROW_CONTROLLER_H_
 #define HEADROOM_POLICY_ROW_CONTROLLER_H_
@@ -29,18 +29,10 @@
 
 #include "core/time.h"
 #include "core/units.h"
+#include "model/gpu_spec.h"
 #include "policy/row_policy.h"
 
 namespace headroom::policy {
-
-// The clock difference within which two targets are the same (agents read clocks back on the
-// GPU's grid: A100's 15 MHz steps).
-inline constexpr double kAckClockToleranceMhz = 8;
-
-// Whether two targets are the same for an agent that reads clocks back on a grid whose half
-// step is `clock_tolerance_mhz`.
-bool SameTargets(const ServerTargets& a, const ServerTargets& b,
-                 double clock_tolerance_mhz = kAckClockToleranceMhz);
 
 // One server of the row, fixed for the controller's life.
 struct ControlledServer {
@@ -49,16 +41,15 @@ struct ControlledServer {
   core::Watts non_gpu_power{0};  // the rest of the server, counted at its maximum
   // GPU power below this is a broken or hostile report (IdleFloor): 0, no floor.
   core::Watts gpu_idle_floor{0};
-  // Half the GPU's clock step, at least kAckClockToleranceMhz (ClockTolerance).
-  double clock_tolerance_mhz = kAckClockToleranceMhz;
+  // Its GPU type: its targets are compared on this GPU's clock grid (SameTargets).
+  // REQUIRES: gpu.sm_clock_step > 0.
+  model::GpuSpec gpu;
 };
 
 // No powered GPU draws less than half its catalog idle power (idle power varies by board,
 // temperature and driver, never by half): a server whose GPUs report less is counted as
 // implausible, so that one agent reporting 0 W cannot lift a row's caps.
 core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power);
-// The tolerance for a GPU whose clocks step by `step_mhz` (read back snapped to that grid).
-double ClockTolerance(double step_mhz);
 
 struct ControlSettings {
   core::Duration restart_hold{0};
@@ -158,7 +149,6 @@ class RowController {
   void Count(Server& s, const ServerReport& r, ServerCount* out) const;
   // Counts, syncs and observes every server: the policy's input in obs_.
   void Observe(const RowView& in, core::Duration now);
-  void SetAccepted(size_t i, const ServerTargets& targets);
   void Sync(size_t i, const ServerReport& r, RowStep* step);
   void TrackConvergence(size_t i, const ServerReport& r, core::Duration now, RowStep* step);
   void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,

@@ -23,12 +23,26 @@ class ScriptedPolicy final : public RowPolicy {
 
 constexpr ServerTargets kCap1275{.sm_clock_cap = core::Megahertz(1275)};
 
+ServerTargets Cap(double mhz) { return {.sm_clock_cap = core::Megahertz(mhz)}; }
+
+// An A100's clock range (data/hardware/a100-80gb-sxm.yaml) on a grid of `step_mhz` (15 in the
+// catalog).
+model::GpuSpec A100OnGrid(double step_mhz = 15) {
+  model::GpuSpec gpu;
+  gpu.name = "a100-80gb-sxm";
+  gpu.sm_clock_min = core::Megahertz(210);
+  gpu.sm_clock_max = core::Megahertz(1410);
+  gpu.sm_clock_step = core::Megahertz(step_mhz);
+  return gpu;
+}
+
 class RowControllerTest : public ::testing::Test {
  protected:
-  RowController Make(ControlSettings settings = {}) {
+  RowController Make(ControlSettings settings = {}, double clock_step_mhz = 15) {
     const ControlledServer server{.priority = ServerPriority::kLow,
                                   .rated_power = core::Watts(6500),
-                                  .non_gpu_power = core::Watts(3300)};
+                                  .non_gpu_power = core::Watts(3300),
+                                  .gpu = A100OnGrid(clock_step_mhz)};
     return RowController(policy_, settings, {server, server});
   }
   // Both servers reachable, reporting `gpu_w` each and holding nothing.
@@ -178,7 +192,8 @@ TEST_F(RowControllerTest, ServerReportingBelowItsIdleFloorCountsAtItsRatedMaximu
   const ControlledServer server{.priority = ServerPriority::kLow,
                                 .rated_power = core::Watts(6500),
                                 .non_gpu_power = core::Watts(3300),
-                                .gpu_idle_floor = IdleFloor(8, core::Watts(63))};
+                                .gpu_idle_floor = IdleFloor(8, core::Watts(63)),
+                                .gpu = A100OnGrid()};
   RowController row(policy_, {}, {server, server});
   RowView v = View(0, 600);
   v.servers[1].gpu_power = core::Watts(0);
@@ -191,14 +206,30 @@ TEST_F(RowControllerTest, ServerReportingBelowItsIdleFloorCountsAtItsRatedMaximu
   EXPECT_DOUBLE_EQ(policy_.seen.row_power.value(), 3900 + 6500);
 }
 
-TEST_F(RowControllerTest, HoldsAreComparedOnTheServersOwnClockGrid) {
-  EXPECT_DOUBLE_EQ(ClockTolerance(15), kAckClockToleranceMhz);
-  const double coarse = ClockTolerance(30);
-  EXPECT_GE(coarse, 15);
-  const ServerTargets want{.sm_clock_cap = core::Megahertz(1110)};
-  const ServerTargets snapped{.sm_clock_cap = core::Megahertz(1125)};
-  EXPECT_FALSE(SameTargets(want, snapped));
-  EXPECT_TRUE(SameTargets(want, snapped, coarse));
+// Issue 46: targets are compared as the agent compares them, on the server's own clock grid
+// (policy::SameTargets), not within a fixed 8 MHz (half the A100's step).
+TEST_F(RowControllerTest, TargetsAreComparedOnTheServersOwnClockGrid) {
+  // A 5 MHz grid: a step apart is another target though within 8 MHz; half a step is not.
+  RowController fine = Make({}, 5);
+  policy_.next = {Cap(1405), Cap(1402)};
+  RowView v = View(0, 2000);
+  v.servers[0].holds = v.servers[1].holds = Cap(1400);
+  const RowStep& changes = fine.Step(v);
+  ASSERT_EQ(changes.synced.size(), 2u);
+  EXPECT_TRUE(changes.changed[0]) << "1405 MHz is the next clock after 1400 on this grid";
+  EXPECT_FALSE(changes.changed[1]) << "1402 MHz locks as 1400 on this grid";
+  // A 30 MHz grid: 1367 and 1394 MHz both lock as 1380, 27 MHz apart.
+  RowController coarse = Make({}, 30);
+  policy_.next = {Cap(1367), Cap(1367)};
+  v.servers[0].holds = v.servers[1].holds = Cap(1367);
+  coarse.Step(v);
+  RowView u = View(1, 2000);
+  u.servers[0].holds = Cap(1394);
+  u.servers[1].holds = Cap(1350);
+  const RowStep& holds = coarse.Step(u);
+  EXPECT_EQ(holds.reasserted, std::vector<size_t>{1}) << "only 1350 MHz is another clock";
+  EXPECT_FALSE(holds.changed[0]);
+  EXPECT_TRUE(holds.changed[1]);
 }
 
 TEST_F(RowControllerTest, EscalatesWhenCapsDoNotTakeOverBudgetAndCountsBrakeEventsOnce) {

@@ -50,11 +50,8 @@ struct ServingSignal {
 
 struct ServerObservation {
   ServerPriority priority = ServerPriority::kLow;
-  ServerTargets current = {};  // what the controller last asked for (may not have taken yet)
-  core::Watts power{0};        // last reported server power (GPUs + rest); 0 when unknown
-  core::Watts rated_power{0};  // the server's maximum system power
-  core::Watts gpu_power{0};    // its GPUs' share of `power` (0 when not reported)
-  core::Watts gpu_max{0};      // what its GPUs can draw: rated power less the rest of the server
+  core::Watts gpu_power{0};  // its GPUs' power as reported (0 when not reported or not believed)
+  core::Watts gpu_max{0};    // what its GPUs can draw: rated power less the rest of the server
   // The engine's signal, when the server reports one (absent: only the GPUs' power is known).
   std::optional<ServingSignal> serving = {};
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <utility>
 
@@ -13,6 +12,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "gpu/snapshot.h"
+#include "policy/same_target.h"
 #include "service/agent_link.h"
 #include "telemetry/prometheus_text.h"
 
@@ -21,14 +21,12 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Read-back tolerance (MHz, W): drivers round to their grid and to whole milliwatts.
-constexpr double kClockTolerance = 0.5;
-constexpr double kPowerTolerance = 0.5;
-
-bool SameLock(const std::optional<gpu::ClockLock>& a, const std::optional<gpu::ClockLock>& b) {
+// Locks are compared by the rule the row controller compares targets by: the same clocks of the
+// GPU's grid are the same lock, however the driver rounds them.
+bool SameLock(const std::optional<gpu::ClockLock>& a, const std::optional<gpu::ClockLock>& b,
+              const model::GpuSpec& spec) {
   if (a.has_value() != b.has_value()) return false;
-  return !a || (std::abs(a->min.value() - b->min.value()) <= kClockTolerance &&
-                std::abs(a->max.value() - b->max.value()) <= kClockTolerance);
+  return !a || (policy::SameClock(a->min, b->min, spec) && policy::SameClock(a->max, b->max, spec));
 }
 
 std::string LockText(const std::optional<gpu::ClockLock>& lock) {
@@ -207,11 +205,11 @@ core::Status Agent::ApplyGpu(size_t i) {
     if (!st && !first) first = st.error();
   };
   auto limits = device.PowerLimits();
-  if (!limits || std::abs(limits->requested.value() - limit.value()) > kPowerTolerance) {
+  if (!limits || !policy::SamePowerLimit(limits->requested, limit)) {
     keep(device.SetPowerLimit(limit));
   }
   auto current = device.SmClockLock();
-  if (!current || !SameLock(*current, lock)) {
+  if (!current || !SameLock(*current, lock, spec)) {
     keep(lock ? device.LockSmClocks(lock->min, lock->max) : device.ResetSmClocks());
   }
   // Read back to confirm.
@@ -219,13 +217,13 @@ core::Status Agent::ApplyGpu(size_t i) {
   rb = Readback{};
   if (auto after = device.PowerLimits()) rb.power_limit = after->requested;
   if (auto after = device.SmClockLock()) rb.lock = *after;
-  if (!rb.power_limit || std::abs(rb.power_limit->value() - limit.value()) > kPowerTolerance) {
+  if (!rb.power_limit || !policy::SamePowerLimit(*rb.power_limit, limit)) {
     rb.mismatch = fmt::format(
         "power limit reads {} W, expected {:.0f} W",
         rb.power_limit ? fmt::format("{:.0f}", rb.power_limit->value()) : std::string("nothing"),
         limit.value());
   }
-  if (!SameLock(rb.lock, lock)) {
+  if (!SameLock(rb.lock, lock, spec)) {
     if (!rb.mismatch.empty()) rb.mismatch += "; ";
     rb.mismatch +=
         fmt::format("SM clock lock reads {}, expected {}", LockText(rb.lock), LockText(lock));

@@ -247,6 +247,37 @@ TEST_F(AgentTest, CapsNeedNoWriteAfterTheStart) {
   EXPECT_EQ(Limit(0), core::Watts(400));
 }
 
+// Issue 46: the agent takes a clock lock as the target when it is the same clock of the GPU's own
+// grid (policy::SameClock, the rule the row controller compares targets by), not within a fixed
+// tolerance. The agent's GPU steps by 5 MHz here; the device below it keeps whatever clock it is
+// given (a 1 MHz grid), as a driver that keeps an outside lock unrounded would.
+TEST_F(AgentTest, ClockLocksAreComparedOnTheGpusOwnGrid) {
+  model::GpuSpec driver = **catalog::HardwareCatalog::Embedded()->Gpu("h100-80gb-sxm");
+  driver.sm_clock_step = core::Megahertz(1);
+  model::GpuSpec grid = driver;
+  grid.sm_clock_step = core::Megahertz(5);
+  devices_ = gpu::sim::CreateSimDevices(driver, 1, &clock_, {});
+  const std::vector<AgentGpu> gpus = {
+      {.device = devices_[0].get(), .spec = grid, .failsafe_clock = grid.sm_clock_max}};
+  auto agent = Agent::Create(gpus, options_, &clock_);
+  ASSERT_TRUE(agent) << agent.error().message();
+  const core::Megahertz floor = grid.sm_clock_min;
+  auto cap_1400 = [&](const std::string& id) {
+    auto r = (*agent)->PutCaps(
+        fmt::format(R"({{"sm_clock_mhz": 1400, "lease_s": 30, "request_id": "{}"}})", id));
+    EXPECT_TRUE(r) << r.error().message();
+    return r ? (*r)["gpus"][0] : nlohmann::ordered_json();
+  };
+  // 1401 MHz is within half a step of 1400: the same clock, nothing to rewrite, confirmed.
+  ASSERT_TRUE(devices_[0]->LockSmClocks(floor, core::Megahertz(1401)));
+  EXPECT_EQ(cap_1400("within-half-a-step")["confirmed"], true);
+  EXPECT_EQ(Lock(0)->max, core::Megahertz(1401));
+  // 1405 MHz is a step away, though within 8 MHz: another clock, locked back to 1400.
+  ASSERT_TRUE(devices_[0]->LockSmClocks(floor, core::Megahertz(1405)));
+  EXPECT_EQ(cap_1400("a-step-away")["confirmed"], true);
+  EXPECT_EQ(Lock(0)->max, core::Megahertz(1400));
+}
+
 TEST_F(AgentTest, BadStateFileStopsTheStart) {
   ASSERT_TRUE(core::WriteFileAtomically(options_.state_file, "garbage"));
   auto agent = Agent::Create(Gpus(), options_, &clock_);

@@ -39,7 +39,7 @@ std::vector<policy::ControlledServer> ControlledServers(const ControllerConfig& 
          .rated_power = a.server.max_system_power,
          .non_gpu_power = a.server.non_gpu_power,
          .gpu_idle_floor = policy::IdleFloor(a.server.gpus_per_server, config.gpu.idle_power),
-         .clock_tolerance_mhz = policy::ClockTolerance(config.gpu.sm_clock_step.value())});
+         .gpu = config.gpu});
   }
   return out;
 }

@@ -403,7 +403,7 @@ core::Status Simulation::Setup() {
          .rated_power = config_.server.max_system_power,
          .non_gpu_power = config_.server.non_gpu_power,
          .gpu_idle_floor = policy::IdleFloor(config_.server.gpus_per_server, spec_.idle_power),
-         .clock_tolerance_mhz = policy::ClockTolerance(spec_.sm_clock_step.value())});
+         .gpu = spec_});
   }
   row_.emplace(policy_, config_.control, controlled_);
   all_answer_ = options_.unreachable.empty() && !options_.restart_controller_at &&
