@@ -189,7 +189,7 @@ core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std
   ScoreRows(catalogs, served, with_prompt, fitted_on, worst, report);
   // What a user who chooses no engine sees, and what the POLCA reproduction assumes: those
   // engines as they are, with the prompt.
-  for (const std::string_view other : {kDefaultEngine, kProfileEngine}) {
+  for (const std::string_view other : kEnginesScoredOnEveryRow) {
     if (other == engine) continue;
     HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fallback, catalogs.engines->Engine(other));
     ScoreRows(catalogs, *fallback, with_prompt, fitted_on, worst, report);

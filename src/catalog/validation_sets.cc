@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -81,7 +82,8 @@ struct CellKey {
 }  // namespace
 
 bool IsScoredOnEveryRow(std::string_view engine) {
-  return engine == kDefaultEngine || engine == kProfileEngine;
+  return std::find(std::begin(kEnginesScoredOnEveryRow), std::end(kEnginesScoredOnEveryRow),
+                   engine) != std::end(kEnginesScoredOnEveryRow);
 }
 
 core::Result<model::Measurement> MeasuredConfiguration(const std::vector<std::string_view>& f) {
@@ -201,7 +203,8 @@ core::Result<std::vector<model::Measurement>> EmbeddedInferenceMeasurements() {
 }
 
 ValidationReport Validate(const ValidationCatalogs& catalogs,
-                          const std::vector<model::Measurement>& rows, int worst) {
+                          const std::vector<model::Measurement>& rows, int worst,
+                          const RowPredictor& predict) {
   ValidationReport out;
   for (const std::string& name : catalogs.engines->Names()) {
     const InferenceFits* engine = *catalogs.engines->Engine(name);
@@ -212,7 +215,8 @@ ValidationReport Validate(const ValidationCatalogs& catalogs,
     }
     ScoreRows(
         catalogs, *engine, scored,
-        [engine](const model::Measurement& m) { return engine->IsCalibrationRow(m); }, worst, &out);
+        [engine](const model::Measurement& m) { return engine->IsCalibrationRow(m); }, worst, &out,
+        predict);
   }
   return out;
 }

@@ -47,11 +47,17 @@ struct ValidationCatalogs {
 // default engine (the error a user sees who does not choose one) and the profile engine (what
 // the POLCA reproduction assumes).
 bool IsScoredOnEveryRow(std::string_view engine);
+inline constexpr std::string_view kEnginesScoredOnEveryRow[] = {kDefaultEngine, kProfileEngine};
+
+// What a row's value is under an engine, or why it cannot be scored.
+using RowPredictor = std::function<std::variant<double, std::string>(const InferenceFits&,
+                                                                     const model::Measurement&)>;
 
 // Every engine calibration on its own engine's rows, and IsScoredOnEveryRow's on every row.
-// `worst` rows per cell.
+// `worst` rows per cell. Predicted by `predict` (ScoreRows), else by PredictRow.
 ValidationReport Validate(const ValidationCatalogs& catalogs,
-                          const std::vector<model::Measurement>& rows, int worst);
+                          const std::vector<model::Measurement>& rows, int worst,
+                          const RowPredictor& predict = {});
 
 // data/validation/training.csv: tokens/s per GPU of a training run, with the model's
 // architecture in the row (llm-foundry's MPT family).
@@ -118,9 +124,6 @@ template <typename Row>
 std::variant<double, std::string> PredictRow(const ValidationCatalogs& catalogs,
                                              const InferenceFits& engine,
                                              const model::Measurement& m);
-// What a row's value is under an engine, or why it cannot be scored.
-using RowPredictor = std::function<std::variant<double, std::string>(const InferenceFits&,
-                                                                     const model::Measurement&)>;
 // `rows` under `engine`: one cell per data set and metric (the rows `fitted_on` names are
 // counted as calibration rows, never scored; the others are scored, `worst` of them kept), and
 // the rows that cannot be scored, with why, added to `out`. Predicted by `predict`, or by

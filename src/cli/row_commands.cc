@@ -209,17 +209,13 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
 // Where `plan --report` writes when no --out is given.
 constexpr const char* kDefaultPlanDir = "headroom-plan";
 
-std::string EngineLabel(const sim::EngineName& engine) {
-  return engine.version.empty() ? engine.name : engine.name + " " + engine.version;
-}
-
 report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const RowOptions& o) {
   const sim::Scenario& s = resolved.scenario;
   report::PlanInputs in{.scenario = s.name,
                         .description = s.description,
                         .scenario_source = s.source,
                         .trace = o.trace,
-                        .engine = EngineLabel(resolved.row.engine),
+                        .engine = resolved.row.engine.Label(),
                         .seed = s.seed,
                         .version = HEADROOM_VERSION,
                         .overrides = o.set,

@@ -70,9 +70,8 @@ nlohmann::ordered_json ServingJson(const sim::RowResult& r) {
 
 std::string ServingText(const sim::RowResult& r) {
   const sim::InstanceConfig& i = r.serving;
-  std::string out = fmt::format("engine: {}{} ({}); tp {}, ", r.engine.name,
-                                r.engine.version.empty() ? "" : " " + r.engine.version,
-                                r.engine.description, i.tp);
+  std::string out =
+      fmt::format("engine: {} ({}); tp {}, ", r.engine.Label(), r.engine.description, i.tp);
   out += i.max_num_batched_tokens > 0
              ? fmt::format("chunked prefill within {} tokens", i.max_num_batched_tokens)
              : fmt::format("whole prompts up to {} tokens", i.max_prefill_tokens);

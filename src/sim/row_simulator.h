@@ -92,6 +92,8 @@ struct EngineName {
   std::string name;         // data/fits/<name>.yaml, e.g. "vllm"
   std::string version;      // the releases it describes, where known
   std::string description;  // how it was measured
+  // "NAME" or "NAME VERSION", as catalog::InferenceFits::Label names it.
+  std::string Label() const { return version.empty() ? name : name + " " + version; }
 };
 
 struct RowConfig {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -108,30 +109,21 @@ void ScoreServedRunsInSimulator(const catalog::ValidationCatalogs& catalogs,
                                 const std::vector<model::Measurement>& rows,
                                 const std::string& only_engine, int worst,
                                 catalog::ValidationReport* report) {
-  constexpr std::string_view kSuffix = " (row simulator)";
   std::vector<model::Measurement> runs;
-  for (model::Measurement m : rows) {
-    if (m.requests.empty()) continue;
-    m.dataset += kSuffix;
-    runs.push_back(std::move(m));
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(runs),
+               [](const model::Measurement& m) { return !m.requests.empty(); });
+  catalog::ValidationReport simulated =
+      catalog::Validate(catalogs, runs, worst,
+                        [&catalogs](const catalog::InferenceFits& e, const model::Measurement& m) {
+                          return SimulateServedRun(catalogs, e, m);
+                        });
+  for (catalog::ValidationCell& cell : simulated.cells) {
+    if (!only_engine.empty() && cell.engine != only_engine) continue;
+    cell.dataset += " (row simulator)";
+    report->cells.push_back(std::move(cell));
   }
-  for (const std::string& name : catalogs.engines->Names()) {
-    if (!only_engine.empty() && name != only_engine) continue;
-    const catalog::InferenceFits* engine = *catalogs.engines->Engine(name);
-    std::vector<model::Measurement> scored = runs;
-    if (!catalog::IsScoredOnEveryRow(name)) {
-      std::erase_if(scored, [&](const model::Measurement& m) { return m.engine != name; });
-    }
-    catalog::ScoreRows(
-        catalogs, *engine, scored,
-        [engine, kSuffix](model::Measurement m) {
-          m.dataset.resize(m.dataset.size() - kSuffix.size());
-          return engine->IsCalibrationRow(m);
-        },
-        worst, report,
-        [&catalogs](const catalog::InferenceFits& e, const model::Measurement& m) {
-          return SimulateServedRun(catalogs, e, m);
-        });
+  for (catalog::SkippedRows& s : simulated.skipped) {
+    if (only_engine.empty() || s.engine == only_engine) report->skipped.push_back(std::move(s));
   }
 }
 
