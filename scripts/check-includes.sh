@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 # Each module and the modules it may include (besides itself).
 declare -A allowed=(
   [core]=""
+  [format]="core"
   [model]="core"
   [mig]="core model"
   [catalog]="core model mig"
@@ -14,10 +15,10 @@ declare -A allowed=(
   [gpu]="core model mig"
   [telemetry]="core model gpu"
   [sim]="core model mig catalog policy gpu telemetry"
-  [report]="core model mig policy gpu telemetry sim"
+  [report]="core format model mig policy gpu telemetry sim"
   [service]="core model mig catalog policy gpu telemetry"
-  [console]="core report"
-  [cli]="core model mig catalog policy gpu telemetry sim report service console"
+  [console]="core format"
+  [cli]="core format model mig catalog policy gpu telemetry sim report service console"
 )
 # Tests (and their *_test_support.h fixtures) may also use the catalog (calibration against the
 # shipped data) and testing doubles.

@@ -213,7 +213,7 @@ int ReportError(const core::Error& error) {
 }
 
 core::Result<std::string> WriteReport(report::ResultKind kind, const std::string& dir) {
-  HEADROOM_ASSIGN_OR_RETURN(report::WrittenReport written, report::WriteResultReport(kind, dir));
+  HEADROOM_ASSIGN_OR_RETURN(format::WrittenReport written, report::WriteResultReport(kind, dir));
   for (const std::string& warning : written.warnings) PrintWarning(warning);
   return written.path;
 }

@@ -67,8 +67,8 @@ void ConfigureTerminal(const TerminalSettings& settings) {
 
 bool Quiet() { return Current().options.quiet; }
 
-report::TextStyle StdoutStyle() { return report::TextStyle(Current().stdout_color); }
-report::TextStyle StderrStyle() { return report::TextStyle(Current().stderr_color); }
+format::TextStyle StdoutStyle() { return format::TextStyle(Current().stdout_color); }
+format::TextStyle StderrStyle() { return format::TextStyle(Current().stderr_color); }
 
 spdlog::level::level_enum LogLevel(spdlog::level::level_enum normal) {
   if (Current().options.verbose) return spdlog::level::debug;

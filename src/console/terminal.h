@@ -16,7 +16,7 @@
 #include <spdlog/common.h>
 
 #include "core/result.h"
-#include "report/text_style.h"
+#include "format/text_style.h"
 
 namespace headroom::console {
 
@@ -44,8 +44,8 @@ void ConfigureTerminal(const TerminalSettings& settings);
 // only.
 bool Quiet();
 
-report::TextStyle StdoutStyle();
-report::TextStyle StderrStyle();
+format::TextStyle StdoutStyle();
+format::TextStyle StderrStyle();
 
 // The log level: debug under --verbose, `normal` but at least warn under --quiet, `normal`
 // otherwise.

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "core/csv_reader.h"
 #include "core/files.h"
 #include "core/parse.h"
-#include "report/csv_reader.h"
-#include "report/json_fields.h"
-#include "report/table.h"
+#include "format/json_fields.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -35,7 +35,7 @@ core::Result<std::pair<SweptKnob, double>> ParseSettingLabel(const std::string& 
       fmt::format("'{}' is not a setting (default, sm_clock=NMHz or power_limit=NW)", label)));
 }
 
-CharacterizeInputs ReadCharacterizeInputs(FieldReader& r, const json& j) {
+CharacterizeInputs ReadCharacterizeInputs(format::FieldReader& r, const json& j) {
   CharacterizeInputs in;
   in.workload = r.Text(j, "workload", "");
   in.model = r.Text(j, "model", "");
@@ -63,7 +63,7 @@ core::Status ReadResults(const std::string& path, bool inference, CharacterizeRe
   if (inference) {
     for (const char* c : {"prefill_s", "tp", "batch", "prompt", "output"}) columns.push_back(c);
   }
-  return ReadCsv(path, columns, [&](const CsvRow& row) -> core::Status {
+  return core::ReadCsv(path, columns, [&](const core::CsvRow& row) -> core::Status {
     SweepPoint p;
     p.setting = std::string(row.Text(0));
     auto knob = ParseSettingLabel(p.setting);
@@ -91,15 +91,16 @@ core::Status ReadResults(const std::string& path, bool inference, CharacterizeRe
 }
 
 core::Status ReadTraces(const std::string& path, CharacterizeReport& report) {
-  return ReadCsv(path, {"setting", "time_s", "power_w"}, [&](const CsvRow& row) -> core::Status {
-    HEADROOM_ASSIGN_OR_RETURN(double t, row.Number(1));
-    HEADROOM_ASSIGN_OR_RETURN(double w, row.Number(2));
-    if (report.traces.empty() || report.traces.back().setting != row.Text(0)) {
-      report.traces.push_back({.setting = std::string(row.Text(0))});
-    }
-    report.traces.back().power.emplace_back(t, w);
-    return core::Ok();
-  });
+  return core::ReadCsv(path, {"setting", "time_s", "power_w"},
+                       [&](const core::CsvRow& row) -> core::Status {
+                         HEADROOM_ASSIGN_OR_RETURN(double t, row.Number(1));
+                         HEADROOM_ASSIGN_OR_RETURN(double w, row.Number(2));
+                         if (report.traces.empty() || report.traces.back().setting != row.Text(0)) {
+                           report.traces.push_back({.setting = std::string(row.Text(0))});
+                         }
+                         report.traces.back().power.emplace_back(t, w);
+                         return core::Ok();
+                       });
 }
 
 }  // namespace
@@ -186,12 +187,14 @@ core::Status WriteCharacterizeDir(const std::string& dir, const sim::SimulatedSw
 }
 
 std::string CharacterizeText(const CharacterizeInputs& inputs, const sim::SimulatedSweep& sweep,
-                             double slo_percent, const TextStyle& style) {
-  TextTable table(
-      {{"SETTING", TextTable::Align::kLeft}, {"WORST LATENCY"}, {"PEAK POWER"}, {"ENERGY/TOKEN"}});
+                             double slo_percent, const format::TextStyle& style) {
+  format::TextTable table({{"SETTING", format::TextTable::Align::kLeft},
+                           {"WORST LATENCY"},
+                           {"PEAK POWER"},
+                           {"ENERGY/TOKEN"}});
   for (const sim::SettingSummary& s : sweep.summary) {
-    table.AddRow({s.label, FormatChange(s.worst_slowdown), FormatChange(s.peak_change),
-                  FormatChange(s.energy_change)});
+    table.AddRow({s.label, format::FormatChange(s.worst_slowdown),
+                  format::FormatChange(s.peak_change), format::FormatChange(s.energy_change)});
   }
   std::string out =
       fmt::format("{} {} on simulated {}{} ({} runs, changes vs the default setting):\n",
@@ -246,20 +249,21 @@ core::Status WriteCommandSweepDir(const std::string& dir, const std::vector<sim:
 }
 
 std::string CommandSweepText(const std::vector<sim::CommandRun>& runs, std::optional<size_t> best,
-                             double slo_percent, const TextStyle& style) {
-  TextTable table({{"SETTING", TextTable::Align::kLeft},
-                   {"TIME s"},
-                   {"TIME CHANGE"},
-                   {"PEAK W"},
-                   {"PEAK CHANGE"},
-                   {"ENERGY J"},
-                   {"ENERGY CHANGE"}});
+                             double slo_percent, const format::TextStyle& style) {
+  format::TextTable table({{"SETTING", format::TextTable::Align::kLeft},
+                           {"TIME s"},
+                           {"TIME CHANGE"},
+                           {"PEAK W"},
+                           {"PEAK CHANGE"},
+                           {"ENERGY J"},
+                           {"ENERGY CHANGE"}});
   const sim::CommandRun& base = runs.front();
   for (const sim::CommandRun& r : runs) {
     table.AddRow({r.setting.Label(), fmt::format("{:.2f}", r.duration_s),
-                  FormatChange(r.duration_s / base.duration_s - 1), fmt::format("{:.0f}", r.peak_w),
-                  FormatChange(r.peak_w / base.peak_w - 1), fmt::format("{:.0f}", r.energy_j),
-                  FormatChange(r.energy_j / base.energy_j - 1)});
+                  format::FormatChange(r.duration_s / base.duration_s - 1),
+                  fmt::format("{:.0f}", r.peak_w), format::FormatChange(r.peak_w / base.peak_w - 1),
+                  fmt::format("{:.0f}", r.energy_j),
+                  format::FormatChange(r.energy_j / base.energy_j - 1)});
   }
   std::string out = table.Render(style);
   if (best) {
@@ -275,8 +279,8 @@ core::Result<CharacterizeReport> ReadCharacterizeDir(const std::string& dir) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));
   }
   const std::string path = fmt::format("{}/{}", dir, kCharacterizeSummaryFile);
-  HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
-  FieldReader r(path, kCharacterizeWriter);
+  HEADROOM_ASSIGN_OR_RETURN(json j, format::ReadJsonObject(path));
+  format::FieldReader r(path, kCharacterizeWriter);
   CharacterizeReport report;
   report.inputs = ReadCharacterizeInputs(r, j);
   const json& settings = r.List(j, "settings", "");
@@ -309,7 +313,7 @@ std::string CharacterizeQuestion(const CharacterizeReport& r) {
   return fmt::format(
       "Which SM clock lock or power limit runs {} {} on {} at the lowest peak power while "
       "latency stays within {} of the default?",
-      r.inputs.model, r.inputs.workload, r.inputs.gpu, FormatChange(r.inputs.slo_fraction));
+      r.inputs.model, r.inputs.workload, r.inputs.gpu, format::FormatChange(r.inputs.slo_fraction));
 }
 
 std::string CharacterizeAnswer(const CharacterizeReport& r) {
@@ -320,12 +324,14 @@ std::string CharacterizeAnswer(const CharacterizeReport& r) {
     if (s.setting == r.best) best = &s;
   }
   if (best == nullptr) {
-    return fmt::format("No setting keeps latency within {}", FormatChange(r.inputs.slo_fraction));
+    return fmt::format("No setting keeps latency within {}",
+                       format::FormatChange(r.inputs.slo_fraction));
   }
   return fmt::format(
       "{}: peak power {}, energy per token {}, worst latency {} ({} of {} settings keep the SLO)",
-      best->setting, FormatChange(best->peak_power_change), FormatChange(best->energy_change),
-      FormatChange(best->worst_latency_increase), keep, r.settings.size());
+      best->setting, format::FormatChange(best->peak_power_change),
+      format::FormatChange(best->energy_change), format::FormatChange(best->worst_latency_increase),
+      keep, r.settings.size());
 }
 
 }  // namespace headroom::report

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "report/text_style.h"
+#include "format/text_style.h"
 #include "sim/characterize.h"
 #include "sim/command_sweep.h"
 
@@ -57,7 +57,8 @@ nlohmann::ordered_json CharacterizeSummaryJson(const CharacterizeInputs& inputs,
 // The table of changes per setting against the default and the best under the SLO.
 // `slo_percent` as the user gave it (inputs.slo_fraction is its hundredth).
 std::string CharacterizeText(const CharacterizeInputs& inputs, const sim::SimulatedSweep& sweep,
-                             double slo_percent, const TextStyle& style = TextStyle());
+                             double slo_percent,
+                             const format::TextStyle& style = format::TextStyle());
 
 // The command sweep's summary.json (and --json), results.csv, and its table and verdict.
 nlohmann::ordered_json CommandSweepJson(const std::vector<std::string>& command,
@@ -68,7 +69,8 @@ nlohmann::ordered_json CommandSweepJson(const std::vector<std::string>& command,
                                                 const std::vector<sim::CommandRun>& runs,
                                                 const nlohmann::ordered_json& summary);
 std::string CommandSweepText(const std::vector<sim::CommandRun>& runs, std::optional<size_t> best,
-                             double slo_percent, const TextStyle& style = TextStyle());
+                             double slo_percent,
+                             const format::TextStyle& style = format::TextStyle());
 
 enum class SweptKnob { kDefault, kClockLock, kPowerLimit };
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -27,12 +27,14 @@ std::vector<PhaseSpan> InferencePhases(const CharacterizeReport& r, const std::s
 }
 
 // Power and latency against one knob, each sorted by the knob's value.
-void KnobPlots(const CharacterizeReport& r, SweptKnob knob, std::vector<CaptionedPlot>& plots) {
+void KnobPlots(const CharacterizeReport& r, SweptKnob knob,
+               std::vector<format::CaptionedPlot>& plots) {
   const bool clock = knob == SweptKnob::kClockLock;
   const char* axis = clock ? "SM clock lock (MHz)" : "power limit per GPU (W)";
   const char* stem = clock ? "clock" : "limit";
   const SweepPoint* base = PointOf(r, "default");
-  Series peak{.label = "peak power"}, mean{.label = "mean power"}, latency{.label = "latency"};
+  format::Series peak{.label = "peak power"}, mean{.label = "mean power"},
+      latency{.label = "latency"};
   for (const SweepPoint& p : r.points) {
     if (p.knob != knob) continue;
     peak.points.emplace_back(p.value, p.peak_power_w);
@@ -40,9 +42,9 @@ void KnobPlots(const CharacterizeReport& r, SweptKnob knob, std::vector<Captione
     latency.points.emplace_back(p.value, p.latency_s);
   }
   if (peak.points.empty()) return;
-  for (Series* s : {&peak, &mean, &latency}) std::sort(s->points.begin(), s->points.end());
+  for (format::Series* s : {&peak, &mean, &latency}) std::sort(s->points.begin(), s->points.end());
   const double x0 = peak.points.front().first, x1 = peak.points.back().first;
-  Plot power{
+  format::Plot power{
       .name = fmt::format("power-vs-{}", stem),
       .title = fmt::format("Power per GPU against the {}", clock ? "SM clock lock" : "power limit"),
       .x_label = axis,
@@ -50,22 +52,23 @@ void KnobPlots(const CharacterizeReport& r, SweptKnob knob, std::vector<Captione
       .series = {peak, mean},
       .y_min = 0.0};
   const std::string what = r.inference() ? "one request" : "one iteration";
-  Plot lat{.name = fmt::format("latency-vs-{}", stem),
-           .title = fmt::format("Latency against the {}", clock ? "SM clock lock" : "power limit"),
-           .x_label = axis,
-           .y_label = fmt::format("latency of {} (s)", what),
-           .series = {latency},
-           .y_min = 0.0};
+  format::Plot lat{
+      .name = fmt::format("latency-vs-{}", stem),
+      .title = fmt::format("Latency against the {}", clock ? "SM clock lock" : "power limit"),
+      .x_label = axis,
+      .y_label = fmt::format("latency of {} (s)", what),
+      .series = {latency},
+      .y_min = 0.0};
   if (base != nullptr) {
     const auto level = [&](std::string label, double y) {
-      return Series{.label = std::move(label),
-                    .points = {{x0, y}, {x1, y}},
-                    .style = Style::kLines,
-                    .dashed = true};
+      return format::Series{.label = std::move(label),
+                            .points = {{x0, y}, {x1, y}},
+                            .style = format::Style::kLines,
+                            .dashed = true};
     };
     power.series.push_back(level("default, peak", base->peak_power_w));
     lat.series.push_back(level("default", base->latency_s));
-    lat.series.push_back(level(fmt::format("SLO ({})", FormatChange(r.inputs.slo_fraction)),
+    lat.series.push_back(level(fmt::format("SLO ({})", format::FormatChange(r.inputs.slo_fraction)),
                                base->latency_s * (1 + r.inputs.slo_fraction)));
   }
   plots.push_back({std::move(power),
@@ -79,41 +82,42 @@ void KnobPlots(const CharacterizeReport& r, SweptKnob knob, std::vector<Captione
                                    what, clock ? "clock lock" : "power limit")});
 }
 
-CaptionedPlot ParetoPlot(const CharacterizeReport& r) {
-  Series all{.label = "settings", .style = Style::kPoints};
+format::CaptionedPlot ParetoPlot(const CharacterizeReport& r) {
+  format::Series all{.label = "settings", .style = format::Style::kPoints};
   for (const SweepPoint& p : r.points) all.points.emplace_back(p.latency_s, p.energy_per_unit_j);
-  Series front{.label = "Pareto front", .points = ParetoFront(all.points)};
+  format::Series front{.label = "Pareto front", .points = ParetoFront(all.points)};
   const char* unit = r.inference() ? "output token" : "training token";
-  return {Plot{.name = "pareto",
-               .title = fmt::format("Energy per {} against latency", unit),
-               .x_label = r.inference() ? "latency of one request (s)" : "iteration time (s)",
-               .y_label = fmt::format("energy per {}, all GPUs (J)", unit),
-               .series = {all, front}},
-          fmt::format("Every setting on the largest shape. The line joins the settings no other "
-                      "setting beats on both latency and energy per {}: the only ones worth "
-                      "choosing; the rest spend more energy for no speed.",
-                      unit)};
+  return {
+      format::Plot{.name = "pareto",
+                   .title = fmt::format("Energy per {} against latency", unit),
+                   .x_label = r.inference() ? "latency of one request (s)" : "iteration time (s)",
+                   .y_label = fmt::format("energy per {}, all GPUs (J)", unit),
+                   .series = {all, front}},
+      fmt::format("Every setting on the largest shape. The line joins the settings no other "
+                  "setting beats on both latency and energy per {}: the only ones worth "
+                  "choosing; the rest spend more energy for no speed.",
+                  unit)};
 }
 
-CaptionedPlot PowerOverTime(const CharacterizeReport& r) {
-  Plot plot{.name = "power-over-time",
-            .title = r.inference() ? "Power over one request: prefill, then decode"
-                                   : "Power over the training iterations",
-            .x_label = "time (s)",
-            .y_label = "power per GPU (W)",
-            .y_min = 0.0};
+format::CaptionedPlot PowerOverTime(const CharacterizeReport& r) {
+  format::Plot plot{.name = "power-over-time",
+                    .title = r.inference() ? "Power over one request: prefill, then decode"
+                                           : "Power over the training iterations",
+                    .x_label = "time (s)",
+                    .y_label = "power per GPU (W)",
+                    .y_min = 0.0};
   for (const PowerTraceRun& t : r.traces) {
     const std::vector<PhaseSpan> spans = InferencePhases(r, t.setting);
     if (t.setting == "default" && !spans.empty()) {
       for (PhaseSeries& s : SplitByPhase(t.power, spans, "idle")) {
         plot.series.push_back({.label = fmt::format("default, {}", s.name),
                                .points = std::move(s.points),
-                               .style = Style::kLines});
+                               .style = format::Style::kLines});
       }
     } else {
       plot.series.push_back({.label = t.setting,
                              .points = t.power,
-                             .style = Style::kLines,
+                             .style = format::Style::kLines,
                              .dashed = t.setting != "default"});
     }
   }
@@ -152,17 +156,17 @@ std::vector<PhasePower> PhasePowers(const CharacterizeReport& r) {
   return out;
 }
 
-std::optional<CaptionedPlot> PhasePowerPlot(const CharacterizeReport& r) {
+std::optional<format::CaptionedPlot> PhasePowerPlot(const CharacterizeReport& r) {
   const std::vector<PhasePower> phases = PhasePowers(r);
   if (phases.empty()) return std::nullopt;
-  Plot plot{.name = "phase-power",
-            .title = "Mean power per GPU in prefill and in decode",
-            .x_label = "setting",
-            .y_label = "mean power per GPU (W)",
-            .y_min = 0.0,
-            .box_width = 0.35};
-  Series prefill{.label = "prefill", .style = Style::kBoxes};
-  Series decode{.label = "decode", .style = Style::kBoxes};
+  format::Plot plot{.name = "phase-power",
+                    .title = "Mean power per GPU in prefill and in decode",
+                    .x_label = "setting",
+                    .y_label = "mean power per GPU (W)",
+                    .y_min = 0.0,
+                    .box_width = 0.35};
+  format::Series prefill{.label = "prefill", .style = format::Style::kBoxes};
+  format::Series decode{.label = "decode", .style = format::Style::kBoxes};
   for (std::size_t i = 0; i < phases.size(); ++i) {
     const double x = static_cast<double>(i);
     plot.x_tics.emplace_back(x, phases[i].setting);
@@ -170,19 +174,21 @@ std::optional<CaptionedPlot> PhasePowerPlot(const CharacterizeReport& r) {
     if (phases[i].decode_w) decode.points.emplace_back(x + 0.18, *phases[i].decode_w);
   }
   plot.series = {prefill, decode};
-  return CaptionedPlot{std::move(plot),
-                       "The mean of the sensor readings in each phase of one request of the "
-                       "largest shape: prefill is compute-bound and draws more power per GPU "
-                       "than the memory-bound decode. A phase shorter than the sampling interval "
-                       "has no reading and no bar."};
+  return format::CaptionedPlot{
+      std::move(plot),
+      "The mean of the sensor readings in each phase of one request of the "
+      "largest shape: prefill is compute-bound and draws more power per GPU "
+      "than the memory-bound decode. A phase shorter than the sampling interval "
+      "has no reading and no bar."};
 }
 
 std::string Header(const CharacterizeReport& r) {
-  return HtmlHeader(CharacterizeQuestion(r), CharacterizeAnswer(r),
-                    fmt::format("Simulated {} ({} settings); the best setting is the one with the "
-                                "lowest peak power whose worst latency over all shapes stays "
-                                "within the SLO.",
-                                HtmlEscape(r.inputs.gpu), r.settings.size()));
+  return format::HtmlHeader(
+      CharacterizeQuestion(r), CharacterizeAnswer(r),
+      fmt::format("Simulated {} ({} settings); the best setting is the one with the "
+                  "lowest peak power whose worst latency over all shapes stays "
+                  "within the SLO.",
+                  format::HtmlEscape(r.inputs.gpu), r.settings.size()));
 }
 
 std::string Inputs(const CharacterizeReport& r) {
@@ -204,25 +210,25 @@ std::string Inputs(const CharacterizeReport& r) {
   rows.push_back({"settings", fmt::format("{}", fmt::join(swept, ", "))});
   rows.push_back({"sampling interval", in.interval});
   rows.push_back({"SLO", fmt::format("worst latency over all shapes within {} of the default",
-                                     FormatChange(in.slo_fraction))});
+                                     format::FormatChange(in.slo_fraction))});
   rows.push_back({"headroom", in.version});
-  return HtmlInputs(rows);
+  return format::HtmlInputs(rows);
 }
 
 std::string SettingsTable(const CharacterizeReport& r) {
   std::string out = "<section id=\"settings\">\n<h2>Settings</h2>\n<table class=\"settings\">\n" +
-                    HtmlRow({"setting", "worst latency", "peak power", "energy per token", "SLO",
-                             "peak W", "mean W", "latency", "J per token"},
-                            "th");
+                    format::HtmlRow({"setting", "worst latency", "peak power", "energy per token",
+                                     "SLO", "peak W", "mean W", "latency", "J per token"},
+                                    "th");
   for (const SettingVerdict& s : r.settings) {
     const SweepPoint* p = PointOf(r, s.setting);
     const bool keeps = s.worst_latency_increase <= r.inputs.slo_fraction + 1e-9;
-    out += HtmlRow(
-        {s.setting, FormatChange(s.worst_latency_increase), FormatChange(s.peak_power_change),
-         FormatChange(s.energy_change), keeps ? "kept" : "broken",
-         p != nullptr ? fmt::format("{:.0f}", p->peak_power_w) : "-",
+    out += format::HtmlRow(
+        {s.setting, format::FormatChange(s.worst_latency_increase),
+         format::FormatChange(s.peak_power_change), format::FormatChange(s.energy_change),
+         keeps ? "kept" : "broken", p != nullptr ? fmt::format("{:.0f}", p->peak_power_w) : "-",
          p != nullptr ? fmt::format("{:.0f}", p->mean_power_w) : "-",
-         p != nullptr ? FormatSeconds(p->latency_s) : "-",
+         p != nullptr ? format::FormatSeconds(p->latency_s) : "-",
          p != nullptr ? fmt::format("{:.3g}", p->energy_per_unit_j) : "-"},
         "td", s.setting == r.best ? "chosen" : nullptr);
   }
@@ -236,14 +242,15 @@ std::string SettingsTable(const CharacterizeReport& r) {
 std::string PhaseTable(const CharacterizeReport& r) {
   const std::vector<PhasePower> phases = PhasePowers(r);
   if (phases.empty()) return "";
-  std::string out = "<section id=\"phases\">\n<h2>Prefill and decode</h2>\n<table>\n" +
-                    HtmlRow({"setting", "prefill", "prefill W", "decode", "decode W"}, "th");
+  std::string out =
+      "<section id=\"phases\">\n<h2>Prefill and decode</h2>\n<table>\n" +
+      format::HtmlRow({"setting", "prefill", "prefill W", "decode", "decode W"}, "th");
   const auto watts = [](const std::optional<double>& w) {
     return w ? fmt::format("{:.0f}", *w) : std::string("-");
   };
   for (const PhasePower& p : phases) {
-    out += HtmlRow({p.setting, FormatSeconds(p.prefill_s), watts(p.prefill_w),
-                    FormatSeconds(p.decode_s), watts(p.decode_w)});
+    out += format::HtmlRow({p.setting, format::FormatSeconds(p.prefill_s), watts(p.prefill_w),
+                            format::FormatSeconds(p.decode_s), watts(p.decode_w)});
   }
   return out +
          "</table>\n<p class=\"note\">One request of the largest shape; mean sensor power per "
@@ -251,8 +258,8 @@ std::string PhaseTable(const CharacterizeReport& r) {
          "</section>\n";
 }
 
-std::vector<CaptionedPlot> CharacterizePlots(const CharacterizeReport& r) {
-  std::vector<CaptionedPlot> plots;
+std::vector<format::CaptionedPlot> CharacterizePlots(const CharacterizeReport& r) {
+  std::vector<format::CaptionedPlot> plots;
   KnobPlots(r, SweptKnob::kClockLock, plots);
   KnobPlots(r, SweptKnob::kPowerLimit, plots);
   plots.push_back(ParetoPlot(r));
@@ -261,22 +268,23 @@ std::vector<CaptionedPlot> CharacterizePlots(const CharacterizeReport& r) {
   return plots;
 }
 
-HtmlReport CharacterizeReportHtml(const CharacterizeReport& r, const std::string& plot_dir) {
-  HtmlReport out;
+format::HtmlReport CharacterizeReportHtml(const CharacterizeReport& r,
+                                          const std::string& plot_dir) {
+  format::HtmlReport out;
   const std::string body = Header(r) + Inputs(r) + SettingsTable(r) + PhaseTable(r) +
-                           HtmlPlots(CharacterizePlots(r), plot_dir, out.warnings) +
-                           HtmlFooter(r.inputs.version, "headroom characterize --out DIR");
-  out.html = HtmlPage(fmt::format("headroom characterize: {} {} on {}", r.inputs.model,
-                                  r.inputs.workload, r.inputs.gpu),
-                      body);
+                           format::HtmlPlots(CharacterizePlots(r), plot_dir, out.warnings) +
+                           format::HtmlFooter(r.inputs.version, "headroom characterize --out DIR");
+  out.html = format::HtmlPage(fmt::format("headroom characterize: {} {} on {}", r.inputs.model,
+                                          r.inputs.workload, r.inputs.gpu),
+                              body);
   return out;
 }
 
 }  // namespace
 
-core::Result<WrittenReport> WriteCharacterizeReport(const std::string& dir) {
+core::Result<format::WrittenReport> WriteCharacterizeReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(CharacterizeReport report, ReadCharacterizeDir(dir));
-  return WriteReportPage(
+  return format::WriteReportPage(
       dir, [&](const std::string& plot_dir) { return CharacterizeReportHtml(report, plot_dir); });
 }
 

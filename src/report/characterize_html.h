@@ -11,16 +11,16 @@
 #include <vector>
 
 #include "core/result.h"
+#include "format/html.h"
+#include "format/plot.h"
 #include "report/characterize_dir.h"
-#include "report/html.h"
-#include "report/plot.h"
 #include "report/reductions.h"
 
 namespace headroom::report {
 
 // Reads the directory `characterize --out DIR` wrote and writes DIR/report.html (plots under
 // DIR/plots/).
-[[nodiscard]] core::Result<WrittenReport> WriteCharacterizeReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteCharacterizeReport(const std::string& dir);
 
 }  // namespace headroom::report
 

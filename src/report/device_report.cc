@@ -40,17 +40,18 @@ std::string CsvCell(const ordered_json& value) {
 
 double Gib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024 * 1024); }
 
-const std::vector<TextTable::Column> kMonitorColumns = {{"TIME s"},
-                                                        {"GPU"},
-                                                        {"POWER W"},
-                                                        {"AVG W"},
-                                                        {"ENERGY J"},
-                                                        {"SM MHz"},
-                                                        {"UTIL %"},
-                                                        {"MEM %"},
-                                                        {"TEMP C"},
-                                                        {"LIMIT W"},
-                                                        {"THROTTLE", TextTable::Align::kLeft}};
+const std::vector<format::TextTable::Column> kMonitorColumns = {
+    {"TIME s"},
+    {"GPU"},
+    {"POWER W"},
+    {"AVG W"},
+    {"ENERGY J"},
+    {"SM MHz"},
+    {"UTIL %"},
+    {"MEM %"},
+    {"TEMP C"},
+    {"LIMIT W"},
+    {"THROTTLE", format::TextTable::Align::kLeft}};
 
 ordered_json MonitorJson(const MonitorRow& row) {
   const gpu::DeviceSnapshot& s = row.snapshot;
@@ -109,19 +110,20 @@ nlohmann::ordered_json GpuListingJson(const gpu::GpuListing& g) {
   };
 }
 
-std::string GpuListingTable(const std::vector<gpu::GpuListing>& gpus, const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"GPU"},
-                   {"NAME", Align::kLeft},
-                   {"TYPE", Align::kLeft},
-                   {"POWER W"},
-                   {"LIMIT W"},
-                   {"RANGE W", Align::kLeft},
-                   {"SM MHz"},
-                   {"MAX MHz"},
-                   {"LOCK MHz", Align::kLeft},
-                   {"MEMORY GiB"},
-                   {"UUID", Align::kLeft}});
+std::string GpuListingTable(const std::vector<gpu::GpuListing>& gpus,
+                            const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"GPU"},
+                           {"NAME", Align::kLeft},
+                           {"TYPE", Align::kLeft},
+                           {"POWER W"},
+                           {"LIMIT W"},
+                           {"RANGE W", Align::kLeft},
+                           {"SM MHz"},
+                           {"MAX MHz"},
+                           {"LOCK MHz", Align::kLeft},
+                           {"MEMORY GiB"},
+                           {"UUID", Align::kLeft}});
   for (const gpu::GpuListing& g : gpus) {
     const gpu::DeviceSnapshot& s = g.snapshot;
     const std::string range =

@@ -12,17 +12,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "format/table.h"
 #include "gpu/device.h"
 #include "gpu/listing.h"
 #include "gpu/snapshot.h"
-#include "report/table.h"
 #include "telemetry/monitor.h"
 
 namespace headroom::report {
 
 nlohmann::ordered_json GpuListingJson(const gpu::GpuListing& gpu);
 std::string GpuListingTable(const std::vector<gpu::GpuListing>& gpus,
-                            const TextStyle& style = TextStyle());
+                            const format::TextStyle& style = format::TextStyle());
 
 enum class MonitorFormat { kTable, kCsv, kJsonl };
 [[nodiscard]] core::Result<MonitorFormat> ParseMonitorFormat(std::string_view text);
@@ -38,7 +38,7 @@ class MonitorWriter {
  private:
   MonitorFormat format_;
   std::ostream& out_;
-  TextTable table_;
+  format::TextTable table_;
   std::vector<size_t> widths_;
   bool header_written_ = false;
 };

@@ -2,18 +2,19 @@
 
 #include <fmt/format.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
 
 using nlohmann::ordered_json;
 
-std::string Pct(double fraction) { return FormatChange(fraction); }
+std::string Pct(double fraction) { return format::FormatChange(fraction); }
 
 // Power with a '!' where even the lowest clock cannot bring it under the limit, else a space, so
 // the digits of a right-aligned column line up.
-std::string PowerUnder(const model::PhaseOutcome& o, core::Watts limit, const TextStyle& style) {
+std::string PowerUnder(const model::PhaseOutcome& o, core::Watts limit,
+                       const format::TextStyle& style) {
   const std::string power = fmt::format("{:.0f}", o.power.value());
   return o.power > limit + core::Watts(0.5) ? style.Red(power + "!") : power + " ";
 }
@@ -25,16 +26,16 @@ ordered_json OutcomeJson(const model::PhaseOutcome& o) {
       {"energy_rel", o.energy_rel}};
 }
 
-std::string ClockTable(const std::vector<model::SweepRow>& rows, const TextStyle& style) {
-  TextTable table({{"SM MHz"},
-                   {"PREFILL W"},
-                   {"PREFILL POWER"},
-                   {"PREFILL TIME"},
-                   {"PREFILL ENERGY"},
-                   {"DECODE W"},
-                   {"DECODE POWER"},
-                   {"DECODE TIME"},
-                   {"DECODE ENERGY"}});
+std::string ClockTable(const std::vector<model::SweepRow>& rows, const format::TextStyle& style) {
+  format::TextTable table({{"SM MHz"},
+                           {"PREFILL W"},
+                           {"PREFILL POWER"},
+                           {"PREFILL TIME"},
+                           {"PREFILL ENERGY"},
+                           {"DECODE W"},
+                           {"DECODE POWER"},
+                           {"DECODE TIME"},
+                           {"DECODE ENERGY"}});
   for (const auto& r : rows) {
     table.AddRow({fmt::format("{:.0f}", r.clock.value()),
                   fmt::format("{:.0f}", r.prefill.power.value()), Pct(-r.prefill.power_cut),
@@ -45,14 +46,14 @@ std::string ClockTable(const std::vector<model::SweepRow>& rows, const TextStyle
   return table.Render(style);
 }
 
-std::string LimitTable(const std::vector<model::SweepRow>& rows, const TextStyle& style) {
-  TextTable table({{"LIMIT W"},
-                   {"PREFILL MHz"},
-                   {"PREFILL W"},
-                   {"PREFILL TIME"},
-                   {"DECODE MHz"},
-                   {"DECODE W"},
-                   {"DECODE TIME"}});
+std::string LimitTable(const std::vector<model::SweepRow>& rows, const format::TextStyle& style) {
+  format::TextTable table({{"LIMIT W"},
+                           {"PREFILL MHz"},
+                           {"PREFILL W"},
+                           {"PREFILL TIME"},
+                           {"DECODE MHz"},
+                           {"DECODE W"},
+                           {"DECODE TIME"}});
   for (const auto& r : rows) {
     table.AddRow({fmt::format("{:.0f}", r.limit.value()),
                   fmt::format("{:.0f}", r.prefill.clock.value()),
@@ -94,7 +95,7 @@ ordered_json DvfsJson(const DvfsCharacterization& c) {
   return out;
 }
 
-std::string DvfsText(const DvfsCharacterization& c, const TextStyle& style) {
+std::string DvfsText(const DvfsCharacterization& c, const format::TextStyle& style) {
   const model::GpuSpec& gpu = *c.gpu;
   const gpu::sim::CapVersusLock& b = c.burst;
   return fmt::format(

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "gpu/sim/burst_probe.h"
 #include "model/dvfs_sweep.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
@@ -23,7 +23,8 @@ struct DvfsCharacterization {
 };
 
 nlohmann::ordered_json DvfsJson(const DvfsCharacterization& c);
-std::string DvfsText(const DvfsCharacterization& c, const TextStyle& style = TextStyle());
+std::string DvfsText(const DvfsCharacterization& c,
+                     const format::TextStyle& style = format::TextStyle());
 
 }  // namespace headroom::report
 

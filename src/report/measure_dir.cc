@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report/csv_reader.h"
-#include "report/json_fields.h"
+#include "core/csv_reader.h"
+#include "format/json_fields.h"
 
 namespace headroom::report {
 namespace {
@@ -15,7 +15,7 @@ using nlohmann::json;
 
 constexpr const char* kMeasureWriter = "headroom measure --out";
 
-void ReadSummary(FieldReader& r, const json& j, MeasureReport& m) {
+void ReadSummary(format::FieldReader& r, const json& j, MeasureReport& m) {
   for (const json& c : r.List(j, "command", "")) {
     if (c.is_string()) m.command.push_back(c.get<std::string>());
   }
@@ -67,27 +67,29 @@ void ReadSummary(FieldReader& r, const json& j, MeasureReport& m) {
 // rising); samples without a power reading add nothing.
 core::Status ReadSeries(const std::string& path, std::vector<Point>& power) {
   double last_gpu = -1;
-  return ReadCsv(path, {"time_s", "gpu", "power_w"}, [&](const CsvRow& row) -> core::Status {
-    HEADROOM_ASSIGN_OR_RETURN(double t, row.Number(0));
-    HEADROOM_ASSIGN_OR_RETURN(double gpu, row.Number(1));
-    HEADROOM_ASSIGN_OR_RETURN(std::optional<double> w, row.OptionalNumber(2));
-    if (gpu <= last_gpu && !power.empty()) {
-      last_gpu = -1;
-    }
-    if (last_gpu < 0) power.emplace_back(t, 0);
-    if (w) power.back().second += *w;
-    last_gpu = gpu;
-    return core::Ok();
-  });
+  return core::ReadCsv(path, {"time_s", "gpu", "power_w"},
+                       [&](const core::CsvRow& row) -> core::Status {
+                         HEADROOM_ASSIGN_OR_RETURN(double t, row.Number(0));
+                         HEADROOM_ASSIGN_OR_RETURN(double gpu, row.Number(1));
+                         HEADROOM_ASSIGN_OR_RETURN(std::optional<double> w, row.OptionalNumber(2));
+                         if (gpu <= last_gpu && !power.empty()) {
+                           last_gpu = -1;
+                         }
+                         if (last_gpu < 0) power.emplace_back(t, 0);
+                         if (w) power.back().second += *w;
+                         last_gpu = gpu;
+                         return core::Ok();
+                       });
 }
 
 core::Status ReadSpans(const std::string& path, std::vector<PhaseSpan>& spans) {
-  return ReadCsv(path, {"name", "start_s", "end_s"}, [&](const CsvRow& row) -> core::Status {
-    HEADROOM_ASSIGN_OR_RETURN(double start, row.Number(1));
-    HEADROOM_ASSIGN_OR_RETURN(double end, row.Number(2));
-    spans.push_back({.name = std::string(row.Text(0)), .start_s = start, .end_s = end});
-    return core::Ok();
-  });
+  return core::ReadCsv(
+      path, {"name", "start_s", "end_s"}, [&](const core::CsvRow& row) -> core::Status {
+        HEADROOM_ASSIGN_OR_RETURN(double start, row.Number(1));
+        HEADROOM_ASSIGN_OR_RETURN(double end, row.Number(2));
+        spans.push_back({.name = std::string(row.Text(0)), .start_s = start, .end_s = end});
+        return core::Ok();
+      });
 }
 
 }  // namespace
@@ -106,8 +108,8 @@ core::Result<MeasureReport> ReadMeasureDir(const std::string& dir) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));
   }
   const std::string path = fmt::format("{}/{}", dir, kMeasureSummaryFile);
-  HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
-  FieldReader r(path, kMeasureWriter);
+  HEADROOM_ASSIGN_OR_RETURN(json j, format::ReadJsonObject(path));
+  format::FieldReader r(path, kMeasureWriter);
   MeasureReport m;
   ReadSummary(r, j, m);
   if (r.error()) return core::Fail(*r.error());

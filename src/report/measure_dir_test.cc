@@ -6,14 +6,14 @@
 
 #include <gtest/gtest.h>
 
-#include "report/testing/fresh_dir.h"
+#include "core/testing/fresh_dir.h"
 
 namespace headroom::report {
 namespace {
 
 // A measure directory with no samples and no phases, `exit_code` as given (JSON text).
 std::string MeasureDirWithExitCode(const std::string& name, const std::string& exit_code) {
-  const std::string dir = testing::FreshDir(name);
+  const std::string dir = core::testing::FreshDir(name);
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/summary.json")
       << R"({"command": ["true"], "backend": "sim", "exit_code": )" << exit_code

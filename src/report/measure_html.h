@@ -10,15 +10,15 @@
 #include <vector>
 
 #include "core/result.h"
-#include "report/html.h"
+#include "format/html.h"
+#include "format/plot.h"
 #include "report/measure_dir.h"
-#include "report/plot.h"
 
 namespace headroom::report {
 
 // Reads the directory `measure --out DIR` wrote and writes DIR/report.html (plots under
 // DIR/plots/).
-[[nodiscard]] core::Result<WrittenReport> WriteMeasureReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteMeasureReport(const std::string& dir);
 
 }  // namespace headroom::report
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -119,16 +119,16 @@ ordered_json MeasureJson(const MeasureSummary& s) {
   return out;
 }
 
-std::string MeasureText(const MeasureSummary& s, const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable gpus({{"GPU"},
-                  {"ENERGY J"},
-                  {"SOURCE", Align::kLeft},
-                  {"AVG W"},
-                  {"PEAK W"},
-                  {"CAPPED s"},
-                  {"THROTTLED s"},
-                  {"COUNTER vs INTEGRAL"}});
+std::string MeasureText(const MeasureSummary& s, const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable gpus({{"GPU"},
+                          {"ENERGY J"},
+                          {"SOURCE", Align::kLeft},
+                          {"AVG W"},
+                          {"PEAK W"},
+                          {"CAPPED s"},
+                          {"THROTTLED s"},
+                          {"COUNTER vs INTEGRAL"}});
   for (const MeasuredGpu& g : s.gpus) {
     const telemetry::EnergyReport& e = g.energy;
     gpus.AddRow({std::to_string(g.info.index), fmt::format("{:.1f}", e.energy.value()),
@@ -159,7 +159,7 @@ std::string MeasureText(const MeasureSummary& s, const TextStyle& style) {
   }
   const auto phases = PhaseTotals(s);
   if (!phases.empty()) {
-    TextTable table(
+    format::TextTable table(
         {{"PHASE", Align::kLeft}, {"TIME s"}, {"ENERGY J"}, {"AVG W"}, {"WORK"}, {"J/UNIT"}});
     for (const auto& [name, t] : phases) {
       const double work = WorkIn(s, name);

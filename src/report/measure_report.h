@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "gpu/device.h"
-#include "report/text_style.h"
 #include "telemetry/energy_meter.h"
 
 namespace headroom::report {
@@ -35,7 +35,8 @@ struct MeasureSummary {
 };
 
 nlohmann::ordered_json MeasureJson(const MeasureSummary& summary);
-std::string MeasureText(const MeasureSummary& summary, const TextStyle& style = TextStyle());
+std::string MeasureText(const MeasureSummary& summary,
+                        const format::TextStyle& style = format::TextStyle());
 
 }  // namespace headroom::report
 

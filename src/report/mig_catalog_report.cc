@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "format/table.h"
 #include "mig/enumerate.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
@@ -23,18 +23,18 @@ std::vector<std::string> ProfileNames(const std::vector<const mig::GiProfile*>& 
 
 }  // namespace
 
-std::string MigProfilesText(const mig::GpuMigSpec& spec, const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"PROFILE", Align::kLeft},
-                   {"CLASS", Align::kLeft},
-                   {"ID"},
-                   {"NVML_ENUM", Align::kLeft},
-                   {"SLICES_C/M"},
-                   {"SMS"},
-                   {"MEMORY_GIB"},
-                   {"CE/DEC/ENC/JPG/OFA"},
-                   {"STARTS", Align::kLeft},
-                   {"MAX"}});
+std::string MigProfilesText(const mig::GpuMigSpec& spec, const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"PROFILE", Align::kLeft},
+                           {"CLASS", Align::kLeft},
+                           {"ID"},
+                           {"NVML_ENUM", Align::kLeft},
+                           {"SLICES_C/M"},
+                           {"SMS"},
+                           {"MEMORY_GIB"},
+                           {"CE/DEC/ENC/JPG/OFA"},
+                           {"STARTS", Align::kLeft},
+                           {"MAX"}});
   for (const mig::GiProfile& p : spec.profiles) {
     table.AddRow({p.name, p.short_name, std::to_string(p.id),
                   fmt::format("NVML_{} ({:#x})", p.nvml_enum, p.nvml_value),

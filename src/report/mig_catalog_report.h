@@ -9,14 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "mig/layout.h"
 #include "mig/profile.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
 // "MIG profiles of GPU: M memory slices, C compute slices" and one row per profile.
-std::string MigProfilesText(const mig::GpuMigSpec& spec, const TextStyle& style);
+std::string MigProfilesText(const mig::GpuMigSpec& spec, const format::TextStyle& style);
 
 // "valid on GPU: LAYOUT (m of M memory slices, c of C compute slices)".
 // REQUIRES: ValidateLayout(spec, layout) succeeded.

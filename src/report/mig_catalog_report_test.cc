@@ -16,7 +16,7 @@ bool Contains(const std::string& text, const std::string& part) {
 
 TEST(MigCatalogReportTest, ProfilesTableHasEveryProfile) {
   const mig::GpuMigSpec& spec = MigGpu("a100-80gb-sxm");
-  const std::string text = MigProfilesText(spec, TextStyle{});
+  const std::string text = MigProfilesText(spec, format::TextStyle{});
   EXPECT_TRUE(Contains(text, "MIG profiles of a100-80gb-sxm: 8 memory slices, 7 compute slices"))
       << text;
   for (const mig::GiProfile& p : spec.profiles) EXPECT_TRUE(Contains(text, p.name)) << p.name;

@@ -5,15 +5,15 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
-#include "report/html.h"
+#include "format/html.h"
+#include "format/table.h"
 #include "report/mig_slots.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
 
 std::string Header(const MigCharacterizeReport& r) {
-  return HtmlHeader(
+  return format::HtmlHeader(
       MigCharacterizeQuestion(r), MigCharacterizeAnswer(r),
       fmt::format("{} layouts x {} workloads on the slice model (simulated; docs/mig.md). No GPU "
                   "reports power per MIG instance, so each instance's power is the whole GPU's, "
@@ -34,7 +34,8 @@ std::string Inputs(const MigCharacterizeReport& r) {
            {"workloads", fmt::format("{}", fmt::join(in.workloads, ", "))},
            {"layouts", fmt::format("{}", fmt::join(layouts, "; "))},
            {"headroom", in.version}}) {
-    rows += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", HtmlEscape(key), HtmlEscape(value));
+    rows += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", format::HtmlEscape(key),
+                        format::HtmlEscape(value));
   }
   return "<section id=\"inputs\">\n<h2>Inputs</h2>\n<table class=\"inputs\">\n" + rows +
          "</table>\n</section>\n";
@@ -43,20 +44,21 @@ std::string Inputs(const MigCharacterizeReport& r) {
 std::string Best(const MigCharacterizeReport& r) {
   std::string out =
       "<section id=\"best\">\n<h2>Best layout per workload</h2>\n<table class=\"best\">\n" +
-      HtmlRow({"workload", "MIG off samples/s", "MIG off J/sample", "fastest layout", "throughput",
-               "least-energy layout", "J/sample"},
-              "th");
+      format::HtmlRow({"workload", "MIG off samples/s", "MIG off J/sample", "fastest layout",
+                       "throughput", "least-energy layout", "J/sample"},
+                      "th");
   for (const MigWorkloadBest& b : BestPerWorkload(r.results)) {
     if (b.off == nullptr || b.fastest == nullptr || b.off->gpu_samples_per_s <= 0) {
-      out += HtmlRow({b.workload, "-", "-", "-", "-", "-", "-"});
+      out += format::HtmlRow({b.workload, "-", "-", "-", "-", "-", "-"});
       continue;
     }
-    out += HtmlRow({b.workload, fmt::format("{:.1f}", b.off->gpu_samples_per_s),
-                    fmt::format("{:.4f}", b.off->gpu_j_per_sample),
-                    ShortLayoutName(r.inputs.geometry, b.fastest->layout),
-                    FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
-                    ShortLayoutName(r.inputs.geometry, b.leanest->layout),
-                    FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
+    out += format::HtmlRow(
+        {b.workload, fmt::format("{:.1f}", b.off->gpu_samples_per_s),
+         fmt::format("{:.4f}", b.off->gpu_j_per_sample),
+         ShortLayoutName(r.inputs.geometry, b.fastest->layout),
+         format::FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
+         ShortLayoutName(r.inputs.geometry, b.leanest->layout),
+         format::FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
   }
   return out +
          "</table>\n<p class=\"note\">Whole-GPU figures: every instance's samples/s summed; "
@@ -99,7 +101,7 @@ std::string Layouts(const MigCharacterizeReport& r) {
         r.inputs.geometry, *instances, lines, fmt::format("{}: {}", name, layout),
         {name, fmt::format("fastest for {} of {} workloads", fastest[layout], workloads),
          fmt::format("least energy for {} of {}", leanest[layout], workloads)});
-    out += SvgFigure(fmt::format("slots-{}", k), SlotDiagramSvg(d), layout);
+    out += format::SvgFigure(fmt::format("slots-{}", k), SlotDiagramSvg(d), layout);
   }
   return out + "</section>\n";
 }
@@ -112,19 +114,19 @@ std::string Results(const MigCharacterizeReport& r) {
       "every instance's samples). Instances that do not fit their copy's memory run nothing.</p>\n";
   for (std::size_t w = 0; w < r.inputs.workloads.size(); ++w) {
     const std::string& workload = r.inputs.workloads[w];
-    out +=
-        fmt::format("<details{}><summary>{}</summary>\n<table class=\"results\">\n",
-                    w == 0 ? " open" : "", HtmlEscape(workload)) +
-        HtmlRow({"layout", "instance", "SMs", "samples/s", "busy", "power W (activity)",
-                 "power W (SM share)", "J/sample (activity)", "J/sample (SM share)", "clock MHz"},
-                "th");
+    out += fmt::format("<details{}><summary>{}</summary>\n<table class=\"results\">\n",
+                       w == 0 ? " open" : "", format::HtmlEscape(workload)) +
+           format::HtmlRow(
+               {"layout", "instance", "SMs", "samples/s", "busy", "power W (activity)",
+                "power W (SM share)", "J/sample (activity)", "J/sample (SM share)", "clock MHz"},
+               "th");
     for (const mig::LayoutResult& res : r.results) {
       if (res.workload != workload) continue;
       int sms = 0;
       for (const mig::InstanceResult& in : res.per_instance) sms += in.sm_count;
       const std::string gpu_j =
           res.gpu_samples_per_s > 0 ? fmt::format("{:.4f}", res.gpu_j_per_sample) : "-";
-      out += HtmlRow(
+      out += format::HtmlRow(
           {ShortLayoutName(r.inputs.geometry, res.layout), "whole GPU", std::to_string(sms),
            fmt::format("{:.1f}", res.gpu_samples_per_s), "", fmt::format("{:.0f}", res.gpu_power_w),
            fmt::format("{:.0f}", res.gpu_power_w), gpu_j, gpu_j,
@@ -132,11 +134,11 @@ std::string Results(const MigCharacterizeReport& r) {
           "td", "gpu");
       for (const mig::InstanceResult& in : res.per_instance) {
         if (!in.fits) {
-          out += HtmlRow(
+          out += format::HtmlRow(
               {"", in.slice, std::to_string(in.sm_count), "does not fit", "", "", "", "", "", ""});
           continue;
         }
-        out += HtmlRow(
+        out += format::HtmlRow(
             {"", in.slice, std::to_string(in.sm_count), fmt::format("{:.1f}", in.samples_per_s),
              fmt::format("{:.0f}%", in.busy * 100), fmt::format("{:.1f}", in.power_activity_w),
              fmt::format("{:.1f}", in.power_sm_share_w),
@@ -150,13 +152,13 @@ std::string Results(const MigCharacterizeReport& r) {
 }
 
 // One line per workload over the layouts (x: the layout's position in the sweep).
-std::vector<Series> PerWorkload(const MigCharacterizeReport& r, bool relative,
-                                double mig::LayoutResult::*field) {
+std::vector<format::Series> PerWorkload(const MigCharacterizeReport& r, bool relative,
+                                        double mig::LayoutResult::*field) {
   std::map<std::string, std::size_t> position;
   for (std::size_t k = 0; k < r.inputs.layouts.size(); ++k) position[r.inputs.layouts[k]] = k;
-  std::vector<Series> out;
+  std::vector<format::Series> out;
   for (const MigWorkloadBest& b : BestPerWorkload(r.results)) {
-    Series s{.label = b.workload};
+    format::Series s{.label = b.workload};
     const bool has_base = b.off != nullptr && b.off->gpu_samples_per_s > 0;
     if (relative && !has_base) continue;
     for (const mig::LayoutResult& res : r.results) {
@@ -172,13 +174,13 @@ std::vector<Series> PerWorkload(const MigCharacterizeReport& r, bool relative,
   return out;
 }
 
-Plot LayoutAxisPlot(const MigCharacterizeReport& r, std::string name, std::string title,
-                    std::string y_label) {
-  Plot plot{.name = std::move(name),
-            .title = std::move(title),
-            .x_label = "layout",
-            .y_label = std::move(y_label),
-            .rotate_x_tics = true};
+format::Plot LayoutAxisPlot(const MigCharacterizeReport& r, std::string name, std::string title,
+                            std::string y_label) {
+  format::Plot plot{.name = std::move(name),
+                    .title = std::move(title),
+                    .x_label = "layout",
+                    .y_label = std::move(y_label),
+                    .rotate_x_tics = true};
   for (std::size_t k = 0; k < r.inputs.layouts.size(); ++k) {
     plot.x_tics.emplace_back(static_cast<double>(k),
                              ShortLayoutName(r.inputs.geometry, r.inputs.layouts[k]));
@@ -186,24 +188,25 @@ Plot LayoutAxisPlot(const MigCharacterizeReport& r, std::string name, std::strin
   return plot;
 }
 
-std::vector<CaptionedPlot> MigCharacterizePlots(const MigCharacterizeReport& r) {
+std::vector<format::CaptionedPlot> MigCharacterizePlots(const MigCharacterizeReport& r) {
   const std::string& gpu = r.inputs.geometry.gpu;
-  Plot throughput =
+  format::Plot throughput =
       LayoutAxisPlot(r, "throughput", fmt::format("Whole-GPU samples/s per layout, {}", gpu),
                      "samples/s relative to MIG off");
   throughput.series = PerWorkload(r, true, &mig::LayoutResult::gpu_samples_per_s);
-  Plot energy = LayoutAxisPlot(r, "energy", fmt::format("Energy per sample per layout, {}", gpu),
-                               "J/sample relative to MIG off");
+  format::Plot energy =
+      LayoutAxisPlot(r, "energy", fmt::format("Energy per sample per layout, {}", gpu),
+                     "J/sample relative to MIG off");
   energy.series = PerWorkload(r, true, &mig::LayoutResult::gpu_j_per_sample);
-  Plot power = LayoutAxisPlot(r, "power", fmt::format("Whole-GPU power per layout, {}", gpu),
-                              "GPU power (W)");
+  format::Plot power = LayoutAxisPlot(
+      r, "power", fmt::format("Whole-GPU power per layout, {}", gpu), "GPU power (W)");
   power.series = PerWorkload(r, false, &mig::LayoutResult::gpu_power_w);
   power.y_min = 0.0;
   const double last = static_cast<double>(r.inputs.layouts.size()) - 0.5;
   power.series.push_back(
       {.label = fmt::format("power limit ({:.0f} W)", r.inputs.power_limit_w),
        .points = {{-0.5, r.inputs.power_limit_w}, {last, r.inputs.power_limit_w}},
-       .style = Style::kLines,
+       .style = format::Style::kLines,
        .dashed = true});
   return {{std::move(throughput),
            "Every instance's samples/s summed, relative to the whole GPU with MIG off, one line "
@@ -217,23 +220,23 @@ std::vector<CaptionedPlot> MigCharacterizePlots(const MigCharacterizeReport& r) 
            "power limit (when the instances would draw more, their one shared clock drops)."}};
 }
 
-HtmlReport MigCharacterizeReportHtml(const MigCharacterizeReport& report,
-                                     const std::string& plot_dir) {
-  HtmlReport out;
+format::HtmlReport MigCharacterizeReportHtml(const MigCharacterizeReport& report,
+                                             const std::string& plot_dir) {
+  format::HtmlReport out;
   const std::string body =
       Header(report) + Inputs(report) + Best(report) + Layouts(report) +
-      HtmlPlots(MigCharacterizePlots(report), plot_dir, out.warnings) + Results(report) +
-      HtmlFooter(report.inputs.version, "headroom mig characterize --report --out DIR");
-  out.html =
-      HtmlPage(fmt::format("headroom mig characterize: {}", report.inputs.geometry.gpu), body);
+      format::HtmlPlots(MigCharacterizePlots(report), plot_dir, out.warnings) + Results(report) +
+      format::HtmlFooter(report.inputs.version, "headroom mig characterize --report --out DIR");
+  out.html = format::HtmlPage(
+      fmt::format("headroom mig characterize: {}", report.inputs.geometry.gpu), body);
   return out;
 }
 
 }  // namespace
 
-core::Result<WrittenReport> WriteMigCharacterizeReport(const std::string& dir) {
+core::Result<format::WrittenReport> WriteMigCharacterizeReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(const MigCharacterizeReport report, ReadMigCharacterizeDir(dir));
-  return WriteReportPage(dir, [&](const std::string& plot_dir) {
+  return format::WriteReportPage(dir, [&](const std::string& plot_dir) {
     return MigCharacterizeReportHtml(report, plot_dir);
   });
 }

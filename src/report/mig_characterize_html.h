@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "core/result.h"
+#include "format/plot.h"
 #include "report/mig_characterize_report.h"
 #include "report/plan_html.h"
-#include "report/plot.h"
 
 namespace headroom::report {
 
 // Reads the directory (mig_characterize_report.h) and writes DIR/report.html, the plots' files
 // under DIR/plots/.
-[[nodiscard]] core::Result<WrittenReport> WriteMigCharacterizeReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteMigCharacterizeReport(
+    const std::string& dir);
 
 }  // namespace headroom::report
 

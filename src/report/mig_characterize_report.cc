@@ -11,7 +11,7 @@
 
 #include "core/files.h"
 #include "core/parse.h"
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -154,7 +154,7 @@ ordered_json InputsJson(const MigCharacterizeInputs& in) {
           {"results", kMigResultsFile}};
 }
 
-std::vector<std::string> Texts(FieldReader& r, const json& j, const std::string& key,
+std::vector<std::string> Texts(format::FieldReader& r, const json& j, const std::string& key,
                                const std::string& at, std::optional<core::Error>& invalid,
                                const std::string& path) {
   std::vector<std::string> out;
@@ -228,8 +228,8 @@ core::Result<MigCharacterizeReport> ReadMigCharacterizeDir(const std::string& di
     return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));
   }
   const std::string path = fmt::format("{}/{}", dir, kMigCharacterizeFile);
-  HEADROOM_ASSIGN_OR_RETURN(const json j, ReadJsonObject(path));
-  FieldReader r(path, kMigCharacterizeWriter);
+  HEADROOM_ASSIGN_OR_RETURN(const json j, format::ReadJsonObject(path));
+  format::FieldReader r(path, kMigCharacterizeWriter);
   std::optional<core::Error> invalid;
   MigCharacterizeReport report;
   const json& in = r.Object(j, "inputs", "");
@@ -297,9 +297,9 @@ std::string MigCharacterizeAnswer(const MigCharacterizeReport& report) {
     }
     if (top == nullptr) return "none (nothing runs)";
     const Tally& t = top->second;
-    const std::string range = t.lo == t.hi
-                                  ? FormatChange(t.lo)
-                                  : fmt::format("{} to {}", FormatChange(t.lo), FormatChange(t.hi));
+    const std::string range = t.lo == t.hi ? format::FormatChange(t.lo)
+                                           : fmt::format("{} to {}", format::FormatChange(t.lo),
+                                                         format::FormatChange(t.hi));
     const std::string name = ShortLayoutName(report.inputs.geometry, top->first);
     if (counted == 1) return fmt::format("{} ({} vs MIG off)", name, range);
     return fmt::format("{} for {} of {} workloads ({} vs MIG off)", name, t.wins, counted, range);

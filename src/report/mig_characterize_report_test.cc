@@ -6,15 +6,15 @@
 #include <gtest/gtest.h>
 
 #include "core/files.h"
-#include "report/html.h"
+#include "core/testing/fresh_dir.h"
+#include "format/html.h"
 #include "report/mig_characterize_html.h"
-#include "report/testing/fresh_dir.h"
 #include "report/testing/sample_mig.h"
 
 namespace headroom::report {
 namespace {
 
-using testing::FreshDir;
+using core::testing::FreshDir;
 
 TEST(MigCharacterizeReportTest, WhatIsWrittenReadsBackTheSame) {
   const std::string dir = FreshDir("round_trip");
@@ -128,7 +128,7 @@ TEST(MigCharacterizeReportTest, PageHoldsEveryLayoutAndThePlots) {
   ASSERT_TRUE(written) << written.error().message();
   auto html = core::ReadFile(written->path);
   ASSERT_TRUE(html);
-  EXPECT_NE(html->find(HtmlEscape(MigCharacterizeAnswer(r))), std::string::npos);
+  EXPECT_NE(html->find(format::HtmlEscape(MigCharacterizeAnswer(r))), std::string::npos);
   for (const char* name : {"slots-0", "slots-1", "throughput", "energy", "power"}) {
     EXPECT_NE(html->find(fmt::format("data-plot=\"{}\"", name)), std::string::npos) << name;
   }

@@ -1,9 +1,9 @@
 #include "report/mig_characterize_run.h"
 
+#include "format/plot.h"
 #include "mig/characterize.h"
 #include "report/mig_characterize_summary.h"
 #include "report/mig_instances.h"
-#include "report/plot.h"
 
 namespace headroom::report {
 namespace {
@@ -12,8 +12,8 @@ namespace {
 bool RenderScalingPlots(const MigModelSweepRequest& request) {
   const auto scaling =
       mig::ScaleWithEqualInstances(*request.model, request.workloads, request.fits);
-  for (const Plot& plot : MigScalingPlots(request.model->mig().name, scaling)) {
-    if (auto st = RenderPlot(request.out_dir, plot); !st) {
+  for (const format::Plot& plot : MigScalingPlots(request.model->mig().name, scaling)) {
+    if (auto st = format::RenderPlot(request.out_dir, plot); !st) {
       if (request.on_warning) request.on_warning(st.error().message());
       return false;
     }

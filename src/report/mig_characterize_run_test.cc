@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "catalog/mig_catalogs.h"
+#include "core/testing/fresh_dir.h"
 #include "mig/enumerate.h"
-#include "report/testing/fresh_dir.h"
 
 namespace headroom::report {
 namespace {
@@ -25,7 +25,7 @@ TEST(MigModelSweepTest, WritesTheDirectoryItReturnsAndThePlots) {
   const std::vector<std::string> given = {"7g.141gb@0", "3g.71gb@0,3g.71gb@4"};
   auto layouts = mig::SweepLayouts(model->mig(), given, "");
   ASSERT_TRUE(layouts);
-  const std::string dir = testing::FreshDir("mig_model_sweep");
+  const std::string dir = core::testing::FreshDir("mig_model_sweep");
   double last_fraction = 0;
   auto sweep =
       RunMigModelSweep({.model = &*model,

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 
@@ -37,22 +37,22 @@ ordered_json MigCharacterizeSummaryJson(const MigCharacterizeReport& report,
 }
 
 std::string MigCharacterizeSummaryText(const MigCharacterizeReport& report,
-                                       const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"WORKLOAD", Align::kLeft},
-                   {"MIG_OFF_SAMPLES/S"},
-                   {"MIG_OFF_J/SAMPLE"},
-                   {"FASTEST_LAYOUT", Align::kLeft},
-                   {"THROUGHPUT"},
-                   {"LEAST_ENERGY_LAYOUT", Align::kLeft},
-                   {"ENERGY/SAMPLE"}});
+                                       const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"WORKLOAD", Align::kLeft},
+                           {"MIG_OFF_SAMPLES/S"},
+                           {"MIG_OFF_J/SAMPLE"},
+                           {"FASTEST_LAYOUT", Align::kLeft},
+                           {"THROUGHPUT"},
+                           {"LEAST_ENERGY_LAYOUT", Align::kLeft},
+                           {"ENERGY/SAMPLE"}});
   for (const MigWorkloadBest& b : BestPerWorkload(report.results)) {
     if (b.off == nullptr || b.fastest == nullptr || b.off->gpu_samples_per_s <= 0) continue;
     table.AddRow({b.workload, fmt::format("{:.1f}", b.off->gpu_samples_per_s),
                   fmt::format("{:.4f}", b.off->gpu_j_per_sample), b.fastest->layout,
-                  FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
+                  format::FormatChange(b.fastest->gpu_samples_per_s / b.off->gpu_samples_per_s - 1),
                   b.leanest->layout,
-                  FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
+                  format::FormatChange(b.leanest->gpu_j_per_sample / b.off->gpu_j_per_sample - 1)});
   }
   const MigCharacterizeInputs& in = report.inputs;
   return fmt::format(
@@ -62,16 +62,17 @@ std::string MigCharacterizeSummaryText(const MigCharacterizeReport& report,
          table.Render(style);
 }
 
-std::vector<Plot> MigScalingPlots(const std::string& gpu,
-                                  const std::vector<mig::EqualInstanceScaling>& scaling) {
-  Plot throughput{.name = "mig-throughput",
-                  .title = fmt::format("Whole-GPU throughput with N equal MIG instances, {}", gpu),
-                  .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
-                  .y_label = "samples/s relative to MIG off"};
-  Plot energy{.name = "mig-energy",
-              .title = fmt::format("Energy per sample with N equal MIG instances, {}", gpu),
-              .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
-              .y_label = "J/sample relative to MIG off"};
+std::vector<format::Plot> MigScalingPlots(const std::string& gpu,
+                                          const std::vector<mig::EqualInstanceScaling>& scaling) {
+  format::Plot throughput{
+      .name = "mig-throughput",
+      .title = fmt::format("Whole-GPU throughput with N equal MIG instances, {}", gpu),
+      .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
+      .y_label = "samples/s relative to MIG off"};
+  format::Plot energy{.name = "mig-energy",
+                      .title = fmt::format("Energy per sample with N equal MIG instances, {}", gpu),
+                      .x_label = "equal instances (1 = 7g, 2 = 3g, 3 = 2g, 7 = 1g)",
+                      .y_label = "J/sample relative to MIG off"};
   for (const mig::EqualInstanceScaling& s : scaling) {
     throughput.series.push_back({.label = s.workload, .points = s.throughput});
     energy.series.push_back({.label = s.workload, .points = s.energy});

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/plot.h"
+#include "format/text_style.h"
 #include "mig/characterize.h"
 #include "report/mig_characterize_report.h"
-#include "report/plot.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
@@ -22,11 +22,12 @@ nlohmann::ordered_json MigCharacterizeSummaryJson(const MigCharacterizeReport& r
                                                   const std::string& out_dir);
 
 // The heading and one row per workload that runs with MIG off.
-std::string MigCharacterizeSummaryText(const MigCharacterizeReport& report, const TextStyle& style);
+std::string MigCharacterizeSummaryText(const MigCharacterizeReport& report,
+                                       const format::TextStyle& style);
 
 // mig-throughput and mig-energy: one line per workload over N = 1, 2, 3, 7 equal instances.
-std::vector<Plot> MigScalingPlots(const std::string& gpu,
-                                  const std::vector<mig::EqualInstanceScaling>& scaling);
+std::vector<format::Plot> MigScalingPlots(const std::string& gpu,
+                                          const std::vector<mig::EqualInstanceScaling>& scaling);
 
 }  // namespace headroom::report
 

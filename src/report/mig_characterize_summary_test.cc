@@ -26,7 +26,7 @@ MigCharacterizeReport SummaryReport() {
 }
 
 TEST(MigCharacterizeSummaryTest, TextSkipsWorkloadsThatDoNotRunWithMigOff) {
-  const std::string text = MigCharacterizeSummaryText(SummaryReport(), TextStyle());
+  const std::string text = MigCharacterizeSummaryText(SummaryReport(), format::TextStyle());
   EXPECT_TRUE(
       text.starts_with("MIG characterization on h200-141gb-sxm (simulated, power limit "
                        "700 W): 2 layouts x 2 workloads"))

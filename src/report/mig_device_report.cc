@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "format/table.h"
 #include "mig/apply_plan.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
@@ -17,17 +17,17 @@ std::string MigModeText(const gpu::MigModeState& mode) {
                       : "disabled (enabled after the next GPU reset)";
 }
 
-TextTable MigInstanceTable(const gpu::GpuMigView& view) {
-  using Align = TextTable::Align;
-  TextTable table({{"GI"},
-                   {"PROFILE", Align::kLeft},
-                   {"SLICES"},
-                   {"SMS"},
-                   {"MEMORY_GIB"},
-                   {"CI"},
-                   {"CI_SLICES"},
-                   {"CI_SMS"},
-                   {"MIG_UUID", Align::kLeft}});
+format::TextTable MigInstanceTable(const gpu::GpuMigView& view) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"GI"},
+                           {"PROFILE", Align::kLeft},
+                           {"SLICES"},
+                           {"SMS"},
+                           {"MEMORY_GIB"},
+                           {"CI"},
+                           {"CI_SLICES"},
+                           {"CI_SMS"},
+                           {"MIG_UUID", Align::kLeft}});
   for (size_t i = 0; i < view.instances.size(); ++i) {
     const gpu::MigGpuInstance& gi = view.instances[i];
     std::vector<std::string> head = {
@@ -70,7 +70,7 @@ bool MigApplyRolledBack(const gpu::MigApplyReport& r) {
 
 }  // namespace
 
-std::string MigShowText(const gpu::GpuMigView& view, const TextStyle& style) {
+std::string MigShowText(const gpu::GpuMigView& view, const format::TextStyle& style) {
   std::string out = fmt::format("GPU {} ({}, {}): ", view.info.index, view.info.name, view.type);
   if (!view.mode) return out + fmt::format("no MIG ({})\n", view.no_mig_reason);
   out += fmt::format("MIG {}\n", MigModeText(*view.mode));

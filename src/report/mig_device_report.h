@@ -7,15 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "gpu/device.h"
 #include "gpu/mig_apply.h"
 #include "gpu/mig_view.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
 // "GPU 0 (NAME, TYPE): MIG enabled", the layout and a table of GPU and compute instances.
-std::string MigShowText(const gpu::GpuMigView& view, const TextStyle& style);
+std::string MigShowText(const gpu::GpuMigView& view, const format::TextStyle& style);
 // One element of `mig show --json`'s "gpus".
 nlohmann::ordered_json MigShowJson(const gpu::GpuMigView& view);
 

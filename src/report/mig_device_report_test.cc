@@ -33,7 +33,7 @@ gpu::GpuMigView DeviceReportView() {
 }
 
 TEST(MigDeviceReportTest, ShowListsAComputeInstancePerRowAndAGpuInstanceWithoutOne) {
-  const std::string text = MigShowText(DeviceReportView(), TextStyle());
+  const std::string text = MigShowText(DeviceReportView(), format::TextStyle());
   EXPECT_TRUE(
       text.starts_with("GPU 1 (NVIDIA A100-SXM4-80GB, a100-80gb-sxm): MIG enabled\n"
                        "layout: 3g.40gb@4/2c+1c,1g.10gb@0\n"))
@@ -51,15 +51,15 @@ TEST(MigDeviceReportTest, ShowListsAComputeInstancePerRowAndAGpuInstanceWithoutO
 TEST(MigDeviceReportTest, ShowSaysWhyThereIsNoMigAndWhatAResetWouldChange) {
   gpu::GpuMigView none{.info = DeviceReportInfo(0, "sim"), .type = "unknown"};
   none.no_mig_reason = "no MIG here";
-  EXPECT_EQ(MigShowText(none, TextStyle()), "GPU 0 (sim, unknown): no MIG (no MIG here)\n");
+  EXPECT_EQ(MigShowText(none, format::TextStyle()), "GPU 0 (sim, unknown): no MIG (no MIG here)\n");
   EXPECT_TRUE(MigShowJson(none)["mig"].is_null());
   EXPECT_EQ(MigShowJson(none)["reason"], "no MIG here");
   gpu::GpuMigView pending = none;
   pending.mode = gpu::MigModeState{.current = false, .pending = true};
-  EXPECT_EQ(MigShowText(pending, TextStyle()),
+  EXPECT_EQ(MigShowText(pending, format::TextStyle()),
             "GPU 0 (sim, unknown): MIG disabled (enabled after the next GPU reset)\n");
   pending.mode = gpu::MigModeState{.current = true, .pending = true};
-  EXPECT_EQ(MigShowText(pending, TextStyle()),
+  EXPECT_EQ(MigShowText(pending, format::TextStyle()),
             "GPU 0 (sim, unknown): MIG enabled\nlayout: (no instances)\n");
 }
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
+#include "format/table.h"
 #include "report/mig_characterize_report.h"
-#include "report/table.h"
 
 namespace headroom::report {
 
@@ -62,16 +62,16 @@ ordered_json MigDeviceSweepJson(const sim::MigDeviceSweep& sweep,
 
 std::string MigDeviceSweepText(const sim::MigDeviceSweep& sweep,
                                const MigDeviceSweepContext& context, const std::string& out_dir,
-                               const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"LAYOUT", Align::kLeft},
-                   {"SLICE", Align::kLeft},
-                   {"EXIT"},
-                   {"SECONDS"},
-                   {"GPU_ENERGY_J"},
-                   {"ENERGY_J (activity)"},
-                   {"ENERGY_J (SM share)"},
-                   {"J/SAMPLE"}});
+                               const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"LAYOUT", Align::kLeft},
+                           {"SLICE", Align::kLeft},
+                           {"EXIT"},
+                           {"SECONDS"},
+                           {"GPU_ENERGY_J"},
+                           {"ENERGY_J (activity)"},
+                           {"ENERGY_J (SM share)"},
+                           {"J/SAMPLE"}});
   for (const sim::MigLayoutRun& run : sweep.runs) {
     for (const sim::MigInstanceRun& r : run.instances) {
       table.AddRow({r.layout, r.slice, std::to_string(r.exit_code),

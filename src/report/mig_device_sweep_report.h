@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "report/text_style.h"
+#include "format/text_style.h"
 #include "sim/mig_device_sweep.h"
 
 namespace headroom::report {
@@ -39,7 +39,7 @@ nlohmann::ordered_json MigDeviceSweepJson(const sim::MigDeviceSweep& sweep,
 // DIR/results.csv when `out_dir` is not empty).
 std::string MigDeviceSweepText(const sim::MigDeviceSweep& sweep,
                                const MigDeviceSweepContext& context, const std::string& out_dir,
-                               const TextStyle& style);
+                               const format::TextStyle& style);
 
 }  // namespace headroom::report
 

@@ -37,7 +37,8 @@ TEST(MigDeviceSweepReportTest, JsonAndTextNameTheGpuAndTheRestoredLayout) {
   const auto j = MigDeviceSweepJson(TwoInstanceSweep(), context);
   EXPECT_EQ(j["original_layout"], "7g.80gb@0");
   EXPECT_EQ(j["runs"][0]["instances"][1]["exit_code"], 3);
-  const std::string text = MigDeviceSweepText(TwoInstanceSweep(), context, "out", TextStyle());
+  const std::string text =
+      MigDeviceSweepText(TwoInstanceSweep(), context, "out", format::TextStyle());
   EXPECT_TRUE(text.starts_with("MIG characterization of GPU 2 (a100-80gb-sxm): idle 60.0 W"))
       << text;
   EXPECT_NE(text.find("Original layout '7g.80gb@0' restored. Wrote out/results.csv\n"),

@@ -145,7 +145,7 @@ nlohmann::ordered_json GeometryJson(const MigGeometry& g) {
           {"profiles", profiles}};
 }
 
-MigGeometry ReadGeometry(FieldReader& r, const nlohmann::json& j, const std::string& at) {
+MigGeometry ReadGeometry(format::FieldReader& r, const nlohmann::json& j, const std::string& at) {
   MigGeometry g{.gpu = r.Text(j, "gpu", at),
                 .memory_slices = r.Count<int>(j, "memory_slices", at),
                 .compute_slices = r.Count<int>(j, "compute_slices", at)};
@@ -170,7 +170,7 @@ nlohmann::ordered_json InstanceJson(const MigInstance& in) {
           {"memory_gib", in.memory_gib}};
 }
 
-MigInstance ReadInstance(FieldReader& r, const nlohmann::json& j, const std::string& at) {
+MigInstance ReadInstance(format::FieldReader& r, const nlohmann::json& j, const std::string& at) {
   return {.slice = r.Text(j, "slice", at),
           .profile = r.Text(j, "profile", at),
           .start = r.Count<int>(j, "start", at),

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "format/json_fields.h"
 #include "mig/layout.h"
 #include "mig/profile.h"
 #include "mig/slice_model.h"
-#include "report/json_fields.h"
 #include "report/mig_slots.h"
 
 namespace headroom::report {
@@ -78,9 +78,9 @@ SlotDiagram MigSlotDiagram(const MigGeometry& geometry, const std::vector<MigIns
                            std::vector<std::string> side);
 
 nlohmann::ordered_json GeometryJson(const MigGeometry& geometry);
-MigGeometry ReadGeometry(FieldReader& r, const nlohmann::json& j, const std::string& at);
+MigGeometry ReadGeometry(format::FieldReader& r, const nlohmann::json& j, const std::string& at);
 nlohmann::ordered_json InstanceJson(const MigInstance& instance);
-MigInstance ReadInstance(FieldReader& r, const nlohmann::json& j, const std::string& at);
+MigInstance ReadInstance(format::FieldReader& r, const nlohmann::json& j, const std::string& at);
 
 }  // namespace headroom::report
 

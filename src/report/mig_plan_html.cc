@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
-#include "report/html.h"
+#include "format/html.h"
+#include "format/table.h"
 #include "report/mig_slots.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
 
 std::string Header(const MigPlanReport& r) {
-  return HtmlHeader(
+  return format::HtmlHeader(
       MigPlanQuestion(r), MigPlanAnswer(r),
       fmt::format("{} partitions searched, {} schedules evaluated. Every option is scored by the "
                   "same event-driven evaluation of the slice model (docs/mig.md); energy per "
@@ -32,32 +32,34 @@ std::string Inputs(const MigPlanReport& r) {
            {"makespan bound",
             in.makespan_bound_s ? fmt::format("{:.0f} s", *in.makespan_bound_s) : "none"},
            {"headroom", in.version}}) {
-    rows += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", HtmlEscape(key), HtmlEscape(value));
+    rows += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", format::HtmlEscape(key),
+                        format::HtmlEscape(value));
   }
   return "<section id=\"inputs\">\n<h2>Inputs</h2>\n<table class=\"inputs\">\n" + rows +
          "</table>\n</section>\n";
 }
 
 std::string Options(const MigPlanReport& r) {
-  std::string out = "<section id=\"options\">\n<h2>Options</h2>\n<table class=\"options\">\n" +
-                    HtmlRow({"option", "layout", "energy (kJ)", "makespan (s)", "samples/s",
-                             "samples/J", "energy vs whole GPU", "throughput vs whole GPU", "note"},
-                            "th");
+  std::string out =
+      "<section id=\"options\">\n<h2>Options</h2>\n<table class=\"options\">\n" +
+      format::HtmlRow({"option", "layout", "energy (kJ)", "makespan (s)", "samples/s", "samples/J",
+                       "energy vs whole GPU", "throughput vs whole GPU", "note"},
+                      "th");
   const MigOption* whole = r.Reference();
   for (const MigOption* o : r.Options()) {
     const char* css = o == &r.plan ? "chosen" : nullptr;
     if (!o->feasible) {
-      out += HtmlRow({o->name, PlacedLayoutName(r.inputs.geometry, o->layout), "-", "-", "-", "-",
-                      "-", "-", "infeasible: " + o->reason},
-                     "td", css);
+      out += format::HtmlRow({o->name, PlacedLayoutName(r.inputs.geometry, o->layout), "-", "-",
+                              "-", "-", "-", "-", "infeasible: " + o->reason},
+                             "td", css);
       continue;
     }
-    out += HtmlRow(
+    out += format::HtmlRow(
         {o->name, PlacedLayoutName(r.inputs.geometry, o->layout),
          fmt::format("{:.1f}", o->energy_j / 1e3), fmt::format("{:.0f}", o->makespan_s),
          fmt::format("{:.1f}", o->samples_per_s), fmt::format("{:.3f}", o->samples_per_j),
-         whole != nullptr ? FormatChange(o->energy_j / whole->energy_j - 1) : "-",
-         whole != nullptr ? FormatChange(o->samples_per_s / whole->samples_per_s - 1) : "-",
+         whole != nullptr ? format::FormatChange(o->energy_j / whole->energy_j - 1) : "-",
+         whole != nullptr ? format::FormatChange(o->samples_per_s / whole->samples_per_s - 1) : "-",
          o->meets_bound ? ""
                         : fmt::format("misses the bound or a deadline by {:.0f} s", o->overrun_s)},
         "td", css);
@@ -72,11 +74,12 @@ std::string Options(const MigPlanReport& r) {
 std::string Why(const MigPlanReport& r) {
   std::string out = "<section id=\"why\">\n<h2>Why each job runs where it does</h2>\n";
   if (r.plan.jobs.empty()) {
-    return out + fmt::format("<p class=\"note\">{}</p>\n</section>\n", HtmlEscape(r.plan.reason));
+    return out +
+           fmt::format("<p class=\"note\">{}</p>\n</section>\n", format::HtmlEscape(r.plan.reason));
   }
   out += "<ul class=\"why\">\n";
   for (const MigJobRun& job : r.plan.jobs) {
-    out += fmt::format("<li>{}</li>\n", HtmlEscape(job.explanation));
+    out += fmt::format("<li>{}</li>\n", format::HtmlEscape(job.explanation));
   }
   return out + fmt::format(
                    "</ul>\n<p class=\"note\">{:.1f} kJ of idle power falls on instances with no "
@@ -92,8 +95,9 @@ std::vector<std::string> SideLines(const MigOption& o, const MigOption* whole) {
     return side;
   }
   const auto vs = [&](double value, double MigOption::*field) {
-    return whole != nullptr ? fmt::format(" ({})", FormatChange(value / ((*whole).*field) - 1))
-                            : "";
+    return whole != nullptr
+               ? fmt::format(" ({})", format::FormatChange(value / ((*whole).*field) - 1))
+               : "";
   };
   side.push_back(fmt::format("{:.1f} samples/s{}", o.samples_per_s,
                              vs(o.samples_per_s, &MigOption::samples_per_s)));
@@ -121,24 +125,25 @@ std::string Layouts(const MigPlanReport& r) {
     const SlotDiagram d =
         MigSlotDiagram(r.inputs.geometry, o.instances, lines,
                        fmt::format("{}: {}", o.name, o.layout), SideLines(o, r.Reference()));
-    out += SvgFigure(fmt::format("slots-{}", k), SlotDiagramSvg(d),
-                     fmt::format("{}{}: {}", o.name, &o == &r.plan ? " (chosen)" : "", o.layout));
+    out += format::SvgFigure(
+        fmt::format("slots-{}", k), SlotDiagramSvg(d),
+        fmt::format("{}{}: {}", o.name, &o == &r.plan ? " (chosen)" : "", o.layout));
   }
   return out + "</section>\n";
 }
 
-CaptionedPlot EnergyMakespanPlot(const MigPlanReport& r) {
-  Plot plot{.name = "energy-makespan",
-            .title = "Energy against makespan, per option",
-            .x_label = "makespan (s)",
-            .y_label = "energy (kJ)",
-            .pad_x = true};
+format::CaptionedPlot EnergyMakespanPlot(const MigPlanReport& r) {
+  format::Plot plot{.name = "energy-makespan",
+                    .title = "Energy against makespan, per option",
+                    .x_label = "makespan (s)",
+                    .y_label = "energy (kJ)",
+                    .pad_x = true};
   for (const MigOption* o : r.Options()) {
     if (!o->feasible) continue;
     const bool chosen = o == &r.plan;
     plot.series.push_back({.label = chosen ? fmt::format("{} (chosen)", o->name) : o->name,
                            .points = {{o->makespan_s, o->energy_j / 1e3}},
-                           .style = Style::kPoints,
+                           .style = format::Style::kPoints,
                            .point_size = chosen ? 2.6 : 1.4});
   }
   return {std::move(plot),
@@ -146,14 +151,14 @@ CaptionedPlot EnergyMakespanPlot(const MigPlanReport& r) {
           "ends; lower left is better on both. The chosen plan is the large point."};
 }
 
-CaptionedPlot TimelinePlot(const MigPlanReport& r) {
+format::CaptionedPlot TimelinePlot(const MigPlanReport& r) {
   const MigOption& p = r.plan;
-  Plot plot{.name = "timeline",
-            .title = fmt::format("The plan's jobs over time, per instance ({})",
-                                 ShortLayoutName(r.inputs.geometry, p.layout)),
-            .x_label = "time (s)",
-            .y_label = "GPU instance",
-            .x_min = 0.0};
+  format::Plot plot{.name = "timeline",
+                    .title = fmt::format("The plan's jobs over time, per instance ({})",
+                                         ShortLayoutName(r.inputs.geometry, p.layout)),
+                    .x_label = "time (s)",
+                    .y_label = "GPU instance",
+                    .x_min = 0.0};
   for (std::size_t i = 0; i < p.instances.size(); ++i) {
     plot.y_tics.emplace_back(static_cast<double>(i), p.instances[i].slice);
   }
@@ -161,7 +166,7 @@ CaptionedPlot TimelinePlot(const MigPlanReport& r) {
     plot.series.push_back({.label = job.job,
                            .points = {{job.start_s, static_cast<double>(job.instance)},
                                       {job.end_s, static_cast<double>(job.instance)}},
-                           .style = Style::kLines,
+                           .style = format::Style::kLines,
                            .line_width = 14});
   }
   return {std::move(plot),
@@ -169,8 +174,8 @@ CaptionedPlot TimelinePlot(const MigPlanReport& r) {
           "after another; instances run side by side under the GPU's one power limit."};
 }
 
-std::vector<CaptionedPlot> MigPlanPlots(const MigPlanReport& report) {
-  std::vector<CaptionedPlot> plots;
+std::vector<format::CaptionedPlot> MigPlanPlots(const MigPlanReport& report) {
+  std::vector<format::CaptionedPlot> plots;
   bool any_feasible = false;
   for (const MigOption* o : report.Options()) any_feasible = any_feasible || o->feasible;
   if (any_feasible) plots.push_back(EnergyMakespanPlot(report));
@@ -178,21 +183,21 @@ std::vector<CaptionedPlot> MigPlanPlots(const MigPlanReport& report) {
   return plots;
 }
 
-HtmlReport MigPlanReportHtml(const MigPlanReport& report, const std::string& plot_dir) {
-  HtmlReport out;
+format::HtmlReport MigPlanReportHtml(const MigPlanReport& report, const std::string& plot_dir) {
+  format::HtmlReport out;
   const std::string body =
       Header(report) + Inputs(report) + Options(report) + Why(report) + Layouts(report) +
-      HtmlPlots(MigPlanPlots(report), plot_dir, out.warnings) +
-      HtmlFooter(report.inputs.version, "headroom mig plan --report --out DIR");
-  out.html = HtmlPage(fmt::format("headroom mig plan: {}", report.inputs.jobs_file), body);
+      format::HtmlPlots(MigPlanPlots(report), plot_dir, out.warnings) +
+      format::HtmlFooter(report.inputs.version, "headroom mig plan --report --out DIR");
+  out.html = format::HtmlPage(fmt::format("headroom mig plan: {}", report.inputs.jobs_file), body);
   return out;
 }
 
 }  // namespace
 
-core::Result<WrittenReport> WriteMigPlanReport(const std::string& dir) {
+core::Result<format::WrittenReport> WriteMigPlanReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(const MigPlanReport report, ReadMigPlanDir(dir));
-  return WriteReportPage(
+  return format::WriteReportPage(
       dir, [&](const std::string& plot_dir) { return MigPlanReportHtml(report, plot_dir); });
 }
 

@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "core/result.h"
+#include "format/plot.h"
 #include "report/mig_plan_report.h"
 #include "report/plan_html.h"
-#include "report/plot.h"
 
 namespace headroom::report {
 
 // Reads DIR/mig-plan.json (mig_plan_report.h) and writes DIR/report.html, the plots' files under
 // DIR/plots/.
-[[nodiscard]] core::Result<WrittenReport> WriteMigPlanReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteMigPlanReport(const std::string& dir);
 
 }  // namespace headroom::report
 

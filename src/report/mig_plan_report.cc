@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -57,8 +57,9 @@ ordered_json OptionJson(const MigOption& o, const MigOption* reference) {
   return j;
 }
 
-MigOption ReadOption(FieldReader& r, const json& j, const std::string& at, int memory_slices,
-                     std::optional<core::Error>& invalid, const std::string& path) {
+MigOption ReadOption(format::FieldReader& r, const json& j, const std::string& at,
+                     int memory_slices, std::optional<core::Error>& invalid,
+                     const std::string& path) {
   MigOption o;
   o.name = r.Text(j, "name", at);
   o.layout = r.Text(j, "layout", at);
@@ -220,7 +221,7 @@ std::string MigPlanAnswer(const MigPlanReport& r) {
       "Layout {} on the {}: {:.1f}% {} energy, {} throughput vs jobs one after another on the "
       "whole GPU{}",
       layout, gpu, std::abs(energy) * 100, energy <= 0 ? "less" : "more",
-      FormatChange(p.samples_per_s / whole->samples_per_s - 1), misses);
+      format::FormatChange(p.samples_per_s / whole->samples_per_s - 1), misses);
 }
 
 ordered_json MigPlanJson(const MigPlanReport& r) {
@@ -250,28 +251,29 @@ ordered_json MigPlanJson(const MigPlanReport& r) {
 
 namespace {
 
-void AddMigPlanRow(TextTable& table, const MigOption& o, const MigOption* whole, Tone tone,
-                   const TextStyle& style) {
+void AddMigPlanRow(format::TextTable& table, const MigOption& o, const MigOption* whole,
+                   format::Tone tone, const format::TextStyle& style) {
   if (!o.feasible) {
     table.AddRow(
         {o.name, o.layout, "-", "-", "-", "-", "-", "-", style.Red("infeasible: " + o.reason)},
         tone);
     return;
   }
-  table.AddRow({o.name, o.layout, fmt::format("{:.1f}", o.energy_j / 1e3),
-                fmt::format("{:.0f}", o.makespan_s), fmt::format("{:.1f}", o.samples_per_s),
-                fmt::format("{:.3f}", o.samples_per_j),
-                whole != nullptr ? FormatChange(o.energy_j / whole->energy_j - 1) : "-",
-                whole != nullptr ? FormatChange(o.samples_per_s / whole->samples_per_s - 1) : "-",
-                o.meets_bound ? ""
-                              : style.Red(fmt::format("misses the bound or a deadline by {:.0f} s",
-                                                      o.overrun_s))},
-               tone);
+  table.AddRow(
+      {o.name, o.layout, fmt::format("{:.1f}", o.energy_j / 1e3),
+       fmt::format("{:.0f}", o.makespan_s), fmt::format("{:.1f}", o.samples_per_s),
+       fmt::format("{:.3f}", o.samples_per_j),
+       whole != nullptr ? format::FormatChange(o.energy_j / whole->energy_j - 1) : "-",
+       whole != nullptr ? format::FormatChange(o.samples_per_s / whole->samples_per_s - 1) : "-",
+       o.meets_bound
+           ? ""
+           : style.Red(fmt::format("misses the bound or a deadline by {:.0f} s", o.overrun_s))},
+      tone);
 }
 
 }  // namespace
 
-std::string MigPlanText(const MigPlanReport& r, const TextStyle& style) {
+std::string MigPlanText(const MigPlanReport& r, const format::TextStyle& style) {
   const MigPlanInputs& in = r.inputs;
   const std::string objective = in.objective == "energy" ? "least energy" : "shortest makespan";
   const std::string bound =
@@ -280,20 +282,21 @@ std::string MigPlanText(const MigPlanReport& r, const TextStyle& style) {
       style.Bold(fmt::format("MIG plan for {} jobs on {} (power limit {:.0f} W): {}{}", r.jobs,
                              in.geometry.gpu, in.power_limit_w, objective, bound)) +
       "\n";
-  using Align = TextTable::Align;
-  TextTable table({{"OPTION", Align::kLeft},
-                   {"LAYOUT", Align::kLeft},
-                   {"ENERGY_KJ"},
-                   {"MAKESPAN_S"},
-                   {"SAMPLES/S"},
-                   {"SAMPLES/J"},
-                   {"ENERGY_VS_WHOLE"},
-                   {"THROUGHPUT_VS_WHOLE"},
-                   {"NOTE", Align::kLeft}});
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"OPTION", Align::kLeft},
+                           {"LAYOUT", Align::kLeft},
+                           {"ENERGY_KJ"},
+                           {"MAKESPAN_S"},
+                           {"SAMPLES/S"},
+                           {"SAMPLES/J"},
+                           {"ENERGY_VS_WHOLE"},
+                           {"THROUGHPUT_VS_WHOLE"},
+                           {"NOTE", Align::kLeft}});
   const MigOption* whole = r.Reference();
-  AddMigPlanRow(table, r.plan, whole, Tone::kGreen, style);
-  for (const MigOption& b : r.baselines) AddMigPlanRow(table, b, whole, Tone::kPlain, style);
-  for (const MigOption& l : r.layouts) AddMigPlanRow(table, l, whole, Tone::kPlain, style);
+  AddMigPlanRow(table, r.plan, whole, format::Tone::kGreen, style);
+  for (const MigOption& b : r.baselines)
+    AddMigPlanRow(table, b, whole, format::Tone::kPlain, style);
+  for (const MigOption& l : r.layouts) AddMigPlanRow(table, l, whole, format::Tone::kPlain, style);
   out += table.Render(style) + "\nWhy (planned):\n";
   for (const std::string& why : r.why) out += "  " + why + "\n";
   return out + fmt::format(
@@ -320,8 +323,8 @@ core::Result<MigPlanReport> ReadMigPlanDir(const std::string& dir) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));
   }
   const std::string path = fmt::format("{}/{}", dir, kMigPlanFile);
-  HEADROOM_ASSIGN_OR_RETURN(const json j, ReadJsonObject(path));
-  FieldReader r(path, kMigPlanWriter);
+  HEADROOM_ASSIGN_OR_RETURN(const json j, format::ReadJsonObject(path));
+  format::FieldReader r(path, kMigPlanWriter);
   MigPlanReport report;
   const json& in = r.Object(j, "inputs", "");
   report.inputs = {.jobs_file = r.Text(in, "jobs_file", "inputs."),

@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "format/text_style.h"
 #include "mig/planner.h"
 #include "report/mig_instances.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
@@ -97,7 +97,7 @@ nlohmann::ordered_json MigPlanJson(const MigPlanReport& report);
 
 // What `mig plan` prints: the heading, one row per option (the plan in green, changes against the
 // whole-GPU baseline), the plan's explanation per job and how much the search covered.
-std::string MigPlanText(const MigPlanReport& report, const TextStyle& style);
+std::string MigPlanText(const MigPlanReport& report, const format::TextStyle& style);
 
 // Creates `dir` if needed and writes mig-plan.json.
 [[nodiscard]] core::Status WriteMigPlanDir(const std::string& dir, const MigPlanReport& report);

@@ -6,15 +6,15 @@
 #include <gtest/gtest.h>
 
 #include "core/files.h"
-#include "report/html.h"
+#include "core/testing/fresh_dir.h"
+#include "format/html.h"
 #include "report/mig_plan_html.h"
-#include "report/testing/fresh_dir.h"
 #include "report/testing/sample_mig.h"
 
 namespace headroom::report {
 namespace {
 
-using testing::FreshDir;
+using core::testing::FreshDir;
 
 TEST(MigPlanReportTest, TheAnswerComesFromThePlanAgainstTheWholeGpu) {
   MigPlanReport r = testing::SampleMigPlanReport();
@@ -109,7 +109,7 @@ TEST(MigPlanReportTest, PageHoldsTheAnswerEveryLayoutAndThePlots) {
   ASSERT_TRUE(written) << written.error().message();
   auto html = core::ReadFile(written->path);
   ASSERT_TRUE(html);
-  EXPECT_NE(html->find(HtmlEscape(MigPlanAnswer(r))), std::string::npos);
+  EXPECT_NE(html->find(format::HtmlEscape(MigPlanAnswer(r))), std::string::npos);
   // One slot drawing per option, then the two gnuplot plots.
   for (const char* name :
        {"slots-0", "slots-1", "slots-2", "slots-3", "energy-makespan", "timeline"}) {
@@ -132,12 +132,12 @@ TEST(MigPlanReportTest, TheTableListsEveryOptionAgainstTheWholeGpu) {
   r.layouts.push_back(r.baselines.back());
   r.layouts.back().meets_bound = false;
   r.layouts.back().overrun_s = 42;
-  const std::string text = MigPlanText(r, TextStyle());
+  const std::string text = MigPlanText(r, format::TextStyle());
   EXPECT_TRUE(
       text.starts_with("MIG plan for 4 jobs on h200-141gb-sxm (power limit 700 W): least "
                        "energy, makespan at most 900 s\nOPTION"))
       << text;
-  EXPECT_NE(text.find(FormatChange(70'000.0 / 100'000 - 1)), std::string::npos) << text;
+  EXPECT_NE(text.find(format::FormatChange(70'000.0 / 100'000 - 1)), std::string::npos) << text;
   EXPECT_NE(text.find("infeasible: densenet: needs 30.0 GiB"), std::string::npos) << text;
   EXPECT_NE(text.find("misses the bound or a deadline by 42 s"), std::string::npos) << text;
   EXPECT_NE(text.find("\nWhy (planned):\n  effnet on "), std::string::npos) << text;
@@ -154,11 +154,11 @@ TEST(MigPlanReportTest, WithoutAFeasibleWholeGpuThereIsNoChangeToShow) {
   r.baselines.front().reason = "too big";
   r.inputs.objective = "makespan";
   r.inputs.makespan_bound_s.reset();
-  const std::string text = MigPlanText(r, TextStyle());
+  const std::string text = MigPlanText(r, format::TextStyle());
   EXPECT_NE(text.find("): shortest makespan\n"), std::string::npos) << text;
   EXPECT_EQ(text.find('%'), std::string::npos) << text;
   EXPECT_NE(text.find("infeasible: too big"), std::string::npos) << text;
-  const std::string colour = MigPlanText(r, TextStyle(true));
+  const std::string colour = MigPlanText(r, format::TextStyle(true));
   EXPECT_TRUE(colour.starts_with("\x1b[1m")) << colour;
   EXPECT_NE(colour.find("\x1b[32m"), std::string::npos) << colour;  // the plan's row
 }

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "format/table.h"
 #include "gpu/mig_profile_check.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
@@ -28,7 +28,7 @@ std::optional<std::string> ProfileCheckSide(const std::optional<T>& side, F&& te
 }
 
 std::vector<std::string> ProfileCheckCells(const gpu::MigProfileComparison& row,
-                                           const TextStyle& style) {
+                                           const format::TextStyle& style) {
   using gpu::MigProfileInfo;
   using mig::GiProfile;
   const auto& d = row.driver;
@@ -105,24 +105,25 @@ ordered_json CatalogProfileJson(const mig::GiProfile& p) {
 
 }  // namespace
 
-std::string MigProfileCheckText(const gpu::GpuMigProfileCheck& check, const TextStyle& style) {
+std::string MigProfileCheckText(const gpu::GpuMigProfileCheck& check,
+                                const format::TextStyle& style) {
   std::string mode = "MIG mode unknown";
   if (check.mode) mode = check.mode->current ? "MIG enabled" : "MIG disabled";
   std::string out =
       fmt::format("GPU {} ({}): {}; driver's profiles vs catalog {}\n", check.info.index,
                   check.info.name, mode, check.catalog.value_or("(none)"));
   if (!check.catalog) out += fmt::format("no catalog entry: {}\n", check.no_catalog_reason);
-  using Align = TextTable::Align;
-  TextTable table({{"PROFILE", Align::kLeft},
-                   {"NVML"},
-                   {"ID"},
-                   {"SLICES"},
-                   {"SMS"},
-                   {"MEMORY_GIB"},
-                   {"CE/DEC/ENC/JPG/OFA"},
-                   {"MAX"},
-                   {"PLACEMENTS", Align::kLeft},
-                   {"VERDICT", Align::kLeft}});
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"PROFILE", Align::kLeft},
+                           {"NVML"},
+                           {"ID"},
+                           {"SLICES"},
+                           {"SMS"},
+                           {"MEMORY_GIB"},
+                           {"CE/DEC/ENC/JPG/OFA"},
+                           {"MAX"},
+                           {"PLACEMENTS", Align::kLeft},
+                           {"VERDICT", Align::kLeft}});
   for (const auto& row : check.rows) table.AddRow(ProfileCheckCells(row, style));
   return out + table.Render(style);
 }

@@ -9,13 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "gpu/mig_view.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
 // The GPU's heading and its table; a differing cell reads "<driver> vs <catalog>".
-std::string MigProfileCheckText(const gpu::GpuMigProfileCheck& check, const TextStyle& style);
+std::string MigProfileCheckText(const gpu::GpuMigProfileCheck& check,
+                                const format::TextStyle& style);
 // One GPU: {"gpu", "catalog", "profiles", "match"}.
 nlohmann::ordered_json MigProfileCheckJson(const gpu::GpuMigProfileCheck& check);
 // What --json prints: one GPU's object, or an array of several.

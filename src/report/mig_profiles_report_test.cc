@@ -48,14 +48,16 @@ gpu::GpuMigProfileCheck ProfilesReportCheck(int index, bool differ) {
 }
 
 TEST(MigProfilesReportTest, ADifferingCellShowsBothSidesAndTheVerdictIsRed) {
-  const std::string text = MigProfileCheckText(ProfilesReportCheck(0, true), TextStyle(true));
+  const std::string text =
+      MigProfileCheckText(ProfilesReportCheck(0, true), format::TextStyle(true));
   EXPECT_TRUE(text.starts_with(
       "GPU 0 (NVIDIA A100-SXM4-80GB): MIG disabled; driver's profiles vs catalog a100-80gb-sxm\n"))
       << text;
   EXPECT_NE(text.find("43 vs 42"), std::string::npos) << text;
   EXPECT_NE(text.find("0:4,4:4"), std::string::npos) << text;
   EXPECT_NE(text.find("\x1b[31mSMs 43 vs catalog 42"), std::string::npos) << text;
-  const std::string agree = MigProfileCheckText(ProfilesReportCheck(0, false), TextStyle(true));
+  const std::string agree =
+      MigProfileCheckText(ProfilesReportCheck(0, false), format::TextStyle(true));
   EXPECT_EQ(agree.find(" vs ", agree.find('\n')), std::string::npos) << agree;
 }
 
@@ -64,7 +66,7 @@ TEST(MigProfilesReportTest, AGpuWithoutCatalogEntrySaysWhy) {
   check.catalog.reset();
   check.mode.reset();
   check.no_catalog_reason = "GPU 0: not in the catalog";
-  const std::string text = MigProfileCheckText(check, TextStyle());
+  const std::string text = MigProfileCheckText(check, format::TextStyle());
   EXPECT_TRUE(
       text.starts_with("GPU 0 (NVIDIA A100-SXM4-80GB): MIG mode unknown; driver's "
                        "profiles vs catalog (none)\nno catalog entry: GPU 0: not in the "

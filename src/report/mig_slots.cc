@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "report/html.h"
+#include "format/html.h"
 
 namespace headroom::report {
 namespace {
@@ -33,7 +33,7 @@ double RowWidth(const SlotDiagram& d) { return kSlotCellWidth * std::max(d.memor
 
 std::string Text(double x, double y, std::string_view text, std::string_view attrs = "") {
   return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}{}>{}</text>", x, y,
-                     attrs.empty() ? "" : " ", attrs, HtmlEscape(text));
+                     attrs.empty() ? "" : " ", attrs, format::HtmlEscape(text));
 }
 
 std::string Block(const SlotDiagram& d, const SlotBlock& b, std::size_t index) {
@@ -44,7 +44,8 @@ std::string Block(const SlotDiagram& d, const SlotBlock& b, std::size_t index) {
       "<g class=\"gi\"><title>{}</title>"
       "<rect class=\"gi\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" rx=\"6\" "
       "fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\"/>",
-      HtmlEscape(tooltip), box.x, box.y, box.width, box.height, kFills[index % kFills.size()]);
+      format::HtmlEscape(tooltip), box.x, box.y, box.width, box.height,
+      kFills[index % kFills.size()]);
   // A nested <svg> clips its content to the block, so a long name never spills onto the next.
   out += fmt::format("<svg x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\">",
                      box.x + 6, box.y, std::max(box.width - 12, 0.0), box.height);
@@ -75,7 +76,7 @@ std::string SlotDiagramSvg(const SlotDiagram& d) {
       "<svg role=\"img\" class=\"slots\" viewBox=\"0 0 {:.0f} {:.0f}\" "
       "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"12\" "
       "fill=\"#1b1f24\"><title>{}</title>",
-      side_x + kSideWidth, height, HtmlEscape(d.title));
+      side_x + kSideWidth, height, format::HtmlEscape(d.title));
   // The cells: every memory slice, numbered above; any a block covers is hidden under it.
   out += Text(kSlotRowLeft, 12, "memory slice", "fill=\"#4a5560\" font-size=\"11\"");
   for (int s = 0; s < d.memory_slices; ++s) {

@@ -2,25 +2,25 @@
 
 #include <fmt/format.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 
 std::string MigWorkloadsText(const mig::WorkloadsOnGpu& summary, const std::string& reference_gpu,
-                             const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"WORKLOAD", Align::kLeft},
-                   {"BATCH"},
-                   {"HOST_MS"},
-                   {"OPT_MS"},
-                   {"PER_SAMPLE_MS"},
-                   {"COMPUTE_SHARE"},
-                   {"MEMORY_GIB"},
-                   {"J/SAMPLE"},
-                   {"FIXED_J"},
-                   {"FIT_ERR_W"},
-                   {"WHOLE_SAMPLES/S"},
-                   {fmt::format("{}_SAMPLES/S", summary.smallest_instance)}});
+                             const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"WORKLOAD", Align::kLeft},
+                           {"BATCH"},
+                           {"HOST_MS"},
+                           {"OPT_MS"},
+                           {"PER_SAMPLE_MS"},
+                           {"COMPUTE_SHARE"},
+                           {"MEMORY_GIB"},
+                           {"J/SAMPLE"},
+                           {"FIXED_J"},
+                           {"FIT_ERR_W"},
+                           {"WHOLE_SAMPLES/S"},
+                           {fmt::format("{}_SAMPLES/S", summary.smallest_instance)}});
   for (const mig::WorkloadSummary& w : summary.workloads) {
     const mig::WorkloadFit& fit = w.fit;
     table.AddRow(

@@ -8,15 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "mig/workload_summary.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
 // A heading naming both GPUs, then one row per workload ("OOM" where the smallest instance is
 // too small).
 std::string MigWorkloadsText(const mig::WorkloadsOnGpu& summary, const std::string& reference_gpu,
-                             const TextStyle& style);
+                             const format::TextStyle& style);
 // {"gpu", "reference_gpu", "workloads": [...]}, null where the smallest instance is too small.
 nlohmann::ordered_json MigWorkloadsJson(const mig::WorkloadsOnGpu& summary,
                                         const std::string& reference_gpu);

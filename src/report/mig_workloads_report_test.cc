@@ -21,7 +21,8 @@ mig::WorkloadsOnGpu WorkloadsReportSample() {
 }
 
 TEST(MigWorkloadsReportTest, TheTableNamesBothGpusAndTheSmallestInstance) {
-  const std::string text = MigWorkloadsText(WorkloadsReportSample(), "h200-141gb-sxm", TextStyle());
+  const std::string text =
+      MigWorkloadsText(WorkloadsReportSample(), "h200-141gb-sxm", format::TextStyle());
   EXPECT_TRUE(
       text.starts_with("Training workloads measured on h200-141gb-sxm, modeled on "
                        "a100-40gb-sxm (docs/mig.md, \"The slice model\")\n"))

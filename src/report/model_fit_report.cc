@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -39,25 +39,25 @@ ordered_json GpuFitJson(const model::GpuProfileFit& r) {
             {"decode_mape", r.fit.held_out.decode}}}};
 }
 
-std::string ParameterTable(const model::ProfileFit& fit, const TextStyle& style) {
-  TextTable table({{"GPU", TextTable::Align::kLeft},
-                   {"COMPUTE EFF"},
-                   {"HALF WIDTH"},
-                   {"MEMORY EFF"},
-                   {"PREFILL/LAYER ms"},
-                   {"PREFILL/LAYER/SEQ ms"},
-                   {"DECODE/LAYER ms"},
-                   {"DECODE/SEQ ms"},
-                   {"AR STEP us"},
-                   {"TRAIN pts"},
-                   {"PREFILL MAPE"},
-                   {"DECODE MAPE"},
-                   {"HELD-OUT pts"},
-                   {"PREFILL MAPE"},
-                   {"DECODE MAPE"},
-                   {"ACTIVITY"},
-                   {"POWER pts"},
-                   {"POWER MAPE"}});
+std::string ParameterTable(const model::ProfileFit& fit, const format::TextStyle& style) {
+  format::TextTable table({{"GPU", format::TextTable::Align::kLeft},
+                           {"COMPUTE EFF"},
+                           {"HALF WIDTH"},
+                           {"MEMORY EFF"},
+                           {"PREFILL/LAYER ms"},
+                           {"PREFILL/LAYER/SEQ ms"},
+                           {"DECODE/LAYER ms"},
+                           {"DECODE/SEQ ms"},
+                           {"AR STEP us"},
+                           {"TRAIN pts"},
+                           {"PREFILL MAPE"},
+                           {"DECODE MAPE"},
+                           {"HELD-OUT pts"},
+                           {"PREFILL MAPE"},
+                           {"DECODE MAPE"},
+                           {"ACTIVITY"},
+                           {"POWER pts"},
+                           {"POWER MAPE"}});
   for (const model::GpuProfileFit& r : fit.fits) {
     const model::InferenceEfficiency& e = r.fit.efficiency;
     table.AddRow({r.gpu->name, fmt::format("{:.3f}", e.compute_efficiency),
@@ -99,7 +99,7 @@ ordered_json ModelFitJson(const model::ProfileFit& fit, const std::string& profi
 }
 
 std::string ModelFitText(const model::ProfileFit& fit, const std::string& profile,
-                         const std::string& model, const TextStyle& style) {
+                         const std::string& model, const format::TextStyle& style) {
   std::string out = fmt::format(
       "Fit of the inference model on {} ({}), MAPE of prefill time and decode-step time:\n",
       profile, model);
@@ -130,21 +130,21 @@ std::string ModelFitText(const model::ProfileFit& fit, const std::string& profil
 }
 
 std::string ModelFitPointsText(const model::ProfileFit& fit, const model::ModelSpec& spec,
-                               const TextStyle& style) {
+                               const format::TextStyle& style) {
   std::string out;
   for (const model::GpuProfileFit& r : fit.fits) {
     const model::InferenceModel m(spec, model::GpuPowerModel(*r.gpu), r.fit.efficiency);
-    TextTable t({{"SPLIT", TextTable::Align::kLeft},
-                 {"TP"},
-                 {"PROMPT"},
-                 {"BATCH"},
-                 {"OUTPUT"},
-                 {"PREFILL ms"},
-                 {"MODEL ms"},
-                 {"ERR"},
-                 {"DECODE ms"},
-                 {"MODEL ms"},
-                 {"ERR"}});
+    format::TextTable t({{"SPLIT", format::TextTable::Align::kLeft},
+                         {"TP"},
+                         {"PROMPT"},
+                         {"BATCH"},
+                         {"OUTPUT"},
+                         {"PREFILL ms"},
+                         {"MODEL ms"},
+                         {"ERR"},
+                         {"DECODE ms"},
+                         {"MODEL ms"},
+                         {"ERR"}});
     const core::Megahertz f = r.gpu->sm_clock_max;
     for (const model::ProfilePoint& p : fit.kept) {
       if (p.hardware != r.profile_hardware) continue;

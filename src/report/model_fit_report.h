@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "model/inference_fit.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
@@ -17,10 +17,11 @@ namespace headroom::report {
 nlohmann::ordered_json ModelFitJson(const model::ProfileFit& fit, const std::string& profile,
                                     const std::string& model);
 std::string ModelFitText(const model::ProfileFit& fit, const std::string& profile,
-                         const std::string& model, const TextStyle& style = TextStyle());
+                         const std::string& model,
+                         const format::TextStyle& style = format::TextStyle());
 // Per GPU type, every point of its profile: measured against modelled prefill and decode step.
 std::string ModelFitPointsText(const model::ProfileFit& fit, const model::ModelSpec& spec,
-                               const TextStyle& style = TextStyle());
+                               const format::TextStyle& style = format::TextStyle());
 
 }  // namespace headroom::report
 

@@ -20,12 +20,12 @@ using nlohmann::ordered_json;
 
 // Reads each listed key of `j` into its member of `into`.
 template <typename T>
-void ReadNumbers(FieldReader& r, const json& j, const std::string& at, T& into,
+void ReadNumbers(format::FieldReader& r, const json& j, const std::string& at, T& into,
                  std::initializer_list<std::pair<const char*, double T::*>> fields) {
   for (const auto& [key, member] : fields) into.*member = r.Number(j, key, at);
 }
 
-sim::RunSummary::Class ReadClass(FieldReader& r, const json& j, const std::string& at) {
+sim::RunSummary::Class ReadClass(format::FieldReader& r, const json& j, const std::string& at) {
   using C = sim::RunSummary::Class;
   C c;
   c.requests = r.Count(j, "requests", at);
@@ -43,7 +43,7 @@ sim::RunSummary::Class ReadClass(FieldReader& r, const json& j, const std::strin
 
 }  // namespace
 
-sim::RunSummary ReadRunJson(FieldReader& r, const json& j, const std::string& at) {
+sim::RunSummary ReadRunJson(format::FieldReader& r, const json& j, const std::string& at) {
   sim::RunSummary s;
   s.policy = r.Text(j, "policy", at);
   s.servers = r.Count<int>(j, "servers", at);
@@ -66,7 +66,7 @@ sim::RunSummary ReadRunJson(FieldReader& r, const json& j, const std::string& at
 
 namespace {
 
-sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string& at) {
+sim::PolicyPlan ReadPolicyPlan(format::FieldReader& r, const json& j, const std::string& at) {
   sim::PolicyPlan p;
   p.policy = r.Text(j, "policy", at);
   p.max_servers = r.Count<int>(j, "max_servers", at);
@@ -87,7 +87,7 @@ sim::PolicyPlan ReadPolicyPlan(FieldReader& r, const json& j, const std::string&
   return p;
 }
 
-PlanInputs ReadPlanInputs(FieldReader& r, const json& j) {
+PlanInputs ReadPlanInputs(format::FieldReader& r, const json& j) {
   const std::string at = "inputs.";
   PlanInputs in;
   in.scenario = r.Text(j, "scenario", at);
@@ -208,7 +208,7 @@ core::Result<PlanReport> ReadPlanDir(const std::string& dir) {
   if (j.is_discarded() || !j.is_object()) {
     return core::Fail(core::Error::InvalidArgument(fmt::format("{}: not a JSON object", path)));
   }
-  FieldReader r(path, "headroom plan --out");
+  format::FieldReader r(path, "headroom plan --out");
   PlanReport report;
   report.inputs = ReadPlanInputs(r, r.Object(j, "inputs", ""));
   sim::CapacityPlan& plan = report.plan;

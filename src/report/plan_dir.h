@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "report/json_fields.h"
+#include "format/json_fields.h"
 #include "report/plan_report.h"
 
 namespace headroom::report {
@@ -22,7 +22,7 @@ inline constexpr const char* kRowPowerFile = "row-power.csv";
 
 // A run's summary as RunJson writes it, read back through `r` (simulate's summary.json holds
 // one too). `at` is the path of `j` for errors, e.g. "baseline.".
-sim::RunSummary ReadRunJson(FieldReader& r, const nlohmann::json& j, const std::string& at);
+sim::RunSummary ReadRunJson(format::FieldReader& r, const nlohmann::json& j, const std::string& at);
 
 // plan.json's content (also what `plan --json` prints).
 nlohmann::ordered_json PlanReportJson(const PlanReport& report);

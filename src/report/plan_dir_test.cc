@@ -6,13 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "core/files.h"
-#include "report/testing/fresh_dir.h"
+#include "core/testing/fresh_dir.h"
 #include "report/testing/sample_plan.h"
 
 namespace headroom::report {
 namespace {
 
-using testing::FreshDir;
+using core::testing::FreshDir;
 
 TEST(PlanDirTest, WhatIsWrittenReadsBackTheSame) {
   const std::string dir = FreshDir("round_trip");

@@ -4,32 +4,33 @@
 
 #include <fmt/format.h>
 
-#include "report/html.h"
+#include "format/html.h"
+#include "format/table.h"
 #include "report/plan_dir.h"
 #include "report/plan_plots.h"
 #include "report/plan_report.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
 
 std::string Header(const PlanReport& r) {
   const sim::RunSummary& b = r.plan.baseline;
-  return HtmlHeader(
+  return format::HtmlHeader(
       PlanQuestion(r.plan), PlanAnswer(r.plan, r.inputs.slo),
       fmt::format(
           "Scenario <b>{}</b>: {}. Uncapped, the provisioned row of {} servers "
           "peaks at {:.1f}% of its budget (mean {:.1f}%); end-to-end latency P50/P99 is {}/{} for "
           "high priority (HP) and {}/{} for low priority (LP). {} simulations.",
-          HtmlEscape(r.inputs.scenario), HtmlEscape(r.inputs.description), r.plan.baseline_servers,
-          b.peak_frac * 100, b.mean_frac * 100, FormatSeconds(b.hp.e2e_p50_s),
-          FormatSeconds(b.hp.e2e_p99_s), FormatSeconds(b.lp.e2e_p50_s),
-          FormatSeconds(b.lp.e2e_p99_s), r.plan.simulations));
+          format::HtmlEscape(r.inputs.scenario), format::HtmlEscape(r.inputs.description),
+          r.plan.baseline_servers, b.peak_frac * 100, b.mean_frac * 100,
+          format::FormatSeconds(b.hp.e2e_p50_s), format::FormatSeconds(b.hp.e2e_p99_s),
+          format::FormatSeconds(b.lp.e2e_p50_s), format::FormatSeconds(b.lp.e2e_p99_s),
+          r.plan.simulations));
 }
 
 std::string Inputs(const PlanInputs& in) {
   const sim::Slo& slo = in.slo;
-  return HtmlInputs(
+  return format::HtmlInputs(
       {{"scenario", in.scenario},
        {"scenario file", in.scenario_source},
        {"trace", in.trace.empty() ? "the scenario's workload" : in.trace},
@@ -48,22 +49,22 @@ std::string Inputs(const PlanInputs& in) {
 
 std::string Policies(const sim::CapacityPlan& plan) {
   std::string out = "<section id=\"policies\">\n<h2>Policies</h2>\n<table class=\"policies\">\n" +
-                    HtmlRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50",
-                             "HP P50 E2E", "LP P50 E2E", "LP tok/s", "peak", "brakes", "capped",
-                             "unseen weeks", "next server fails on"},
-                            "th");
+                    format::HtmlRow({"policy", "servers", "extra", "HP P50", "HP P99", "LP P50",
+                                     "HP P50 E2E", "LP P50 E2E", "LP tok/s", "peak", "brakes",
+                                     "capped", "unseen weeks", "next server fails on"},
+                                    "th");
   const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
   for (const sim::PolicyPlan& p : plan.policies) {
     if (p.max_servers == 0) {
-      out += HtmlRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                      UnseenWeeks(plan, p), p.limit});
+      out += format::HtmlRow({p.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                              UnseenWeeks(plan, p), p.limit});
       continue;
     }
-    const auto pct = [](double v) { return FormatChange(v / 100); };
-    out += HtmlRow(
+    const auto pct = [](double v) { return format::FormatChange(v / 100); };
+    out += format::HtmlRow(
         {p.policy, std::to_string(p.max_servers), fmt::format("{:+.1f}%", p.extra_pct),
          pct(p.impact.hp_p50_e2e_pct), pct(p.impact.hp_p99_e2e_pct), pct(p.impact.lp_p50_e2e_pct),
-         FormatSeconds(p.at_max.hp.e2e_p50_s), FormatSeconds(p.at_max.lp.e2e_p50_s),
+         format::FormatSeconds(p.at_max.hp.e2e_p50_s), format::FormatSeconds(p.at_max.lp.e2e_p50_s),
          pct(p.impact.lp_throughput_pct), fmt::format("{:.1f}%", p.at_max.peak_frac * 100),
          std::to_string(p.at_max.brake_events),
          fmt::format("{:.1f}%", p.at_max.capped_server_fraction * 100), UnseenWeeks(plan, p),
@@ -85,20 +86,20 @@ std::string Weeks(const sim::CapacityPlan& plan) {
   std::string out =
       "<section id=\"weeks\">\n<h2>Week by week at each answer</h2>\n"
       "<table class=\"weeks\">\n" +
-      HtmlRow({"policy", "servers", "week", "peak", "brakes", "over budget", "capped", "HP P50",
-               "HP P99", "LP P50"},
-              "th");
-  const auto pct = [](double v) { return FormatChange(v / 100); };
+      format::HtmlRow({"policy", "servers", "week", "peak", "brakes", "over budget", "capped",
+                       "HP P50", "HP P99", "LP P50"},
+                      "th");
+  const auto pct = [](double v) { return format::FormatChange(v / 100); };
   for (const sim::PolicyPlan& p : plan.policies) {
     for (const WeekAtAnswer& w : WeeksAtAnswer(plan, p)) {
       const sim::RunSummary& r = *w.run;
-      out += HtmlRow({p.policy, std::to_string(r.servers), w.week,
-                      fmt::format("{:.1f}%", r.peak_frac * 100), std::to_string(r.brake_events),
-                      std::to_string(r.over_budget_episodes),
-                      fmt::format("{:.1f}%", r.capped_server_fraction * 100),
-                      w.impact ? pct(w.impact->hp_p50_e2e_pct) : "-",
-                      w.impact ? pct(w.impact->hp_p99_e2e_pct) : "-",
-                      w.impact ? pct(w.impact->lp_p50_e2e_pct) : "-"});
+      out += format::HtmlRow(
+          {p.policy, std::to_string(r.servers), w.week, fmt::format("{:.1f}%", r.peak_frac * 100),
+           std::to_string(r.brake_events), std::to_string(r.over_budget_episodes),
+           fmt::format("{:.1f}%", r.capped_server_fraction * 100),
+           w.impact ? pct(w.impact->hp_p50_e2e_pct) : "-",
+           w.impact ? pct(w.impact->hp_p99_e2e_pct) : "-",
+           w.impact ? pct(w.impact->lp_p50_e2e_pct) : "-"});
     }
   }
   return out +
@@ -116,7 +117,7 @@ std::string Risk(const sim::CapacityPlan& plan) {
   std::vector<std::string> head{"servers"};
   for (const sim::PolicyPlan& p : plan.policies) head.push_back(p.policy);
   std::string out = "<section id=\"risk\">\n<h2>Risk at each count</h2>\n<table class=\"risk\">\n" +
-                    HtmlRow(head, "th");
+                    format::HtmlRow(head, "th");
   for (const auto& [servers, policies] : by_count) {
     std::vector<std::string> row{std::to_string(servers)};
     for (const sim::PolicyPlan& p : plan.policies) {
@@ -130,7 +131,7 @@ std::string Risk(const sim::CapacityPlan& plan) {
                                 c.weeks, c.worst_peak_frac * 100, c.smallest_margin_w / 1e3,
                                 c.most_capped_fraction * 100));
     }
-    out += HtmlRow(row);
+    out += format::HtmlRow(row);
   }
   const std::string which =
       plan.risk_beyond > 0
@@ -166,21 +167,21 @@ std::string Notes(const PlanReport& r) {
   return out + "</ul>\n</section>\n";
 }
 
-HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir) {
-  HtmlReport out;
+format::HtmlReport PlanReportHtml(const PlanReport& report, const std::string& plot_dir) {
+  format::HtmlReport out;
   const std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
-                           HtmlPlots(PlanPlots(report), plot_dir, out.warnings) +
+                           format::HtmlPlots(PlanPlots(report), plot_dir, out.warnings) +
                            Weeks(report.plan) + Risk(report.plan) + Notes(report) +
-                           HtmlFooter(report.inputs.version, "headroom plan --out DIR");
-  out.html = HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
+                           format::HtmlFooter(report.inputs.version, "headroom plan --out DIR");
+  out.html = format::HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
   return out;
 }
 
 }  // namespace
 
-core::Result<WrittenReport> WritePlanReport(const std::string& dir) {
+core::Result<format::WrittenReport> WritePlanReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(PlanReport report, ReadPlanDir(dir));
-  return WriteReportPage(
+  return format::WriteReportPage(
       dir, [&](const std::string& plot_dir) { return PlanReportHtml(report, plot_dir); });
 }
 

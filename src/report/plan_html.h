@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "report/html.h"
+#include "format/html.h"
 #include "report/plan_report.h"
 
 namespace headroom::report {
@@ -17,7 +17,7 @@ namespace headroom::report {
 // Reads the directory `plan --out DIR` wrote (plan_dir.h) and writes DIR/report.html, the plots'
 // files under DIR/plots/. Errors name the file: a missing or invalid DIR, plan.json or
 // row-power.csv.
-[[nodiscard]] core::Result<WrittenReport> WritePlanReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WritePlanReport(const std::string& dir);
 
 }  // namespace headroom::report
 

@@ -16,21 +16,21 @@ namespace headroom::report {
 namespace {
 
 // A horizontal reference line from x0 to x1.
-Series Level(std::string label, double y, double x0, double x1) {
+format::Series Level(std::string label, double y, double x0, double x1) {
   return {.label = std::move(label),
           .points = {{x0, y}, {x1, y}},
-          .style = Style::kLines,
+          .style = format::Style::kLines,
           .dashed = true};
 }
 
-CaptionedPlot CapacityPlot(const PlanReport& report) {
+format::CaptionedPlot CapacityPlot(const PlanReport& report) {
   const sim::CapacityPlan& plan = report.plan;
-  Plot plot{.name = "capacity",
-            .title = "Servers that fit the row's budget, per policy",
-            .x_label = "policy",
-            .y_label = "servers keeping the SLO",
-            .y_min = 0.0};
-  Series bars{.label = "servers", .style = Style::kBoxes};
+  format::Plot plot{.name = "capacity",
+                    .title = "Servers that fit the row's budget, per policy",
+                    .x_label = "policy",
+                    .y_label = "servers keeping the SLO",
+                    .y_min = 0.0};
+  format::Series bars{.label = "servers", .style = format::Style::kBoxes};
   for (std::size_t i = 0; i < plan.policies.size(); ++i) {
     const double x = static_cast<double>(i);
     bars.points.emplace_back(x, plan.policies[i].max_servers);
@@ -47,15 +47,16 @@ CaptionedPlot CapacityPlot(const PlanReport& report) {
 
 }  // namespace
 
-CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
-                           const std::string& what) {
-  Plot plot{.name = "row-power",
-            .title = fmt::format("Row power, {} at {} servers", p.policy, p.servers),
-            .x_label = "time (h)",
-            .y_label = "row power (kW)"};
-  Series mean{.label = fmt::format("mean per {:.0f} s", p.window_s), .style = Style::kLines};
-  Series max{.label = fmt::format("highest 1 s sample per {:.0f} s", p.window_s),
-             .style = Style::kLines};
+format::CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
+                                   const std::string& what) {
+  format::Plot plot{.name = "row-power",
+                    .title = fmt::format("Row power, {} at {} servers", p.policy, p.servers),
+                    .x_label = "time (h)",
+                    .y_label = "row power (kW)"};
+  format::Series mean{.label = fmt::format("mean per {:.0f} s", p.window_s),
+                      .style = format::Style::kLines};
+  format::Series max{.label = fmt::format("highest 1 s sample per {:.0f} s", p.window_s),
+                     .style = format::Style::kLines};
   for (const PowerWindow& w : p.windows) {
     mean.points.emplace_back(w.start_s / 3600, w.mean_w / 1e3);
     max.points.emplace_back(w.start_s / 3600, w.max_w / 1e3);
@@ -69,7 +70,7 @@ CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
       Level(fmt::format("T2 ({:.0f}%)", t2_frac * 100), t2_frac * p.budget_w / 1e3, 0, end_h));
   plot.series.push_back(
       Level(fmt::format("T1 ({:.0f}%)", t1_frac * 100), t1_frac * p.budget_w / 1e3, 0, end_h));
-  Series brakes{.label = "brake engaged", .style = Style::kPoints};
+  format::Series brakes{.label = "brake engaged", .style = format::Style::kPoints};
   for (double t : p.brake_s) brakes.points.emplace_back(t / 3600, p.budget_w / 1e3);
   plot.series.push_back(std::move(brakes));
   return {std::move(plot),
@@ -83,8 +84,9 @@ namespace {
 // Per policy, the points (servers, value(run)) of the plan's runs on its first planning week, in
 // server order.
 template <typename Value>
-std::vector<Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only, Value value) {
-  std::map<std::string, Series> by_policy;
+std::vector<format::Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only,
+                                      Value value) {
+  std::map<std::string, format::Series> by_policy;
   std::vector<std::string> order;
   for (const sim::PolicyPlan& p : plan.policies) {
     if (capping_only && p.policy == policy::kUncappedPolicy) continue;
@@ -96,7 +98,7 @@ std::vector<Series> PerPolicy(const sim::CapacityPlan& plan, bool capping_only, 
     if (it == by_policy.end() || run.week != 0) continue;
     if (std::optional<double> y = value(run)) it->second.points.emplace_back(run.servers, *y);
   }
-  std::vector<Series> out;
+  std::vector<format::Series> out;
   for (const std::string& name : order) out.push_back(std::move(by_policy[name]));
   return out;
 }
@@ -110,11 +112,11 @@ std::pair<double, double> ServerRange(const sim::CapacityPlan& plan) {
   return {lo, hi};
 }
 
-CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
-  Plot plot{.name = "peak-power",
-            .title = "Peak row power against servers, per policy",
-            .x_label = "servers in the row",
-            .y_label = "peak row power (% of budget)"};
+format::CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
+  format::Plot plot{.name = "peak-power",
+                    .title = "Peak row power against servers, per policy",
+                    .x_label = "servers in the row",
+                    .y_label = "peak row power (% of budget)"};
   plot.series = PerPolicy(plan, false, [](const sim::RunSummary& r) -> std::optional<double> {
     return r.peak_frac * 100;
   });
@@ -127,15 +129,15 @@ CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
 }
 
 // The share of weeks with a power event against servers, per policy, from the plan's runs.
-CaptionedPlot RiskPlot(const sim::CapacityPlan& plan) {
-  Plot plot{.name = "risk",
-            .title = "Weeks with a brake or over budget, against servers, per policy",
-            .x_label = "servers in the row",
-            .y_label = "weeks with a power event (%)",
-            .y_min = 0.0};
-  std::map<std::string, Series> by_policy;
+format::CaptionedPlot RiskPlot(const sim::CapacityPlan& plan) {
+  format::Plot plot{.name = "risk",
+                    .title = "Weeks with a brake or over budget, against servers, per policy",
+                    .x_label = "servers in the row",
+                    .y_label = "weeks with a power event (%)",
+                    .y_min = 0.0};
+  std::map<std::string, format::Series> by_policy;
   for (const sim::CountRisk& c : sim::PlanRisk(plan)) {
-    Series& s = by_policy[c.policy];
+    format::Series& s = by_policy[c.policy];
     if (s.label.empty()) s.label = c.policy;
     s.points.emplace_back(c.servers, 100.0 * c.weeks_with_power_event / c.weeks);
   }
@@ -157,26 +159,28 @@ struct LatencyMetric {
   double bound_pct;
 };
 
-std::optional<CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan, const LatencyMetric& m) {
+std::optional<format::CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan,
+                                                 const LatencyMetric& m) {
   std::map<int, const sim::RunSummary*> baseline;
   for (const sim::RunSummary& r : plan.runs) {
     if (r.policy == policy::kUncappedPolicy && r.week == 0) baseline[r.servers] = &r;
   }
-  Plot plot{.name = m.name,
-            .title = fmt::format("{} end-to-end latency against servers, per policy", m.label),
-            .x_label = "servers in the row",
-            .y_label = fmt::format("{} change vs uncapped (%)", m.label)};
+  format::Plot plot{
+      .name = m.name,
+      .title = fmt::format("{} end-to-end latency against servers, per policy", m.label),
+      .x_label = "servers in the row",
+      .y_label = fmt::format("{} change vs uncapped (%)", m.label)};
   plot.series = PerPolicy(plan, true, [&](const sim::RunSummary& r) -> std::optional<double> {
     const auto base = baseline.find(r.servers);
     if (r.stopped_early || base == baseline.end()) return std::nullopt;
     return sim::Compare(r, *base->second).*m.field;
   });
   bool any = false;
-  for (const Series& s : plot.series) any = any || !s.points.empty();
+  for (const format::Series& s : plot.series) any = any || !s.points.empty();
   if (!any) return std::nullopt;
   const auto [lo, hi] = ServerRange(plan);
   plot.series.push_back(Level(fmt::format("SLO (+{}%)", m.bound_pct), m.bound_pct, lo, hi));
-  return CaptionedPlot{
+  return format::CaptionedPlot{
       std::move(plot),
       fmt::format("{} end-to-end latency of each capping policy's complete runs, as a change "
                   "from the uncapped row at the same server count (same per-server load). "
@@ -187,18 +191,19 @@ std::optional<CaptionedPlot> LatencyPlot(const sim::CapacityPlan& plan, const La
 // How the capacity answer moves with the SLO: every latency bound scaled together (the brake
 // bound stays), from the runs the search already has. No new simulation, so each point is a
 // lower bound; the caption says so.
-std::optional<CaptionedPlot> SloMarginPlot(const PlanReport& report) {
+std::optional<format::CaptionedPlot> SloMarginPlot(const PlanReport& report) {
   constexpr double kFactors[] = {0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4};
   const sim::Slo& slo = report.inputs.slo;
-  Plot plot{.name = "slo-margin",
-            .title = "Servers that fit against the SLO's latency bounds, per policy",
-            .x_label = fmt::format("latency bounds, x the SLO's (HP P50 +{}%, HP P99 +{}%, LP "
-                                   "P50 +{}%)",
-                                   slo.hp_p50_e2e_pct, slo.hp_p99_e2e_pct, slo.lp_p50_e2e_pct),
-            .y_label = "servers that fit (at least)"};
+  format::Plot plot{
+      .name = "slo-margin",
+      .title = "Servers that fit against the SLO's latency bounds, per policy",
+      .x_label = fmt::format("latency bounds, x the SLO's (HP P50 +{}%, HP P99 +{}%, LP "
+                             "P50 +{}%)",
+                             slo.hp_p50_e2e_pct, slo.hp_p99_e2e_pct, slo.lp_p50_e2e_pct),
+      .y_label = "servers that fit (at least)"};
   bool any = false;
   for (const sim::PolicyPlan& pp : report.plan.policies) {
-    Series series{.label = pp.policy};
+    format::Series series{.label = pp.policy};
     for (double f : kFactors) {
       sim::Slo scaled = slo;
       scaled.hp_p50_e2e_pct *= f;
@@ -211,7 +216,7 @@ std::optional<CaptionedPlot> SloMarginPlot(const PlanReport& report) {
     plot.series.push_back(std::move(series));
   }
   if (!any) return std::nullopt;
-  return CaptionedPlot{
+  return format::CaptionedPlot{
       std::move(plot),
       "How much the answer depends on the SLO: for each policy, the most servers among the counts "
       "the search simulated that keep the SLO with its latency bounds scaled by the factor on the "
@@ -223,15 +228,17 @@ std::optional<CaptionedPlot> SloMarginPlot(const PlanReport& report) {
 // Per kind of week (planning, stress, unseen), each week one policy ran at its answer as a
 // point over the policy's position, spread a little sideways by kind so that the kinds do not
 // hide one another: the distribution over weeks behind the policies table's worst case.
-std::vector<Series> WeeksAtAnswerSeries(
+std::vector<format::Series> WeeksAtAnswerSeries(
     const sim::CapacityPlan& plan,
     const std::function<std::optional<double>(const WeekAtAnswer&)>& value) {
   constexpr double kSpread = 0.15;
-  std::vector<Series> kinds{
-      {.label = fmt::format("planning weeks ({})", plan.planning_weeks), .style = Style::kPoints},
+  std::vector<format::Series> kinds{
+      {.label = fmt::format("planning weeks ({})", plan.planning_weeks),
+       .style = format::Style::kPoints},
       {.label = fmt::format("stress cases ({})", plan.stress_cases.size()),
-       .style = Style::kPoints},
-      {.label = fmt::format("unseen weeks ({})", plan.validation_weeks), .style = Style::kPoints}};
+       .style = format::Style::kPoints},
+      {.label = fmt::format("unseen weeks ({})", plan.validation_weeks),
+       .style = format::Style::kPoints}};
   for (std::size_t i = 0; i < plan.policies.size(); ++i) {
     for (const WeekAtAnswer& w : WeeksAtAnswer(plan, plan.policies[i])) {
       const int kind = w.run->week < plan.planning_weeks        ? 0
@@ -246,7 +253,7 @@ std::vector<Series> WeeksAtAnswerSeries(
   return kinds;
 }
 
-void PolicyTics(const sim::CapacityPlan& plan, Plot& plot) {
+void PolicyTics(const sim::CapacityPlan& plan, format::Plot& plot) {
   for (std::size_t i = 0; i < plan.policies.size(); ++i) {
     plot.x_tics.emplace_back(static_cast<double>(i), fmt::format("{} ({})", plan.policies[i].policy,
                                                                  plan.policies[i].max_servers));
@@ -255,11 +262,11 @@ void PolicyTics(const sim::CapacityPlan& plan, Plot& plot) {
   plot.pad_x = true;
 }
 
-CaptionedPlot WeeksPeakPlot(const sim::CapacityPlan& plan) {
-  Plot plot{.name = "weeks-peak",
-            .title = "Peak row power of every week at each policy's answer",
-            .x_label = "policy (servers at its answer)",
-            .y_label = "peak row power (% of budget)"};
+format::CaptionedPlot WeeksPeakPlot(const sim::CapacityPlan& plan) {
+  format::Plot plot{.name = "weeks-peak",
+                    .title = "Peak row power of every week at each policy's answer",
+                    .x_label = "policy (servers at its answer)",
+                    .y_label = "peak row power (% of budget)"};
   PolicyTics(plan, plot);
   plot.series = WeeksAtAnswerSeries(
       plan, [](const WeekAtAnswer& w) -> std::optional<double> { return w.run->peak_frac * 100; });
@@ -271,11 +278,12 @@ CaptionedPlot WeeksPeakPlot(const sim::CapacityPlan& plan) {
           "near the dashed line is a week that came close to the brake."};
 }
 
-std::optional<CaptionedPlot> WeeksSloPlot(const sim::CapacityPlan& plan, const sim::Slo& slo) {
-  Plot plot{.name = "weeks-slo",
-            .title = "Latency change nearest its SLO bound, every week at each answer",
-            .x_label = "policy (servers at its answer)",
-            .y_label = "latency change, % of its SLO bound"};
+std::optional<format::CaptionedPlot> WeeksSloPlot(const sim::CapacityPlan& plan,
+                                                  const sim::Slo& slo) {
+  format::Plot plot{.name = "weeks-slo",
+                    .title = "Latency change nearest its SLO bound, every week at each answer",
+                    .x_label = "policy (servers at its answer)",
+                    .y_label = "latency change, % of its SLO bound"};
   PolicyTics(plan, plot);
   // The change nearest its bound (the one that limits the row), as a share of that bound.
   plot.series = WeeksAtAnswerSeries(plan, [&](const WeekAtAnswer& w) -> std::optional<double> {
@@ -289,11 +297,11 @@ std::optional<CaptionedPlot> WeeksSloPlot(const sim::CapacityPlan& plan, const s
     return std::isfinite(worst) ? std::optional<double>(worst) : std::nullopt;
   });
   bool any = false;
-  for (const Series& s : plot.series) any = any || !s.points.empty();
+  for (const format::Series& s : plot.series) any = any || !s.points.empty();
   if (!any) return std::nullopt;
   plot.series.push_back(
       Level("SLO bound", 100, -0.5, static_cast<double>(plan.policies.size()) - 0.5));
-  return CaptionedPlot{
+  return format::CaptionedPlot{
       std::move(plot),
       fmt::format("Each point is one week at a capping policy's answer: of its HP P50, HP P99 "
                   "and LP P50 end-to-end latency changes against the uncapped row on the same "
@@ -304,8 +312,8 @@ std::optional<CaptionedPlot> WeeksSloPlot(const sim::CapacityPlan& plan, const s
 
 }  // namespace
 
-std::vector<CaptionedPlot> PlanPlots(const PlanReport& report) {
-  std::vector<CaptionedPlot> plots;
+std::vector<format::CaptionedPlot> PlanPlots(const PlanReport& report) {
+  std::vector<format::CaptionedPlot> plots;
   plots.push_back(CapacityPlot(report));
   if (report.power) {
     plots.push_back(

@@ -8,20 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "format/plot.h"
 #include "report/plan_report.h"
-#include "report/plot.h"
 
 namespace headroom::report {
 
 // Plots with no data are left out: the row power plot without a power trace, a latency plot
 // when no capping policy has a complete run.
-std::vector<CaptionedPlot> PlanPlots(const PlanReport& report);
+std::vector<format::CaptionedPlot> PlanPlots(const PlanReport& report);
 
 // Row power (kW) over time, mean and highest sample per window, against the budget and the
 // T1/T2 thresholds (fractions of the budget), brake engagements marked; the plan's chosen policy
 // at its capacity, or the run of `headroom simulate`. `what` opens the caption.
-CaptionedPlot RowPowerPlot(const PowerTrace& power, double t1_frac, double t2_frac,
-                           const std::string& what);
+format::CaptionedPlot RowPowerPlot(const PowerTrace& power, double t1_frac, double t2_frac,
+                                   const std::string& what);
 
 }  // namespace headroom::report
 

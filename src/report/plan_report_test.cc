@@ -126,7 +126,7 @@ TEST(PlanReportTest, ReducePowerTraceKeepsMeanMaxAndBrakes) {
 TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
   PlanReport r = SamplePlanReport();
   std::vector<std::string> names;
-  for (const CaptionedPlot& p : PlanPlots(r)) {
+  for (const format::CaptionedPlot& p : PlanPlots(r)) {
     names.push_back(p.plot.name);
     EXPECT_FALSE(p.plot.x_label.empty()) << p.plot.name;
     EXPECT_FALSE(p.plot.y_label.empty()) << p.plot.name;
@@ -135,7 +135,7 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
   EXPECT_EQ(names, (std::vector<std::string>{"capacity", "row-power", "peak-power", "risk",
                                              "latency-hp-p50", "latency-hp-p99", "latency-lp-p50",
                                              "slo-margin", "weeks-peak", "weeks-slo"}));
-  const Plot latency = PlanPlots(r)[4].plot;
+  const format::Plot latency = PlanPlots(r)[4].plot;
   // Capping policies only, the run stopped at its brake left out, and the SLO line.
   ASSERT_EQ(latency.series.size(), 3u);
   EXPECT_EQ(latency.series[0].label, "polca");
@@ -146,15 +146,15 @@ TEST(PlanReportTest, PlotsCoverCapacityPowerAndEveryLatencyBound) {
 
   r.power.reset();
   names.clear();
-  for (const CaptionedPlot& p : PlanPlots(r)) names.push_back(p.plot.name);
+  for (const format::CaptionedPlot& p : PlanPlots(r)) names.push_back(p.plot.name);
   EXPECT_EQ(std::count(names.begin(), names.end(), "row-power"), 0);
 }
 
 TEST(PlanReportTest, WeeksPlotsShowEveryWeekAtEachAnswerByKind) {
   const PlanReport r = SamplePlanReport();
-  std::map<std::string, Plot> plots;
-  for (const CaptionedPlot& p : PlanPlots(r)) plots[p.plot.name] = p.plot;
-  const Plot& peak = plots.at("weeks-peak");
+  std::map<std::string, format::Plot> plots;
+  for (const format::CaptionedPlot& p : PlanPlots(r)) plots[p.plot.name] = p.plot;
+  const format::Plot& peak = plots.at("weeks-peak");
   ASSERT_EQ(peak.series.size(), 4u);  // planning, stress, unseen, the budget
   EXPECT_EQ(peak.series[0].label, "planning weeks (1)");
   EXPECT_EQ(peak.series[2].label, "unseen weeks (2)");
@@ -169,7 +169,7 @@ TEST(PlanReportTest, WeeksPlotsShowEveryWeekAtEachAnswerByKind) {
   EXPECT_EQ(peak.x_tics[1].second, "polca (49)");
   // polca at 49: +0.9% on every latency; HP P50's bound (+1%) is the nearest: 90% of it. The
   // uncapped row has no change against itself.
-  const Plot& slo = plots.at("weeks-slo");
+  const format::Plot& slo = plots.at("weeks-slo");
   ASSERT_EQ(slo.series[0].points.size(), 1u);
   EXPECT_NEAR(slo.series[0].points[0].first, 0.85, 1e-12);
   EXPECT_NEAR(slo.series[0].points[0].second, 90, 1e-6);
@@ -198,13 +198,13 @@ TEST(PlanReportTest, CapacityUnderAnotherSloComesFromThePlansRuns) {
 
 TEST(PlanReportTest, SloMarginPlotScalesEveryLatencyBound) {
   const PlanReport r = SamplePlanReport();
-  std::optional<Plot> margin;
-  for (const CaptionedPlot& p : PlanPlots(r)) {
+  std::optional<format::Plot> margin;
+  for (const format::CaptionedPlot& p : PlanPlots(r)) {
     if (p.plot.name == "slo-margin") margin = p.plot;
   }
   ASSERT_TRUE(margin);
   ASSERT_EQ(margin->series.size(), 3u);  // none, polca, uniform
-  const Series& polca = margin->series[1];
+  const format::Series& polca = margin->series[1];
   EXPECT_EQ(polca.label, "polca");
   // x0.25 keeps no simulated count (left out); x0.5 and x0.75 keep 45; x1 and up 49.
   const std::vector<std::pair<double, double>> expected = {

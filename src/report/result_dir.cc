@@ -52,11 +52,11 @@ std::optional<ResultKind> DetectResultKind(const std::string& dir) {
   return std::nullopt;
 }
 
-core::Result<WrittenReport> WriteResultReport(ResultKind kind, const std::string& dir) {
+core::Result<format::WrittenReport> WriteResultReport(ResultKind kind, const std::string& dir) {
   return InfoOf(kind).write_report(dir);
 }
 
-core::Result<WrittenReport> WriteResultReport(const std::string& dir) {
+core::Result<format::WrittenReport> WriteResultReport(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "report/html.h"
+#include "format/html.h"
 
 namespace headroom::report {
 
@@ -22,7 +22,7 @@ struct ResultKindInfo {
   const char* command;      // the command that writes it: "mig plan"
   const char* marker_file;  // the file only that command writes: "mig-plan.json"
   // DIR/report.html from what the command wrote; errors name the file and the field.
-  core::Result<WrittenReport> (*write_report)(const std::string& dir);
+  core::Result<format::WrittenReport> (*write_report)(const std::string& dir);
 };
 
 // Every kind, in the order a directory is recognised.
@@ -34,10 +34,10 @@ std::optional<ResultKind> DetectResultKind(const std::string& dir);
 
 // Writes DIR/report.html for whichever kind DIR holds: kNotFound when DIR is missing or holds
 // no marker (the message lists them all).
-[[nodiscard]] core::Result<WrittenReport> WriteResultReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteResultReport(const std::string& dir);
 // The same for a known kind (a command's --report after it wrote DIR).
-[[nodiscard]] core::Result<WrittenReport> WriteResultReport(ResultKind kind,
-                                                            const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteResultReport(ResultKind kind,
+                                                                    const std::string& dir);
 
 }  // namespace headroom::report
 

@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "report/csv_reader.h"
-#include "report/json_fields.h"
+#include "core/csv_reader.h"
+#include "format/json_fields.h"
+#include "format/table.h"
 #include "report/plan_dir.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
@@ -18,7 +18,7 @@ constexpr const char* kSimulateWriter = "headroom simulate --out";
 // Windows of the row power plot: a week in 5-minute windows, an hour in 2-second ones.
 constexpr int kPowerWindows = 2000;
 
-SimulateInputs ReadSimulateInputs(FieldReader& r, const json& j) {
+SimulateInputs ReadSimulateInputs(format::FieldReader& r, const json& j) {
   const std::string at = "inputs.";
   SimulateInputs in;
   in.scenario = r.Text(j, "scenario", at);
@@ -43,8 +43,8 @@ core::Status ReadPower(const std::string& path, PowerTrace& trace) {
   std::vector<sim::PowerSample> samples;
   std::vector<double> brakes;
   bool braking = false;
-  HEADROOM_RETURN_IF_ERROR(
-      ReadCsv(path, {"time_s", "row_w", "state"}, [&](const CsvRow& row) -> core::Status {
+  HEADROOM_RETURN_IF_ERROR(core::ReadCsv(
+      path, {"time_s", "row_w", "state"}, [&](const core::CsvRow& row) -> core::Status {
         HEADROOM_ASSIGN_OR_RETURN(double t, row.Number(0));
         HEADROOM_ASSIGN_OR_RETURN(double w, row.Number(1));
         if (!samples.empty() && t <= samples.back().time_s) {
@@ -69,8 +69,8 @@ core::Status ReadPower(const std::string& path, PowerTrace& trace) {
 
 core::Result<RequestLatencies> ReadRequests(const std::string& path) {
   RequestLatencies out;
-  HEADROOM_RETURN_IF_ERROR(
-      ReadCsv(path, {"priority", "ttft_s", "e2e_s"}, [&](const CsvRow& row) -> core::Status {
+  HEADROOM_RETURN_IF_ERROR(core::ReadCsv(
+      path, {"priority", "ttft_s", "e2e_s"}, [&](const core::CsvRow& row) -> core::Status {
         HEADROOM_ASSIGN_OR_RETURN(double ttft, row.Number(1));
         HEADROOM_ASSIGN_OR_RETURN(double e2e, row.Number(2));
         if (row.Text(0) == "hp") {
@@ -112,8 +112,8 @@ core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: no such directory", dir)));
   }
   const std::string path = fmt::format("{}/{}", dir, kSimulateSummaryFile);
-  HEADROOM_ASSIGN_OR_RETURN(json j, ReadJsonObject(path));
-  FieldReader r(path, kSimulateWriter);
+  HEADROOM_ASSIGN_OR_RETURN(json j, format::ReadJsonObject(path));
+  format::FieldReader r(path, kSimulateWriter);
   SimulateReport report;
   report.inputs = ReadSimulateInputs(r, r.Object(j, "inputs", ""));
   report.run = ReadRunJson(r, j, "");
@@ -147,11 +147,12 @@ std::string SimulateAnswer(const SimulateReport& r) {
   std::string latency;
   if (r.uncapped) {
     const sim::Impact i = sim::Compare(s, *r.uncapped);
-    latency = fmt::format("HP P50 {}, LP P50 {} vs uncapped", FormatChange(i.hp_p50_e2e_pct / 100),
-                          FormatChange(i.lp_p50_e2e_pct / 100));
+    latency = fmt::format("HP P50 {}, LP P50 {} vs uncapped",
+                          format::FormatChange(i.hp_p50_e2e_pct / 100),
+                          format::FormatChange(i.lp_p50_e2e_pct / 100));
   } else {
-    latency = fmt::format("HP P50 {}, LP P50 {}", FormatSeconds(s.hp.e2e_p50_s),
-                          FormatSeconds(s.lp.e2e_p50_s));
+    latency = fmt::format("HP P50 {}, LP P50 {}", format::FormatSeconds(s.hp.e2e_p50_s),
+                          format::FormatSeconds(s.lp.e2e_p50_s));
   }
   return fmt::format("{} on {} servers: peak {:.1f}% of budget, {}, {} brake{}", s.policy,
                      s.servers, s.peak_frac * 100, latency, s.brake_events,

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "format/table.h"
 #include "report/plan_plots.h"
 #include "report/reductions.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
@@ -12,22 +12,22 @@ namespace {
 // Points per CDF: smooth at 800 px wide, small in the page.
 constexpr std::size_t kCdfPoints = 400;
 
-Series CdfSeries(std::string label, const std::vector<double>& values, bool dashed) {
+format::Series CdfSeries(std::string label, const std::vector<double>& values, bool dashed) {
   return {.label = std::move(label),
           .points = Cdf(values, kCdfPoints),
-          .style = Style::kLines,
+          .style = format::Style::kLines,
           .dashed = dashed};
 }
 
-CaptionedPlot LatencyCdf(const SimulateReport& r, const char* name, const char* title,
-                         std::vector<double> RequestLatencies::*hp,
-                         std::vector<double> RequestLatencies::*lp, const char* what) {
-  Plot plot{.name = name,
-            .title = title,
-            .x_label = fmt::format("{} (s, log scale)", what),
-            .y_label = "fraction of requests at or below",
-            .y_min = 0.0,
-            .log_x = true};
+format::CaptionedPlot LatencyCdf(const SimulateReport& r, const char* name, const char* title,
+                                 std::vector<double> RequestLatencies::*hp,
+                                 std::vector<double> RequestLatencies::*lp, const char* what) {
+  format::Plot plot{.name = name,
+                    .title = title,
+                    .x_label = fmt::format("{} (s, log scale)", what),
+                    .y_label = "fraction of requests at or below",
+                    .y_min = 0.0,
+                    .log_x = true};
   const std::string& policy = r.run.policy;
   const bool both = lp != nullptr;
   plot.series.push_back(CdfSeries(both ? fmt::format("HP, {}", policy) : policy, r.requests.*hp,
@@ -55,16 +55,16 @@ CaptionedPlot LatencyCdf(const SimulateReport& r, const char* name, const char* 
 
 std::string Header(const SimulateReport& r) {
   const sim::RunSummary& s = r.run;
-  return HtmlHeader(
+  return format::HtmlHeader(
       SimulateQuestion(r), SimulateAnswer(r),
       fmt::format("Scenario <b>{}</b>: {}. {:.1f} h of arrivals; mean row power "
                   "{:.1f}% of the budget; {} HP and {} LP requests.",
-                  HtmlEscape(r.inputs.scenario), HtmlEscape(r.inputs.description),
+                  format::HtmlEscape(r.inputs.scenario), format::HtmlEscape(r.inputs.description),
                   r.duration_s / 3600, s.mean_frac * 100, s.hp.requests, s.lp.requests));
 }
 
 std::string Inputs(const SimulateInputs& in) {
-  return HtmlInputs(
+  return format::HtmlInputs(
       {{"scenario", in.scenario},
        {"scenario file", in.scenario_source},
        {"trace", in.trace.empty() ? "the scenario's workload" : in.trace},
@@ -79,12 +79,12 @@ std::string Inputs(const SimulateInputs& in) {
 }
 
 std::string RowTable(const sim::RunSummary& s, const std::optional<sim::RunSummary>& uncapped) {
-  std::string out =
-      "<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"row\">\n" +
-      HtmlRow({"run", "peak", "mean", "largest rise", "brakes", "over budget", "capped", "energy"},
-              "th");
+  std::string out = "<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"row\">\n" +
+                    format::HtmlRow({"run", "peak", "mean", "largest rise", "brakes", "over budget",
+                                     "capped", "energy"},
+                                    "th");
   const auto row = [](const sim::RunSummary& r, const char* css) {
-    return HtmlRow(
+    return format::HtmlRow(
         {r.policy, fmt::format("{:.1f}%", r.peak_frac * 100),
          fmt::format("{:.1f}%", r.mean_frac * 100), fmt::format("{:.1f}%", r.max_rise_frac * 100),
          std::to_string(r.brake_events), fmt::format("{:.0f} s", r.over_budget_s),
@@ -96,9 +96,9 @@ std::string RowTable(const sim::RunSummary& s, const std::optional<sim::RunSumma
   if (uncapped) out += row(*uncapped, nullptr);
   out += "</table>\n";
   out += "<table class=\"classes\">\n" +
-         HtmlRow({"class", "run", "requests", "TTFT P50", "TTFT P99", "TBT P50", "TBT P99",
-                  "E2E P50", "E2E P90", "E2E P99", "tokens/s", "E2E P50 vs uncapped"},
-                 "th");
+         format::HtmlRow({"class", "run", "requests", "TTFT P50", "TTFT P99", "TBT P50", "TBT P99",
+                          "E2E P50", "E2E P90", "E2E P99", "tokens/s", "E2E P50 vs uncapped"},
+                         "th");
   for (const auto& [class_name, class_member] :
        {std::pair{"HP", &sim::RunSummary::hp}, std::pair{"LP", &sim::RunSummary::lp}}) {
     // Copies: clang before 16 cannot capture structured bindings in a lambda.
@@ -109,22 +109,22 @@ std::string RowTable(const sim::RunSummary& s, const std::optional<sim::RunSumma
       return std::vector<std::string>{name,
                                       r.policy,
                                       std::to_string(c.requests),
-                                      FormatSeconds(c.ttft_p50_s),
-                                      FormatSeconds(c.ttft_p99_s),
-                                      FormatSeconds(c.tbt_p50_s),
-                                      FormatSeconds(c.tbt_p99_s),
-                                      FormatSeconds(c.e2e_p50_s),
-                                      FormatSeconds(c.e2e_p90_s),
-                                      FormatSeconds(c.e2e_p99_s),
+                                      format::FormatSeconds(c.ttft_p50_s),
+                                      format::FormatSeconds(c.ttft_p99_s),
+                                      format::FormatSeconds(c.tbt_p50_s),
+                                      format::FormatSeconds(c.tbt_p99_s),
+                                      format::FormatSeconds(c.e2e_p50_s),
+                                      format::FormatSeconds(c.e2e_p90_s),
+                                      format::FormatSeconds(c.e2e_p99_s),
                                       fmt::format("{:.0f}", c.throughput_tok_s),
                                       change};
     };
     std::string change = "-";
     if (uncapped && ((*uncapped).*cls).e2e_p50_s > 0) {
-      change = FormatChange((s.*cls).e2e_p50_s / ((*uncapped).*cls).e2e_p50_s - 1);
+      change = format::FormatChange((s.*cls).e2e_p50_s / ((*uncapped).*cls).e2e_p50_s - 1);
     }
-    out += HtmlRow(cells(s, change), "td", "chosen");
-    if (uncapped) out += HtmlRow(cells(*uncapped, "-"));
+    out += format::HtmlRow(cells(s, change), "td", "chosen");
+    if (uncapped) out += format::HtmlRow(cells(*uncapped, "-"));
   }
   return out +
          "</table>\n<p class=\"note\">Peak and mean are metered 1 s row power as a share of the "
@@ -133,8 +133,8 @@ std::string RowTable(const sim::RunSummary& s, const std::optional<sim::RunSumma
          "simulator's histograms.</p>\n</section>\n";
 }
 
-std::vector<CaptionedPlot> SimulatePlots(const SimulateReport& r) {
-  std::vector<CaptionedPlot> plots;
+std::vector<format::CaptionedPlot> SimulatePlots(const SimulateReport& r) {
+  std::vector<format::CaptionedPlot> plots;
   plots.push_back(RowPowerPlot(
       r.power, r.inputs.t1_frac, r.inputs.t2_frac,
       fmt::format("Metered row power of {} at {} servers", r.run.policy, r.run.servers)));
@@ -148,21 +148,21 @@ std::vector<CaptionedPlot> SimulatePlots(const SimulateReport& r) {
   return plots;
 }
 
-HtmlReport SimulateReportHtml(const SimulateReport& r, const std::string& plot_dir) {
-  HtmlReport out;
+format::HtmlReport SimulateReportHtml(const SimulateReport& r, const std::string& plot_dir) {
+  format::HtmlReport out;
   const std::string body = Header(r) + Inputs(r.inputs) + RowTable(r.run, r.uncapped) +
-                           HtmlPlots(SimulatePlots(r), plot_dir, out.warnings) +
-                           HtmlFooter(r.inputs.version, "headroom simulate --out DIR");
-  out.html = HtmlPage(
+                           format::HtmlPlots(SimulatePlots(r), plot_dir, out.warnings) +
+                           format::HtmlFooter(r.inputs.version, "headroom simulate --out DIR");
+  out.html = format::HtmlPage(
       fmt::format("headroom simulate: {} on {} servers", r.run.policy, r.run.servers), body);
   return out;
 }
 
 }  // namespace
 
-core::Result<WrittenReport> WriteSimulateReport(const std::string& dir) {
+core::Result<format::WrittenReport> WriteSimulateReport(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(SimulateReport report, ReadSimulateDir(dir));
-  return WriteReportPage(
+  return format::WriteReportPage(
       dir, [&](const std::string& plot_dir) { return SimulateReportHtml(report, plot_dir); });
 }
 

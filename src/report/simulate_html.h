@@ -10,15 +10,15 @@
 #include <vector>
 
 #include "core/result.h"
-#include "report/html.h"
-#include "report/plot.h"
+#include "format/html.h"
+#include "format/plot.h"
 #include "report/simulate_dir.h"
 
 namespace headroom::report {
 
 // Reads the directory `simulate --out DIR` wrote (simulate_dir.h) and writes DIR/report.html,
 // the plots' files under DIR/plots/.
-[[nodiscard]] core::Result<WrittenReport> WriteSimulateReport(const std::string& dir);
+[[nodiscard]] core::Result<format::WrittenReport> WriteSimulateReport(const std::string& dir);
 
 }  // namespace headroom::report
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "format/table.h"
 #include "report/plan_report.h"
-#include "report/table.h"
 
 namespace headroom::report {
 namespace {
@@ -23,7 +23,7 @@ nlohmann::ordered_json ClassJson(const sim::RunSummary::Class& c) {
   return j;
 }
 
-std::string Pct(double pct) { return FormatChange(pct / 100); }
+std::string Pct(double pct) { return format::FormatChange(pct / 100); }
 
 }  // namespace
 
@@ -81,9 +81,9 @@ std::string ServingText(const sim::RowResult& r) {
     out += fmt::format(", {:.0f}% of each prompt cached", i.prefix_cache.hit_rate * 100);
   }
   if (i.overhead.per_request_s > 0 || i.overhead.per_prompt_token_s > 0) {
-    out +=
-        fmt::format(", server overhead {} + {:g} us a prompt token",
-                    FormatSeconds(i.overhead.per_request_s), i.overhead.per_prompt_token_s * 1e6);
+    out += fmt::format(", server overhead {} + {:g} us a prompt token",
+                       format::FormatSeconds(i.overhead.per_request_s),
+                       i.overhead.per_prompt_token_s * 1e6);
   }
   return out + "\n";
 }
@@ -116,7 +116,7 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
   return j;
 }
 
-std::string SimulationText(const sim::RowResult& r, const TextStyle& style) {
+std::string SimulationText(const sim::RowResult& r, const format::TextStyle& style) {
   const sim::RunSummary s = sim::Summarize(r);
   std::string out = style.Bold(fmt::format(
                         "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals", s.servers,
@@ -129,20 +129,20 @@ std::string SimulationText(const sim::RowResult& r, const TextStyle& style) {
       "events {}; over budget {:.0f} s; capped {:.1f}% of server time\n\n",
       s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100, s.brake_events,
       s.over_budget_s, s.capped_server_fraction * 100);
-  TextTable table({{"CLASS", TextTable::Align::kLeft},
-                   {"REQUESTS"},
-                   {"TTFT P50"},
-                   {"TTFT P99"},
-                   {"TBT P50"},
-                   {"TBT P99"},
-                   {"E2E P50"},
-                   {"E2E P99"},
-                   {"TOKENS/s"}});
+  format::TextTable table({{"CLASS", format::TextTable::Align::kLeft},
+                           {"REQUESTS"},
+                           {"TTFT P50"},
+                           {"TTFT P99"},
+                           {"TBT P50"},
+                           {"TBT P99"},
+                           {"E2E P50"},
+                           {"E2E P99"},
+                           {"TOKENS/s"}});
   for (const auto& [name, c] : {std::pair{"HP", s.hp}, std::pair{"LP", s.lp}}) {
-    table.AddRow({name, std::to_string(c.requests), FormatSeconds(c.ttft_p50_s),
-                  FormatSeconds(c.ttft_p99_s), FormatSeconds(c.tbt_p50_s),
-                  FormatSeconds(c.tbt_p99_s), FormatSeconds(c.e2e_p50_s),
-                  FormatSeconds(c.e2e_p99_s), fmt::format("{:.0f}", c.throughput_tok_s)});
+    table.AddRow({name, std::to_string(c.requests), format::FormatSeconds(c.ttft_p50_s),
+                  format::FormatSeconds(c.ttft_p99_s), format::FormatSeconds(c.tbt_p50_s),
+                  format::FormatSeconds(c.tbt_p99_s), format::FormatSeconds(c.e2e_p50_s),
+                  format::FormatSeconds(c.e2e_p99_s), fmt::format("{:.0f}", c.throughput_tok_s)});
   }
   out += table.Render(style);
   if (!r.states.empty()) {
@@ -209,22 +209,22 @@ namespace {
 // With a colour TextStyle: the header bold, the chosen policy's row (sim::ChosenPolicy) green.
 // With unseen weeks, a column says how many held at the answer and what the search alone said
 // when they lowered it ("8/8, was 51").
-std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
+std::string PlanTable(const sim::CapacityPlan& plan, const format::TextStyle& style) {
   const bool unseen = plan.validation_weeks > 0;
   // Every column but SERVERS, BRAKES and UNSEEN is a percentage: the cells carry their '%'.
-  std::vector<TextTable::Column> columns = {{"POLICY", TextTable::Align::kLeft},
-                                            {"SERVERS"},
-                                            {"EXTRA"},
-                                            {"HP P50"},
-                                            {"HP P99"},
-                                            {"LP P50"},
-                                            {"LP TOK/s"},
-                                            {"PEAK"},
-                                            {"BRAKES"},
-                                            {"CAPPED"}};
+  std::vector<format::TextTable::Column> columns = {{"POLICY", format::TextTable::Align::kLeft},
+                                                    {"SERVERS"},
+                                                    {"EXTRA"},
+                                                    {"HP P50"},
+                                                    {"HP P99"},
+                                                    {"LP P50"},
+                                                    {"LP TOK/s"},
+                                                    {"PEAK"},
+                                                    {"BRAKES"},
+                                                    {"CAPPED"}};
   if (unseen) columns.push_back({"UNSEEN"});
-  columns.push_back({"NEXT SERVER FAILS ON", TextTable::Align::kLeft});
-  TextTable table(columns);
+  columns.push_back({"NEXT SERVER FAILS ON", format::TextTable::Align::kLeft});
+  format::TextTable table(columns);
   for (const sim::PolicyPlan& p : plan.policies) {
     std::vector<std::string> row;
     if (p.max_servers == 0) {  // fails even at the provisioned row
@@ -234,7 +234,8 @@ std::string PlanTable(const sim::CapacityPlan& plan, const TextStyle& style) {
       table.AddRow(row);
       continue;
     }
-    const Tone tone = &p == sim::ChosenPolicy(plan) ? Tone::kGreen : Tone::kPlain;
+    const format::Tone tone =
+        &p == sim::ChosenPolicy(plan) ? format::Tone::kGreen : format::Tone::kPlain;
     row = {p.policy,
            std::to_string(p.max_servers),
            fmt::format("{:+.0f}%", p.extra_pct),
@@ -293,7 +294,7 @@ void WriteRequestCsvRow(const sim::RequestResult& r, std::ostream& out) {
 }
 
 std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s,
-                     const std::string& engine, int threads, const TextStyle& style) {
+                     const std::string& engine, int threads, const format::TextStyle& style) {
   const sim::RunSummary& b = plan.baseline;
   return style.Bold(fmt::format("{}: {}", s.name, s.description)) + "\n" +
          fmt::format("serving engine: {}\n", engine) +

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/text_style.h"
+#include "format/text_style.h"
 #include "sim/capacity_planner.h"
 #include "sim/row_simulator.h"
 #include "sim/scenario.h"
@@ -25,7 +25,8 @@ nlohmann::ordered_json RunJson(const sim::RunSummary& run);
 // distribution as a fraction of budget, events processed.
 nlohmann::ordered_json SimulationJson(const sim::RowResult& result);
 // With a colour TextStyle: the headline bold, the table's header bold.
-std::string SimulationText(const sim::RowResult& result, const TextStyle& style = TextStyle());
+std::string SimulationText(const sim::RowResult& result,
+                           const format::TextStyle& style = format::TextStyle());
 
 // Keys: scenario, baseline_servers, baseline (RunJson), simulations, and policies: a list of
 // {policy, max_servers, extra_pct, brake_events, hp_p50_impact_pct, hp_p99_impact_pct,
@@ -35,7 +36,8 @@ nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
 // how many simulations ran on how many threads.
 std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& scenario,
-                     const std::string& engine, int threads, const TextStyle& style = TextStyle());
+                     const std::string& engine, int threads,
+                     const format::TextStyle& style = format::TextStyle());
 // What `plan --calibrate` prints, against the peak it was asked for.
 nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& scenario,
                                        double target_peak_frac);

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "report/table.h"
+#include "format/table.h"
 #include "sim/trace_writer.h"
 
 namespace headroom::report {
@@ -66,7 +66,7 @@ ordered_json TraceStatsJson(const std::string& trace, const sim::TraceStats& s) 
 }
 
 std::string TraceStatsText(const std::string& trace, const sim::TraceStats& s,
-                           const TextStyle& style) {
+                           const format::TextStyle& style) {
   std::string text = fmt::format(
       "{}: {} requests over {:.1f} s ({:.2f} h){}\n", trace, s.count, s.duration_s,
       s.duration_s / 3600,
@@ -79,8 +79,13 @@ std::string TraceStatsText(const std::string& trace, const sim::TraceStats& s,
     text += fmt::format("Priority: {} high, {} low, {} unspecified\n", s.high_priority,
                         s.low_priority, s.count - s.high_priority - s.low_priority);
   }
-  TextTable tokens(
-      {{"TOKENS", TextTable::Align::kLeft}, {"MEAN"}, {"MIN"}, {"P50"}, {"P90"}, {"P99"}, {"MAX"}});
+  format::TextTable tokens({{"TOKENS", format::TextTable::Align::kLeft},
+                            {"MEAN"},
+                            {"MIN"},
+                            {"P50"},
+                            {"P90"},
+                            {"P99"},
+                            {"MAX"}});
   for (const auto& [name, t] :
        {std::pair{"prompt", s.prompt_tokens}, {"output", s.output_tokens}}) {
     tokens.AddRow({name, fmt::format("{:.1f}", t.mean), std::to_string(t.min),
@@ -90,9 +95,9 @@ std::string TraceStatsText(const std::string& trace, const sim::TraceStats& s,
   text += "\n" + tokens.Render(style);
   const std::string clock = s.start_time ? "UTC" : "from the first request";
   const int days_seen = static_cast<int>(s.per_day.size());
-  std::vector<TextTable::Column> columns = {{"HOUR"}, {"REQUESTS"}, {"SHARE"}};
+  std::vector<format::TextTable::Column> columns = {{"HOUR"}, {"REQUESTS"}, {"SHARE"}};
   if (days_seen > 1) columns.push_back({"REQ/S"});
-  TextTable hours(columns);
+  format::TextTable hours(columns);
   for (int h = 0; h < 24; ++h) {
     const auto n = static_cast<double>(s.per_hour_of_day[h]);
     if (n == 0) continue;
@@ -106,10 +111,10 @@ std::string TraceStatsText(const std::string& trace, const sim::TraceStats& s,
           hours.Render(style);
   if (days_seen > 1) {
     const auto midnight = TraceFirstMidnight(s);
-    TextTable days({{"DAY"},
-                    {"DATE", TextTable::Align::kLeft},
-                    {"WEEKDAY", TextTable::Align::kLeft},
-                    {"REQUESTS"}});
+    format::TextTable days({{"DAY"},
+                            {"DATE", format::TextTable::Align::kLeft},
+                            {"WEEKDAY", format::TextTable::Align::kLeft},
+                            {"REQUESTS"}});
     for (int d = 0; d < days_seen; ++d) {
       const core::Duration at = midnight ? *midnight + std::chrono::days(d) : core::Duration{};
       days.AddRow({std::to_string(d), midnight ? TraceDate(at) : "-",

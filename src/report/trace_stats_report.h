@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/text_style.h"
+#include "format/text_style.h"
 #include "sim/trace_stats.h"
 
 namespace headroom::report {
@@ -15,7 +15,7 @@ namespace headroom::report {
 // `trace`: the trace's name or path as given.
 nlohmann::ordered_json TraceStatsJson(const std::string& trace, const sim::TraceStats& stats);
 std::string TraceStatsText(const std::string& trace, const sim::TraceStats& stats,
-                           const TextStyle& style = TextStyle());
+                           const format::TextStyle& style = format::TextStyle());
 
 }  // namespace headroom::report
 

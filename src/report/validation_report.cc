@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report/table.h"
+#include "format/table.h"
 
 namespace headroom::report {
 namespace {
@@ -128,16 +128,16 @@ ordered_json ValidationJson(const model::ValidationReport& report) {
           {"mig_scaling", MigScalingJson(report)}};
 }
 
-std::string ValidationText(const model::ValidationReport& report, const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"engine", Align::kLeft},
-                   {"data set", Align::kLeft},
-                   {"metric", Align::kLeft},
-                   {"rows", Align::kRight},
-                   {"fitted on", Align::kRight},
-                   {"MAPE", Align::kRight},
-                   {"bias", Align::kRight},
-                   {"worst row", Align::kLeft}});
+std::string ValidationText(const model::ValidationReport& report, const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"engine", Align::kLeft},
+                           {"data set", Align::kLeft},
+                           {"metric", Align::kLeft},
+                           {"rows", Align::kRight},
+                           {"fitted on", Align::kRight},
+                           {"MAPE", Align::kRight},
+                           {"bias", Align::kRight},
+                           {"worst row", Align::kLeft}});
   for (const model::ValidationCell& c : report.cells) {
     std::string worst = "-";
     if (!c.worst.empty()) {
@@ -220,14 +220,14 @@ ordered_json ProfileEngineFitJson(const model::ProfileFitErrors& fit, const std:
 }
 
 std::string ProfileEngineFitText(const model::ProfileFitErrors& fit, const std::string& profile,
-                                 const TextStyle& style) {
-  using Align = TextTable::Align;
-  TextTable table({{"GPU", Align::kLeft},
-                   {"metric", Align::kLeft},
-                   {"fitted rows", Align::kRight},
-                   {"MAPE", Align::kRight},
-                   {"held-out rows", Align::kRight},
-                   {"MAPE", Align::kRight}});
+                                 const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"GPU", Align::kLeft},
+                           {"metric", Align::kLeft},
+                           {"fitted rows", Align::kRight},
+                           {"MAPE", Align::kRight},
+                           {"held-out rows", Align::kRight},
+                           {"MAPE", Align::kRight}});
   for (const model::ProfileMetricError& e : fit.errors) {
     table.AddRow({e.gpu, std::string(model::MetricName(e.metric)), std::to_string(e.train_rows),
                   fmt::format("{:.1f}%", e.train_mape * 100), std::to_string(e.held_out_rows),

@@ -8,21 +8,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format/text_style.h"
 #include "model/validation_result.h"
-#include "report/text_style.h"
 
 namespace headroom::report {
 
 nlohmann::ordered_json ValidationJson(const model::ValidationReport& report);
 std::string ValidationText(const model::ValidationReport& report,
-                           const TextStyle& style = TextStyle());
+                           const format::TextStyle& style = format::TextStyle());
 
 // A user's profile fitted into an engine calibration (`model fit --profile` on profile rows):
 // per GPU type and metric, the error on the configurations fitted and on those held out.
 nlohmann::ordered_json ProfileEngineFitJson(const model::ProfileFitErrors& fit,
                                             const std::string& profile);
 std::string ProfileEngineFitText(const model::ProfileFitErrors& fit, const std::string& profile,
-                                 const TextStyle& style = TextStyle());
+                                 const format::TextStyle& style = format::TextStyle());
 
 }  // namespace headroom::report
 

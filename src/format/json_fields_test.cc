@@ -1,11 +1,11 @@
-#include "report/json_fields.h"
+#include "format/json_fields.h"
 
 #include <cstdint>
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 using nlohmann::json;
@@ -61,4 +61,4 @@ TEST(FieldReaderTest, AnIntegerIsWholeAndWithinInt) {
 }
 
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::format

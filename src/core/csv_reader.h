@@ -2,8 +2,8 @@
 // power.csv, results.csv, series.csv, ...): columns are found by their header name, and a
 // missing column, a short row or a cell that is not a number is an error naming the file, the
 // line and the column. Thread-compatible.
-#ifndef HEADROOM_REPORT_CSV_READER_H_
-#define HEADROOM_REPORT_CSV_READER_H_
+#ifndef HEADROOM_CORE_CSV_READER_H_
+#define HEADROOM_CORE_CSV_READER_H_
 
 #include <functional>
 #include <optional>
@@ -13,7 +13,7 @@
 
 #include "core/result.h"
 
-namespace headroom::report {
+namespace headroom::core {
 
 // One data row, its cells in the order of the columns asked for.
 class CsvRow {
@@ -40,6 +40,6 @@ class CsvRow {
 [[nodiscard]] core::Status ReadCsv(const std::string& path, const std::vector<std::string>& columns,
                                    const std::function<core::Status(const CsvRow&)>& row);
 
-}  // namespace headroom::report
+}  // namespace headroom::core
 
-#endif  // HEADROOM_REPORT_CSV_READER_H_
+#endif  // HEADROOM_CORE_CSV_READER_H_

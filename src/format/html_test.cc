@@ -1,8 +1,8 @@
-#include "report/html.h"
+#include "format/html.h"
 
 #include <gtest/gtest.h>
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 TEST(HtmlTest, EscapesEveryMarkupCharacter) {
@@ -55,4 +55,4 @@ TEST(HtmlTest, InlineSvgRejectsWhatIsNotSvg) {
 }
 
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::format

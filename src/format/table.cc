@@ -1,4 +1,4 @@
-#include "report/table.h"
+#include "format/table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "core/check.h"
 
-namespace headroom::report {
+namespace headroom::format {
 
 void TextTable::AddRow(std::vector<std::string> cells, Tone tone) {
   HEADROOM_CHECK(cells.size() == columns_.size()) << cells.size() << " vs " << columns_.size();
@@ -69,4 +69,4 @@ std::string FormatSeconds(double s) {
   return s < 1 ? fmt::format("{:.0f} ms", s * 1e3) : fmt::format("{:.2f} s", s);
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::format

@@ -2,15 +2,15 @@
 // optionally coloured: a bold header, rows in a tone, cells already painted by a TextStyle. Widths
 // count what a terminal shows, never escape codes, so columns line up coloured or not.
 // Thread-compatible.
-#ifndef HEADROOM_REPORT_TABLE_H_
-#define HEADROOM_REPORT_TABLE_H_
+#ifndef HEADROOM_FORMAT_TABLE_H_
+#define HEADROOM_FORMAT_TABLE_H_
 
 #include <string>
 #include <vector>
 
-#include "report/text_style.h"
+#include "format/text_style.h"
 
-namespace headroom::report {
+namespace headroom::format {
 
 class TextTable {
  public:
@@ -51,6 +51,6 @@ std::string FormatChange(double fraction);
 // A latency: "850 ms" below a second, else "1.25 s".
 std::string FormatSeconds(double seconds);
 
-}  // namespace headroom::report
+}  // namespace headroom::format
 
-#endif  // HEADROOM_REPORT_TABLE_H_
+#endif  // HEADROOM_FORMAT_TABLE_H_

@@ -1,9 +1,9 @@
-#include "report/text_style.h"
+#include "format/text_style.h"
 
 #include <fmt/color.h>
 #include <fmt/format.h>
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 // ESC '[' parameters then one final byte in '@'..'~' (ECMA-48 CSI); returns the index after it.
@@ -61,4 +61,4 @@ std::size_t VisibleWidth(std::string_view text) {
   return width;
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::format

@@ -1,7 +1,7 @@
 // Plots as SVG files through gnuplot (Debian gnuplot-nox): each plot's data and script are
 // written beside the SVG, so a reader can re-render or restyle it. Thread-compatible.
-#ifndef HEADROOM_REPORT_PLOT_H_
-#define HEADROOM_REPORT_PLOT_H_
+#ifndef HEADROOM_FORMAT_PLOT_H_
+#define HEADROOM_FORMAT_PLOT_H_
 
 #include <optional>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "core/result.h"
 
-namespace headroom::report {
+namespace headroom::format {
 
 enum class Style { kLinesPoints, kLines, kPoints, kBoxes };
 
@@ -53,6 +53,6 @@ struct CaptionedPlot {
 // to install) when gnuplot is missing; the data and script are written regardless.
 [[nodiscard]] core::Status RenderPlot(const std::string& dir, const Plot& plot);
 
-}  // namespace headroom::report
+}  // namespace headroom::format
 
-#endif  // HEADROOM_REPORT_PLOT_H_
+#endif  // HEADROOM_FORMAT_PLOT_H_

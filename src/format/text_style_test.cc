@@ -1,8 +1,8 @@
-#include "report/text_style.h"
+#include "format/text_style.h"
 
 #include <gtest/gtest.h>
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 TEST(TextStyleTest, PlainLeavesTextAlone) {
@@ -34,4 +34,4 @@ TEST(TextStyleTest, StripAndWidthIgnoreEscapes) {
 }
 
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::format

@@ -1,8 +1,8 @@
 // Strict reading of the JSON files the reports' directories hold: typed access to fields that
 // keeps the first error, naming the file, the field's path and the command that writes the file.
 // Thread-compatible.
-#ifndef HEADROOM_REPORT_JSON_FIELDS_H_
-#define HEADROOM_REPORT_JSON_FIELDS_H_
+#ifndef HEADROOM_FORMAT_JSON_FIELDS_H_
+#define HEADROOM_FORMAT_JSON_FIELDS_H_
 
 #include <cstdint>
 #include <limits>
@@ -14,7 +14,7 @@
 
 #include "core/result.h"
 
-namespace headroom::report {
+namespace headroom::format {
 
 // A missing or mistyped field reads as zero, empty or false, and the first such field is kept
 // as the error: "DIR/plan.json: field 'policies[1].max_servers' is of the wrong type (expected a
@@ -67,6 +67,6 @@ class FieldReader {
 // a JSON object.
 [[nodiscard]] core::Result<nlohmann::json> ReadJsonObject(const std::string& path);
 
-}  // namespace headroom::report
+}  // namespace headroom::format
 
-#endif  // HEADROOM_REPORT_JSON_FIELDS_H_
+#endif  // HEADROOM_FORMAT_JSON_FIELDS_H_

@@ -1,4 +1,4 @@
-#include "report/plot.h"
+#include "format/plot.h"
 
 #include <cmath>
 
@@ -7,7 +7,7 @@
 #include "core/files.h"
 #include "core/subprocess.h"
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 // gnuplot strings are single-quoted; a quote inside is doubled.
@@ -113,4 +113,4 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
   return core::Ok();
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::format

@@ -1,4 +1,4 @@
-#include "report/html.h"
+#include "format/html.h"
 
 #include <filesystem>
 
@@ -6,7 +6,7 @@
 
 #include "core/files.h"
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 // Readable on screen and on paper: one column, system fonts, tables with aligned numbers.
@@ -186,4 +186,4 @@ core::Result<WrittenReport> WriteReportPage(
   return written;
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::format

@@ -1,8 +1,8 @@
-#include "report/table.h"
+#include "format/table.h"
 
 #include <gtest/gtest.h>
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 TEST(TextTableTest, AlignsNumbersRightAndTextLeft) {
@@ -36,4 +36,4 @@ TEST(TextTableTest, ColouredCellsAndRowsAlignLikePlainOnes) {
 }
 
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::format

@@ -1,4 +1,4 @@
-#include "report/json_fields.h"
+#include "format/json_fields.h"
 
 #include <filesystem>
 #include <limits>
@@ -7,7 +7,7 @@
 
 #include "core/files.h"
 
-namespace headroom::report {
+namespace headroom::format {
 namespace {
 
 using json = nlohmann::json;
@@ -114,4 +114,4 @@ core::Result<json> ReadJsonObject(const std::string& path) {
   return j;
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::format

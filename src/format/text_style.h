@@ -3,14 +3,14 @@
 // terminal, NO_COLOR, CI, --color) is decided once, in console/terminal.h, and handed down as a
 // TextStyle. Also the width of text as a terminal shows it, so tables align whether or not cells
 // are coloured. Thread-compatible (a TextStyle is an immutable value).
-#ifndef HEADROOM_REPORT_TEXT_STYLE_H_
-#define HEADROOM_REPORT_TEXT_STYLE_H_
+#ifndef HEADROOM_FORMAT_TEXT_STYLE_H_
+#define HEADROOM_FORMAT_TEXT_STYLE_H_
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace headroom::report {
+namespace headroom::format {
 
 enum class Tone { kPlain, kBold, kRed, kYellow, kGreen };
 
@@ -41,6 +41,6 @@ std::string StripStyle(std::string_view text);
 // point counted as one column, which holds for the Latin, Greek and symbol text we print).
 std::size_t VisibleWidth(std::string_view text);
 
-}  // namespace headroom::report
+}  // namespace headroom::format
 
-#endif  // HEADROOM_REPORT_TEXT_STYLE_H_
+#endif  // HEADROOM_FORMAT_TEXT_STYLE_H_

@@ -1,4 +1,4 @@
-#include "report/csv_reader.h"
+#include "core/csv_reader.h"
 
 #include <array>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "core/files.h"
 #include "core/parse.h"
 
-namespace headroom::report {
+namespace headroom::core {
 namespace {
 
 // The lines of a file, in chunks: requests.csv can be hundreds of megabytes.
@@ -107,4 +107,4 @@ core::Status ReadCsv(const std::string& path, const std::vector<std::string>& co
   return core::Ok();
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::core

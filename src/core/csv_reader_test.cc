@@ -1,4 +1,4 @@
-#include "report/csv_reader.h"
+#include "core/csv_reader.h"
 
 #include <filesystem>
 #include <fstream>
@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "report/testing/fresh_dir.h"
+#include "core/testing/fresh_dir.h"
 
-namespace headroom::report {
+namespace headroom::core {
 namespace {
 
 // The sum of column 'w' of `csv`, or the reader's error message.
@@ -56,4 +56,4 @@ TEST(CsvReaderTest, ALastLineWithoutNewlineIsRead) {
 }
 
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::core

@@ -4,8 +4,8 @@
 // plot's <figure>, and writing DIR/report.html with its plots under DIR/plots/.
 // HtmlPlots and WriteReportPage run gnuplot and touch files; the rest are pure.
 // Thread-compatible.
-#ifndef HEADROOM_REPORT_HTML_H_
-#define HEADROOM_REPORT_HTML_H_
+#ifndef HEADROOM_FORMAT_HTML_H_
+#define HEADROOM_FORMAT_HTML_H_
 
 #include <functional>
 #include <string>
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/result.h"
-#include "report/plot.h"
+#include "format/plot.h"
 
-namespace headroom::report {
+namespace headroom::format {
 
 // Escapes & < > " ' so that `text` reads as itself in element content and attribute values.
 std::string HtmlEscape(std::string_view text);
@@ -73,6 +73,6 @@ struct WrittenReport {
 [[nodiscard]] core::Result<WrittenReport> WriteReportPage(
     const std::string& dir, const std::function<HtmlReport(const std::string& plot_dir)>& build);
 
-}  // namespace headroom::report
+}  // namespace headroom::format
 
-#endif  // HEADROOM_REPORT_HTML_H_
+#endif  // HEADROOM_FORMAT_HTML_H_
