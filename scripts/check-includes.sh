@@ -16,9 +16,10 @@ declare -A allowed=(
   [telemetry]="core model gpu"
   [sim]="core model mig catalog policy gpu telemetry"
   [report]="core format model mig policy gpu telemetry sim"
+  [app]="core format model mig catalog policy gpu telemetry sim report"
   [service]="core model mig catalog policy gpu telemetry"
   [console]="core format"
-  [cli]="core format model mig catalog policy gpu telemetry sim report service console"
+  [cli]="core format app model mig catalog policy gpu telemetry sim report service console"
 )
 # Tests (and their *_test_support.h fixtures) may also use the catalog (calibration against the
 # shipped data) and testing doubles.

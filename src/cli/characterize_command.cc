@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "app/command_sweep.h"
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
 #include "catalog/training_catalog.h"
@@ -18,7 +19,6 @@
 #include "report/characterize_dir.h"
 #include "report/result_dir.h"
 #include "sim/characterize.h"
-#include "sim/command_sweep.h"
 
 namespace headroom::cli {
 namespace {
@@ -85,12 +85,12 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   if (!set) return ReportError(set.error());
   std::vector<gpu::Device*> devices;
   for (auto& d : set->devices) devices.push_back(d.get());
-  auto bounds = sim::DeviceSweepBounds(*devices.front());
+  auto bounds = app::DeviceSweepBounds(*devices.front());
   if (!bounds) return ReportError(bounds.error());
   auto settings = Settings(*bounds, o);
   if (!settings) return ReportError(settings.error());
   auto runs =
-      sim::RunCommandSweep(devices, &clock, *settings,
+      app::RunCommandSweep(devices, &clock, *settings,
                            {.command = o.command,
                             .interval = *interval,
                             .stop = &StopRequested(),

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "app/measure.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "report/measure_dir.h"
-#include "report/measure_run.h"
 #include "report/result_dir.h"
 
 namespace headroom::cli {
@@ -46,14 +46,14 @@ std::optional<std::string> OutDir(const MeasureOptions& o) {
   return std::nullopt;
 }
 
-core::Result<report::MeasureRequest> Request(const MeasureOptions& options) {
+core::Result<app::MeasureRequest> Request(const MeasureOptions& options) {
   auto interval = core::ParseDuration(options.interval);
   if (!interval) return core::Fail(interval.error().WithContext("--interval"));
-  report::MeasureRequest request{.command = options.command,
-                                 .interval = *interval,
-                                 .work = options.work,
-                                 .unit = options.unit,
-                                 .on_warning = [](const std::string& w) { PrintWarning(w); }};
+  app::MeasureRequest request{.command = options.command,
+                              .interval = *interval,
+                              .work = options.work,
+                              .unit = options.unit,
+                              .on_warning = [](const std::string& w) { PrintWarning(w); }};
   if (!options.work_regex.empty()) {
     try {
       request.work_pattern.emplace(options.work_regex);
@@ -66,8 +66,8 @@ core::Result<report::MeasureRequest> Request(const MeasureOptions& options) {
 }
 
 // The series file of --out: in the directory, or the file named.
-core::Result<std::unique_ptr<report::SeriesFile>> OpenSeries(
-    const MeasureOptions& options, const std::optional<std::string>& dir) {
+core::Result<std::unique_ptr<app::SeriesFile>> OpenSeries(const MeasureOptions& options,
+                                                          const std::optional<std::string>& dir) {
   if (options.report && !dir) {
     return core::Fail(core::Error::InvalidArgument(fmt::format(
         "--report needs --out DIR (a directory name without an extension), not the file {}",
@@ -81,19 +81,19 @@ core::Result<std::unique_ptr<report::SeriesFile>> OpenSeries(
           fmt::format("--out {}: cannot create the directory: {}", *dir, ec.message())));
     }
   }
-  if (options.out.empty() && !dir) return std::unique_ptr<report::SeriesFile>();
-  return report::SeriesFile::Open(dir ? *dir + "/" + report::kSeriesFile : options.out);
+  if (options.out.empty() && !dir) return std::unique_ptr<app::SeriesFile>();
+  return app::SeriesFile::Open(dir ? *dir + "/" + report::kSeriesFile : options.out);
 }
 
 // The directory's summary, phases and report, or the summary beside a series file.
 core::Status Save(const MeasureOptions& options, const std::optional<std::string>& dir,
-                  const report::Measurement& m, const nlohmann::ordered_json& json) {
+                  const app::Measurement& m, const nlohmann::ordered_json& json) {
   if (!dir) {
     if (options.out.empty()) return core::Ok();
-    return core::WriteFileAtomically(report::SummaryPathBeside(options.out), json.dump(2) + "\n");
+    return core::WriteFileAtomically(app::SummaryPathBeside(options.out), json.dump(2) + "\n");
   }
   HEADROOM_RETURN_IF_ERROR(
-      report::WriteMeasureDir(*dir, json, options.interval, HEADROOM_VERSION, m.spans));
+      app::WriteMeasureDir(*dir, json, options.interval, HEADROOM_VERSION, m.spans));
   if (!options.report) return core::Ok();
   HEADROOM_ASSIGN_OR_RETURN(std::string path, WriteReport(report::ResultKind::kMeasure, *dir));
   std::fprintf(options.json ? stderr : stdout, "report: %s\n", path.c_str());
@@ -112,7 +112,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   std::vector<gpu::Device*> devices;
   for (auto& d : set->devices) devices.push_back(d.get());
   request->backend = set->backend;
-  auto m = report::MeasureCommand(devices, &clock, *request, series->get());
+  auto m = app::MeasureCommand(devices, &clock, *request, series->get());
   if (!m) return ReportError(m.error());
   series->reset();  // flushes and closes the series before the report reads it
 

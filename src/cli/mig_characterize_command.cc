@@ -10,15 +10,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/mig_device_sweep.h"
+#include "app/mig_model_sweep.h"
 #include "cli/commands.h"
 #include "console/progress.h"
 #include "console/terminal.h"
 #include "mig/enumerate.h"
-#include "report/mig_characterize_run.h"
 #include "report/mig_characterize_summary.h"
 #include "report/mig_device_sweep_report.h"
 #include "report/result_dir.h"
-#include "sim/mig_device_sweep.h"
 
 namespace headroom::cli {
 namespace {
@@ -65,7 +65,7 @@ int RunOnDevice(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   if (!spec) return ReportError(spec.error());
   InstallStopHandlers();
   auto sweep =
-      sim::RunMigDeviceSweep(device, *spec, clock,
+      app::RunMigDeviceSweep(device, *spec, clock,
                              {.layouts = o.layouts,
                               .command = d.command,
                               .idle_s = d.idle_s,
@@ -113,7 +113,7 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   auto fits = catalogs->Fits(*workloads);
   if (!fits) return ReportError(fits.error());
   ProgressBar progress("mig characterize", ProgressWanted());
-  auto sweep = report::RunMigModelSweep(
+  auto sweep = app::RunMigModelSweep(
       {.model = &*model,
        .workloads = std::move(*workloads),
        .fits = std::move(*fits),

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "app/simulate.h"
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
 #include "cli/commands.h"
@@ -18,7 +19,6 @@
 #include "report/plan_report.h"
 #include "report/result_dir.h"
 #include "report/simulate_dir.h"
-#include "report/simulate_run.h"
 #include "report/simulation_report.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
@@ -179,15 +179,15 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
   InstallStopHandlers();
   ProgressBar bar("simulating", ProgressWanted());
   auto simulation =
-      report::SimulateRow({.resolved = &*resolved,
-                           .policy = policy,
-                           .servers = n,
-                           .trace = o.trace,
-                           .out_dir = out,
-                           .with_uncapped = html && policy != headroom::policy::kUncappedPolicy,
-                           .inputs = SimulateInputsOf(*resolved, o, policy, n),
-                           .stop = &StopRequested(),
-                           .progress = [&bar](double f) { bar.Update(f); }});
+      app::SimulateRow({.resolved = &*resolved,
+                        .policy = policy,
+                        .servers = n,
+                        .trace = o.trace,
+                        .out_dir = out,
+                        .with_uncapped = html && policy != headroom::policy::kUncappedPolicy,
+                        .inputs = SimulateInputsOf(*resolved, o, policy, n),
+                        .stop = &StopRequested(),
+                        .progress = [&bar](double f) { bar.Update(f); }});
   bar.Finish();
   if (!simulation) return ReportError(simulation.error());
   std::optional<std::string> written;

@@ -23,7 +23,7 @@
 #include "core/result.h"
 #include "format/text_style.h"
 #include "sim/characterize.h"
-#include "sim/command_sweep.h"
+#include "sim/command_run.h"
 
 namespace headroom::report {
 

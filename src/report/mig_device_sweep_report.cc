@@ -10,13 +10,13 @@ namespace headroom::report {
 
 using nlohmann::ordered_json;
 
-std::string MigDeviceSweepCsv(const sim::MigDeviceSweep& sweep, std::optional<double> samples) {
+std::string MigDeviceSweepCsv(const mig::DeviceSweep& sweep, std::optional<double> samples) {
   std::string csv =
       "layout,instance,slice,uuid,sm_count,exit_code,seconds,window_s,gpu_energy_j,"
       "energy_activity_j,energy_sm_share_j,j_per_sample_activity\n";
-  for (const sim::MigLayoutRun& run : sweep.runs) {
+  for (const mig::LayoutRun& run : sweep.runs) {
     for (size_t i = 0; i < run.instances.size(); ++i) {
-      const sim::MigInstanceRun& r = run.instances[i];
+      const mig::InstanceRun& r = run.instances[i];
       csv += fmt::format(
           "\"{}\",{},{},{},{},{},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{}\n", r.layout, i, r.slice,
           r.uuid, r.sm_count, r.exit_code, r.seconds, run.window_s, run.energy_j,
@@ -27,19 +27,19 @@ std::string MigDeviceSweepCsv(const sim::MigDeviceSweep& sweep, std::optional<do
   return csv;
 }
 
-core::Status WriteMigDeviceSweepDir(const std::string& dir, const sim::MigDeviceSweep& sweep,
+core::Status WriteMigDeviceSweepDir(const std::string& dir, const mig::DeviceSweep& sweep,
                                     std::optional<double> samples) {
   HEADROOM_RETURN_IF_ERROR(CreateMigOutDir(dir));
   return core::WriteFileAtomically(fmt::format("{}/{}", dir, kMigResultsFile),
                                    MigDeviceSweepCsv(sweep, samples));
 }
 
-ordered_json MigDeviceSweepJson(const sim::MigDeviceSweep& sweep,
+ordered_json MigDeviceSweepJson(const mig::DeviceSweep& sweep,
                                 const MigDeviceSweepContext& context) {
   ordered_json runs = ordered_json::array();
-  for (const sim::MigLayoutRun& run : sweep.runs) {
+  for (const mig::LayoutRun& run : sweep.runs) {
     ordered_json instances = ordered_json::array();
-    for (const sim::MigInstanceRun& r : run.instances) {
+    for (const mig::InstanceRun& r : run.instances) {
       instances.push_back({{"slice", r.slice},
                            {"uuid", r.uuid},
                            {"sm_count", r.sm_count},
@@ -60,9 +60,8 @@ ordered_json MigDeviceSweepJson(const sim::MigDeviceSweep& sweep,
           {"runs", runs}};
 }
 
-std::string MigDeviceSweepText(const sim::MigDeviceSweep& sweep,
-                               const MigDeviceSweepContext& context, const std::string& out_dir,
-                               const format::TextStyle& style) {
+std::string MigDeviceSweepText(const mig::DeviceSweep& sweep, const MigDeviceSweepContext& context,
+                               const std::string& out_dir, const format::TextStyle& style) {
   using Align = format::TextTable::Align;
   format::TextTable table({{"LAYOUT", Align::kLeft},
                            {"SLICE", Align::kLeft},
@@ -72,8 +71,8 @@ std::string MigDeviceSweepText(const sim::MigDeviceSweep& sweep,
                            {"ENERGY_J (activity)"},
                            {"ENERGY_J (SM share)"},
                            {"J/SAMPLE"}});
-  for (const sim::MigLayoutRun& run : sweep.runs) {
-    for (const sim::MigInstanceRun& r : run.instances) {
+  for (const mig::LayoutRun& run : sweep.runs) {
+    for (const mig::InstanceRun& r : run.instances) {
       table.AddRow({r.layout, r.slice, std::to_string(r.exit_code),
                     fmt::format("{:.2f}", r.seconds), fmt::format("{:.0f}", run.energy_j),
                     fmt::format("{:.0f}", r.energy_activity_j),

@@ -11,7 +11,7 @@
 
 #include "core/result.h"
 #include "format/text_style.h"
-#include "sim/mig_device_sweep.h"
+#include "mig/device_sweep.h"
 
 namespace headroom::report {
 
@@ -24,22 +24,21 @@ struct MigDeviceSweepContext {
 };
 
 // results.csv's text: a header, then one row per instance of every layout.
-std::string MigDeviceSweepCsv(const sim::MigDeviceSweep& sweep, std::optional<double> samples);
+std::string MigDeviceSweepCsv(const mig::DeviceSweep& sweep, std::optional<double> samples);
 
 // Creates `dir` if needed and writes DIR/results.csv.
 [[nodiscard]] core::Status WriteMigDeviceSweepDir(const std::string& dir,
-                                                  const sim::MigDeviceSweep& sweep,
+                                                  const mig::DeviceSweep& sweep,
                                                   std::optional<double> samples);
 
 // What `mig characterize --json -- COMMAND` prints.
-nlohmann::ordered_json MigDeviceSweepJson(const sim::MigDeviceSweep& sweep,
+nlohmann::ordered_json MigDeviceSweepJson(const mig::DeviceSweep& sweep,
                                           const MigDeviceSweepContext& context);
 
 // The heading, one table row per instance, and the closing line naming the restored layout (and
 // DIR/results.csv when `out_dir` is not empty).
-std::string MigDeviceSweepText(const sim::MigDeviceSweep& sweep,
-                               const MigDeviceSweepContext& context, const std::string& out_dir,
-                               const format::TextStyle& style);
+std::string MigDeviceSweepText(const mig::DeviceSweep& sweep, const MigDeviceSweepContext& context,
+                               const std::string& out_dir, const format::TextStyle& style);
 
 }  // namespace headroom::report
 

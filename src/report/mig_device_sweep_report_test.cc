@@ -7,8 +7,8 @@
 namespace headroom::report {
 namespace {
 
-sim::MigDeviceSweep TwoInstanceSweep() {
-  sim::MigLayoutRun run{.layout = "3g.40gb@0,3g.40gb@4", .window_s = 2, .energy_j = 400};
+mig::DeviceSweep TwoInstanceSweep() {
+  mig::LayoutRun run{.layout = "3g.40gb@0,3g.40gb@4", .window_s = 2, .energy_j = 400};
   for (int start : {0, 4}) {
     run.instances.push_back({.layout = run.layout,
                              .slice = fmt::format("3g.40gb@{}", start),

@@ -3,8 +3,8 @@
 // is taken, times the phases the command marks, sums it all into a MeasureSummary, and writes
 // the --out directory (measure_dir.h) or the summary beside a series file.
 // Not thread-safe (one measurement at a time: signal forwarding is process-wide).
-#ifndef HEADROOM_REPORT_MEASURE_RUN_H_
-#define HEADROOM_REPORT_MEASURE_RUN_H_
+#ifndef HEADROOM_APP_MEASURE_H_
+#define HEADROOM_APP_MEASURE_H_
 
 #include <fstream>
 #include <functional>
@@ -25,7 +25,7 @@
 #include "report/reductions.h"
 #include "telemetry/sampler.h"
 
-namespace headroom::report {
+namespace headroom::app {
 
 // The sampled time series as CSV or JSON Lines (by the file's extension: .csv, .jsonl), energy
 // counted from each GPU's first reading.
@@ -36,9 +36,9 @@ class SeriesFile {
   void Write(const telemetry::Sample& sample, core::TimePoint start);
 
  private:
-  SeriesFile(const std::string& path, MonitorFormat format);
+  SeriesFile(const std::string& path, report::MonitorFormat format);
   std::ofstream stream_;
-  MonitorWriter writer_;
+  report::MonitorWriter writer_;
   std::map<int, core::Joules> first_energy_;
 };
 
@@ -53,8 +53,8 @@ struct MeasureRequest {
 };
 
 struct Measurement {
-  MeasureSummary summary;
-  std::vector<PhaseSpan> spans;  // relative to the command's start
+  report::MeasureSummary summary;
+  std::vector<report::PhaseSpan> spans;  // relative to the command's start
 };
 
 // Runs the command to completion on `devices` (`series`, when given, gets every sample).
@@ -70,11 +70,11 @@ struct Measurement {
 [[nodiscard]] core::Status WriteMeasureDir(const std::string& dir,
                                            const nlohmann::ordered_json& summary,
                                            const std::string& interval, const std::string& version,
-                                           const std::vector<PhaseSpan>& spans);
+                                           const std::vector<report::PhaseSpan>& spans);
 
 // Where the summary of a series written to FILE.csv or FILE.jsonl goes: FILE.summary.json.
 std::string SummaryPathBeside(const std::string& series_path);
 
-}  // namespace headroom::report
+}  // namespace headroom::app
 
-#endif  // HEADROOM_REPORT_MEASURE_RUN_H_
+#endif  // HEADROOM_APP_MEASURE_H_

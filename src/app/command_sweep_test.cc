@@ -1,23 +1,23 @@
 // The sweep verdicts (the best setting under the SLO) and the command sweep on simulated GPUs:
 // every setting run, the GPUs left as found on success, on a failing command and on a bad
 // setting.
-#include "sim/command_sweep.h"
+#include "app/command_sweep.h"
 
 #include <gtest/gtest.h>
 
 #include "catalog/testing/embedded_catalogs.h"
 #include "gpu/sim/sim_device.h"
 
-namespace headroom::sim {
+namespace headroom::app {
 namespace {
 
 using catalog::testing::A100;
 
-Setting Clock(double mhz) { return {Setting::Kind::kClockLock, mhz}; }
-Setting Limit(double w) { return {Setting::Kind::kPowerLimit, w}; }
+sim::Setting Clock(double mhz) { return {sim::Setting::Kind::kClockLock, mhz}; }
+sim::Setting Limit(double w) { return {sim::Setting::Kind::kPowerLimit, w}; }
 
-Row RowOf(Setting s, double latency, double peak, double energy) {
-  Row r;
+sim::Row RowOf(sim::Setting s, double latency, double peak, double energy) {
+  sim::Row r;
   r.setting = s;
   r.latency_s = latency;
   r.peak_power_w = peak;
@@ -27,11 +27,11 @@ Row RowOf(Setting s, double latency, double peak, double energy) {
 
 TEST(SweepVerdictTest, SummaryComparesEachSettingWithTheDefaultOverAllShapes) {
   // Two shapes per setting: the worst slowdown is taken over shapes, the peak is the largest.
-  const std::vector<Row> rows = {
+  const std::vector<sim::Row> rows = {
       RowOf({}, 1.0, 300, 10),          RowOf({}, 2.0, 400, 20),
       RowOf(Clock(1200), 1.02, 250, 9), RowOf(Clock(1200), 2.2, 280, 18),
       RowOf(Limit(300), 1.01, 280, 10), RowOf(Limit(300), 2.04, 300, 19)};
-  const auto summary = Summarize(rows, 2);
+  const auto summary = sim::Summarize(rows, 2);
   ASSERT_EQ(summary.size(), 3u);
   EXPECT_EQ(summary[1].label, "sm_clock=1200MHz");
   EXPECT_NEAR(summary[1].worst_slowdown, 0.10, 1e-12);
@@ -39,26 +39,27 @@ TEST(SweepVerdictTest, SummaryComparesEachSettingWithTheDefaultOverAllShapes) {
   EXPECT_NEAR(summary[1].energy_change, 27.0 / 30 - 1, 1e-12);
   // At +5% the clock lock (+10%, -30% peak) is out and the power limit (-25% peak) is best;
   // at +10% the clock lock is.
-  EXPECT_EQ(BestUnderSlo(summary, 0.05), std::optional<size_t>(2));
-  EXPECT_EQ(BestUnderSlo(summary, 0.10), std::optional<size_t>(1));
-  EXPECT_EQ(BestUnderSlo(summary, 0.0), std::optional<size_t>(0));
-  EXPECT_EQ(BestUnderSlo({}, 0.05), std::nullopt);
+  EXPECT_EQ(sim::BestUnderSlo(summary, 0.05), std::optional<size_t>(2));
+  EXPECT_EQ(sim::BestUnderSlo(summary, 0.10), std::optional<size_t>(1));
+  EXPECT_EQ(sim::BestUnderSlo(summary, 0.0), std::optional<size_t>(0));
+  EXPECT_EQ(sim::BestUnderSlo({}, 0.05), std::nullopt);
 }
 
 TEST(SweepVerdictTest, TracedSettingsAreTheDefaultAndTheLowestOfEachKnob) {
-  const auto traced = TracedSettings({{}, Clock(1400), Clock(900), Limit(250), Limit(350)});
+  const auto traced = sim::TracedSettings({{}, Clock(1400), Clock(900), Limit(250), Limit(350)});
   ASSERT_EQ(traced.size(), 3u);
   EXPECT_EQ(traced[1].Label(), "sm_clock=900MHz");
   EXPECT_EQ(traced[2].Label(), "power_limit=250W");
-  EXPECT_EQ(TracedSettings({{}}).size(), 1u);
+  EXPECT_EQ(sim::TracedSettings({{}}).size(), 1u);
 }
 
 TEST(SweepVerdictTest, BestCommandRunIsTheLowestPeakWithinTheSlo) {
-  const std::vector<CommandRun> runs = {{.setting = {}, .duration_s = 10, .peak_w = 400},
-                                        {.setting = Clock(1000), .duration_s = 11, .peak_w = 250},
-                                        {.setting = Limit(300), .duration_s = 10.4, .peak_w = 300}};
-  EXPECT_EQ(BestCommandRun(runs, 0.05), std::optional<size_t>(2));
-  EXPECT_EQ(BestCommandRun(runs, 0.10), std::optional<size_t>(1));
+  const std::vector<sim::CommandRun> runs = {
+      {.setting = {}, .duration_s = 10, .peak_w = 400},
+      {.setting = Clock(1000), .duration_s = 11, .peak_w = 250},
+      {.setting = Limit(300), .duration_s = 10.4, .peak_w = 300}};
+  EXPECT_EQ(sim::BestCommandRun(runs, 0.05), std::optional<size_t>(2));
+  EXPECT_EQ(sim::BestCommandRun(runs, 0.10), std::optional<size_t>(1));
 }
 
 class CommandSweepTest : public ::testing::Test {
@@ -85,7 +86,7 @@ TEST_F(CommandSweepTest, RunsTheCommandUnderEverySettingAndRestoresTheGpus) {
   auto runs = RunCommandSweep(devices_, &clock_, {{}, Clock(1005), Limit(250)}, options);
   ASSERT_TRUE(runs) << runs.error().message();
   ASSERT_EQ(runs->size(), 3u);
-  for (const CommandRun& r : *runs) {
+  for (const sim::CommandRun& r : *runs) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_GE(r.duration_s, 0.1);
     EXPECT_GT(r.energy_j, 0);
@@ -121,4 +122,4 @@ TEST(DeviceSweepBoundsTest, ComeFromTheDevice) {
 }
 
 }  // namespace
-}  // namespace headroom::sim
+}  // namespace headroom::app

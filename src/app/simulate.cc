@@ -1,4 +1,4 @@
-#include "report/simulate_run.h"
+#include "app/simulate.h"
 
 #include <filesystem>
 #include <fstream>
@@ -12,7 +12,7 @@
 #include "report/simulation_report.h"
 #include "sim/scenario_run.h"
 
-namespace headroom::report {
+namespace headroom::app {
 namespace {
 
 // Opens DIR/FILE for the per-request CSV and writes its header.
@@ -24,7 +24,7 @@ core::Status OpenRequestCsv(const std::string& dir, const char* file, std::ofstr
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("--out {}: cannot write there{}", dir, ec ? ": " + ec.message() : "")));
   }
-  WriteRequestCsvHeader(out);
+  report::WriteRequestCsvHeader(out);
   return core::Ok();
 }
 
@@ -45,7 +45,9 @@ void StartUncapped(const SimulateRequest& r, UncappedRun& u) {
   u.thread = std::thread([&r, &u] {
     sim::RunOptions run;
     run.stop = r.stop;
-    run.on_request = [&u](const sim::RequestResult& q) { WriteRequestCsvRow(q, u.requests); };
+    run.on_request = [&u](const sim::RequestResult& q) {
+      report::WriteRequestCsvRow(q, u.requests);
+    };
     u.result = sim::RunScenario(*r.resolved, std::string(policy::kUncappedPolicy), r.servers,
                                 r.trace, run);
   });
@@ -53,10 +55,11 @@ void StartUncapped(const SimulateRequest& r, UncappedRun& u) {
 
 core::Status WriteOut(const std::string& dir, const sim::RowResult& result,
                       const nlohmann::ordered_json& summary) {
-  std::ofstream power(dir + "/" + kSimulatePowerFile);
-  WritePowerCsv(result, power);
-  HEADROOM_RETURN_IF_ERROR(CloseChecked(power, dir + "/" + kSimulatePowerFile));
-  return core::WriteFileAtomically(dir + "/" + kSimulateSummaryFile, summary.dump(2) + "\n");
+  std::ofstream power(dir + "/" + report::kSimulatePowerFile);
+  report::WritePowerCsv(result, power);
+  HEADROOM_RETURN_IF_ERROR(CloseChecked(power, dir + "/" + report::kSimulatePowerFile));
+  return core::WriteFileAtomically(dir + "/" + report::kSimulateSummaryFile,
+                                   summary.dump(2) + "\n");
 }
 
 }  // namespace
@@ -64,10 +67,11 @@ core::Status WriteOut(const std::string& dir, const sim::RowResult& result,
 core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
   const bool writing = !r.out_dir.empty();
   std::ofstream requests;
-  if (writing) HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, kRequestsFile, requests));
+  if (writing) HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, report::kRequestsFile, requests));
   UncappedRun uncapped;
   if (r.with_uncapped) {
-    HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, kUncappedRequestsFile, uncapped.requests));
+    HEADROOM_RETURN_IF_ERROR(
+        OpenRequestCsv(r.out_dir, report::kUncappedRequestsFile, uncapped.requests));
     StartUncapped(r, uncapped);
   }
   sim::RunOptions run;
@@ -75,25 +79,27 @@ core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
   run.progress = r.progress;
   run.keep_power_series = writing;
   if (writing) {
-    run.on_request = [&requests](const sim::RequestResult& q) { WriteRequestCsvRow(q, requests); };
+    run.on_request = [&requests](const sim::RequestResult& q) {
+      report::WriteRequestCsvRow(q, requests);
+    };
   }
   auto result = sim::RunScenario(*r.resolved, r.policy, r.servers, r.trace, run);
   if (r.with_uncapped) uncapped.thread.join();
   if (!result) return core::Fail(result.error());
-  nlohmann::ordered_json summary = SimulationJson(*result);
+  nlohmann::ordered_json summary = report::SimulationJson(*result);
   Simulation out{.result = std::move(*result), .summary = std::move(summary)};
-  out.summary["inputs"] = SimulateInputsJson(r.inputs);
+  out.summary["inputs"] = report::SimulateInputsJson(r.inputs);
   if (r.with_uncapped) {
     if (!*uncapped.result) return core::Fail(uncapped.result->error());
-    out.summary["uncapped"] = RunJson(sim::Summarize(**uncapped.result));
+    out.summary["uncapped"] = report::RunJson(sim::Summarize(**uncapped.result));
     HEADROOM_RETURN_IF_ERROR(
-        CloseChecked(uncapped.requests, r.out_dir + "/" + kUncappedRequestsFile));
+        CloseChecked(uncapped.requests, r.out_dir + "/" + report::kUncappedRequestsFile));
   }
   if (writing) {
-    HEADROOM_RETURN_IF_ERROR(CloseChecked(requests, r.out_dir + "/" + kRequestsFile));
+    HEADROOM_RETURN_IF_ERROR(CloseChecked(requests, r.out_dir + "/" + report::kRequestsFile));
     HEADROOM_RETURN_IF_ERROR(WriteOut(r.out_dir, out.result, out.summary));
   }
   return out;
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::app

@@ -4,8 +4,8 @@
 // before the sweep, attributes the energy to the instances (mig/attribution), and restores the
 // original layout, and MIG mode when the sweep turned it on, at the end, on errors and on stop.
 // All time is read through the injected Clock. Not thread-safe.
-#ifndef HEADROOM_SIM_MIG_DEVICE_SWEEP_H_
-#define HEADROOM_SIM_MIG_DEVICE_SWEEP_H_
+#ifndef HEADROOM_APP_MIG_DEVICE_SWEEP_H_
+#define HEADROOM_APP_MIG_DEVICE_SWEEP_H_
 
 #include <atomic>
 #include <functional>
@@ -15,37 +15,10 @@
 #include "core/result.h"
 #include "core/time.h"
 #include "gpu/device.h"
+#include "mig/device_sweep.h"
 #include "mig/profile.h"
 
-namespace headroom::sim {
-
-// One copy of the command on one MIG instance.
-struct MigInstanceRun {
-  std::string layout = {};
-  std::string slice = {};  // "3g.40gb@4"
-  std::string uuid = {};   // the MIG device UUID the copy saw
-  int sm_count = 0;
-  int exit_code = 0;  // 128 + signal when killed
-  double seconds = 0;
-  double energy_activity_j = 0;  // idle by SM share, the rest by SMs x run time
-  double energy_sm_share_j = 0;
-};
-
-struct MigLayoutRun {
-  std::string layout = {};
-  double window_s = 0;  // from the first copy's start until the last one ended
-  double energy_j = 0;  // whole GPU, over the window
-  std::vector<MigInstanceRun> instances = {};
-};
-
-struct MigDeviceSweep {
-  double idle_w = 0;
-  std::string original_layout = {};  // restored at the end
-  std::vector<MigLayoutRun> runs = {};
-
-  // Whether any copy exited non-zero.
-  bool AnyCopyFailed() const;
-};
+namespace headroom::app {
 
 struct MigDeviceSweepOptions {
   std::vector<std::string> layouts = {};  // canonical text; empty: the equal-instance layouts
@@ -64,11 +37,10 @@ struct MigDeviceSweepOptions {
 // compute processes running. Errors after that name the layout, and the original layout is
 // restored before returning; a stop is kCancelled.
 // REQUIRES: `spec` is the device's MIG entry; options.command is not empty.
-[[nodiscard]] core::Result<MigDeviceSweep> RunMigDeviceSweep(gpu::Device& device,
-                                                             const mig::GpuMigSpec& spec,
-                                                             core::Clock& clock,
-                                                             const MigDeviceSweepOptions& options);
+[[nodiscard]] core::Result<mig::DeviceSweep> RunMigDeviceSweep(
+    gpu::Device& device, const mig::GpuMigSpec& spec, core::Clock& clock,
+    const MigDeviceSweepOptions& options);
 
-}  // namespace headroom::sim
+}  // namespace headroom::app
 
-#endif  // HEADROOM_SIM_MIG_DEVICE_SWEEP_H_
+#endif  // HEADROOM_APP_MIG_DEVICE_SWEEP_H_

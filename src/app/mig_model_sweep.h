@@ -2,8 +2,8 @@
 // layout x workload (mig::CharacterizeSweep), kept as report/mig_characterize_report.h keeps it,
 // its directory written, and the equal-instance plots (throughput and energy against the number
 // of instances) rendered beside results.csv. Thread-compatible.
-#ifndef HEADROOM_REPORT_MIG_CHARACTERIZE_RUN_H_
-#define HEADROOM_REPORT_MIG_CHARACTERIZE_RUN_H_
+#ifndef HEADROOM_APP_MIG_MODEL_SWEEP_H_
+#define HEADROOM_APP_MIG_MODEL_SWEEP_H_
 
 #include <functional>
 #include <optional>
@@ -16,7 +16,7 @@
 #include "mig/training_workload.h"
 #include "report/mig_characterize_report.h"
 
-namespace headroom::report {
+namespace headroom::app {
 
 struct MigModelSweepRequest {
   const mig::SliceModel* model = nullptr;
@@ -30,7 +30,7 @@ struct MigModelSweepRequest {
 };
 
 struct MigModelSweep {
-  MigCharacterizeReport report;
+  report::MigCharacterizeReport report;
   bool plotted = false;  // the equal-instance plots were rendered (false after a warning)
 };
 
@@ -39,6 +39,6 @@ struct MigModelSweep {
 // REQUIRES: model set; every layout valid on model->mig().
 [[nodiscard]] core::Result<MigModelSweep> RunMigModelSweep(const MigModelSweepRequest& request);
 
-}  // namespace headroom::report
+}  // namespace headroom::app
 
-#endif  // HEADROOM_REPORT_MIG_CHARACTERIZE_RUN_H_
+#endif  // HEADROOM_APP_MIG_MODEL_SWEEP_H_

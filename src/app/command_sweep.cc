@@ -1,19 +1,19 @@
-#include "sim/command_sweep.h"
+#include "app/command_sweep.h"
 
 #include <algorithm>
 #include <csignal>
 
 #include <fmt/format.h>
 
-namespace headroom::sim {
+namespace headroom::app {
 
-CommandRun ReduceRun(const Setting& setting, const telemetry::MeasuredRunResult& run) {
-  CommandRun row{setting, run.exit_code, run.duration_s};
+sim::CommandRun ReduceRun(const sim::Setting& setting, const telemetry::MeasuredRunResult& run) {
+  sim::CommandRun row{setting, run.exit_code, run.duration_s};
   std::vector<double> instant;
   for (const telemetry::Sample& s : run.sampler->Recent()) {
     if (s.snapshot.power_instant) instant.push_back(s.snapshot.power_instant->value());
   }
-  row.p99_w = Percentile(std::move(instant), 0.99);
+  row.p99_w = sim::Percentile(std::move(instant), 0.99);
   const auto reports = run.sampler->Reports();
   for (const telemetry::EnergyReport& r : reports) {
     row.energy_j += r.energy.value();
@@ -25,15 +25,6 @@ CommandRun ReduceRun(const Setting& setting, const telemetry::MeasuredRunResult&
   }
   row.work = run.sampler->work();
   return row;
-}
-
-std::optional<size_t> BestCommandRun(const std::vector<CommandRun>& runs, double slo_fraction) {
-  std::optional<size_t> best;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const double slow = runs[i].duration_s / runs.front().duration_s - 1;
-    if (slow <= slo_fraction + 1e-9 && (!best || runs[i].peak_w < runs[*best].peak_w)) best = i;
-  }
-  return best;
 }
 
 core::Result<model::GpuSpec> DeviceSweepBounds(gpu::Device& device) {
@@ -53,19 +44,19 @@ core::Result<model::GpuSpec> DeviceSweepBounds(gpu::Device& device) {
   return bounds;
 }
 
-core::Status ApplySetting(const Setting& setting, const std::vector<gpu::Device*>& devices,
+core::Status ApplySetting(const sim::Setting& setting, const std::vector<gpu::Device*>& devices,
                           gpu::ControlRestorer& restorer) {
   HEADROOM_RETURN_IF_ERROR(restorer.Restore());
   for (gpu::Device* d : devices) {
     switch (setting.kind) {
-      case Setting::Kind::kDefault:
+      case sim::Setting::Kind::kDefault:
         break;
-      case Setting::Kind::kClockLock: {
+      case sim::Setting::Kind::kClockLock: {
         HEADROOM_ASSIGN_OR_RETURN(auto clocks, d->SupportedSmClocks());
         HEADROOM_RETURN_IF_ERROR(d->LockSmClocks(clocks.back(), core::Megahertz(setting.value)));
         break;
       }
-      case Setting::Kind::kPowerLimit:
+      case sim::Setting::Kind::kPowerLimit:
         HEADROOM_RETURN_IF_ERROR(d->SetPowerLimit(core::Watts(setting.value)));
         break;
     }
@@ -73,16 +64,15 @@ core::Status ApplySetting(const Setting& setting, const std::vector<gpu::Device*
   return core::Ok();
 }
 
-core::Result<std::vector<CommandRun>> RunCommandSweep(const std::vector<gpu::Device*>& devices,
-                                                      core::Clock* clock,
-                                                      const std::vector<Setting>& settings,
-                                                      const CommandSweepOptions& options) {
+core::Result<std::vector<sim::CommandRun>> RunCommandSweep(
+    const std::vector<gpu::Device*>& devices, core::Clock* clock,
+    const std::vector<sim::Setting>& settings, const CommandSweepOptions& options) {
   auto note = [&options](const std::string& text) {
     if (options.note) options.note(text);
   };
   HEADROOM_ASSIGN_OR_RETURN(auto restorer, gpu::ControlRestorer::Save(devices));
-  std::vector<CommandRun> runs;
-  for (const Setting& setting : settings) {
+  std::vector<sim::CommandRun> runs;
+  for (const sim::Setting& setting : settings) {
     if (auto st = ApplySetting(setting, devices, restorer); !st) {
       return core::Fail(st.error().WithContext(setting.Label()));
     }
@@ -109,4 +99,4 @@ core::Result<std::vector<CommandRun>> RunCommandSweep(const std::vector<gpu::Dev
   return runs;
 }
 
-}  // namespace headroom::sim
+}  // namespace headroom::app

@@ -1,4 +1,4 @@
-#include "report/measure_run.h"
+#include "app/measure.h"
 
 #include <mutex>
 #include <utility>
@@ -9,13 +9,13 @@
 #include "report/measure_dir.h"
 #include "telemetry/measured_run.h"
 
-namespace headroom::report {
+namespace headroom::app {
 namespace {
 
 // The phases' spans from their start times (relative to the command's start) and the end.
-std::vector<PhaseSpan> Spans(const std::vector<std::pair<std::string, double>>& starts,
-                             double end_s) {
-  std::vector<PhaseSpan> spans;
+std::vector<report::PhaseSpan> Spans(const std::vector<std::pair<std::string, double>>& starts,
+                                     double end_s) {
+  std::vector<report::PhaseSpan> spans;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     spans.push_back({.name = starts[i].first,
                      .start_s = starts[i].second,
@@ -27,11 +27,11 @@ std::vector<PhaseSpan> Spans(const std::vector<std::pair<std::string, double>>& 
 }  // namespace
 
 core::Result<std::unique_ptr<SeriesFile>> SeriesFile::Open(const std::string& path) {
-  MonitorFormat format;
+  report::MonitorFormat format;
   if (path.ends_with(".csv")) {
-    format = MonitorFormat::kCsv;
+    format = report::MonitorFormat::kCsv;
   } else if (path.ends_with(".jsonl")) {
-    format = MonitorFormat::kJsonl;
+    format = report::MonitorFormat::kJsonl;
   } else {
     return core::Fail(core::Error::InvalidArgument(fmt::format(
         "--out {}: use a .csv or .jsonl file name, or a directory name without an extension",
@@ -44,11 +44,11 @@ core::Result<std::unique_ptr<SeriesFile>> SeriesFile::Open(const std::string& pa
   return file;
 }
 
-SeriesFile::SeriesFile(const std::string& path, MonitorFormat format)
+SeriesFile::SeriesFile(const std::string& path, report::MonitorFormat format)
     : stream_(path, std::ios::trunc), writer_(format, stream_) {}
 
 void SeriesFile::Write(const telemetry::Sample& s, core::TimePoint start) {
-  MonitorRow row;
+  report::MonitorRow row;
   row.time_s = core::ToSeconds(s.snapshot.time - start);
   row.gpu = s.gpu;
   if (s.snapshot.energy_counter) {
@@ -82,7 +82,7 @@ core::Result<Measurement> MeasureCommand(const std::vector<gpu::Device*>& device
   if (request.work > 0) sampler.AddWork(request.work);
 
   Measurement m;
-  MeasureSummary& summary = m.summary;
+  report::MeasureSummary& summary = m.summary;
   summary.command = request.command;
   summary.exit_code = run.exit_code;
   summary.backend = request.backend;
@@ -103,16 +103,16 @@ core::Result<Measurement> MeasureCommand(const std::vector<gpu::Device*>& device
 
 core::Status WriteMeasureDir(const std::string& dir, const nlohmann::ordered_json& summary,
                              const std::string& interval, const std::string& version,
-                             const std::vector<PhaseSpan>& spans) {
+                             const std::vector<report::PhaseSpan>& spans) {
   nlohmann::ordered_json saved = summary;
   saved["inputs"] = {{"interval", interval}, {"version", version}};
   HEADROOM_RETURN_IF_ERROR(
-      core::WriteFileAtomically(dir + "/" + kMeasureSummaryFile, saved.dump(2) + "\n"));
-  return core::WriteFileAtomically(dir + "/" + kPhasesFile, PhaseSpansCsv(spans));
+      core::WriteFileAtomically(dir + "/" + report::kMeasureSummaryFile, saved.dump(2) + "\n"));
+  return core::WriteFileAtomically(dir + "/" + report::kPhasesFile, report::PhaseSpansCsv(spans));
 }
 
 std::string SummaryPathBeside(const std::string& series_path) {
   return series_path.substr(0, series_path.rfind('.')) + ".summary.json";
 }
 
-}  // namespace headroom::report
+}  // namespace headroom::app

@@ -3,8 +3,8 @@
 // measures the GPUs, each run reduced to its time, energy and power, and the best setting under
 // a latency SLO. Every GPU's power limit and clock lock are restored on every exit path (the
 // ControlRestorer). Not thread-safe (one run at a time: signal forwarding is process-wide).
-#ifndef HEADROOM_SIM_COMMAND_SWEEP_H_
-#define HEADROOM_SIM_COMMAND_SWEEP_H_
+#ifndef HEADROOM_APP_COMMAND_SWEEP_H_
+#define HEADROOM_APP_COMMAND_SWEEP_H_
 
 #include <atomic>
 #include <functional>
@@ -18,24 +18,14 @@
 #include "gpu/device.h"
 #include "model/gpu_spec.h"
 #include "sim/characterize.h"
+#include "sim/command_run.h"
 #include "telemetry/measured_run.h"
 
-namespace headroom::sim {
-
-// One run of the command under one setting.
-struct CommandRun {
-  Setting setting = {};
-  int exit_code = 0;
-  double duration_s = 0, energy_j = 0, peak_w = 0, mean_w = 0, p99_w = 0, capped_s = 0, work = 0;
-};
+namespace headroom::app {
 
 // Energy over all GPUs, the highest peak and longest time capped of any GPU, the mean power per
 // GPU, the p99 of the instant-power samples, and the work counted.
-CommandRun ReduceRun(const Setting& setting, const telemetry::MeasuredRunResult& run);
-
-// The run with the lowest peak whose duration stays within `slo_fraction` of the first run's
-// (the default setting); nullopt when none does.
-std::optional<size_t> BestCommandRun(const std::vector<CommandRun>& runs, double slo_fraction);
+sim::CommandRun ReduceRun(const sim::Setting& setting, const telemetry::MeasuredRunResult& run);
 
 // The bounds of what can be swept, read from the device itself (not the catalog): its
 // power-limit range and its supported SM clocks. kUnimplemented when it reports neither.
@@ -43,7 +33,7 @@ std::optional<size_t> BestCommandRun(const std::vector<CommandRun>& runs, double
 
 // Restores what `restorer` saved, then applies `setting` to every device (the default setting is
 // the saved one).
-[[nodiscard]] core::Status ApplySetting(const Setting& setting,
+[[nodiscard]] core::Status ApplySetting(const sim::Setting& setting,
                                         const std::vector<gpu::Device*>& devices,
                                         gpu::ControlRestorer& restorer);
 
@@ -61,10 +51,10 @@ struct CommandSweepOptions {
 // Runs the command under each setting, in order. A command killed by SIGINT/SIGTERM ends the
 // sweep early with the runs so far; any other non-zero exit is an error naming the setting.
 // The GPUs' settings are restored before it returns, whatever happens.
-[[nodiscard]] core::Result<std::vector<CommandRun>> RunCommandSweep(
+[[nodiscard]] core::Result<std::vector<sim::CommandRun>> RunCommandSweep(
     const std::vector<gpu::Device*>& devices, core::Clock* clock,
-    const std::vector<Setting>& settings, const CommandSweepOptions& options);
+    const std::vector<sim::Setting>& settings, const CommandSweepOptions& options);
 
-}  // namespace headroom::sim
+}  // namespace headroom::app
 
-#endif  // HEADROOM_SIM_COMMAND_SWEEP_H_
+#endif  // HEADROOM_APP_COMMAND_SWEEP_H_

@@ -1,4 +1,4 @@
-#include "report/mig_characterize_run.h"
+#include "app/mig_model_sweep.h"
 
 #include <filesystem>
 
@@ -8,7 +8,7 @@
 #include "core/testing/fresh_dir.h"
 #include "mig/enumerate.h"
 
-namespace headroom::report {
+namespace headroom::app {
 namespace {
 
 // The sweep on the shipped catalogs: what it writes reads back as what it returned, with MIG off
@@ -43,9 +43,9 @@ TEST(MigModelSweepTest, WritesTheDirectoryItReturnsAndThePlots) {
   EXPECT_EQ(sweep->report.inputs.workloads,
             (std::vector<std::string>{"resnet50-pretrain", "gpt2-124m-finetune"}));
   EXPECT_EQ(sweep->report.results.size(), 6u);
-  auto read = ReadMigCharacterizeDir(dir);
+  auto read = report::ReadMigCharacterizeDir(dir);
   ASSERT_TRUE(read) << read.error().message();
-  EXPECT_EQ(MigResultsCsv(read->results), MigResultsCsv(sweep->report.results));
+  EXPECT_EQ(report::MigResultsCsv(read->results), report::MigResultsCsv(sweep->report.results));
   EXPECT_EQ(read->inputs.version, "test");
   EXPECT_TRUE(sweep->plotted);
   EXPECT_TRUE(std::filesystem::exists(dir + "/mig-throughput.svg"));
@@ -64,4 +64,4 @@ TEST(MigModelSweepTest, AnUnwritableDirectoryIsAnError) {
 }
 
 }  // namespace
-}  // namespace headroom::report
+}  // namespace headroom::app

@@ -1,4 +1,4 @@
-#include "sim/mig_device_sweep.h"
+#include "app/mig_device_sweep.h"
 
 #include <memory>
 #include <string>
@@ -10,7 +10,7 @@
 #include "gpu/mig_apply.h"
 #include "gpu/sim/sim_device.h"
 
-namespace headroom::sim {
+namespace headroom::app {
 namespace {
 
 const mig::GpuMigSpec& SweepSpec() { return catalog::testing::MigGpu("a100-80gb-sxm"); }
@@ -32,7 +32,7 @@ class MigDeviceSweepTest : public ::testing::Test {
       ASSERT_TRUE(r && r->ok()) << layout;
     }
   }
-  core::Result<MigDeviceSweep> Sweep(MigDeviceSweepOptions o) {
+  core::Result<mig::DeviceSweep> Sweep(MigDeviceSweepOptions o) {
     if (o.command.empty()) o.command = {"true"};
     o.idle_s = 1;
     o.on_error = [this](const std::string& m) { errors_.push_back(m); };
@@ -62,10 +62,10 @@ TEST_F(MigDeviceSweepTest, RunsOneCopyPerInstanceAttributesTheEnergyAndRestores)
   ASSERT_EQ(sweep->runs.size(), 2u);
   EXPECT_EQ(sweep->runs[0].instances.size(), 2u);
   EXPECT_EQ(sweep->runs[1].instances[0].slice, "7g.80gb@0");
-  for (const MigLayoutRun& run : sweep->runs) {
+  for (const mig::LayoutRun& run : sweep->runs) {
     EXPECT_GT(run.window_s, 0);
     double activity = 0, sm_share = 0;
-    for (const MigInstanceRun& r : run.instances) {
+    for (const mig::InstanceRun& r : run.instances) {
       EXPECT_EQ(r.exit_code, 0);
       EXPECT_TRUE(r.uuid.starts_with("MIG-")) << r.uuid;
       EXPECT_LE(r.seconds, run.window_s);
@@ -93,7 +93,7 @@ TEST_F(MigDeviceSweepTest, WithoutLayoutsSweepsTheEqualInstanceLayouts) {
   auto sweep = Sweep({});
   ASSERT_TRUE(sweep) << sweep.error().message();
   std::vector<size_t> copies;
-  for (const MigLayoutRun& run : sweep->runs) copies.push_back(run.instances.size());
+  for (const mig::LayoutRun& run : sweep->runs) copies.push_back(run.instances.size());
   EXPECT_EQ(copies, (std::vector<size_t>{1, 2, 3, 7}));
   EXPECT_EQ(Layout(), "");
 }
@@ -158,4 +158,4 @@ TEST_F(MigDeviceSweepTest, RefusesAnInvalidLayoutAndABusyGpu) {
 }
 
 }  // namespace
-}  // namespace headroom::sim
+}  // namespace headroom::app

@@ -2,8 +2,8 @@
 // uncapped row (policy none) on the same servers and trace run beside it on a second thread when
 // the report's comparison is wanted, and the --out directory written as simulate_dir.h reads it
 // (requests streamed to requests.csv as they complete, so memory stays flat in trace length).
-#ifndef HEADROOM_REPORT_SIMULATE_RUN_H_
-#define HEADROOM_REPORT_SIMULATE_RUN_H_
+#ifndef HEADROOM_APP_SIMULATE_H_
+#define HEADROOM_APP_SIMULATE_H_
 
 #include <atomic>
 #include <functional>
@@ -16,16 +16,16 @@
 #include "report/simulate_dir.h"
 #include "sim/capacity_planner.h"
 
-namespace headroom::report {
+namespace headroom::app {
 
 struct SimulateRequest {
   const sim::ResolvedScenario* resolved = nullptr;
   std::string policy = {};
   int servers = 0;
-  std::string trace = {};      // as --trace; empty: the scenario's workload
-  std::string out_dir = {};    // empty: nothing written
-  bool with_uncapped = false;  // REQUIRES: out_dir; the uncapped row beside it
-  SimulateInputs inputs = {};  // summary.json's "inputs"
+  std::string trace = {};              // as --trace; empty: the scenario's workload
+  std::string out_dir = {};            // empty: nothing written
+  bool with_uncapped = false;          // REQUIRES: out_dir; the uncapped row beside it
+  report::SimulateInputs inputs = {};  // summary.json's "inputs"
   const std::atomic<bool>* stop = nullptr;
   std::function<void(double)> progress = {};  // of the policy's run
 };
@@ -39,6 +39,6 @@ struct Simulation {
 // when a write fails; the simulation's own errors (kCancelled on stop).
 [[nodiscard]] core::Result<Simulation> SimulateRow(const SimulateRequest& request);
 
-}  // namespace headroom::report
+}  // namespace headroom::app
 
-#endif  // HEADROOM_REPORT_SIMULATE_RUN_H_
+#endif  // HEADROOM_APP_SIMULATE_H_

@@ -1,4 +1,4 @@
-#include "sim/mig_device_sweep.h"
+#include "app/mig_device_sweep.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "mig/enumerate.h"
 #include "mig/layout.h"
 
-namespace headroom::sim {
+namespace headroom::app {
 namespace {
 
 // How often the copies are polled: 20 ms is well under a copy's run time, cheap on the CPU.
@@ -80,14 +80,14 @@ core::Result<double> EnergyNow(gpu::Device& device) {
 }
 
 // The layout's instances as rows, with the environment of each one's copy.
-core::Result<std::vector<std::pair<MigInstanceRun, core::SpawnOptions>>> Instances(
+core::Result<std::vector<std::pair<mig::InstanceRun, core::SpawnOptions>>> Instances(
     gpu::Device& device, const mig::GpuMigSpec& spec, const std::string& layout) {
   HEADROOM_ASSIGN_OR_RETURN(std::vector<gpu::MigGpuInstance> gis, device.MigInstances());
-  std::vector<std::pair<MigInstanceRun, core::SpawnOptions>> out;
+  std::vector<std::pair<mig::InstanceRun, core::SpawnOptions>> out;
   for (const gpu::MigGpuInstance& gi : gis) {
     const mig::GiProfile* profile = spec.FindProfileById(gi.profile_id);
     for (const gpu::MigComputeInstance& ci : gi.compute_instances) {
-      MigInstanceRun row{
+      mig::InstanceRun row{
           .layout = layout,
           .slice = fmt::format("{}@{}", profile ? profile->name : "?", gi.start),
           .uuid = ci.uuid,
@@ -107,8 +107,8 @@ core::Result<std::vector<std::pair<MigInstanceRun, core::SpawnOptions>>> Instanc
 
 // Starts a copy per instance and waits for all of them (stopping them on a stop request).
 core::Result<std::vector<InstanceCopy>> RunCopies(
-    const std::vector<std::pair<MigInstanceRun, core::SpawnOptions>>& instances, core::Clock& clock,
-    const MigDeviceSweepOptions& o) {
+    const std::vector<std::pair<mig::InstanceRun, core::SpawnOptions>>& instances,
+    core::Clock& clock, const MigDeviceSweepOptions& o) {
   std::vector<InstanceCopy> copies;
   for (const auto& [row, env] : instances) {
     auto copy = InstanceCopy::Start(o.command, env, clock);
@@ -128,13 +128,13 @@ core::Result<std::vector<InstanceCopy>> RunCopies(
   return copies;
 }
 
-core::Result<MigLayoutRun> RunLayout(gpu::Device& device, const mig::GpuMigSpec& spec,
-                                     core::Clock& clock, const mig::Layout& layout,
-                                     const MigDeviceSweepOptions& o, double idle_w) {
+core::Result<mig::LayoutRun> RunLayout(gpu::Device& device, const mig::GpuMigSpec& spec,
+                                       core::Clock& clock, const mig::Layout& layout,
+                                       const MigDeviceSweepOptions& o, double idle_w) {
   HEADROOM_ASSIGN_OR_RETURN(gpu::MigApplyReport applied,
                             gpu::ApplyMigLayout(device, spec, layout, {}));
   if (!applied.ok()) return core::Fail(*applied.error);
-  MigLayoutRun run{.layout = mig::FormatLayout(layout)};
+  mig::LayoutRun run{.layout = mig::FormatLayout(layout)};
   HEADROOM_ASSIGN_OR_RETURN(auto instances, Instances(device, spec, run.layout));
   HEADROOM_ASSIGN_OR_RETURN(const double e0, EnergyNow(device));
   const core::TimePoint start = clock.Now();
@@ -144,7 +144,7 @@ core::Result<MigLayoutRun> RunLayout(gpu::Device& device, const mig::GpuMigSpec&
   run.energy_j = std::max(0.0, e1 - e0);
   std::vector<mig::InstanceUse> uses;
   for (size_t i = 0; i < copies.size(); ++i) {
-    MigInstanceRun& row = instances[i].first;
+    mig::InstanceRun& row = instances[i].first;
     row.exit_code = *copies[i].Poll();
     row.seconds = copies[i].Seconds(start);
     uses.push_back({.sm_count = row.sm_count, .busy_s = row.seconds, .has_job = true});
@@ -221,17 +221,9 @@ core::Status RefuseBusyGpu(gpu::Device& device) {
 
 }  // namespace
 
-bool MigDeviceSweep::AnyCopyFailed() const {
-  for (const MigLayoutRun& run : runs) {
-    for (const MigInstanceRun& r : run.instances) {
-      if (r.exit_code != 0) return true;
-    }
-  }
-  return false;
-}
-
-core::Result<MigDeviceSweep> RunMigDeviceSweep(gpu::Device& device, const mig::GpuMigSpec& spec,
-                                               core::Clock& clock, const MigDeviceSweepOptions& o) {
+core::Result<mig::DeviceSweep> RunMigDeviceSweep(gpu::Device& device, const mig::GpuMigSpec& spec,
+                                                 core::Clock& clock,
+                                                 const MigDeviceSweepOptions& o) {
   std::optional<gpu::MigModeRestorer> mode_restorer;
   HEADROOM_RETURN_IF_ERROR(EnsureMigMode(device, o, mode_restorer));
   HEADROOM_ASSIGN_OR_RETURN(const std::vector<mig::Layout> layouts, LayoutsToSweep(spec, o));
@@ -239,7 +231,7 @@ core::Result<MigDeviceSweep> RunMigDeviceSweep(gpu::Device& device, const mig::G
   HEADROOM_RETURN_IF_ERROR(RefuseBusyGpu(device));
   // Declared after mode_restorer, so the layout goes back before MIG mode is turned off.
   gpu::LayoutRestorer restorer(device, spec, gpu::RestorableLayout(state));
-  MigDeviceSweep sweep{.original_layout = mig::FormatLayout(restorer.original())};
+  mig::DeviceSweep sweep{.original_layout = mig::FormatLayout(restorer.original())};
   HEADROOM_ASSIGN_OR_RETURN(sweep.idle_w, MeasureIdle(device, clock, o));
   for (const mig::Layout& layout : layouts) {
     if (Stopped(o)) break;
@@ -265,4 +257,4 @@ core::Result<MigDeviceSweep> RunMigDeviceSweep(gpu::Device& device, const mig::G
   return sweep;
 }
 
-}  // namespace headroom::sim
+}  // namespace headroom::app
