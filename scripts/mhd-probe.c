@@ -19,11 +19,11 @@
 
 // The front's defaults (HttpLimits), in libmicrohttpd's units where it has the limit at all.
 enum {
-  kTimeoutS = 2,          // MHD_OPTION_CONNECTION_TIMEOUT; the front: idle 2 s, head within 5 s
-  kConnections = 8,       // MHD_OPTION_CONNECTION_LIMIT; small so that the probe reaches it
-  kPerIp = 4,             // MHD_OPTION_PER_IP_CONNECTION_LIMIT
-  kMemory = 16 * 1024,    // MHD_OPTION_CONNECTION_MEMORY_LIMIT; the front: a 16 KiB head
-  kMaxBody = 64 * 1024,   // the application's limit; the front: 413 beyond 64 KiB
+  kTimeoutS = 2,         // MHD_OPTION_CONNECTION_TIMEOUT; the front: idle 2 s, head within 5 s
+  kConnections = 8,      // MHD_OPTION_CONNECTION_LIMIT; small so that the probe reaches it
+  kPerIp = 4,            // MHD_OPTION_PER_IP_CONNECTION_LIMIT
+  kMemory = 16 * 1024,   // MHD_OPTION_CONNECTION_MEMORY_LIMIT; the front: a 16 KiB head
+  kMaxBody = 64 * 1024,  // the application's limit; the front: 413 beyond 64 KiB
 };
 
 static _Atomic int queue_result = -1;  // MHD_queue_response's answer to a mid-body 413
@@ -142,9 +142,10 @@ static void TrickledHead(int port) {
   }
   char after[160];
   Observe(fd, 3 * kTimeoutS, after, sizeof after);
-  printf("(a) head trickled 1 byte/s for %d s (MHD_OPTION_CONNECTION_TIMEOUT %d s): %s; "
-         "then silent: %s\n",
-         trickle_s, kTimeoutS, seen, after);
+  printf(
+      "(a) head trickled 1 byte/s for %d s (MHD_OPTION_CONNECTION_TIMEOUT %d s): %s; "
+      "then silent: %s\n",
+      trickle_s, kTimeoutS, seen, after);
   close(fd);
 }
 
@@ -166,9 +167,10 @@ static void PastConnectionLimits(int port) {
   Send(extra, "GET / HTTP/1.1\r\nHost: probe\r\n\r\n");
   // Held past the timeout, the other connections close and free a slot for this one.
   Observe(extra, 2.0 * kTimeoutS, seen, sizeof seen);
-  printf("(b2) connection %d in all, from a new address, request sent (MHD_OPTION_CONNECTION_LIMIT "
-         "%d; the %d others idle, closed by the %d s timeout): %s\n",
-         kConnections + 1, kConnections, kConnections, kTimeoutS, seen);
+  printf(
+      "(b2) connection %d in all, from a new address, request sent (MHD_OPTION_CONNECTION_LIMIT "
+      "%d; the %d others idle, closed by the %d s timeout): %s\n",
+      kConnections + 1, kConnections, kConnections, kTimeoutS, seen);
   close(extra);
   for (int i = 0; i < kConnections; ++i) close(held[i]);
   sleep(1);  // the daemon notices the closes before the next case connects
@@ -208,10 +210,11 @@ static void OversizedChunkedBody(int port) {
   char seen[160];
   Observe(fd, 2.0, seen, sizeof seen);
   const int queued = atomic_load(&queue_result);
-  printf("(d) chunked body, %zu KiB sent of an unfinished body (application limit %d KiB): %s; "
-         "MHD_queue_response(413) mid-body returned %s\n",
-         sent / 1024, kMaxBody / 1024, seen,
-         queued < 0 ? "(never called)" : (queued ? "MHD_YES" : "MHD_NO"));
+  printf(
+      "(d) chunked body, %zu KiB sent of an unfinished body (application limit %d KiB): %s; "
+      "MHD_queue_response(413) mid-body returned %s\n",
+      sent / 1024, kMaxBody / 1024, seen,
+      queued < 0 ? "(never called)" : (queued ? "MHD_YES" : "MHD_NO"));
   close(fd);
 }
 
@@ -231,11 +234,10 @@ int main(void) {
   struct sockaddr_in listen_on = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   struct MHD_Daemon* d = MHD_start_daemon(
       MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, &Handle, NULL,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&listen_on,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned int)kConnections,
-      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)kPerIp, MHD_OPTION_CONNECTION_TIMEOUT,
-      (unsigned int)kTimeoutS, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)kMemory,
-      MHD_OPTION_NOTIFY_COMPLETED, &Completed, NULL, MHD_OPTION_END);
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&listen_on, MHD_OPTION_CONNECTION_LIMIT,
+      (unsigned int)kConnections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)kPerIp,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)kTimeoutS, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      (size_t)kMemory, MHD_OPTION_NOTIFY_COMPLETED, &Completed, NULL, MHD_OPTION_END);
   if (d == NULL) {
     fprintf(stderr, "mhd-probe: MHD_start_daemon failed\n");
     return 1;
