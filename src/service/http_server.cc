@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -118,6 +119,11 @@ class HttpServer::Hooks {
 };
 
 namespace {
+
+// The overrides below lean on 0.11's internals (CMakeLists.txt says which, and checks the
+// version at configure time; this catches a build that found another httplib.h).
+static_assert(std::string_view(CPPHTTPLIB_VERSION).starts_with("0.11."),
+              "FrontedServer is written against cpp-httplib 0.11's Server internals");
 
 // cpp-httplib's server (Base: httplib::Server or httplib::SSLServer) with its per-connection
 // worker loop replaced: an accepted socket goes to the front, which calls ServeOne once a
