@@ -76,7 +76,7 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   auto settings = service::ResolveAgentSettings(options.settings, options.backend.backend);
   if (!settings) return ReportError(settings.error());
   core::SystemClock clock;
-  auto set = OpenDevices(global, options.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, options.backend, &clock);
   if (!set) return ReportError(set.error());
   std::unique_ptr<gpu::sim::SimLoadFile> load_file;
   if (!options.sim_load_file.empty()) {
@@ -88,7 +88,7 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
     load_file = std::make_unique<gpu::sim::SimLoadFile>(options.sim_load_file, std::move(sims));
     if (auto st = PollLoadFile(*load_file); !st) return ReportError(st.error());
   }
-  auto catalog = LoadCatalog(global);
+  auto catalog = app::LoadCatalog(global.catalog_dir);
   if (!catalog) return ReportError(catalog.error());
   auto gpus = service::AgentGpusOf(set->devices, *catalog, options.failsafe_sm_clock_mhz);
   if (!gpus) return ReportError(gpus.error());

@@ -54,10 +54,10 @@ core::Result<std::vector<sim::Setting>> Settings(const model::GpuSpec& gpu,
   std::vector<core::Megahertz> clocks;
   std::vector<core::Watts> limits;
   if (!o.sm_clocks.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(clocks, ParseClockList(o.sm_clocks, gpu));
+    HEADROOM_ASSIGN_OR_RETURN(clocks, app::ParseClockList(o.sm_clocks, gpu));
   }
   if (!o.power_limits.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(limits, ParsePowerLimitList(o.power_limits, gpu));
+    HEADROOM_ASSIGN_OR_RETURN(limits, app::ParsePowerLimitList(o.power_limits, gpu));
   }
   return sim::SweepSettings(clocks, limits);
 }
@@ -81,7 +81,7 @@ int RunCommandSweep(const GlobalOptions& global, const CharacterizeOptions& o, d
   auto interval = core::ParseDuration(o.interval);
   if (!interval) return ReportError(interval.error().WithContext("--interval"));
   core::SystemClock clock;
-  auto set = OpenDevices(global, o.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, o.backend, &clock);
   if (!set) return ReportError(set.error());
   std::vector<gpu::Device*> devices;
   for (auto& d : set->devices) devices.push_back(d.get());
@@ -153,11 +153,11 @@ core::Result<std::optional<std::string>> WriteOut(const std::string& dir,
 }
 
 int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
-  auto hardware = LoadCatalog(global);
+  auto hardware = app::LoadCatalog(global.catalog_dir);
   if (!hardware) return ReportError(hardware.error());
   auto gpu = hardware->Gpu(o.gpu);
   if (!gpu) return ReportError(gpu.error().WithContext("--gpu"));
-  auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
+  auto engines = app::LoadEngines(o.engine, catalog::kDefaultEngine);
   if (!engines) return ReportError(engines.error());
   auto fits = engines->engines.Engine(engines->engine);
   if (!fits) return ReportError(fits.error());

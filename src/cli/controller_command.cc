@@ -22,7 +22,7 @@ namespace headroom::cli {
 int RunController(const GlobalOptions& global, const ControllerCliOptions& o) {
   UseDaemonLogger("headroom-controller");
   InstallStopHandlers();
-  auto catalog = LoadCatalog(global);
+  auto catalog = app::LoadCatalog(global.catalog_dir);
   if (!catalog) return ReportError(catalog.error());
   auto config = service::LoadControllerConfig(o.config, *catalog);
   if (!config) return ReportError(config.error());

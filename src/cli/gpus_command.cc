@@ -21,7 +21,7 @@ struct GpusOptions {
 
 int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
   core::SystemClock clock;
-  auto set = OpenDevices(global, options.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, options.backend, &clock);
   if (!set) return ReportError(set.error());
   std::vector<gpu::GpuListing> listings;
   for (auto& device : set->devices) {

@@ -107,7 +107,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   auto series = OpenSeries(options, dir);
   if (!series) return ReportError(series.error());
   core::SystemClock clock;
-  auto set = OpenDevices(global, options.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, options.backend, &clock);
   if (!set) return ReportError(set.error());
   std::vector<gpu::Device*> devices;
   for (auto& d : set->devices) devices.push_back(d.get());

@@ -54,14 +54,14 @@ int RunOnDevice(const GlobalOptions& global, const MigCharacterizeOptions& o) {
   }
   const MigDeviceSweepOptions& d = o.device;
   core::SystemClock clock;
-  auto set = OpenDevices(global, d.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, d.backend, &clock);
   if (!set) return ReportError(set.error());
   if (set->devices.size() != 1) {
     return ReportError(core::Error::InvalidArgument(
         fmt::format("--gpus: characterize one GPU at a time ({} selected)", set->devices.size())));
   }
   gpu::Device& device = *set->devices.front();
-  auto spec = MigSpecOfDevice(global, device);
+  auto spec = app::MigSpecOfDevice(global.catalog_dir, device);
   if (!spec) return ReportError(spec.error());
   InstallStopHandlers();
   auto sweep =
@@ -100,9 +100,9 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
     return ReportError(core::Error::InvalidArgument(
         "--backend/--gpus: give the command to run on each instance after --"));
   }
-  auto catalogs = LoadMigCatalogs(global);
+  auto catalogs = app::LoadMigCatalogs(global.catalog_dir);
   if (!catalogs) return ReportError(catalogs.error());
-  auto model = MigModelOf(*catalogs, o.gpu, o.power_limit_w);
+  auto model = app::MigModelOf(*catalogs, o.gpu, o.power_limit_w);
   if (!model) return ReportError(model.error());
   auto workloads = catalogs->workloads.Select(o.workloads);
   if (!workloads) return ReportError(workloads.error().WithContext("--workloads"));

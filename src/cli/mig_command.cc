@@ -27,14 +27,14 @@ struct MigOptions {
 };
 
 int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = FindMigGpu(global, o.gpu);
+  auto spec = app::FindMigGpu(global.catalog_dir, o.gpu);
   if (!spec) return ReportError(spec.error());
   std::cout << report::MigProfilesText(*spec, StdoutStyle());
   return kExitOk;
 }
 
 int RunValidate(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = FindMigGpu(global, o.gpu);
+  auto spec = app::FindMigGpu(global.catalog_dir, o.gpu);
   if (!spec) return ReportError(spec.error());
   auto layout = mig::ParseLayout(o.layout);
   if (!layout) return ReportError(layout.error());
@@ -47,7 +47,7 @@ int RunValidate(const GlobalOptions& global, const MigOptions& o) {
 }
 
 int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = FindMigGpu(global, o.gpu);
+  auto spec = app::FindMigGpu(global.catalog_dir, o.gpu);
   if (!spec) return ReportError(spec.error());
   auto profiles = mig::ProfilesNamed(*spec, o.profiles);
   if (!profiles) return ReportError(profiles.error().WithContext("--profiles"));

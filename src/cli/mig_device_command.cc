@@ -35,11 +35,11 @@ struct MigDeviceOptions {
 int RunShow(const GlobalOptions& global, const MigDeviceOptions& o) {
   if (o.profiles) return RunMigProfileCheck(global, o.backend, o.json);
   core::SystemClock clock;
-  auto set = OpenDevices(global, o.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, o.backend, &clock);
   if (!set) return ReportError(set.error());
   ordered_json json = {{"backend", set->backend}, {"gpus", ordered_json::array()}};
   for (const auto& device : set->devices) {
-    auto view = gpu::ReadMigView(*device, MigSpecLookupOf(global));
+    auto view = gpu::ReadMigView(*device, app::MigSpecLookupOf(global.catalog_dir));
     if (!view) return ReportError(view.error());
     if (o.json) {
       json["gpus"].push_back(report::MigShowJson(*view));
@@ -68,12 +68,12 @@ int RunApply(const GlobalOptions& global, const MigDeviceOptions& o) {
   auto layout = mig::ParseLayout(o.layout);
   if (!layout) return ReportError(layout.error());
   core::SystemClock clock;
-  auto set = OpenDevices(global, o.backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, o.backend, &clock);
   if (!set) return ReportError(set.error());
   ordered_json json = ordered_json::array();
   int exit_code = kExitOk;
   for (const auto& device : set->devices) {
-    auto spec = MigSpecOfDevice(global, *device);
+    auto spec = app::MigSpecOfDevice(global.catalog_dir, *device);
     if (!spec) return ReportError(spec.error());
     if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
       PrintError(fmt::format("GPU {}: invalid layout on {}: {}", device->info().index, spec->name,

@@ -39,7 +39,8 @@ constexpr const char* kDefaultMigPlanDir = "headroom-mig-plan";
 core::Result<catalog::MigPlanInput> ReadMigPlanInput(const GlobalOptions& global,
                                                      const MigPlanOptions& o) {
   HEADROOM_ASSIGN_OR_RETURN(const std::string text, core::ReadFile(o.file));
-  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalogs catalogs, LoadMigCatalogs(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalogs catalogs,
+                            app::LoadMigCatalogs(global.catalog_dir));
   HEADROOM_ASSIGN_OR_RETURN(
       catalog::MigPlanInput input,
       catalog::ParseMigPlanFile(text, o.file, catalogs.hardware, catalogs.mig, catalogs.workloads));
@@ -98,9 +99,9 @@ struct MigWorkloadsOptions {
 // The measured workloads and what the slice model derives from them, with the predicted rate of
 // each on the GPU's smallest and largest instance.
 int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
-  auto catalogs = LoadMigCatalogs(global);
+  auto catalogs = app::LoadMigCatalogs(global.catalog_dir);
   if (!catalogs) return ReportError(catalogs.error());
-  auto model = MigModelOf(*catalogs, o.gpu, std::nullopt);
+  auto model = app::MigModelOf(*catalogs, o.gpu, std::nullopt);
   if (!model) return ReportError(model.error());
   const std::vector<mig::MeasuredWorkload>& workloads = catalogs->workloads.workloads();
   auto fits = catalogs->Fits(workloads);

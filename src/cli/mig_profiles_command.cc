@@ -14,9 +14,9 @@ namespace headroom::cli {
 
 int RunMigProfileCheck(const GlobalOptions& global, const BackendOptions& backend, bool json) {
   core::SystemClock clock;
-  auto set = OpenDevices(global, backend, &clock);
+  auto set = app::OpenDevices(global.catalog_dir, backend, &clock);
   if (!set) return ReportError(set.error());
-  const gpu::MigSpecLookup lookup = MigSpecLookupOf(global);
+  const gpu::MigSpecLookup lookup = app::MigSpecLookupOf(global.catalog_dir);
   std::vector<gpu::GpuMigProfileCheck> checks;
   bool match = true;
   for (const auto& device : set->devices) {

@@ -23,18 +23,18 @@ struct DvfsOptions {
 };
 
 int RunDvfs(const GlobalOptions& global, const DvfsOptions& options) {
-  auto catalog = LoadCatalog(global);
+  auto catalog = app::LoadCatalog(global.catalog_dir);
   if (!catalog) return ReportError(catalog.error());
   auto spec = catalog->Gpu(options.gpu);
   if (!spec) return ReportError(spec.error().WithContext("--gpu"));
   const model::GpuSpec& gpu = **spec;
   auto clocks = options.sm_clocks.empty()
                     ? core::Result<std::vector<core::Megahertz>>(model::DefaultSweepClocks(gpu))
-                    : ParseClockList(options.sm_clocks, gpu);
+                    : app::ParseClockList(options.sm_clocks, gpu);
   if (!clocks) return ReportError(clocks.error());
   auto limits = options.power_limits.empty()
                     ? core::Result<std::vector<core::Watts>>(model::DefaultSweepLimits(gpu))
-                    : ParsePowerLimitList(options.power_limits, gpu);
+                    : app::ParsePowerLimitList(options.power_limits, gpu);
   if (!limits) return ReportError(limits.error());
   const model::GpuPowerModel model(gpu);
   const report::DvfsCharacterization c{.gpu = &gpu,

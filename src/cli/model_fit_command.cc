@@ -102,7 +102,7 @@ int RunProfileRowsFit(const catalog::HardwareCatalog& hardware, const catalog::M
 }
 
 int RunFit(const GlobalOptions& global, const FitOptions& options) {
-  auto hardware = LoadCatalog(global);
+  auto hardware = app::LoadCatalog(global.catalog_dir);
   if (!hardware) return ReportError(hardware.error());
   auto models = catalog::ModelCatalog::Embedded();
   if (!models) return ReportError(models.error());

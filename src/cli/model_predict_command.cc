@@ -55,7 +55,7 @@ core::Status CheckQuery(const PredictOptions& o, const model::ModelSpec& spec,
 }
 
 int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
-  auto hardware = LoadCatalog(global);
+  auto hardware = app::LoadCatalog(global.catalog_dir);
   if (!hardware) return ReportError(hardware.error());
   auto gpu = hardware->Gpu(o.gpu);
   if (!gpu) return ReportError(gpu.error().WithContext("--gpu"));
@@ -64,7 +64,7 @@ int RunPredict(const GlobalOptions& global, const PredictOptions& o) {
   auto spec = models->Model(o.model);
   if (!spec) return ReportError(spec.error().WithContext("--model"));
   if (auto st = CheckQuery(o, **spec, **gpu); !st) return ReportError(st.error());
-  auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
+  auto engines = app::LoadEngines(o.engine, catalog::kDefaultEngine);
   if (!engines) return ReportError(engines.error());
   auto fits = engines->engines.Engine(engines->engine);
   if (!fits) return ReportError(fits.error());

@@ -20,11 +20,11 @@ struct ValidateOptions {
 };
 
 int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
-  auto hardware = LoadCatalog(global);
+  auto hardware = app::LoadCatalog(global.catalog_dir);
   if (!hardware) return ReportError(hardware.error());
   auto models = catalog::ModelCatalog::Embedded();
   if (!models) return ReportError(models.error());
-  auto engines = LoadEngines(o.engine, catalog::kDefaultEngine);
+  auto engines = app::LoadEngines(o.engine, catalog::kDefaultEngine);
   if (!engines) return ReportError(engines.error());
   auto mig = catalog::MigCatalog::Embedded();
   if (!mig) return ReportError(mig.error());

@@ -61,7 +61,7 @@ int RunMonitor(const GlobalOptions& global, const MonitorOptions& options) {
   core::FakeClock virtual_clock;
   core::Clock* clock = options.virtual_time ? static_cast<core::Clock*>(&virtual_clock)
                                             : static_cast<core::Clock*>(&system_clock);
-  auto set = OpenDevices(global, options.backend, clock);
+  auto set = app::OpenDevices(global.catalog_dir, options.backend, clock);
   if (!set) return ReportError(set.error());
   InstallStopHandlers();
 

@@ -103,9 +103,10 @@ core::Result<sim::ResolvedScenario> Bind(const GlobalOptions& global, const RowO
     if (!v) return core::Fail(v.error().WithContext("--set " + kv));
     scenario.policy_overrides.emplace_back(kv.substr(0, eq), *v);
   }
-  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware, LoadCatalog(global));
+  HEADROOM_ASSIGN_OR_RETURN(catalog::HardwareCatalog hardware,
+                            app::LoadCatalog(global.catalog_dir));
   HEADROOM_ASSIGN_OR_RETURN(catalog::ModelCatalog models, catalog::ModelCatalog::Embedded());
-  HEADROOM_ASSIGN_OR_RETURN(EngineChoice engines, LoadEngines(o.engine, scenario.engine));
+  HEADROOM_ASSIGN_OR_RETURN(EngineChoice engines, app::LoadEngines(o.engine, scenario.engine));
   scenario.engine = engines.engine;
   return sim::Resolve(scenario, {&hardware, &models, &engines.engines});
 }
