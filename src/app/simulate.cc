@@ -1,5 +1,6 @@
 #include "app/simulate.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -7,13 +8,28 @@
 
 #include <fmt/format.h>
 
+#include "app/row_scenario.h"
 #include "core/files.h"
+#include "core/parse.h"
 #include "policy/policy_factory.h"
 #include "report/simulation_report.h"
 #include "sim/scenario_run.h"
 
 namespace headroom::app {
 namespace {
+
+// One simulation of a policy, with the uncapped row beside it when asked.
+struct RowRun {
+  const sim::ResolvedScenario* resolved = nullptr;
+  std::string policy = {};
+  int servers = 0;
+  std::string trace = {};              // as --trace; empty: the scenario's workload
+  std::string out_dir = {};            // empty: nothing written
+  bool with_uncapped = false;          // REQUIRES: out_dir; the uncapped row beside it
+  report::SimulateInputs inputs = {};  // summary.json's "inputs"
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(double)> progress = {};  // of the policy's run
+};
 
 // Opens DIR/FILE for the per-request CSV and writes its header.
 core::Status OpenRequestCsv(const std::string& dir, const char* file, std::ofstream& out) {
@@ -41,7 +57,7 @@ struct UncappedRun {
   std::thread thread;
 };
 
-void StartUncapped(const SimulateRequest& r, UncappedRun& u) {
+void StartUncapped(const RowRun& r, UncappedRun& u) {
   u.thread = std::thread([&r, &u] {
     sim::RunOptions run;
     run.stop = r.stop;
@@ -62,9 +78,7 @@ core::Status WriteOut(const std::string& dir, const sim::RowResult& result,
                                    summary.dump(2) + "\n");
 }
 
-}  // namespace
-
-core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
+core::Result<SimulateResult> RunRow(const RowRun& r) {
   const bool writing = !r.out_dir.empty();
   std::ofstream requests;
   if (writing) HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, report::kRequestsFile, requests));
@@ -87,7 +101,7 @@ core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
   if (r.with_uncapped) uncapped.thread.join();
   if (!result) return core::Fail(result.error());
   nlohmann::ordered_json summary = report::SimulationJson(*result);
-  Simulation out{.result = std::move(*result), .summary = std::move(summary)};
+  SimulateResult out{.result = std::move(*result), .summary = std::move(summary)};
   out.summary["inputs"] = report::SimulateInputsJson(r.inputs);
   if (r.with_uncapped) {
     if (!*uncapped.result) return core::Fail(uncapped.result->error());
@@ -100,6 +114,79 @@ core::Result<Simulation> SimulateRow(const SimulateRequest& r) {
     HEADROOM_RETURN_IF_ERROR(WriteOut(r.out_dir, out.result, out.summary));
   }
   return out;
+}
+
+report::SimulateInputs SimulateInputsOf(const sim::ResolvedScenario& resolved,
+                                        const SimulateRequest& r, int servers) {
+  const sim::Scenario& s = resolved.scenario;
+  return {.scenario = s.name,
+          .description = s.description,
+          .scenario_source = s.source,
+          .trace = r.trace,
+          .seed = s.seed,
+          .policy = r.policy,
+          .servers = servers,
+          .provisioned_servers = s.servers,
+          .version = r.version,
+          .overrides = r.scenario.set,
+          .t1_frac = resolved.params.t1,
+          .t2_frac = resolved.params.t2};
+}
+
+// --as-recorded: the one request log --trace names replayed as it is (scenario key
+// workload.replay: as-recorded); refused, naming the flags, where --trace is not one log.
+core::Status ReplayAsRecorded(const std::string& trace, sim::Scenario& scenario) {
+  if (trace.empty() || trace == "scenario") {
+    if (scenario.workload.replay == sim::WorkloadReplay::kAsRecorded) return core::Ok();
+    return core::Fail(core::Error::InvalidArgument(
+        "--as-recorded replays one request log: name it with --trace FILE"));
+  }
+  if (trace == "azure" || trace == "synth-week") {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--as-recorded replays one request log as it is, but --trace {} {}", trace,
+                    trace == "azure" ? "is two traces scaled by service" : "synthesizes a week")));
+  }
+  scenario.workload.replay = sim::WorkloadReplay::kAsRecorded;
+  scenario.workload.priority = sim::PriorityAssignment::kByTrace;
+  return core::Ok();
+}
+
+// The servers to simulate: --servers, or the provisioned row grown by --oversubscription.
+core::Result<int> ServersOf(const SimulateRequest& r, int provisioned) {
+  if (r.oversubscription.empty()) return r.servers > 0 ? r.servers : provisioned;
+  auto pct = core::ParsePercent(r.oversubscription);
+  if (!pct || *pct < 0 || *pct > 1000) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--oversubscription '{}': expected a percentage such as 30%", r.oversubscription)));
+  }
+  return static_cast<int>(std::lround(provisioned * (1 + *pct / 100)));
+}
+
+}  // namespace
+
+core::Result<SimulateResult> Simulate(const SimulateRequest& r) {
+  HEADROOM_ASSIGN_OR_RETURN(sim::ResolvedScenario resolved, ResolveScenario(r.scenario));
+  if (r.as_recorded) HEADROOM_RETURN_IF_ERROR(ReplayAsRecorded(r.trace, resolved.scenario));
+  HEADROOM_ASSIGN_OR_RETURN(const int n, ServersOf(r, resolved.scenario.servers));
+  resolved.row.macro_steps = !r.per_iteration;
+  const std::string out = r.out.empty() && r.report ? kDefaultSimulateDir : r.out;
+  HEADROOM_ASSIGN_OR_RETURN(
+      SimulateResult result,
+      RunRow({.resolved = &resolved,
+              .policy = r.policy,
+              .servers = n,
+              .trace = r.trace,
+              .out_dir = out,
+              .with_uncapped = r.report && r.policy != policy::kUncappedPolicy,
+              .inputs = SimulateInputsOf(resolved, r, n),
+              .stop = r.stop,
+              .progress = r.progress}));
+  result.out_dir = out;
+  if (r.report) {
+    HEADROOM_ASSIGN_OR_RETURN(result.report,
+                              WriteReport(report::ResultKind::kSimulate, out, r.on_warning));
+  }
+  return result;
 }
 
 }  // namespace headroom::app

@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "app/row_scenario.h"
 #include "core/result.h"
 #include "report/plan_report.h"
 #include "report/simulate_dir.h"
@@ -18,26 +20,36 @@
 
 namespace headroom::app {
 
+// Where `simulate --report` writes when no --out is given.
+inline constexpr const char* kDefaultSimulateDir = "headroom-simulate";
+
 struct SimulateRequest {
-  const sim::ResolvedScenario* resolved = nullptr;
-  std::string policy = {};
-  int servers = 0;
-  std::string trace = {};              // as --trace; empty: the scenario's workload
-  std::string out_dir = {};            // empty: nothing written
-  bool with_uncapped = false;          // REQUIRES: out_dir; the uncapped row beside it
-  report::SimulateInputs inputs = {};  // summary.json's "inputs"
+  ScenarioRequest scenario = {};
+  std::string trace = {};  // as --trace; empty: the scenario's workload
+  std::string policy = "polca";
+  int servers = 0;                    // 0: the scenario's (or --oversubscription's)
+  std::string oversubscription = {};  // "30%": servers beyond the provisioned row
+  bool per_iteration = false;         // one event per decode iteration (no macro steps)
+  bool as_recorded = false;           // replay the --trace log as recorded
+  std::string out = {};               // empty: nothing written (kDefaultSimulateDir with report)
+  bool report = false;       // the uncapped row beside it, and report.html written into out
+  std::string version = {};  // summary.json's
   const std::atomic<bool>* stop = nullptr;
-  std::function<void(double)> progress = {};  // of the policy's run
+  std::function<void(double)> progress = {};                // of the policy's run
+  std::function<void(const std::string&)> on_warning = {};  // a plot the report could not draw
 };
 
-struct Simulation {
+struct SimulateResult {
   sim::RowResult result;
-  nlohmann::ordered_json summary;  // summary.json (also what --json prints)
+  nlohmann::ordered_json summary;          // summary.json (also what --json prints)
+  std::string out_dir = {};                // where it was written; empty: nowhere
+  std::optional<std::string> report = {};  // report.html's path
 };
 
-// kInvalidArgument naming the directory when it cannot be written; kUnavailable naming the file
-// when a write fails; the simulation's own errors (kCancelled on stop).
-[[nodiscard]] core::Result<Simulation> SimulateRow(const SimulateRequest& request);
+// kInvalidArgument naming the flag for bad input, or the directory when it cannot be written;
+// kUnavailable naming the file when a write fails; the simulation's own errors (kCancelled on
+// stop).
+[[nodiscard]] core::Result<SimulateResult> Simulate(const SimulateRequest& request);
 
 }  // namespace headroom::app
 

@@ -1,0 +1,100 @@
+#include "app/plan.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "app/context.h"
+#include "core/parse.h"
+#include "policy/policy_factory.h"
+#include "report/plan_dir.h"
+
+namespace headroom::app {
+namespace {
+
+report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const PlanRequest& r) {
+  const sim::Scenario& s = resolved.scenario;
+  report::PlanInputs in{.scenario = s.name,
+                        .description = s.description,
+                        .scenario_source = s.source,
+                        .trace = r.trace,
+                        .engine = resolved.row.engine.Label(),
+                        .seed = s.seed,
+                        .version = r.version,
+                        .overrides = r.scenario.set,
+                        .slo = s.slo,
+                        .t1_frac = resolved.params.t1,
+                        .t2_frac = resolved.params.t2};
+  return in;
+}
+
+core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
+  sim::PlanOptions options;
+  options.trace = r.trace;
+  options.weeks = r.weeks;
+  options.validate_weeks = r.validate;
+  options.risk_beyond = r.risk_beyond;
+  if (!r.out.empty() || r.report) options.power_windows = report::kPlanPowerWindows;
+  if (!r.stress.empty()) {
+    options.stress.emplace();
+    for (const std::string& spec : r.stress) {
+      if (spec == "none") continue;
+      HEADROOM_ASSIGN_OR_RETURN(sim::StressCase c, sim::ParseStressCase(spec));
+      options.stress->push_back(std::move(c));
+    }
+  }
+  options.threads =
+      r.threads > 0 ? r.threads : static_cast<int>(std::thread::hardware_concurrency());
+  for (std::string_view p : core::Split(r.policies, ',')) {
+    if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
+  }
+  if (options.policies == std::vector<std::string>{"all"}) options.policies = policy::PolicyNames();
+  options.stop = r.stop;
+  options.progress = r.progress;
+  return options;
+}
+
+// --out DIR: plan.json, the chosen policy's row power, and with --report the page.
+core::Result<std::optional<std::string>> WritePlanOut(const PlanRequest& r, const std::string& out,
+                                                      report::PlanReport& data) {
+  // The chosen policy's row power on the planning week where it peaked highest, as the plan ran
+  // it.
+  if (const sim::PolicyPlan* chosen = sim::ChosenPolicy(data.plan)) {
+    data.power = report::PlanRunPowerTrace(chosen->at_max);
+  }
+  HEADROOM_RETURN_IF_ERROR(report::WritePlanDir(out, data));
+  if (!r.report) return std::optional<std::string>();
+  HEADROOM_ASSIGN_OR_RETURN(std::string path,
+                            WriteReport(report::ResultKind::kPlan, out, r.on_warning));
+  return std::optional<std::string>(path);
+}
+
+}  // namespace
+
+core::Result<PlanOutcome> Plan(const PlanRequest& r) {
+  HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved, ResolveScenario(r.scenario));
+  HEADROOM_ASSIGN_OR_RETURN(const sim::PlanOptions options, PlanOptionsOf(r));
+  HEADROOM_ASSIGN_OR_RETURN(sim::CapacityPlan plan, sim::PlanCapacity(resolved, options));
+  PlanOutcome outcome{.data = {.plan = std::move(plan), .inputs = PlanInputsOf(resolved, r)},
+                      .scenario = resolved.scenario,
+                      .threads = options.threads};
+  outcome.out_dir = r.out.empty() && r.report ? kDefaultPlanDir : r.out;
+  if (!outcome.out_dir.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(outcome.report, WritePlanOut(r, outcome.out_dir, outcome.data));
+  }
+  return outcome;
+}
+
+core::Result<LoadCalibration> CalibrateLoad(const PlanRequest& r) {
+  HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved, ResolveScenario(r.scenario));
+  HEADROOM_ASSIGN_OR_RETURN(const sim::PlanOptions options, PlanOptionsOf(r));
+  const sim::Scenario& s = resolved.scenario;
+  const double target =
+      s.workload.target_baseline_peak > 0 ? s.workload.target_baseline_peak : 0.79;
+  HEADROOM_ASSIGN_OR_RETURN(sim::Calibration c,
+                            sim::CalibrateLoad(resolved, target, 0.002, options));
+  return LoadCalibration{.calibration = c, .scenario = s, .target = target};
+}
+
+}  // namespace headroom::app
