@@ -1,6 +1,9 @@
 #include "app/measure.h"
 
+#include <filesystem>
 #include <mutex>
+#include <optional>
+#include <regex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -60,7 +63,7 @@ void SeriesFile::Write(const telemetry::Sample& s, core::TimePoint start) {
 }
 
 core::Result<Measurement> MeasureCommand(const std::vector<gpu::Device*>& devices,
-                                         core::Clock* clock, const MeasureRequest& request,
+                                         core::Clock* clock, const MeasureRun& request,
                                          SeriesFile* series) {
   const core::TimePoint start = clock->Now();
   telemetry::MeasuredRunOptions options{.command = request.command,
@@ -113,6 +116,99 @@ core::Status WriteMeasureDir(const std::string& dir, const nlohmann::ordered_jso
 
 std::string SummaryPathBeside(const std::string& series_path) {
   return series_path.substr(0, series_path.rfind('.')) + ".summary.json";
+}
+
+namespace {
+
+// `--out` names a directory when it ends in '/' or its last component has no '.'; with
+// --report and no --out, the default directory.
+std::optional<std::string> OutDir(const MeasureRequest& o) {
+  if (o.out.empty())
+    return o.report ? std::optional<std::string>(kDefaultMeasureDir) : std::nullopt;
+  if (o.out.ends_with('/')) return o.out.substr(0, o.out.size() - 1);
+  const std::string last =
+      o.out.substr(o.out.rfind('/') == std::string::npos ? 0 : o.out.rfind('/') + 1);
+  if (last.find('.') == std::string::npos) return o.out;
+  return std::nullopt;
+}
+
+core::Result<MeasureRun> RunOf(const MeasureRequest& options) {
+  auto interval = core::ParseDuration(options.interval);
+  if (!interval) return core::Fail(interval.error().WithContext("--interval"));
+  MeasureRun request{.command = options.command,
+                     .interval = *interval,
+                     .work = options.work,
+                     .unit = options.unit,
+                     .on_warning = options.on_warning};
+  if (!options.work_regex.empty()) {
+    try {
+      request.work_pattern.emplace(options.work_regex);
+    } catch (const std::regex_error& e) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--work-regex '{}': {}", options.work_regex, e.what())));
+    }
+  }
+  return request;
+}
+
+// The series file of --out: in the directory, or the file named.
+core::Result<std::unique_ptr<SeriesFile>> OpenSeries(const MeasureRequest& options,
+                                                     const std::optional<std::string>& dir) {
+  if (options.report && !dir) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--report needs --out DIR (a directory name without an extension), not the file {}",
+        options.out)));
+  }
+  if (dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) {
+      return core::Fail(core::Error::InvalidArgument(
+          fmt::format("--out {}: cannot create the directory: {}", *dir, ec.message())));
+    }
+  }
+  if (options.out.empty() && !dir) return std::unique_ptr<SeriesFile>();
+  return SeriesFile::Open(dir ? *dir + "/" + report::kSeriesFile : options.out);
+}
+
+// The directory's summary, phases and report (its path), or the summary beside a series file.
+core::Result<std::optional<std::string>> Save(const MeasureRequest& options,
+                                              const std::optional<std::string>& dir,
+                                              const Measurement& m,
+                                              const nlohmann::ordered_json& json) {
+  if (!dir) {
+    if (options.out.empty()) return std::optional<std::string>();
+    HEADROOM_RETURN_IF_ERROR(
+        core::WriteFileAtomically(SummaryPathBeside(options.out), json.dump(2) + "\n"));
+    return std::optional<std::string>();
+  }
+  HEADROOM_RETURN_IF_ERROR(WriteMeasureDir(*dir, json, options.interval, options.version, m.spans));
+  if (!options.report) return std::optional<std::string>();
+  HEADROOM_ASSIGN_OR_RETURN(std::string path,
+                            WriteReport(report::ResultKind::kMeasure, *dir, options.on_warning));
+  return std::optional<std::string>(path);
+}
+
+}  // namespace
+
+core::Result<MeasureResult> Measure(const MeasureRequest& request) {
+  HEADROOM_ASSIGN_OR_RETURN(MeasureRun run, RunOf(request));
+  const std::optional<std::string> dir = OutDir(request);
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<SeriesFile> series, OpenSeries(request, dir));
+  core::SystemClock clock;
+  HEADROOM_ASSIGN_OR_RETURN(DeviceSet set,
+                            OpenDevices(request.catalog_dir, request.backend, &clock));
+  std::vector<gpu::Device*> devices;
+  for (auto& d : set.devices) devices.push_back(d.get());
+  run.backend = set.backend;
+  HEADROOM_ASSIGN_OR_RETURN(const Measurement m,
+                            MeasureCommand(devices, &clock, run, series.get()));
+  series.reset();  // flushes and closes the series before the report reads it
+  const nlohmann::ordered_json json = report::MeasureJson(m.summary);
+  if (request.on_measured) request.on_measured(m.summary, json);
+  MeasureResult result{.summary = m.summary};
+  HEADROOM_ASSIGN_OR_RETURN(result.report, Save(request, dir, m, json));
+  return result;
 }
 
 }  // namespace headroom::app

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/context.h"
 #include "core/result.h"
 #include "core/time.h"
 #include "gpu/device.h"
@@ -42,7 +43,8 @@ class SeriesFile {
   std::map<int, core::Joules> first_energy_;
 };
 
-struct MeasureRequest {
+// One run of the command, as MeasureCommand takes it.
+struct MeasureRun {
   std::vector<std::string> command;
   core::Duration interval{std::chrono::milliseconds(100)};
   std::optional<std::regex> work_pattern = {};
@@ -61,8 +63,7 @@ struct Measurement {
 // kNotFound when the program cannot start; a GPU error during the run ends the sampling and is
 // kept in summary.error.
 [[nodiscard]] core::Result<Measurement> MeasureCommand(const std::vector<gpu::Device*>& devices,
-                                                       core::Clock* clock,
-                                                       const MeasureRequest& request,
+                                                       core::Clock* clock, const MeasureRun& run,
                                                        SeriesFile* series);
 
 // summary.json (`summary` plus "inputs": the interval as given and `version`) and phases.csv into
@@ -74,6 +75,38 @@ struct Measurement {
 
 // Where the summary of a series written to FILE.csv or FILE.jsonl goes: FILE.summary.json.
 std::string SummaryPathBeside(const std::string& series_path);
+
+// Where `measure --report` writes when no --out is given.
+inline constexpr const char* kDefaultMeasureDir = "headroom-measure";
+
+// `headroom measure` as its flags give it.
+struct MeasureRequest {
+  std::string catalog_dir = {};  // empty: the built-in catalog
+  BackendOptions backend = {};
+  std::string interval = "100ms";
+  std::string out = {};  // FILE.csv / FILE.jsonl, or a directory (no extension, or ending in /)
+  bool report = false;
+  double work = 0;
+  std::string unit = "units";
+  std::string work_regex = {};
+  std::vector<std::string> command = {};
+  std::string version = {};  // summary.json's
+  std::function<void(const std::string&)> on_warning = {};
+  // The summary, given before anything is saved: a measurement is shown even when its files
+  // cannot be written.
+  std::function<void(const report::MeasureSummary&, const nlohmann::ordered_json&)> on_measured =
+      {};
+};
+
+struct MeasureResult {
+  report::MeasureSummary summary;
+  std::optional<std::string> report = {};  // report.html's path
+};
+
+// Runs the command on the backend's GPUs, then saves the --out directory (with its report) or
+// the series file and the summary beside it. Errors name the flag for bad input; the command's
+// own failure is in summary.exit_code and summary.error.
+[[nodiscard]] core::Result<MeasureResult> Measure(const MeasureRequest& request);
 
 }  // namespace headroom::app
 
