@@ -1,31 +1,16 @@
 // `headroom agent`: the node agent daemon. Composes the backend's devices, the catalog ranges,
 // service::Agent (the logic) and service::AgentHttpServer (the API), and runs until SIGINT or
 // SIGTERM, then restores the GPUs.
-#include <iostream>
-#include <memory>
-#include <optional>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "cli/daemon_commands.h"
 #include "console/terminal.h"
-#include "core/files.h"
-#include "core/parse.h"
-#include "gpu/sim/sim_device.h"
-#include "gpu/sim/sim_load_file.h"
-#include "service/agent.h"
-#include "service/agent_config.h"
-#include "service/agent_daemon.h"
 
 namespace headroom::cli {
 namespace {
 
 // Fills every option not given on the command line from the YAML config file (flags win).
 core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
-  HEADROOM_ASSIGN_OR_RETURN(std::string text, core::ReadFile(o->config));
-  HEADROOM_ASSIGN_OR_RETURN(service::AgentConfigFile file,
-                            service::ParseAgentConfig(text, o->config));
+  HEADROOM_ASSIGN_OR_RETURN(const service::AgentConfigFile file, app::ReadAgentConfig(o->config));
   auto take = [&cmd](const char* flag, const auto& from, auto* to) {
     if (from && cmd.count(flag) == 0) *to = *from;
   };
@@ -58,13 +43,6 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   return core::Ok();
 }
 
-// Applies a changed load file, logging the new load.
-core::Status PollLoadFile(gpu::sim::SimLoadFile& file) {
-  HEADROOM_ASSIGN_OR_RETURN(std::optional<std::string> applied, file.Poll());
-  if (applied) spdlog::info("sim load is now '{}' (from {})", *applied, file.path());
-  return core::Ok();
-}
-
 }  // namespace
 
 int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions options) {
@@ -73,47 +51,15 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
   if (!options.config.empty()) {
     if (auto st = ApplyConfig(cmd, &options); !st) return ReportError(st.error());
   }
-  auto settings = service::ResolveAgentSettings(options.settings, options.backend.backend);
-  if (!settings) return ReportError(settings.error());
-  core::SystemClock clock;
-  auto set = app::OpenDevices(global.catalog_dir, options.backend, &clock);
-  if (!set) return ReportError(set.error());
-  std::unique_ptr<gpu::sim::SimLoadFile> load_file;
-  if (!options.sim_load_file.empty()) {
-    if (set->backend != "sim") {
-      return ReportError(core::Error::InvalidArgument("--sim-load-file needs --backend sim"));
-    }
-    std::vector<gpu::sim::SimDevice*> sims;
-    for (const auto& d : set->devices) sims.push_back(dynamic_cast<gpu::sim::SimDevice*>(d.get()));
-    load_file = std::make_unique<gpu::sim::SimLoadFile>(options.sim_load_file, std::move(sims));
-    if (auto st = PollLoadFile(*load_file); !st) return ReportError(st.error());
-  }
-  auto catalog = app::LoadCatalog(global.catalog_dir);
-  if (!catalog) return ReportError(catalog.error());
-  auto gpus = service::AgentGpusOf(set->devices, *catalog, options.failsafe_sm_clock_mhz);
-  if (!gpus) return ReportError(gpus.error());
-  auto agent = service::Agent::Create(std::move(*gpus), settings->agent, &clock);
-  if (!agent) return ReportError(agent.error());
-  service::AgentHttpServer server(agent->get(), settings->token, settings->tls);
-  auto port = server.Bind(settings->listen);
-  if (!port) {
-    (void)(*agent)->Shutdown();
-    return ReportError(port.error());
-  }
-  std::cout << fmt::format("listening on {}:{}", settings->listen.host, *port) << std::endl;
-  spdlog::info("agent up: {} GPU(s), backend {}, priority {}, state file {}", set->devices.size(),
-               set->backend, settings->agent.priority, settings->agent.state_file);
-  std::optional<service::EngineScrapeLoop> engine;
-  if (settings->engine) {
-    spdlog::info("scraping the serving engine's metrics at {} every {}", settings->engine->url,
-                 core::FormatDuration(settings->engine->interval));
-    engine.emplace(**agent, *settings->engine, clock);
-  }
-  auto done = service::RunAgentDaemon(**agent, server, clock, StopRequested(), [&load_file] {
-    if (load_file == nullptr) return;
-    if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
-  });
-  return done ? kExitOk : kExitRuntime;
+  auto done = app::RunAgent({.catalog_dir = global.catalog_dir,
+                             .backend = options.backend,
+                             .settings = options.settings,
+                             .failsafe_sm_clock_mhz = options.failsafe_sm_clock_mhz,
+                             .sim_load_file = options.sim_load_file,
+                             .stop = &StopRequested(),
+                             .print = PrintLineFlushed});
+  if (!done) return ReportError(done.error());
+  return *done ? kExitOk : kExitRuntime;
 }
 
 }  // namespace headroom::cli

@@ -8,15 +8,19 @@
 #define HEADROOM_CLI_DAEMON_COMMANDS_H_
 
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "app/daemons.h"
 #include "cli/commands.h"
-#include "service/agent_settings.h"
 
 namespace headroom::cli {
+
+// A daemon's line on stdout, flushed at once: a supervisor or a test waits for it.
+inline void PrintLineFlushed(const std::string& line) { std::cout << line << std::endl; }
 
 struct AgentCliOptions {
   BackendOptions backend;
