@@ -144,18 +144,6 @@ double Percentile(std::vector<double> values, double q) {
   return values[i];
 }
 
-std::string Setting::Label() const {
-  switch (kind) {
-    case Kind::kDefault:
-      return "default";
-    case Kind::kClockLock:
-      return fmt::format("sm_clock={:.0f}MHz", value);
-    case Kind::kPowerLimit:
-      return fmt::format("power_limit={:.0f}W", value);
-  }
-  return "?";
-}
-
 core::Result<std::vector<Row>> CharacterizeInference(const model::InferenceModel& m,
                                                      const std::vector<Setting>& settings,
                                                      const std::vector<InferenceCase>& shapes,

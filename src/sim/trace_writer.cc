@@ -19,17 +19,6 @@ std::string TmpPath(const std::string& path) { return path + ".tmp"; }
 
 }  // namespace
 
-std::string FormatAzureTimestamp(core::Duration since_epoch) {
-  const std::chrono::sys_time<core::Duration> t(since_epoch);
-  const auto day = std::chrono::floor<std::chrono::days>(t);
-  const std::chrono::year_month_day date(day);
-  const std::chrono::hh_mm_ss<Ticks> time(std::chrono::floor<Ticks>(t - day));
-  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:07}", static_cast<int>(date.year()),
-                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                     time.hours().count(), time.minutes().count(), time.seconds().count(),
-                     time.subseconds().count());
-}
-
 core::Result<std::unique_ptr<AzureTraceWriter>> AzureTraceWriter::Create(std::string path,
                                                                          core::Duration start) {
   std::ofstream out(TmpPath(path), std::ios::binary | std::ios::trunc);

@@ -25,18 +25,6 @@ std::optional<core::Watts> PowerOf(const gpu::DeviceSnapshot& s, std::string* re
 
 }  // namespace
 
-std::string EnergySourceName(EnergySource source) {
-  switch (source) {
-    case EnergySource::kCounter:
-      return "counter";
-    case EnergySource::kIntegrated:
-      return "integrated";
-    case EnergySource::kNone:
-      return "none";
-  }
-  return "none";
-}
-
 EnergyMeter::Accumulator& EnergyMeter::Current() { return phases_[phase_]; }
 
 void EnergyMeter::MarkPhase(const std::string& phase) {

@@ -18,7 +18,18 @@
 namespace headroom::telemetry {
 
 enum class EnergySource { kCounter, kIntegrated, kNone };
-std::string EnergySourceName(EnergySource source);
+// Inline so that what reads a result names its source without linking the meter.
+inline std::string EnergySourceName(EnergySource source) {
+  switch (source) {
+    case EnergySource::kCounter:
+      return "counter";
+    case EnergySource::kIntegrated:
+      return "integrated";
+    case EnergySource::kNone:
+      return "none";
+  }
+  return "none";
+}
 
 struct EnergyReport {
   core::Joules energy{0};
