@@ -14,7 +14,7 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 # in: an instrumented binary is not what a package holds). See .ci/run.
 ASAN_EXCLUDE ?= ^(ReportBrowserTest|Guide|TwinTest)\.|^PackageInstallRemove$$
 
-.PHONY: all deps configure build run test package bench asan clang-tsa fuzz format check-format check-includes clean
+.PHONY: all deps configure build run test package bench asan clang-tsa fuzz format check-format check-includes check-function-size clean
 
 all: build
 
@@ -73,6 +73,9 @@ check-format:
 
 check-includes:
 	@scripts/check-includes.sh
+
+check-function-size:
+	@scripts/check-function-size.sh
 
 clean:
 	@rm -rf build build-asan build-clang

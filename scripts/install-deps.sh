@@ -15,6 +15,7 @@ packages=(
   gnuplot-nox                   # plots (SVG) of characterizations and reports
   chromium libpng-dev           # tests: report.html rendered in headless Chromium, screenshot decoded
   python3-yaml yamllint         # deploy/check.sh: the deployment files parse
+  universal-ctags               # scripts/check-function-size.sh: no function over 80 lines
   prometheus                    # promtool checks deploy/prometheus (and a real server for tests)
   libcpp-httplib-dev            # HTTP(S) server and client of the agent and controller (service/)
   libssl-dev                    # the HTTP connection front's TLS handshakes (service/http_connections.cc)

@@ -115,8 +115,10 @@ void Explain(const SliceModel& model, const PlanRequest& request, PlanOption& op
 
 }  // namespace
 
-void EvaluateOption(const SliceModel& model, const PlanRequest& request, PlanOption& option) {
-  const std::vector<PlanJob>& jobs = request.jobs;
+namespace {
+
+// Resets `option`'s outcome; false, with the reason, when a job does not fit its instance.
+bool CheckJobsFit(const SliceModel& model, const std::vector<PlanJob>& jobs, PlanOption& option) {
   option.feasible = true;
   option.infeasible_reason.clear();
   option.jobs.assign(jobs.size(), JobOutcome{});
@@ -133,62 +135,98 @@ void EvaluateOption(const SliceModel& model, const PlanRequest& request, PlanOpt
       }
     }
   }
-  if (!option.feasible) return;
+  return option.feasible;
+}
 
-  std::vector<double> remaining(jobs.size());
-  for (size_t j = 0; j < jobs.size(); ++j) remaining[j] = jobs[j].samples;
-  std::vector<size_t> next(option.queues.size(), 0);
-  double t = 0;
-  std::vector<int> running_slice, running_job;
-  std::vector<SliceJob> slice_jobs;
-  std::vector<InstanceUse> uses;
-  while (true) {
-    running_slice.clear();
-    running_job.clear();
-    slice_jobs.clear();
-    for (size_t i = 0; i < option.queues.size(); ++i) {
-      if (next[i] >= option.queues[i].size()) continue;
-      const int j = option.queues[i][next[i]];
-      running_slice.push_back(static_cast<int>(i));
-      running_job.push_back(j);
-      slice_jobs.push_back(
-          SliceJob{.fit = jobs[j].fit, .batch = jobs[j].batch, .slice = option.slices[i]});
+// The schedule of an option run forward: each instance's queue, one job at a time, all
+// instances at once, from one job's end to the next (the operating point changes only there).
+class QueueRun {
+ public:
+  QueueRun(const SliceModel& model, const std::vector<PlanJob>& jobs, PlanOption& option)
+      : model_(model), jobs_(jobs), option_(option), next_(option.queues.size(), 0) {
+    for (const PlanJob& job : jobs) remaining_.push_back(job.samples);
+  }
+
+  // Runs until every queue is done; the time it took.
+  double Run() {
+    while (StartSegment()) Advance(model_.Solve(slice_jobs_));
+    return t_;
+  }
+
+ private:
+  // The jobs at the head of each queue; false when none is left.
+  bool StartSegment() {
+    running_slice_.clear();
+    running_job_.clear();
+    slice_jobs_.clear();
+    for (size_t i = 0; i < option_.queues.size(); ++i) {
+      if (next_[i] >= option_.queues[i].size()) continue;
+      const int j = option_.queues[i][next_[i]];
+      running_slice_.push_back(static_cast<int>(i));
+      running_job_.push_back(j);
+      slice_jobs_.push_back(
+          SliceJob{.fit = jobs_[j].fit, .batch = jobs_[j].batch, .slice = option_.slices[i]});
     }
-    if (slice_jobs.empty()) break;
-    const OperatingPoint op = model.Solve(slice_jobs);
+    return !slice_jobs_.empty();
+  }
+
+  // Runs the segment at `op` until its first job ends, attributing its energy.
+  void Advance(const OperatingPoint& op) {
     double dt = std::numeric_limits<double>::infinity();
-    for (size_t k = 0; k < running_job.size(); ++k) {
-      dt = std::min(dt, remaining[running_job[k]] / op.jobs[k].samples_per_s);
+    for (size_t k = 0; k < running_job_.size(); ++k) {
+      dt = std::min(dt, remaining_[running_job_[k]] / op.jobs[k].samples_per_s);
     }
-    option.energy_j += op.power_w * dt;
-    option.power.push_back(PowerSegment{
-        .start_s = t, .end_s = t + dt, .power_w = op.power_w, .clock_mhz = op.clock.value()});
-    t += dt;
-    uses.assign(option.slices.size(), InstanceUse{});
-    for (size_t i = 0; i < option.slices.size(); ++i) uses[i].sm_count = option.slices[i].sm_count;
-    for (size_t k = 0; k < running_job.size(); ++k) {
-      uses[running_slice[k]].has_job = true;
-      uses[running_slice[k]].busy_s = op.jobs[k].busy * dt;
+    option_.energy_j += op.power_w * dt;
+    option_.power.push_back(PowerSegment{
+        .start_s = t_, .end_s = t_ + dt, .power_w = op.power_w, .clock_mhz = op.clock.value()});
+    t_ += dt;
+    uses_.assign(option_.slices.size(), InstanceUse{});
+    for (size_t i = 0; i < option_.slices.size(); ++i) {
+      uses_[i].sm_count = option_.slices[i].sm_count;
+    }
+    for (size_t k = 0; k < running_job_.size(); ++k) {
+      uses_[running_slice_[k]].has_job = true;
+      uses_[running_slice_[k]].busy_s = op.jobs[k].busy * dt;
     }
     const EnergyShares shares =
-        AttributeEnergy(op.power_w * dt, model.idle_power().value(), dt, uses);
-    option.unattributed_j += shares.unattributed_activity_j;
-    for (size_t k = 0; k < running_job.size(); ++k) {
-      const int j = running_job[k];
-      const int i = running_slice[k];
-      JobOutcome& out = option.jobs[j];
-      out.energy_activity_j += shares.activity_j[i];
-      out.energy_sm_share_j += shares.sm_share_j[i];
-      remaining[j] -= op.jobs[k].samples_per_s * dt;
-      if (remaining[j] <= jobs[j].samples * 1e-9) {
-        remaining[j] = 0;
-        out.end_s = t;
-        out.samples_per_s = jobs[j].samples / (out.end_s - out.start_s);
-        ++next[i];
-        if (next[i] < option.queues[i].size()) option.jobs[option.queues[i][next[i]]].start_s = t;
-      }
+        AttributeEnergy(op.power_w * dt, model_.idle_power().value(), dt, uses_);
+    option_.unattributed_j += shares.unattributed_activity_j;
+    for (size_t k = 0; k < running_job_.size(); ++k) {
+      Progress(running_job_[k], running_slice_[k], op.jobs[k].samples_per_s * dt, shares);
     }
   }
+
+  // Job j on instance i did `samples` more; at its end the next job of the queue starts.
+  void Progress(int j, int i, double samples, const EnergyShares& shares) {
+    JobOutcome& out = option_.jobs[j];
+    out.energy_activity_j += shares.activity_j[i];
+    out.energy_sm_share_j += shares.sm_share_j[i];
+    remaining_[j] -= samples;
+    if (remaining_[j] > jobs_[j].samples * 1e-9) return;
+    remaining_[j] = 0;
+    out.end_s = t_;
+    out.samples_per_s = jobs_[j].samples / (out.end_s - out.start_s);
+    ++next_[i];
+    if (next_[i] < option_.queues[i].size()) option_.jobs[option_.queues[i][next_[i]]].start_s = t_;
+  }
+
+  const SliceModel& model_;
+  const std::vector<PlanJob>& jobs_;
+  PlanOption& option_;
+  std::vector<double> remaining_;
+  std::vector<size_t> next_;
+  double t_ = 0;
+  std::vector<int> running_slice_, running_job_;
+  std::vector<SliceJob> slice_jobs_;
+  std::vector<InstanceUse> uses_;
+};
+
+}  // namespace
+
+void EvaluateOption(const SliceModel& model, const PlanRequest& request, PlanOption& option) {
+  const std::vector<PlanJob>& jobs = request.jobs;
+  if (!CheckJobsFit(model, jobs, option)) return;
+  const double t = QueueRun(model, jobs, option).Run();
   option.makespan_s = t;
   double samples = 0;
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -219,6 +257,164 @@ bool Better(const PlanOption& a, const PlanOption& b, Objective objective) {
   return Less(a2, b2);
 }
 
+namespace {
+
+// The plan's search: the baselines, then from each distinct multiset of maximal layouts (and
+// each extra layout) a greedy schedule improved by local search; every schedule scored counted.
+class LayoutSearch {
+ public:
+  LayoutSearch(const SliceModel& model, const PlanRequest& request)
+      : model_(model), request_(request), spec_(model.mig()) {}
+
+  core::Result<PlanResult> Run() {
+    AddBaselines();
+    HEADROOM_ASSIGN_OR_RETURN(std::vector<PlanOption> starts, Starts());
+    PlanOption best = result_.baselines.front();
+    for (const PlanOption& b : result_.baselines) {
+      if (Better(b, best, request_.objective)) best = b;
+    }
+    // MIG off is scored once, as the first baseline (one instance: nothing to search).
+    result_.layouts_considered = static_cast<int>(starts.size()) + 1;
+    for (PlanOption& start : starts) {
+      PlanOption current = Improve(WithGreedy(std::move(start)));
+      if (Better(current, best, request_.objective)) best = std::move(current);
+    }
+    for (const Layout& layout : request_.extra_layouts) {
+      PlanOption option = Improve(
+          WithGreedy(MakeOption(FormatLayout(layout), layout, LayoutSlices(spec_, layout))));
+      if (Better(option, best, request_.objective)) best = option;
+      result_.extra.push_back(std::move(option));
+    }
+    best.name = "planned";
+    Explain(model_, request_, best);
+    for (PlanOption& b : result_.baselines) Explain(model_, request_, b);
+    for (PlanOption& e : result_.extra) Explain(model_, request_, e);
+    result_.best = std::move(best);
+    return std::move(result_);
+  }
+
+ private:
+  PlanOption Scored(PlanOption option) {
+    EvaluateOption(model_, request_, option);
+    ++result_.schedules_evaluated;
+    return option;
+  }
+
+  PlanOption WithGreedy(PlanOption option) {
+    option.queues = GreedyQueues(model_, request_.jobs, option.slices);
+    return Scored(std::move(option));
+  }
+
+  void AddBaselines() {
+    PlanOption whole = MakeOption("whole GPU, one after another", std::nullopt,
+                                  {WholeGpuSlice(model_.gpu(), spec_)});
+    result_.baselines.push_back(WithGreedy(whole));
+    if (auto halves = UniformLayout(spec_, "3g", 2)) {
+      result_.baselines.push_back(WithGreedy(MakeOption("balanced (" + FormatLayout(*halves) + ")",
+                                                        *halves, LayoutSlices(spec_, *halves))));
+    }
+    if (auto sevens = UniformLayout(spec_, "1g", spec_.compute_slices)) {
+      result_.baselines.push_back(
+          WithGreedy(MakeOption("7x1g", *sevens, LayoutSlices(spec_, *sevens))));
+    }
+  }
+
+  // One option per distinct multiset of the maximal layouts of the request's profile classes.
+  core::Result<std::vector<PlanOption>> Starts() const {
+    std::vector<const GiProfile*> profiles;
+    for (const std::string& name : request_.profile_classes) {
+      const GiProfile* p = spec_.FindProfileOrClass(name);
+      if (p == nullptr) {
+        return core::Fail(core::Error::InvalidArgument(
+            fmt::format("profile class '{}' is not on {}", name, spec_.name)));
+      }
+      if (std::find(profiles.begin(), profiles.end(), p) == profiles.end()) profiles.push_back(p);
+    }
+    std::map<std::vector<std::string>, Layout> distinct;
+    for (const Layout& layout : EnumerateMaximalLayouts(spec_, profiles)) {
+      std::vector<std::string> key;
+      for (const GpuInstance& gi : layout.instances) key.push_back(gi.profile);
+      std::sort(key.begin(), key.end());
+      distinct.emplace(std::move(key), layout);
+    }
+    std::vector<PlanOption> starts;
+    for (const auto& [key, layout] : distinct) {
+      starts.push_back(MakeOption("planned", layout, LayoutSlices(spec_, layout)));
+    }
+    return starts;
+  }
+
+  // Local search from a start: move one job to another instance, or swap two, while that helps.
+  PlanOption Improve(PlanOption current) {
+    for (int round = 0; round < kMaxLocalSearchRounds; ++round) {
+      if (!TryMove(current) && !TrySwap(current)) break;
+    }
+    return current;
+  }
+
+  // The first move of one job to the end of another instance's queue that is better.
+  bool TryMove(PlanOption& current) {
+    const size_t n_slices = current.slices.size();
+    for (size_t from = 0; from < n_slices; ++from) {
+      for (size_t pos = 0; pos < current.queues[from].size(); ++pos) {
+        const int j = current.queues[from][pos];
+        for (size_t to = 0; to < n_slices; ++to) {
+          if (to == from || !Fits(model_, request_.jobs[j], current.slices[to])) continue;
+          PlanOption trial = current;
+          trial.queues[from].erase(trial.queues[from].begin() + static_cast<long>(pos));
+          trial.queues[to].push_back(j);
+          OrderQueue(model_, request_.jobs, trial.slices[to], trial.queues[to]);
+          trial = Scored(std::move(trial));
+          if (Better(trial, current, request_.objective)) {
+            current = std::move(trial);
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  // The first swap of two jobs on different instances that is better.
+  bool TrySwap(PlanOption& current) {
+    const size_t n_slices = current.slices.size();
+    for (size_t a = 0; a < n_slices; ++a) {
+      for (size_t b = a + 1; b < n_slices; ++b) {
+        for (size_t pa = 0; pa < current.queues[a].size(); ++pa) {
+          for (size_t pb = 0; pb < current.queues[b].size(); ++pb) {
+            if (TrySwapPair(current, a, pa, b, pb)) return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  bool TrySwapPair(PlanOption& current, size_t a, size_t pa, size_t b, size_t pb) {
+    const int ja = current.queues[a][pa], jb = current.queues[b][pb];
+    if (!Fits(model_, request_.jobs[ja], current.slices[b]) ||
+        !Fits(model_, request_.jobs[jb], current.slices[a])) {
+      return false;
+    }
+    PlanOption trial = current;
+    trial.queues[a][pa] = jb;
+    trial.queues[b][pb] = ja;
+    OrderQueue(model_, request_.jobs, trial.slices[a], trial.queues[a]);
+    OrderQueue(model_, request_.jobs, trial.slices[b], trial.queues[b]);
+    trial = Scored(std::move(trial));
+    if (!Better(trial, current, request_.objective)) return false;
+    current = std::move(trial);
+    return true;
+  }
+
+  const SliceModel& model_;
+  const PlanRequest& request_;
+  const GpuMigSpec& spec_;
+  PlanResult result_;
+};
+
+}  // namespace
+
 core::Result<PlanResult> Plan(const SliceModel& model, const PlanRequest& request) {
   if (request.jobs.empty()) return core::Fail(core::Error::InvalidArgument("no jobs to plan"));
   for (const Layout& layout : request.extra_layouts) {
@@ -231,129 +427,7 @@ core::Result<PlanResult> Plan(const SliceModel& model, const PlanRequest& reques
           fmt::format("job {}: needs a positive number of samples and batch size", job.name)));
     }
   }
-  const GpuMigSpec& spec = model.mig();
-  PlanResult result;
-  auto scored = [&](PlanOption option) {
-    EvaluateOption(model, request, option);
-    ++result.schedules_evaluated;
-    return option;
-  };
-  auto with_greedy = [&](PlanOption option) {
-    option.queues = GreedyQueues(model, request.jobs, option.slices);
-    return scored(std::move(option));
-  };
-
-  // Baselines.
-  PlanOption whole =
-      MakeOption("whole GPU, one after another", std::nullopt, {WholeGpuSlice(model.gpu(), spec)});
-  result.baselines.push_back(with_greedy(whole));
-  if (auto halves = UniformLayout(spec, "3g", 2)) {
-    result.baselines.push_back(with_greedy(MakeOption("balanced (" + FormatLayout(*halves) + ")",
-                                                      *halves, LayoutSlices(spec, *halves))));
-  }
-  if (auto sevens = UniformLayout(spec, "1g", spec.compute_slices)) {
-    result.baselines.push_back(
-        with_greedy(MakeOption("7x1g", *sevens, LayoutSlices(spec, *sevens))));
-  }
-
-  // Search: every distinct multiset of maximal layouts, greedy then local search.
-  std::vector<const GiProfile*> profiles;
-  for (const std::string& name : request.profile_classes) {
-    const GiProfile* p = spec.FindProfileOrClass(name);
-    if (p == nullptr) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("profile class '{}' is not on {}", name, spec.name)));
-    }
-    if (std::find(profiles.begin(), profiles.end(), p) == profiles.end()) profiles.push_back(p);
-  }
-  std::map<std::vector<std::string>, Layout> distinct;
-  for (const Layout& layout : EnumerateMaximalLayouts(spec, profiles)) {
-    std::vector<std::string> key;
-    for (const GpuInstance& gi : layout.instances) key.push_back(gi.profile);
-    std::sort(key.begin(), key.end());
-    distinct.emplace(std::move(key), layout);
-  }
-  PlanOption best = result.baselines.front();
-  for (const PlanOption& b : result.baselines) {
-    if (Better(b, best, request.objective)) best = b;
-  }
-  // MIG off is scored once, as the first baseline (one instance: nothing to search).
-  std::vector<PlanOption> starts;
-  for (const auto& [key, layout] : distinct) {
-    starts.push_back(MakeOption("planned", layout, LayoutSlices(spec, layout)));
-  }
-  result.layouts_considered = static_cast<int>(starts.size()) + 1;
-  // Local search from a start: move one job to another instance, or swap two, while that helps.
-  auto improve = [&](PlanOption current) {
-    for (int round = 0; round < kMaxLocalSearchRounds; ++round) {
-      bool improved = false;
-      const size_t n_slices = current.slices.size();
-      // Moves: one job to the end of another instance's queue.
-      for (size_t from = 0; from < n_slices; ++from) {
-        for (size_t pos = 0; pos < current.queues[from].size(); ++pos) {
-          const int j = current.queues[from][pos];
-          for (size_t to = 0; to < n_slices; ++to) {
-            if (to == from || !Fits(model, request.jobs[j], current.slices[to])) continue;
-            PlanOption trial = current;
-            trial.queues[from].erase(trial.queues[from].begin() + static_cast<long>(pos));
-            trial.queues[to].push_back(j);
-            OrderQueue(model, request.jobs, trial.slices[to], trial.queues[to]);
-            trial = scored(std::move(trial));
-            if (Better(trial, current, request.objective)) {
-              current = std::move(trial);
-              improved = true;
-              break;
-            }
-          }
-          if (improved) break;
-        }
-        if (improved) break;
-      }
-      if (improved) continue;
-      // Swaps: two jobs on different instances trade places.
-      for (size_t a = 0; a < n_slices && !improved; ++a) {
-        for (size_t b = a + 1; b < n_slices && !improved; ++b) {
-          for (size_t pa = 0; pa < current.queues[a].size() && !improved; ++pa) {
-            for (size_t pb = 0; pb < current.queues[b].size() && !improved; ++pb) {
-              const int ja = current.queues[a][pa], jb = current.queues[b][pb];
-              if (!Fits(model, request.jobs[ja], current.slices[b]) ||
-                  !Fits(model, request.jobs[jb], current.slices[a])) {
-                continue;
-              }
-              PlanOption trial = current;
-              trial.queues[a][pa] = jb;
-              trial.queues[b][pb] = ja;
-              OrderQueue(model, request.jobs, trial.slices[a], trial.queues[a]);
-              OrderQueue(model, request.jobs, trial.slices[b], trial.queues[b]);
-              trial = scored(std::move(trial));
-              if (Better(trial, current, request.objective)) {
-                current = std::move(trial);
-                improved = true;
-              }
-            }
-          }
-        }
-      }
-      if (!improved) break;
-    }
-    return current;
-  };
-  for (PlanOption& start : starts) {
-    PlanOption current = improve(with_greedy(std::move(start)));
-    if (Better(current, best, request.objective)) best = std::move(current);
-  }
-  for (const Layout& layout : request.extra_layouts) {
-    PlanOption option =
-        improve(with_greedy(MakeOption(FormatLayout(layout), layout, LayoutSlices(spec, layout))));
-    if (Better(option, best, request.objective)) best = option;
-    result.extra.push_back(std::move(option));
-  }
-  best.name = "planned";
-  Explain(model, request, best);
-  for (PlanOption& b : result.baselines) Explain(model, request, b);
-  for (PlanOption& e : result.extra) Explain(model, request, e);
-  result.best = std::move(best);
-  return result;
+  return LayoutSearch(model, request).Run();
 }
 
 }  // namespace headroom::mig
