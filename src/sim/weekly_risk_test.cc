@@ -1,0 +1,58 @@
+#include "sim/weekly_risk.h"
+
+#include <gtest/gtest.h>
+
+namespace headroom::sim {
+namespace {
+
+// The figures: with no event in n weeks the 95% bound is 1 - 0.05^(1/n).
+TEST(WeeklyRiskTest, CleanWeeksBoundIsTheClosedForm) {
+  EXPECT_NEAR(WeeklyRiskUpperBound(0, 5, 0.95), 0.4507, 1e-4);
+  EXPECT_NEAR(WeeklyRiskUpperBound(0, 59, 0.95), 0.04951, 1e-5);
+  EXPECT_NEAR(WeeklyRiskUpperBound(0, 300, 0.95), 0.009936, 1e-6);
+  EXPECT_NEAR(WeeklyRiskUpperBound(0, 120, 0.95), 0.02466, 1e-5);
+}
+
+// Known one-sided Clopper-Pearson upper bounds (the 0.95 quantile of Beta(k + 1, n - k)),
+// computed for these tests by bisection on the exact binomial sum (Python, math.comb).
+TEST(WeeklyRiskTest, BoundWithEventsMatchesTheBetaQuantile) {
+  EXPECT_NEAR(WeeklyRiskUpperBound(1, 59, 0.95), 0.07790, 1e-4);
+  EXPECT_NEAR(WeeklyRiskUpperBound(9, 120, 0.95), 0.12723, 1e-4);
+  EXPECT_NEAR(WeeklyRiskUpperBound(1, 10, 0.95), 0.3942, 1e-4);
+  EXPECT_NEAR(WeeklyRiskUpperBound(5, 10, 0.90), 0.73268, 1e-4);
+  EXPECT_DOUBLE_EQ(WeeklyRiskUpperBound(4, 4, 0.95), 1.0);
+}
+
+TEST(WeeklyRiskTest, TheBoundRisesWithEventsAndFallsWithWeeks) {
+  for (int k = 0; k < 10; ++k) {
+    EXPECT_LT(WeeklyRiskUpperBound(k, 100, 0.95), WeeklyRiskUpperBound(k + 1, 100, 0.95));
+    EXPECT_GT(WeeklyRiskUpperBound(k, 100, 0.95), WeeklyRiskUpperBound(k, 101, 0.95));
+  }
+}
+
+// The rule: at 5% and 95%, 59 clean weeks pass, 58 do not, and one braking week in 59 fails.
+TEST(WeeklyRiskTest, FiftyNineCleanWeeksMeetFivePercentAndOneEventFailsIt) {
+  EXPECT_EQ(CleanWeeksNeeded(0.05, 0.95), 59);
+  EXPECT_LE(WeeklyRiskUpperBound(0, 59, 0.95), 0.05);
+  EXPECT_GT(WeeklyRiskUpperBound(0, 58, 0.95), 0.05);
+  EXPECT_GT(WeeklyRiskUpperBound(1, 59, 0.95), 0.05);
+  EXPECT_EQ(CleanWeeksNeeded(0.01, 0.95), 299);
+  EXPECT_EQ(CleanWeeksNeeded(0.05, 0.99), 90);
+}
+
+TEST(WeeklyRiskTest, TargetsOutsideTheirRangesAreRefusedByKey) {
+  EXPECT_TRUE(ValidateRiskTarget(0.05, 0.95).has_value());
+  for (double risk : {0.0, 1.0, -0.1, 1.5}) {
+    auto st = ValidateRiskTarget(risk, 0.95);
+    ASSERT_FALSE(st.has_value()) << risk;
+    EXPECT_NE(st.error().message().find("plan.max_weekly_risk"), std::string::npos);
+  }
+  for (double confidence : {0.5, 1.0, 0.2}) {
+    auto st = ValidateRiskTarget(0.05, confidence);
+    ASSERT_FALSE(st.has_value()) << confidence;
+    EXPECT_NE(st.error().message().find("plan.confidence"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace headroom::sim
