@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "app/mig_catalog.h"
 #include "catalog/mig_plan_file.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "mig/planner.h"
-#include "mig/workload_summary.h"
 #include "report/mig_plan_html.h"
 #include "report/mig_plan_report.h"
 #include "report/mig_workloads_report.h"
@@ -99,19 +99,14 @@ struct MigWorkloadsOptions {
 // The measured workloads and what the slice model derives from them, with the predicted rate of
 // each on the GPU's smallest and largest instance.
 int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
-  auto catalogs = app::LoadMigCatalogs(global.catalog_dir);
-  if (!catalogs) return ReportError(catalogs.error());
-  auto model = app::MigModelOf(*catalogs, o.gpu, std::nullopt);
-  if (!model) return ReportError(model.error());
-  const std::vector<mig::MeasuredWorkload>& workloads = catalogs->workloads.workloads();
-  auto fits = catalogs->Fits(workloads);
-  if (!fits) return ReportError(fits.error());
-  const mig::WorkloadsOnGpu summary = mig::SummarizeWorkloads(*model, workloads, *fits);
-  const std::string& reference = catalogs->workloads.reference_gpu();
+  auto workloads = app::MigWorkloads({.catalog_dir = global.catalog_dir, .gpu = o.gpu});
+  if (!workloads) return ReportError(workloads.error());
   if (o.json) {
-    std::cout << report::MigWorkloadsJson(summary, reference).dump(2) << "\n";
+    std::cout << report::MigWorkloadsJson(workloads->summary, workloads->reference_gpu).dump(2)
+              << "\n";
   } else {
-    std::cout << report::MigWorkloadsText(summary, reference, StdoutStyle());
+    std::cout << report::MigWorkloadsText(workloads->summary, workloads->reference_gpu,
+                                          StdoutStyle());
   }
   return kExitOk;
 }
