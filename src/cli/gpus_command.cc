@@ -1,14 +1,10 @@
 // `headroom gpus`: list GPUs with their limits and clocks.
 #include <iostream>
-#include <memory>
 
-#include <fmt/format.h>
-
+#include "app/gpus.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
-#include "gpu/listing.h"
 #include "report/device_report.h"
-#include "telemetry/prometheus_text.h"
 
 namespace headroom::cli {
 namespace {
@@ -20,25 +16,20 @@ struct GpusOptions {
 };
 
 int RunGpus(const GlobalOptions& global, const GpusOptions& options) {
-  core::SystemClock clock;
-  auto set = app::OpenDevices(global.catalog_dir, options.backend, &clock);
-  if (!set) return ReportError(set.error());
-  std::vector<gpu::GpuListing> listings;
-  for (auto& device : set->devices) {
-    auto listing = gpu::ReadListing(*device, clock.Now());
-    if (!listing) return ReportError(listing.error());
-    listings.push_back(std::move(*listing));
-  }
+  auto gpus = app::ListGpus({.catalog_dir = global.catalog_dir,
+                             .backend = options.backend,
+                             .prometheus = options.prometheus});
+  if (!gpus) return ReportError(gpus.error());
   if (options.prometheus) {
-    std::cout << telemetry::GpuMetricsText(listings);
+    std::cout << gpus->prometheus;
   } else if (options.json) {
     nlohmann::ordered_json out;
-    out["backend"] = set->backend;
+    out["backend"] = gpus->backend;
     out["gpus"] = nlohmann::ordered_json::array();
-    for (const auto& l : listings) out["gpus"].push_back(report::GpuListingJson(l));
+    for (const auto& l : gpus->listings) out["gpus"].push_back(report::GpuListingJson(l));
     std::cout << out.dump(2) << "\n";
   } else {
-    std::cout << report::GpuListingTable(listings, StdoutStyle());
+    std::cout << report::GpuListingTable(gpus->listings, StdoutStyle());
   }
   return kExitOk;
 }

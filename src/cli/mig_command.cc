@@ -7,10 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "app/mig_catalog.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
-#include "mig/enumerate.h"
-#include "mig/layout.h"
 #include "report/mig_catalog_report.h"
 
 namespace headroom::cli {
@@ -27,33 +26,31 @@ struct MigOptions {
 };
 
 int RunProfiles(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = app::FindMigGpu(global.catalog_dir, o.gpu);
+  auto spec = app::MigProfiles({.catalog_dir = global.catalog_dir, .gpu = o.gpu});
   if (!spec) return ReportError(spec.error());
   std::cout << report::MigProfilesText(*spec, StdoutStyle());
   return kExitOk;
 }
 
 int RunValidate(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = app::FindMigGpu(global.catalog_dir, o.gpu);
-  if (!spec) return ReportError(spec.error());
-  auto layout = mig::ParseLayout(o.layout);
-  if (!layout) return ReportError(layout.error());
-  if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
-    PrintError(fmt::format("invalid layout on {}: {}", spec->name, valid.error().message()));
+  auto checked =
+      app::MigValidate({.catalog_dir = global.catalog_dir, .gpu = o.gpu, .layout = o.layout});
+  if (!checked) return ReportError(checked.error());
+  if (!checked->violation.empty()) {
+    PrintError(fmt::format("invalid layout on {}: {}", checked->spec.name, checked->violation));
     return kExitRuntime;
   }
-  std::cout << report::ValidLayoutText(*spec, *layout);
+  std::cout << report::ValidLayoutText(checked->spec, checked->layout);
   return kExitOk;
 }
 
 int RunLayouts(const GlobalOptions& global, const MigOptions& o) {
-  auto spec = app::FindMigGpu(global.catalog_dir, o.gpu);
-  if (!spec) return ReportError(spec.error());
-  auto profiles = mig::ProfilesNamed(*spec, o.profiles);
-  if (!profiles) return ReportError(profiles.error().WithContext("--profiles"));
-  const std::vector<mig::Layout> layouts = mig::EnumerateMaximalLayouts(*spec, *profiles);
-  std::cout << (o.json ? report::MigLayoutsJson(*spec, *profiles, layouts).dump(2) + "\n"
-                       : report::MigLayoutsText(*spec, *profiles, layouts));
+  auto found =
+      app::MigLayouts({.catalog_dir = global.catalog_dir, .gpu = o.gpu, .profiles = o.profiles});
+  if (!found) return ReportError(found.error());
+  const auto& [spec, profiles, layouts] = *found;
+  std::cout << (o.json ? report::MigLayoutsJson(*spec, profiles, layouts).dump(2) + "\n"
+                       : report::MigLayoutsText(*spec, profiles, layouts));
   return kExitOk;
 }
 

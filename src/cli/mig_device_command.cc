@@ -1,21 +1,16 @@
 // `headroom mig show` and `headroom mig apply`: the MIG instances of real (or simulated) GPUs,
 // read and changed through the Device interface. `show` prints each GPU's MIG mode and layout
 // with its instances; `apply` validates a layout against the GPU's catalog entry, plans the
-// changes (gpu/mig_apply), runs them and rolls back on failure. Not thread-safe (CLI).
-#include <cstdio>
+// changes, runs them and rolls back on failure (app/mig_device.h). Not thread-safe (CLI).
 #include <iostream>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/mig_device.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
-#include "gpu/mig_apply.h"
-#include "gpu/mig_view.h"
-#include "mig/layout.h"
 #include "report/mig_device_report.h"
 
 namespace headroom::cli {
@@ -34,67 +29,44 @@ struct MigDeviceOptions {
 
 int RunShow(const GlobalOptions& global, const MigDeviceOptions& o) {
   if (o.profiles) return RunMigProfileCheck(global, o.backend, o.json);
-  core::SystemClock clock;
-  auto set = app::OpenDevices(global.catalog_dir, o.backend, &clock);
-  if (!set) return ReportError(set.error());
-  ordered_json json = {{"backend", set->backend}, {"gpus", ordered_json::array()}};
-  for (const auto& device : set->devices) {
-    auto view = gpu::ReadMigView(*device, app::MigSpecLookupOf(global.catalog_dir));
-    if (!view) return ReportError(view.error());
-    if (o.json) {
-      json["gpus"].push_back(report::MigShowJson(*view));
-    } else {
-      std::cout << report::MigShowText(*view, StdoutStyle());
-    }
+  auto shown = app::MigShow({.catalog_dir = global.catalog_dir,
+                             .backend = o.backend,
+                             .on_gpu = [&o](const gpu::GpuMigView& view) {
+                               if (!o.json) std::cout << report::MigShowText(view, StdoutStyle());
+                             }});
+  if (!shown) return ReportError(shown.error());
+  if (o.json) {
+    ordered_json json = {{"backend", shown->backend}, {"gpus", ordered_json::array()}};
+    for (const auto& view : shown->gpus) json["gpus"].push_back(report::MigShowJson(view));
+    std::cout << json.dump(2) << "\n";
   }
-  if (o.json) std::cout << json.dump(2) << "\n";
   return kExitOk;
 }
 
-// Prints what happened; the error, if any, on stderr. Returns the exit code.
-int ReportApply(const gpu::Device& device, const std::string& target, const gpu::MigApplyReport& r,
-                const MigDeviceOptions& o, ordered_json* json) {
-  if (o.json) {
-    json->push_back(report::MigApplyJson(r, device.info(), target, o.dry_run));
-  } else {
-    std::cout << report::MigApplyText(r, device.info().index, target, o.dry_run);
-  }
-  if (r.ok()) return kExitOk;
-  PrintError(report::MigApplyFailure(r));
-  return kExitRuntime;
-}
-
 int RunApply(const GlobalOptions& global, const MigDeviceOptions& o) {
-  auto layout = mig::ParseLayout(o.layout);
-  if (!layout) return ReportError(layout.error());
-  core::SystemClock clock;
-  auto set = app::OpenDevices(global.catalog_dir, o.backend, &clock);
-  if (!set) return ReportError(set.error());
-  ordered_json json = ordered_json::array();
+  auto applied = app::MigApply({.catalog_dir = global.catalog_dir,
+                                .backend = o.backend,
+                                .layout = o.layout,
+                                .dry_run = o.dry_run,
+                                .force = o.force,
+                                .on_gpu = [&o](const app::MigApplied& gpu) {
+                                  if (o.json) return;
+                                  std::cout << report::MigApplyText(gpu.report, gpu.info.index,
+                                                                    gpu.target, o.dry_run);
+                                }});
+  if (!applied) return ReportError(applied.error());
   int exit_code = kExitOk;
-  for (const auto& device : set->devices) {
-    auto spec = app::MigSpecOfDevice(global.catalog_dir, *device);
-    if (!spec) return ReportError(spec.error());
-    if (auto valid = mig::ValidateLayout(*spec, *layout); !valid) {
-      PrintError(fmt::format("GPU {}: invalid layout on {}: {}", device->info().index, spec->name,
-                             valid.error().message()));
-      return kExitUsage;
-    }
-    const gpu::MigApplyOptions options{.dry_run = o.dry_run, .force = o.force};
-    auto report = gpu::ApplyMigLayout(*device, *spec, *layout, options);
-    if (!report) {
-      core::Error e = report.error();
-      if (e.message().find("running compute processes") != std::string::npos) {
-        e = core::Error(e.code(), e.message() +
-                                      "; stop them first, or pass --force (the driver still "
-                                      "refuses to destroy an instance in use)");
-      }
-      return ReportError(e);
-    }
-    exit_code = ReportApply(*device, mig::FormatLayout(*layout), *report, o, &json);
-    if (exit_code != kExitOk) break;
+  if (!applied->gpus.empty() && !applied->gpus.back().report.ok()) {
+    PrintError(report::MigApplyFailure(applied->gpus.back().report));
+    exit_code = kExitRuntime;
   }
-  if (o.json) std::cout << ordered_json{{"backend", set->backend}, {"gpus", json}}.dump(2) << "\n";
+  if (o.json) {
+    ordered_json json = ordered_json::array();
+    for (const auto& gpu : applied->gpus) {
+      json.push_back(report::MigApplyJson(gpu.report, gpu.info, gpu.target, o.dry_run));
+    }
+    std::cout << ordered_json{{"backend", applied->backend}, {"gpus", json}}.dump(2) << "\n";
+  }
   return exit_code;
 }
 

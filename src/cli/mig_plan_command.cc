@@ -1,23 +1,17 @@
 // `headroom mig plan JOBS.yaml`: the MIG layout and job assignment that minimize energy (or
 // makespan) for a set of training jobs on one GPU, beside the baselines (docs/mig.md).
-#include <cstdio>
 #include <iostream>
-#include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "catalog/mig_plan_file.h"
+#include "app/mig_catalog.h"
+#include "app/mig_plan.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
-#include "core/files.h"
-#include "core/parse.h"
-#include "mig/planner.h"
-#include "mig/workload_summary.h"
-#include "report/mig_plan_html.h"
 #include "report/mig_plan_report.h"
 #include "report/mig_workloads_report.h"
-#include "report/result_dir.h"
 
 namespace headroom::cli {
 namespace {
@@ -35,60 +29,25 @@ struct MigPlanOptions {
 // Where `mig plan --report` writes when no --out is given.
 constexpr const char* kDefaultMigPlanDir = "headroom-mig-plan";
 
-// The jobs file with the command line's overrides; errors name the file or the option.
-core::Result<catalog::MigPlanInput> ReadMigPlanInput(const GlobalOptions& global,
-                                                     const MigPlanOptions& o) {
-  HEADROOM_ASSIGN_OR_RETURN(const std::string text, core::ReadFile(o.file));
-  HEADROOM_ASSIGN_OR_RETURN(catalog::MigCatalogs catalogs,
-                            app::LoadMigCatalogs(global.catalog_dir));
-  HEADROOM_ASSIGN_OR_RETURN(
-      catalog::MigPlanInput input,
-      catalog::ParseMigPlanFile(text, o.file, catalogs.hardware, catalogs.mig, catalogs.workloads));
-  if (o.objective == "makespan") input.request.objective = mig::Objective::kMakespan;
-  if (o.objective == "energy") input.request.objective = mig::Objective::kEnergy;
-  if (!o.makespan_bound.empty()) {
-    auto bound = core::ParseDuration(o.makespan_bound);
-    if (!bound) return core::Fail(bound.error().WithContext("--makespan-bound"));
-    input.request.makespan_bound_s = core::ToSeconds(*bound);
-  }
-  for (const std::string& layout_text : o.layouts) {
-    auto layout = mig::ParseLayout(layout_text);
-    if (!layout) return core::Fail(layout.error().WithContext("--layout"));
-    input.request.extra_layouts.push_back(*layout);
-  }
-  return input;
-}
-
 int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
-  auto input = ReadMigPlanInput(global, o);
-  if (!input) return ReportError(input.error());
-  auto result = mig::Plan(input->model, input->request);
-  if (!result) return ReportError(result.error().WithContext(o.file));
-  const report::MigPlanReport data = report::MigPlanReportOf(
-      *result,
-      {.jobs_file = o.file,
-       .power_limit_w = input->model.power_limit().value(),
-       .objective = input->request.objective == mig::Objective::kEnergy ? "energy" : "makespan",
-       .makespan_bound_s = input->request.makespan_bound_s,
-       .version = HEADROOM_VERSION,
-       .geometry = report::GeometryOf(input->model.mig())},
-      static_cast<int>(input->request.jobs.size()));
   const std::string out = o.out.empty() && o.report ? kDefaultMigPlanDir : o.out;
-  std::optional<std::string> report_path;
-  if (!out.empty()) {
-    if (auto st = report::WriteMigPlanDir(out, data); !st) return ReportError(st.error());
-  }
-  if (o.report) {
-    auto written = WriteReport(report::ResultKind::kMigPlan, out);
-    if (!written) return ReportError(written.error());
-    report_path = *written;
-  }
+  auto planned =
+      app::MigPlan({.catalog_dir = global.catalog_dir,
+                    .file = o.file,
+                    .objective = o.objective,
+                    .makespan_bound = o.makespan_bound,
+                    .layouts = o.layouts,
+                    .out_dir = out,
+                    .report = o.report,
+                    .version = HEADROOM_VERSION,
+                    .on_warning = [](const std::string& warning) { PrintWarning(warning); }});
+  if (!planned) return ReportError(planned.error());
   return PrintResult(
       {.json = o.json,
-       .json_text = report::MigPlanJson(data).dump(2),
-       .text = report::MigPlanText(data, StdoutStyle()),
+       .json_text = report::MigPlanJson(planned->plan).dump(2),
+       .text = report::MigPlanText(planned->plan, StdoutStyle()),
        .wrote = out.empty() ? "" : fmt::format("wrote {}/{}\n", out, report::kMigPlanFile),
-       .report = report_path});
+       .report = planned->report_path});
 }
 
 struct MigWorkloadsOptions {
@@ -99,19 +58,14 @@ struct MigWorkloadsOptions {
 // The measured workloads and what the slice model derives from them, with the predicted rate of
 // each on the GPU's smallest and largest instance.
 int RunMigWorkloads(const GlobalOptions& global, const MigWorkloadsOptions& o) {
-  auto catalogs = app::LoadMigCatalogs(global.catalog_dir);
-  if (!catalogs) return ReportError(catalogs.error());
-  auto model = app::MigModelOf(*catalogs, o.gpu, std::nullopt);
-  if (!model) return ReportError(model.error());
-  const std::vector<mig::MeasuredWorkload>& workloads = catalogs->workloads.workloads();
-  auto fits = catalogs->Fits(workloads);
-  if (!fits) return ReportError(fits.error());
-  const mig::WorkloadsOnGpu summary = mig::SummarizeWorkloads(*model, workloads, *fits);
-  const std::string& reference = catalogs->workloads.reference_gpu();
+  auto workloads = app::MigWorkloads({.catalog_dir = global.catalog_dir, .gpu = o.gpu});
+  if (!workloads) return ReportError(workloads.error());
   if (o.json) {
-    std::cout << report::MigWorkloadsJson(summary, reference).dump(2) << "\n";
+    std::cout << report::MigWorkloadsJson(workloads->summary, workloads->reference_gpu).dump(2)
+              << "\n";
   } else {
-    std::cout << report::MigWorkloadsText(summary, reference, StdoutStyle());
+    std::cout << report::MigWorkloadsText(workloads->summary, workloads->reference_gpu,
+                                          StdoutStyle());
   }
   return kExitOk;
 }

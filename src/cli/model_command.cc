@@ -2,14 +2,10 @@
 // prefill-like vs decode-like work across SM clocks and power limits, and how a power cap
 // (reactive) and a clock lock (proactive) treat a prefill burst.
 #include <iostream>
-#include <memory>
 
-#include <fmt/format.h>
-
+#include "app/model_dvfs.h"
 #include "cli/commands.h"
 #include "console/terminal.h"
-#include "gpu/sim/burst_probe.h"
-#include "model/dvfs_sweep.h"
 #include "report/dvfs_report.h"
 
 namespace headroom::cli {
@@ -23,24 +19,12 @@ struct DvfsOptions {
 };
 
 int RunDvfs(const GlobalOptions& global, const DvfsOptions& options) {
-  auto catalog = app::LoadCatalog(global.catalog_dir);
-  if (!catalog) return ReportError(catalog.error());
-  auto spec = catalog->Gpu(options.gpu);
-  if (!spec) return ReportError(spec.error().WithContext("--gpu"));
-  const model::GpuSpec& gpu = **spec;
-  auto clocks = options.sm_clocks.empty()
-                    ? core::Result<std::vector<core::Megahertz>>(model::DefaultSweepClocks(gpu))
-                    : app::ParseClockList(options.sm_clocks, gpu);
-  if (!clocks) return ReportError(clocks.error());
-  auto limits = options.power_limits.empty()
-                    ? core::Result<std::vector<core::Watts>>(model::DefaultSweepLimits(gpu))
-                    : app::ParsePowerLimitList(options.power_limits, gpu);
-  if (!limits) return ReportError(limits.error());
-  const model::GpuPowerModel model(gpu);
-  const report::DvfsCharacterization c{.gpu = &gpu,
-                                       .clock_rows = model::SweepClocks(model, *clocks),
-                                       .limit_rows = model::SweepPowerLimits(model, *limits),
-                                       .burst = gpu::sim::CompareCapAndLock(gpu)};
+  auto dvfs = app::ModelDvfs({.catalog_dir = global.catalog_dir,
+                              .gpu = options.gpu,
+                              .sm_clocks = options.sm_clocks,
+                              .power_limits = options.power_limits});
+  if (!dvfs) return ReportError(dvfs.error());
+  const report::DvfsCharacterization& c = dvfs->characterization;
   std::cout << (options.json ? report::DvfsJson(c).dump(2) + "\n"
                              : report::DvfsText(c, StdoutStyle()));
   return kExitOk;

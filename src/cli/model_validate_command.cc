@@ -1,14 +1,10 @@
 // `headroom model validate`: the models against the measurements others published
-// (data/validation/), on the rows no calibration was fitted on: catalog::ValidateBuiltInSuite.
+// (data/validation/), on the rows no calibration was fitted on: app::ModelValidate.
 #include <iostream>
 
-#include "catalog/mig_catalog.h"
-#include "catalog/model_catalog.h"
-#include "catalog/served_runs.h"
-#include "catalog/validation_sets.h"
+#include "app/model_validate.h"
 #include "cli/commands.h"
 #include "report/validation_report.h"
-#include "sim/served_run_replay.h"
 
 namespace headroom::cli {
 namespace {
@@ -20,20 +16,9 @@ struct ValidateOptions {
 };
 
 int RunValidate(const GlobalOptions& global, const ValidateOptions& o) {
-  auto hardware = app::LoadCatalog(global.catalog_dir);
-  if (!hardware) return ReportError(hardware.error());
-  auto models = catalog::ModelCatalog::Embedded();
-  if (!models) return ReportError(models.error());
-  auto engines = app::LoadEngines(o.engine, catalog::kDefaultEngine);
-  if (!engines) return ReportError(engines.error());
-  auto mig = catalog::MigCatalog::Embedded();
-  if (!mig) return ReportError(mig.error());
-  const catalog::ValidationCatalogs catalogs{&*hardware, &*models, &engines->engines};
-  auto report = catalog::ValidateBuiltInSuite(catalogs, *mig, o.engine.engine, o.worst);
+  auto report =
+      app::ModelValidate({.catalog_dir = global.catalog_dir, .engine = o.engine, .worst = o.worst});
   if (!report) return ReportError(report.error());
-  auto runs = catalog::EmbeddedServedRuns();
-  if (!runs) return ReportError(runs.error());
-  sim::ScoreServedRunsInSimulator(catalogs, *runs, o.engine.engine, o.worst, &*report);
   std::cout << (o.json ? report::ValidationJson(*report).dump(2) + "\n"
                        : report::ValidationText(*report, StdoutStyle()));
   return kExitOk;

@@ -1,36 +1,26 @@
 // `headroom trace`: request traces for the row simulator. `trace synth` writes a long trace
 // (days, weeks) synthesized from a real one with a daily load curve, weekends and bursts;
 // `trace stats` summarizes any trace (rates, token distributions, arrivals by hour and day).
-#include <chrono>
-#include <cstdio>
-#include <filesystem>
+#include <cstdint>
 #include <iostream>
-#include <memory>
 
 #include <fmt/format.h>
 
+#include "app/trace.h"
 #include "cli/commands.h"
 #include "console/progress.h"
 #include "console/terminal.h"
 #include "core/parse.h"
 #include "report/trace_stats_report.h"
-#include "sim/named_traces.h"
-#include "sim/trace_reader.h"
-#include "sim/trace_stats.h"
-#include "sim/trace_synth.h"
-#include "sim/trace_writer.h"
 
 namespace headroom::cli {
 namespace {
-
-// Longest trace `synth` writes: a year is far beyond any study, and caps a typo's output size.
-constexpr core::Duration kMaxSynthDuration = std::chrono::days(366);
 
 struct SynthOptions {
   std::string from = "azure-conv";
   std::string duration = "7d";
   std::string out;
-  std::string start = sim::FormatAzureTimestamp(sim::kDefaultSynthStart).substr(0, 19);
+  std::string start = app::DefaultSynthStart();
   std::string burst_length = "2m";
   sim::SynthParams params;
 };
@@ -40,70 +30,31 @@ struct StatsOptions {
   bool json = false;
 };
 
-core::Result<core::Duration> ParseFlagDuration(const std::string& text, std::string_view flag) {
-  auto d = core::ParseDuration(text);
-  if (!d) return core::Fail(d.error().WithContext(flag));
-  return *d;
-}
-
-// Checks the flags and completes the parameters.
-core::Result<sim::SynthParams> Params(const SynthOptions& o) {
-  sim::SynthParams params = o.params;
-  HEADROOM_ASSIGN_OR_RETURN(params.duration, ParseFlagDuration(o.duration, "--duration"));
-  if (params.duration > kMaxSynthDuration) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("--duration {} is longer than the limit of 366d", o.duration)));
-  }
-  HEADROOM_ASSIGN_OR_RETURN(params.burst_length,
-                            ParseFlagDuration(o.burst_length, "--burst-length"));
-  auto start = sim::ParseAzureTimestamp(o.start);
-  if (!start) return core::Fail(start.error().WithContext("--start"));
-  if (*start < core::Duration::zero()) {
-    return core::Fail(core::Error::InvalidArgument("--start must be after 1970-01-01"));
-  }
-  params.start = *start;
-  const std::filesystem::path dir = std::filesystem::path(o.out).parent_path();
-  std::error_code ec;
-  if (o.out.empty() || std::filesystem::is_directory(o.out, ec)) {
-    return core::Fail(core::Error::InvalidArgument(fmt::format("--out '{}' is not a file", o.out)));
-  }
-  if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("--out: directory '{}' does not exist", dir.string())));
-  }
-  return params;
-}
-
 int RunSynth(const SynthOptions& options) {
-  auto params = Params(options);
-  if (!params) return ReportError(params.error());
-  auto source = sim::OpenTrace(options.from);
-  if (!source) return ReportError(source.error().WithContext("--from"));
-  auto sample = sim::SampleTrace(**source);
-  if (!sample) return ReportError(sample.error().WithContext("--from"));
-  auto synth = sim::TraceSynth::Create(*std::move(sample), *params);
-  if (!synth) return ReportError(synth.error());
   InstallStopHandlers();
   ProgressBar progress("trace synth", ProgressWanted());
-  const double duration_s = core::ToSeconds(params->duration);
-  auto count = sim::WriteTrace(
-      **synth, options.out, params->start,
-      {.stop = &StopRequested(), .progress = [&](std::int64_t written, double arrival_s) {
-         progress.Update(arrival_s / duration_s, fmt::format("{} requests", written));
-       }});
+  auto synth =
+      app::SynthesizeTrace({.from = options.from,
+                            .duration = options.duration,
+                            .out = options.out,
+                            .start = options.start,
+                            .burst_length = options.burst_length,
+                            .params = options.params,
+                            .stop = &StopRequested(),
+                            .progress = [&progress](double fraction, std::int64_t written) {
+                              progress.Update(fraction, fmt::format("{} requests", written));
+                            }});
   progress.Finish();
-  if (!count) return ReportError(count.error());
+  if (!synth) return ReportError(synth.error());
   std::cout << fmt::format(
-      "Wrote {} requests over {} from {} ({}, {:.3f} req/s on average) to {}\n", *count,
-      core::FormatDuration(params->duration), options.start, options.from,
-      static_cast<double>(*count) / duration_s, options.out);
+      "Wrote {} requests over {} from {} ({}, {:.3f} req/s on average) to {}\n", synth->requests,
+      core::FormatDuration(synth->duration), options.start, options.from,
+      static_cast<double>(synth->requests) / core::ToSeconds(synth->duration), options.out);
   return kExitOk;
 }
 
 int RunStats(const StatsOptions& options) {
-  auto source = sim::OpenTrace(options.trace);
-  if (!source) return ReportError(source.error());
-  auto stats = sim::ComputeTraceStats(**source);
+  auto stats = app::SummarizeTrace({.trace = options.trace});
   if (!stats) return ReportError(stats.error());
   if (options.json) {
     std::cout << report::TraceStatsJson(options.trace, *stats).dump(2) << "\n";
@@ -113,20 +64,14 @@ int RunStats(const StatsOptions& options) {
   return kExitOk;
 }
 
-std::string TraceNames() {
-  std::string names;
-  for (const auto& t : sim::NamedTraces())
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", t.name);
-  return names;
-}
-
 void AddSynth(CLI::App* trace, RunFunction* run) {
   CLI::App* synth = trace->add_subcommand(
       "synth",
       "Write a long trace (Azure 2023 CSV format) synthesized from a real one: token pairs "
       "resampled, arrivals a Poisson process with a daily curve, weekends and bursts");
   auto* o = OptionsRunBy(synth, run, RunSynth);
-  synth->add_option("--from", o->from, "Source trace: " + TraceNames() + ", or a CSV file")
+  synth
+      ->add_option("--from", o->from, "Source trace: " + app::NamedTraceNames() + ", or a CSV file")
       ->capture_default_str();
   synth->add_option("--duration", o->duration, "Length, e.g. 1d, 7d, 36h")->capture_default_str();
   synth->add_option("--out", o->out, "Output CSV file")->required();
@@ -168,7 +113,8 @@ void RegisterTrace(CLI::App& app, const GlobalOptions& /*global*/, RunFunction* 
   CLI::App* stats = trace->add_subcommand(
       "stats", "Rates, token distributions and arrivals by hour and day of a trace");
   auto* o = OptionsRunBy(stats, run, RunStats);
-  stats->add_option("trace", o->trace, "A trace: " + TraceNames() + ", or a CSV file")->required();
+  stats->add_option("trace", o->trace, "A trace: " + app::NamedTraceNames() + ", or a CSV file")
+      ->required();
   stats->add_flag("--json", o->json, "Print JSON instead of tables");
 }
 
