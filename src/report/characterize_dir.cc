@@ -57,9 +57,9 @@ CharacterizeInputs ReadCharacterizeInputs(format::FieldReader& r, const json& j)
 
 // results.csv: the last row of each setting (the largest shape), in the order settings appear.
 core::Status ReadResults(const std::string& path, bool inference, CharacterizeReport& report) {
-  std::vector<std::string> columns = {"setting", "peak_power_w", "mean_power_w",
-                                      inference ? "latency_s" : "iteration_s",
-                                      "energy_per_token_j"};
+  std::vector<core::CsvColumn> columns = {"setting", "peak_power_w", "mean_power_w",
+                                         inference ? "latency_s" : "iteration_s",
+                                         "energy_per_token_j"};
   if (inference) {
     for (const char* c : {"prefill_s", "tp", "batch", "prompt", "output"}) columns.push_back(c);
   }
