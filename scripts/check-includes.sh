@@ -16,7 +16,7 @@ declare -A allowed=(
   [telemetry]="core model gpu"
   [sim]="core model mig catalog policy gpu telemetry"
   [report]="core format model mig policy gpu telemetry sim"
-  [service]="core model mig catalog policy gpu telemetry"
+  [service]="core format model mig catalog policy gpu telemetry"
   [console]="core format"
   [cli]="core format model mig catalog policy gpu telemetry sim report service console"
 )
