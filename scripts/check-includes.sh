@@ -16,8 +16,8 @@ declare -A allowed=(
   [telemetry]="core model gpu"
   [sim]="core model mig catalog policy gpu telemetry"
   [report]="core format model mig policy gpu telemetry sim"
+  [service]="core format model mig catalog policy gpu telemetry"
   [app]="core format model mig catalog policy gpu telemetry sim report service"
-  [service]="core model mig catalog policy gpu telemetry"
   [console]="core format"
   [cli]="core format app model mig catalog policy gpu telemetry sim report service console"
 )

@@ -1022,7 +1022,7 @@ TEST(CliTest, ReportNamesWhatIsMissing) {
   std::ofstream(dir + "/empty/plan.json") << "{\"baseline_servers\": 4}";
   const CommandRun bad = Headroom("report " + dir + "/empty");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
-  EXPECT_NE(bad.out.find(dir + "/empty/plan.json: field 'inputs' is missing"), std::string::npos)
+  EXPECT_NE(bad.out.find(dir + "/empty/plan.json: field 'baseline' is missing"), std::string::npos)
       << bad.out;
 }
 

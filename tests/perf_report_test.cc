@@ -109,7 +109,7 @@ TEST(PerfReportTest, SimulateReportWithTheUncappedRowBesideIt) {
   ExpectDamageNamed(dir, "summary.json", "\"t1_frac\"", "\"t1\"",
                     dir + "/summary.json: field 'inputs.t1_frac' is missing");
   ExpectDamageNamed(dir, "uncapped-requests.csv", "e2e_s\n", "e2e_s\n1,2\n",
-                    dir + "/uncapped-requests.csv:2: 2 cells where the header has 8");
+                    dir + "/uncapped-requests.csv:2: expected 8 fields, found 2");
 }
 
 TEST(PerfReportTest, SimulateWithoutReportIsRebuiltPerPriorityOnly) {

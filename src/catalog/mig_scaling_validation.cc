@@ -16,18 +16,15 @@
 namespace headroom::catalog {
 namespace {
 
-constexpr std::string_view kMigScalingHeader =
-    "dataset,model,batch,slice,samples_per_s_median,source";
-constexpr std::size_t kMigScalingColumns = 6;
-
-core::Result<MigScalingMeasurement> ParseMigScalingRow(const std::vector<std::string_view>& f) {
+core::Result<MigScalingMeasurement> ParseMigScalingRow(const core::CsvRow& f) {
   MigScalingMeasurement m;
-  m.dataset = std::string(f[0]);
-  m.workload = std::string(f[1]);
-  HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f[2], "batch", 1));
-  m.slice = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(m.samples_per_s, ValidationNumber(f[4], "samples_per_s_median"));
-  m.source = std::string(f[5]);
+  m.dataset = std::string(f.Text("dataset"));
+  m.workload = std::string(f.Text("model"));
+  HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f.Text("batch"), "batch", 1));
+  m.slice = std::string(f.Text("slice"));
+  HEADROOM_ASSIGN_OR_RETURN(
+      m.samples_per_s, ValidationNumber(f.Text("samples_per_s_median"), "samples_per_s_median"));
+  m.source = std::string(f.Text("source"));
   return m;
 }
 
@@ -88,8 +85,9 @@ double LogLoss(const mig::SliceModel& model, double compute_share,
 
 core::Result<std::vector<MigScalingMeasurement>> ParseMigScalingMeasurements(
     std::string_view text, const std::string& source) {
-  return ReadValidationRows(text, source, kMigScalingHeader, kMigScalingColumns,
-                            &ParseMigScalingRow);
+  return ReadValidationRows(
+      text, source, {"dataset", "model", "batch", "slice", "samples_per_s_median", "source"},
+      &ParseMigScalingRow);
 }
 
 core::Result<std::vector<MigScalingMeasurement>> EmbeddedMigScalingMeasurements() {

@@ -33,7 +33,7 @@ TEST(MigScalingValidationTest, TheBuiltInRowsParse) {
 TEST(MigScalingValidationTest, BadRowsNameTheFileLineAndField) {
   const std::string header = "dataset,model,batch,slice,samples_per_s_median,source\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"dataset,model\n", "m.csv:1: expected the header"},
+      {"dataset,model\n", "m.csv:1: no column 'batch' in the header"},
       {header + "d,bert,0,2g,16.5,s\n", "m.csv:2: batch '0'"},
       {header + "d,bert,2,2g,-1,s\n", "m.csv:2: samples_per_s_median '-1'"},
       {header + "d,bert\n", "m.csv:2: expected 6 fields, found 2"},

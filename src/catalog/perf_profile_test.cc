@@ -33,7 +33,7 @@ TEST(PerfProfileTest, ErrorsNameFileLineAndField) {
   EXPECT_NE(ParsePerfProfile("a,b\n", "p.csv", "m")
                 .error()
                 .message()
-                .find("p.csv:1: expected the header"),
+                .find("p.csv:1: no column 'model' in the header"),
             std::string::npos);
   auto bad = ParsePerfProfile(std::string(kHeader) + "m,a100-80gb,512,1,128,1,0.7,-5,50,0,2\n",
                               "p.csv", "m");

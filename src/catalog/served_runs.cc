@@ -12,10 +12,6 @@
 namespace headroom::catalog {
 namespace {
 
-constexpr std::string_view kServedRunsHeader =
-    "dataset,engine,model,gpu,tp,server,input_lens,output_lens,metric,value,source";
-constexpr std::size_t kServedRunsColumns = 11;
-
 // A space-separated list of token counts, each at least `min`.
 core::Result<std::vector<int>> TokenList(std::string_view text, std::string_view name, int min) {
   std::vector<int> out;
@@ -32,15 +28,18 @@ core::Result<std::vector<int>> TokenList(std::string_view text, std::string_view
   return out;
 }
 
-core::Result<model::Measurement> ParseServedRun(const std::vector<std::string_view>& f) {
+core::Result<model::Measurement> ParseServedRun(const core::CsvRow& f) {
   HEADROOM_ASSIGN_OR_RETURN(model::Measurement m, MeasuredConfiguration(f));
-  if (f[5] != "yes" && f[5] != "no") {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("server '{}' is neither yes (through the engine's API server) nor no", f[5])));
+  const std::string_view server = f.Text("server");
+  if (server != "yes" && server != "no") {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "server '{}' is neither yes (through the engine's API server) nor no", server)));
   }
-  m.server = f[5] == "yes";
-  HEADROOM_ASSIGN_OR_RETURN(const std::vector<int> inputs, TokenList(f[6], "input_lens", 1));
-  HEADROOM_ASSIGN_OR_RETURN(const std::vector<int> outputs, TokenList(f[7], "output_lens", 1));
+  m.server = server == "yes";
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<int> inputs,
+                            TokenList(f.Text("input_lens"), "input_lens", 1));
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<int> outputs,
+                            TokenList(f.Text("output_lens"), "output_lens", 1));
   if (inputs.size() != outputs.size()) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("{} input_lens but {} output_lens: one of each per request", inputs.size(),
@@ -55,14 +54,14 @@ core::Result<model::Measurement> ParseServedRun(const std::vector<std::string_vi
   // For reports: the batch, its mean prompt and its longest output.
   m.batch = static_cast<int>(inputs.size());
   m.input = static_cast<int>(std::lround(static_cast<double>(prompt_tokens) / m.batch));
-  const auto metric = model::MetricFromName(f[8]);
+  const auto metric = model::MetricFromName(f.Text("metric"));
   if (!metric || !model::IsServedRunMetric(*metric)) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("metric '{}' is not one of ttft_ms, decode_span_ms, e2e_ms", f[8])));
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "metric '{}' is not one of ttft_ms, decode_span_ms, e2e_ms", f.Text("metric"))));
   }
   m.metric = *metric;
-  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f[9], "value"));
-  m.source = std::string(f[10]);
+  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f.Text("value"), "value"));
+  m.source = std::string(f.Text("source"));
   return m;
 }
 
@@ -70,7 +69,10 @@ core::Result<model::Measurement> ParseServedRun(const std::vector<std::string_vi
 
 core::Result<std::vector<model::Measurement>> ParseServedRuns(std::string_view text,
                                                               const std::string& source) {
-  return ReadValidationRows(text, source, kServedRunsHeader, kServedRunsColumns, &ParseServedRun);
+  return ReadValidationRows(text, source,
+                            {"dataset", "engine", "model", "gpu", "tp", "server", "input_lens",
+                             "output_lens", "metric", "value", "source"},
+                            &ParseServedRun);
 }
 
 core::Result<std::vector<model::Measurement>> EmbeddedServedRuns() {

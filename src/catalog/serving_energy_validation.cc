@@ -17,26 +17,24 @@
 namespace headroom::catalog {
 namespace {
 
-constexpr std::string_view kServingEnergyHeader =
-    "dataset,engine,model,gpu,tp,batch,avg_output_tokens,avg_tpot_ms,j_per_output_token,"
-    "power_limit_w,task,source";
-constexpr std::size_t kServingEnergyColumns = 12;
-
 // The row's energy per token, then its time per output token.
 core::Result<std::pair<model::Measurement, model::Measurement>> ParseServingEnergyRow(
-    const std::vector<std::string_view>& f) {
+    const core::CsvRow& f) {
   HEADROOM_ASSIGN_OR_RETURN(model::Measurement m, MeasuredConfiguration(f));
-  HEADROOM_ASSIGN_OR_RETURN(const double batch, ValidationNumber(f[5], "batch", 1 << 16));
+  HEADROOM_ASSIGN_OR_RETURN(const double batch,
+                            ValidationNumber(f.Text("batch"), "batch", 1 << 16));
   m.batch = std::max(1, static_cast<int>(std::lround(batch)));
-  HEADROOM_ASSIGN_OR_RETURN(const double output,
-                            ValidationNumber(f[6], "avg_output_tokens", 1 << 20));
+  HEADROOM_ASSIGN_OR_RETURN(const double output, ValidationNumber(f.Text("avg_output_tokens"),
+                                                                  "avg_output_tokens", 1 << 20));
   m.output = std::max(1, static_cast<int>(std::lround(output)));
-  m.source = std::string(f[11]);
+  m.source = std::string(f.Text("source"));
   model::Measurement tpot = m;
   m.metric = model::Metric::kJoulesPerToken;
-  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f[8], "j_per_output_token", 1e6));
+  HEADROOM_ASSIGN_OR_RETURN(
+      m.value, ValidationNumber(f.Text("j_per_output_token"), "j_per_output_token", 1e6));
   tpot.metric = model::Metric::kServingTpotMs;
-  HEADROOM_ASSIGN_OR_RETURN(tpot.value, ValidationNumber(f[7], "avg_tpot_ms", 1e6));
+  HEADROOM_ASSIGN_OR_RETURN(tpot.value,
+                            ValidationNumber(f.Text("avg_tpot_ms"), "avg_tpot_ms", 1e6));
   return std::pair{std::move(m), std::move(tpot)};
 }
 
@@ -132,8 +130,12 @@ ServingFit FitServing(const ValidationCatalogs& c, const InferenceFits& engine,
 core::Result<std::vector<model::Measurement>> ParseServingEnergyMeasurements(
     std::string_view text, const std::string& source) {
   HEADROOM_ASSIGN_OR_RETURN(
-      auto pairs, ReadValidationRows(text, source, kServingEnergyHeader, kServingEnergyColumns,
-                                     &ParseServingEnergyRow));
+      auto pairs,
+      // Also in the file, not read: power_limit_w, task.
+      ReadValidationRows(text, source,
+                         {"dataset", "engine", "model", "gpu", "tp", "batch", "avg_output_tokens",
+                          "avg_tpot_ms", "j_per_output_token", "source"},
+                         &ParseServingEnergyRow));
   std::vector<model::Measurement> out;
   for (auto& [energy, time] : pairs) {
     out.push_back(std::move(energy));

@@ -50,7 +50,7 @@ TEST(ServingEnergyValidationTest, TheBuiltInRowsReadAsEnergyAndTimePerTokenAtThe
 
 TEST(ServingEnergyValidationTest, BadRowsNameTheFileLineAndField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"dataset,engine\n", "e.csv:1: expected the header"},
+      {"dataset,engine\n", "e.csv:1: no column 'model' in the header"},
       {std::string(kEnergyCsvHeader) + "d,vllm,m,g,1.5,32,400,60,0.9,400,chat,s\n",
        "e.csv:2: tp '1.5' is not a whole number"},
       {std::string(kEnergyCsvHeader) + "d,vllm,m,g,1,0,400,60,0.9,400,chat,s\n",

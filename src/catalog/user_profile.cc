@@ -1,6 +1,5 @@
 #include "catalog/user_profile.h"
 
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -8,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/csv_reader.h"
 #include "core/parse.h"
 #include "model/engine_fit.h"
 
@@ -25,15 +25,6 @@ std::uint64_t StableHash(std::string_view key) {
   }
   return h;
 }
-
-struct Columns {
-  std::map<std::string, std::size_t, std::less<>> index;
-  std::size_t Of(std::string_view name) const { return index.find(name)->second; }
-  bool Has(std::string_view name) const { return index.contains(name); }
-};
-
-constexpr std::array<std::string_view, 8> kRequired = {"model",  "gpu",    "tp",      "batch",
-                                                       "prompt", "output", "ttft_ms", "tpot_ms"};
 
 core::Result<int> Count(std::string_view text, std::string_view column, int min) {
   auto v = core::ParseInteger(core::Trim(text));
@@ -62,6 +53,35 @@ double Mape(const std::vector<double>& errors) {
   return errors.empty() ? 0 : sum / static_cast<double>(errors.size());
 }
 
+// A measurement per value the row has, added to `out`; how many.
+core::Result<int> AddProfileRow(const core::CsvRow& f, const std::string& engine,
+                                std::vector<model::Measurement>& out) {
+  model::Measurement base;
+  base.dataset = "profile";
+  base.engine = engine;
+  base.model = std::string(f.Text("model"));
+  base.gpu = std::string(f.Text("gpu"));
+  base.source = f.where();
+  HEADROOM_ASSIGN_OR_RETURN(base.tp, Count(f.Text("tp"), "tp", 1));
+  HEADROOM_ASSIGN_OR_RETURN(base.batch, Count(f.Text("batch"), "batch", 1));
+  HEADROOM_ASSIGN_OR_RETURN(base.input, Count(f.Text("prompt"), "prompt", 1));
+  HEADROOM_ASSIGN_OR_RETURN(base.output, Count(f.Text("output"), "output", 1));
+  int values = 0;
+  for (const auto& [column, metric] : {std::pair{"ttft_ms", model::Metric::kPrefillMs},
+                                       std::pair{"tpot_ms", model::Metric::kDecodeMs},
+                                       std::pair{"gpu_power_w", model::Metric::kGpuPowerW}}) {
+    if (!f.Has(column)) continue;
+    HEADROOM_ASSIGN_OR_RETURN(std::optional<double> v, Positive(f.Text(column), column));
+    if (!v) continue;
+    model::Measurement m = base;
+    m.metric = metric;
+    m.value = *v;
+    out.push_back(std::move(m));
+    ++values;
+  }
+  return values;
+}
+
 }  // namespace
 
 bool LooksLikeProfileRows(std::string_view header) {
@@ -72,59 +92,20 @@ bool LooksLikeProfileRows(std::string_view header) {
 core::Result<std::vector<model::Measurement>> ParseProfileRows(std::string_view text,
                                                                const std::string& source,
                                                                const std::string& engine) {
-  const auto lines = core::Split(text, '\n');
-  Columns columns;
-  std::size_t width = 0;
-  if (!lines.empty()) {
-    const auto names = core::Split(core::Trim(lines[0]), ',');
-    width = names.size();
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      // A name given twice would leave the rows one cell wider than the columns it names.
-      if (!columns.index.emplace(std::string(core::Trim(names[i])), i).second) {
-        return core::Fail(core::Error::InvalidArgument(
-            fmt::format("{}:1: column '{}' appears more than once", source, core::Trim(names[i]))));
-      }
-    }
-  }
-  for (std::string_view name : kRequired) {
-    if (!columns.Has(name)) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("{}:1: no column '{}' (expected {})", source, name, kProfileRowColumns)));
-    }
-  }
   std::vector<model::Measurement> out;
-  HEADROOM_RETURN_IF_ERROR(core::ForEachCsvRow(
-      text, source, width,
-      [&](const std::vector<std::string_view>& f, const std::string& where) -> core::Status {
-        model::Measurement base;
-        base.dataset = "profile";
-        base.engine = engine;
-        base.model = std::string(core::Trim(f[columns.Of("model")]));
-        base.gpu = std::string(core::Trim(f[columns.Of("gpu")]));
-        base.source = where;
-        HEADROOM_ASSIGN_OR_RETURN(base.tp, Count(f[columns.Of("tp")], "tp", 1));
-        HEADROOM_ASSIGN_OR_RETURN(base.batch, Count(f[columns.Of("batch")], "batch", 1));
-        HEADROOM_ASSIGN_OR_RETURN(base.input, Count(f[columns.Of("prompt")], "prompt", 1));
-        HEADROOM_ASSIGN_OR_RETURN(base.output, Count(f[columns.Of("output")], "output", 1));
-        int values = 0;
-        for (const auto& [column, metric] : {std::pair{"ttft_ms", model::Metric::kPrefillMs},
-                                             std::pair{"tpot_ms", model::Metric::kDecodeMs},
-                                             std::pair{"gpu_power_w", model::Metric::kGpuPowerW}}) {
-          if (!columns.Has(column)) continue;
-          HEADROOM_ASSIGN_OR_RETURN(std::optional<double> v,
-                                    Positive(f[columns.Of(column)], column));
-          if (!v) continue;
-          model::Measurement m = base;
-          m.metric = metric;
-          m.value = *v;
-          out.push_back(std::move(m));
-          ++values;
-        }
-        if (values == 0) {
-          return core::Fail(core::Error::InvalidArgument("no measured value (ttft_ms, tpot_ms)"));
-        }
-        return core::Ok();
-      }));
+  HEADROOM_RETURN_IF_ERROR(
+      core::ParseCsv(text, source,
+                     {"model", "gpu", "tp", "batch", "prompt", "output", "ttft_ms", "tpot_ms",
+                      core::CsvColumn::Optional("gpu_power_w")},
+                     [&](const core::CsvRow& f) -> core::Status {
+                       auto values = AddProfileRow(f, engine, out);
+                       if (!values) return core::Fail(values.error().WithContext(f.where()));
+                       if (*values == 0) {
+                         return core::Fail(core::Error::InvalidArgument(
+                             fmt::format("{}: no measured value (ttft_ms, tpot_ms)", f.where())));
+                       }
+                       return core::Ok();
+                     }));
   if (out.empty()) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: no measurement rows", source)));
   }

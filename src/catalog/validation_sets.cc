@@ -22,38 +22,34 @@
 namespace headroom::catalog {
 namespace {
 
-constexpr std::string_view kInferenceHeader =
-    "dataset,engine,model,gpu,tp,batch,input_tokens,output_tokens,metric,value,idle_tail_s,source";
-constexpr std::size_t kInferenceColumns = 12;
-
-core::Result<model::Measurement> ParseRow(const std::vector<std::string_view>& f) {
+core::Result<model::Measurement> ParseRow(const core::CsvRow& f) {
   HEADROOM_ASSIGN_OR_RETURN(model::Measurement m, MeasuredConfiguration(f));
-  HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f[5], "batch", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.input, ValidationCount(f[6], "input_tokens", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.output, ValidationCount(f[7], "output_tokens", 0));
-  const auto metric = model::MetricFromName(f[8]);
+  HEADROOM_ASSIGN_OR_RETURN(m.batch, ValidationCount(f.Text("batch"), "batch", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.input, ValidationCount(f.Text("input_tokens"), "input_tokens", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.output, ValidationCount(f.Text("output_tokens"), "output_tokens", 0));
+  const auto metric = model::MetricFromName(f.Text("metric"));
   if (!metric || model::IsServedRunMetric(*metric)) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("metric '{}' is not one of prefill_ms, decode_ms, e2e_s, gpu_power_w, "
                     "j_per_token, tpot_ms (a served run's metrics, with its requests, belong in "
                     "serving.csv)",
-                    f[8])));
+                    f.Text("metric"))));
   }
   m.metric = *metric;
-  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f[9], "value"));
-  auto tail = core::ParseDouble(f[10]);
+  HEADROOM_ASSIGN_OR_RETURN(m.value, ValidationNumber(f.Text("value"), "value"));
+  auto tail = core::ParseDouble(f.Text("idle_tail_s"));
   if (!tail || *tail < 0 || *tail > 3600) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("idle_tail_s '{}' is not a number of seconds in [0, 3600]", f[10])));
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "idle_tail_s '{}' is not a number of seconds in [0, 3600]", f.Text("idle_tail_s"))));
   }
   m.idle_tail_s = *tail;
   if ((m.metric == model::Metric::kDecodeMs || m.metric == model::Metric::kEndToEndS ||
        m.metric == model::Metric::kJoulesPerToken || m.metric == model::Metric::kServingTpotMs) &&
       m.output < 1) {
     return core::Fail(
-        core::Error::InvalidArgument(fmt::format("{} needs output_tokens >= 1", f[8])));
+        core::Error::InvalidArgument(fmt::format("{} needs output_tokens >= 1", f.Text("metric"))));
   }
-  m.source = std::string(f[11]);
+  m.source = std::string(f.Text("source"));
   return m;
 }
 
@@ -86,13 +82,13 @@ bool IsScoredOnEveryRow(std::string_view engine) {
                    engine) != std::end(kEnginesScoredOnEveryRow);
 }
 
-core::Result<model::Measurement> MeasuredConfiguration(const std::vector<std::string_view>& f) {
+core::Result<model::Measurement> MeasuredConfiguration(const core::CsvRow& f) {
   model::Measurement m;
-  m.dataset = std::string(f[0]);
-  m.engine = std::string(f[1]);
-  m.model = std::string(f[2]);
-  m.gpu = std::string(f[3]);
-  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f[4], "tp", 1));
+  m.dataset = std::string(f.Text("dataset"));
+  m.engine = std::string(f.Text("engine"));
+  m.model = std::string(f.Text("model"));
+  m.gpu = std::string(f.Text("gpu"));
+  HEADROOM_ASSIGN_OR_RETURN(m.tp, ValidationCount(f.Text("tp"), "tp", 1));
   return m;
 }
 
@@ -129,18 +125,6 @@ std::variant<double, std::string> PredictRow(const ValidationCatalogs& c,
     return std::string("the batch's KV cache does not fit in memory (the engine queued it)");
   }
   return model::Predict(im, m);
-}
-
-core::Status ForEachValidationRow(
-    std::string_view text, const std::string& source, std::string_view header, std::size_t columns,
-    const std::function<core::Status(const std::vector<std::string_view>&)>& row) {
-  if (core::Trim(text.substr(0, text.find('\n'))) != header) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: expected the header '{}'", source, header)));
-  }
-  return core::ForEachCsvRow(
-      text, source, columns,
-      [&row](const std::vector<std::string_view>& f, const std::string&) { return row(f); });
 }
 
 core::Result<const core::EmbeddedFile*> EmbeddedValidationFile(std::string_view name) {
@@ -190,7 +174,10 @@ void ScoreRows(const ValidationCatalogs& c, const InferenceFits& engine,
 
 core::Result<std::vector<model::Measurement>> ParseInferenceMeasurements(
     std::string_view text, const std::string& source) {
-  return ReadValidationRows(text, source, kInferenceHeader, kInferenceColumns, &ParseRow);
+  return ReadValidationRows(text, source,
+                            {"dataset", "engine", "model", "gpu", "tp", "batch", "input_tokens",
+                             "output_tokens", "metric", "value", "idle_tail_s", "source"},
+                            &ParseRow);
 }
 
 core::Result<std::vector<model::Measurement>> EmbeddedInferenceMeasurements() {
@@ -289,37 +276,34 @@ core::Result<InferenceFits> FitEngineCalibration(const ValidationCatalogs& catal
 
 namespace {
 
-constexpr std::string_view kTrainingHeader =
-    "dataset,model,layers,hidden,heads,kv_heads,ffn_expansion_ratio,vocab,seq_len,gpu,gpu_count,"
-    "micro_batch,global_batch_tokens,activation_checkpointing,tokens_per_s_per_gpu,mfu_pct,source";
-constexpr std::size_t kTrainingColumns = 17;
-
-core::Result<TrainingMeasurement> ParseTrainingRow(const std::vector<std::string_view>& f) {
+core::Result<TrainingMeasurement> ParseTrainingRow(const core::CsvRow& f) {
   TrainingMeasurement t;
-  t.dataset = std::string(f[0]);
+  t.dataset = std::string(f.Text("dataset"));
   model::ModelSpec& m = t.model;
-  m.name = std::string(f[1]);
+  m.name = std::string(f.Text("model"));
   m.architecture = model::ModelArchitecture::kDecoder;
-  HEADROOM_ASSIGN_OR_RETURN(m.layers, ValidationCount(f[2], "layers", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.hidden, ValidationCount(f[3], "hidden", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.heads, ValidationCount(f[4], "heads", 1));
-  HEADROOM_ASSIGN_OR_RETURN(m.kv_heads, ValidationCount(f[5], "kv_heads", 1));
-  auto ratio = core::ParseDouble(f[6]);
+  HEADROOM_ASSIGN_OR_RETURN(m.layers, ValidationCount(f.Text("layers"), "layers", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.hidden, ValidationCount(f.Text("hidden"), "hidden", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.heads, ValidationCount(f.Text("heads"), "heads", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.kv_heads, ValidationCount(f.Text("kv_heads"), "kv_heads", 1));
+  const std::string_view ratio_text = f.Text("ffn_expansion_ratio");
+  auto ratio = core::ParseDouble(ratio_text);
   if (!ratio || !(*ratio > 0) || *ratio > 64) {
     return core::Fail(core::Error::InvalidArgument(
-        fmt::format("ffn_expansion_ratio '{}' is not a positive number", f[6])));
+        fmt::format("ffn_expansion_ratio '{}' is not a positive number", ratio_text)));
   }
   m.ffn = static_cast<int>(std::lround(*ratio * m.hidden));
-  HEADROOM_ASSIGN_OR_RETURN(m.vocab, ValidationCount(f[7], "vocab", 1));
+  HEADROOM_ASSIGN_OR_RETURN(m.vocab, ValidationCount(f.Text("vocab"), "vocab", 1));
   m.head_dim = m.hidden / m.heads;
   m.tied_embeddings = true;  // MPT ties its embeddings (llm-foundry's mpt configs)
-  HEADROOM_ASSIGN_OR_RETURN(t.seq_len, ValidationCount(f[8], "seq_len", 1));
-  t.gpu = std::string(f[9]);
-  HEADROOM_ASSIGN_OR_RETURN(t.gpu_count, ValidationCount(f[10], "gpu_count", 1));
-  HEADROOM_ASSIGN_OR_RETURN(t.micro_batch, ValidationCount(f[11], "micro_batch", 1));
-  HEADROOM_ASSIGN_OR_RETURN(t.tokens_per_s_per_gpu,
-                            ValidationNumber(f[14], "tokens_per_s_per_gpu"));
-  t.source = std::string(f[16]);
+  HEADROOM_ASSIGN_OR_RETURN(t.seq_len, ValidationCount(f.Text("seq_len"), "seq_len", 1));
+  t.gpu = std::string(f.Text("gpu"));
+  HEADROOM_ASSIGN_OR_RETURN(t.gpu_count, ValidationCount(f.Text("gpu_count"), "gpu_count", 1));
+  HEADROOM_ASSIGN_OR_RETURN(t.micro_batch,
+                            ValidationCount(f.Text("micro_batch"), "micro_batch", 1));
+  HEADROOM_ASSIGN_OR_RETURN(t.tokens_per_s_per_gpu, ValidationNumber(f.Text("tokens_per_s_per_gpu"),
+                                                                     "tokens_per_s_per_gpu"));
+  t.source = std::string(f.Text("source"));
   return t;
 }
 
@@ -345,7 +329,12 @@ double PredictTokensPerS(const TrainingMeasurement& t, const model::GpuPowerMode
 
 core::Result<std::vector<TrainingMeasurement>> ParseTrainingMeasurements(
     std::string_view text, const std::string& source) {
-  return ReadValidationRows(text, source, kTrainingHeader, kTrainingColumns, &ParseTrainingRow);
+  // Also in the file, not read: global_batch_tokens, activation_checkpointing, mfu_pct.
+  return ReadValidationRows(
+      text, source,
+      {"dataset", "model", "layers", "hidden", "heads", "kv_heads", "ffn_expansion_ratio", "vocab",
+       "seq_len", "gpu", "gpu_count", "micro_batch", "tokens_per_s_per_gpu", "source"},
+      &ParseTrainingRow);
 }
 
 core::Result<std::vector<TrainingMeasurement>> EmbeddedTrainingMeasurements() {

@@ -19,6 +19,7 @@
 #include "catalog/inference_fits.h"
 #include "catalog/mig_catalog.h"
 #include "catalog/model_catalog.h"
+#include "core/csv_reader.h"
 #include "core/embedded_file.h"
 #include "core/result.h"
 #include "model/measurement.h"
@@ -86,34 +87,29 @@ struct TrainingMeasurement {
 inline const std::vector<std::string> kTrainingCalibrationModels = {"MPT-1b", "MPT-7b", "MPT-30b"};
 
 // What the validations share.
-// The suite's CSV format: `header` on the first line, then rows of `columns` fields, each handed
-// to `row`. Errors name SOURCE:LINE.
-[[nodiscard]] core::Status ForEachValidationRow(
-    std::string_view text, const std::string& source, std::string_view header, std::size_t columns,
-    const std::function<core::Status(const std::vector<std::string_view>&)>& row);
 // A field that must be a whole number in [min, 2^24], or a finite number in (0, max]; errors
 // name the field and its text.
 [[nodiscard]] core::Result<int> ValidationCount(std::string_view text, std::string_view name,
                                                 int min);
 [[nodiscard]] core::Result<double> ValidationNumber(
     std::string_view text, std::string_view name, double max = std::numeric_limits<double>::max());
-// The first five fields every inference row of the suite starts with: dataset, engine, model,
-// GPU and tensor parallelism (a whole number of at least 1).
-[[nodiscard]] core::Result<model::Measurement> MeasuredConfiguration(
-    const std::vector<std::string_view>& fields);
-// ForEachValidationRow's rows, each read by `parse`.
+// The columns every inference row of the suite has: dataset, engine, model, GPU and tensor
+// parallelism (a whole number of at least 1).
+[[nodiscard]] core::Result<model::Measurement> MeasuredConfiguration(const core::CsvRow& row);
+// The rows of a CSV of the suite (`columns` by header name), each read by `parse`; its errors get
+// "SOURCE:LINE: " in front.
 template <typename Row>
 [[nodiscard]] core::Result<std::vector<Row>> ReadValidationRows(
-    std::string_view text, const std::string& source, std::string_view header, std::size_t columns,
-    core::Result<Row> (*parse)(const std::vector<std::string_view>&)) {
+    std::string_view text, const std::string& source, const std::vector<core::CsvColumn>& columns,
+    core::Result<Row> (*parse)(const core::CsvRow&)) {
   std::vector<Row> out;
   HEADROOM_RETURN_IF_ERROR(
-      ForEachValidationRow(text, source, header, columns,
-                           [&out, parse](const std::vector<std::string_view>& f) -> core::Status {
-                             HEADROOM_ASSIGN_OR_RETURN(Row row, parse(f));
-                             out.push_back(std::move(row));
-                             return core::Ok();
-                           }));
+      core::ParseCsv(text, source, columns, [&out, parse](const core::CsvRow& f) -> core::Status {
+        auto row = parse(f);
+        if (!row) return core::Fail(row.error().WithContext(f.where()));
+        out.push_back(std::move(*row));
+        return core::Ok();
+      }));
   return out;
 }
 // data/validation/<name>, as built into the binary.

@@ -53,7 +53,7 @@ TEST(ValidationSetsTest, TheBuiltInSuiteParsesAndEveryRowNamesItsSource) {
 
 TEST(ValidationSetsTest, BadRowsNameTheFileLineAndField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"dataset,engine\n", "v.csv:1: expected the header"},
+      {"dataset,engine\n", "v.csv:1: no column 'model' in the header"},
       {std::string(kValidationHeader) + "d,e,m,g,1,1,128,128,speed,9,0,s\n",
        "v.csv:2: metric 'speed'"},
       {std::string(kValidationHeader) + "d,e,m,g,1,1,128,128,decode_ms,-9,0,s\n",
@@ -279,7 +279,8 @@ TEST(TrainingValidationTest, PredictsTheSizesItWasNotFittedOn) {
   }
   auto bad = ParseTrainingMeasurements("dataset,model\n", "t.csv");
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message().find("t.csv:1: expected the header"), std::string::npos);
+  EXPECT_NE(bad.error().message().find("t.csv:1: no column 'layers' in the header"),
+            std::string::npos);
 }
 
 }  // namespace

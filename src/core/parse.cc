@@ -221,22 +221,4 @@ Result<std::vector<double>> ParseValueList(std::string_view text) {
   return values;
 }
 
-Status ForEachCsvRow(
-    std::string_view text, const std::string& source, std::size_t fields,
-    const std::function<Status(const std::vector<std::string_view>&, const std::string&)>& row) {
-  const auto lines = Split(text, '\n');
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    const std::string_view line = Trim(lines[i]);
-    if (line.empty()) continue;
-    const auto f = Split(line, ',');
-    const std::string where = fmt::format("{}:{}", source, i + 1);
-    if (f.size() != fields) {
-      return Fail(Error::InvalidArgument(
-          fmt::format("{}: expected {} fields, found {}", where, fields, f.size())));
-    }
-    if (auto st = row(f, where); !st) return Fail(st.error().WithContext(where));
-  }
-  return Ok();
-}
-
 }  // namespace headroom::core

@@ -32,12 +32,6 @@ std::string FormatDuration(Duration d);
 [[nodiscard]] Result<std::vector<double>> ParseValueList(std::string_view text);
 
 std::vector<std::string_view> Split(std::string_view text, char separator);
-// Calls `row` with the comma-separated fields of each non-empty line of `text` after its header,
-// and "SOURCE:LINE" for errors; a line of other than `fields` fields is kInvalidArgument naming
-// it. Stops at the first error, its own or `row`'s (which gets "SOURCE:LINE: " in front).
-[[nodiscard]] Status ForEachCsvRow(
-    std::string_view text, const std::string& source, std::size_t fields,
-    const std::function<Status(const std::vector<std::string_view>&, const std::string&)>& row);
 // Split without allocating, for per-line parsing: the first fields go to `fields` (as many as
 // fit), and the result is how many fields `text` has in all.
 std::size_t SplitInto(std::string_view text, char separator, std::span<std::string_view> fields);

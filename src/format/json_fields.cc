@@ -19,48 +19,51 @@ const json& Empty() {
 
 }  // namespace
 
+const json* FieldReader::Lookup(const json& j, const std::string& key) {
+  if (!j.is_object()) return nullptr;
+  const auto it = j.find(key);
+  return it != j.end() ? &*it : nullptr;
+}
+
 template <typename Check>
-const json* FieldReader::Find(const json& j, const std::string& key, const std::string& at,
-                              const char* what, Check check) {
-  const auto it = j.is_object() ? j.find(key) : j.end();
-  if (it != j.end() && check(*it)) return &*it;
+const json* FieldReader::Expect(const json* v, const std::string& path, const char* what,
+                                Check check) {
+  if (v != nullptr && check(*v)) return v;
   if (!error_) {
     error_ = core::Error::InvalidArgument(
-        fmt::format("{}: field '{}{}' is {} (expected {}; the file `{}` writes)", file_, at, key,
-                    it == j.end() ? "missing" : "of the wrong type", what, writer_));
+        fmt::format("{}: field '{}' is {} (expected {}; the file `{}` writes)", file_, path,
+                    v == nullptr ? "missing" : "of the wrong type", what, writer_));
   }
   return nullptr;
 }
 
-double FieldReader::Number(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "a number", [](const json& x) { return x.is_number(); });
+double FieldReader::Number(const json* v, const std::string& path) {
+  v = Expect(v, path, "a number", [](const json& x) { return x.is_number(); });
   return v != nullptr ? v->get<double>() : 0;
 }
 
-void FieldReader::Refuse(const json& value, const std::string& key, const std::string& at,
-                         const std::string& what) {
+void FieldReader::Refuse(const json& value, const std::string& path, const std::string& what) {
   if (!error_) {
     error_ = core::Error::InvalidArgument(
-        fmt::format("{}: field '{}{}' is {} (expected {}; the file `{}` writes)", file_, at, key,
+        fmt::format("{}: field '{}' is {} (expected {}; the file `{}` writes)", file_, path,
                     value.dump(), what, writer_));
   }
 }
 
-std::uint64_t FieldReader::CountUpTo(const json& j, const std::string& key, const std::string& at,
-                                     std::uint64_t max) {
-  const json* v = Find(j, key, at, "a count", [](const json& x) { return x.is_number(); });
+std::uint64_t FieldReader::CountUpTo(const json* v, const std::string& path, std::uint64_t max) {
+  v = Expect(v, path, "a count", [](const json& x) { return x.is_number(); });
   if (v == nullptr) return 0;
   // Parsed, a whole number >= 0 is unsigned and a negative one signed; anything else (2.0,
   // 1e300, 2^64) is a double.
   const bool whole =
       v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0);
   if (whole && v->get<std::uint64_t>() <= max) return v->get<std::uint64_t>();
-  Refuse(*v, key, at, fmt::format("a count from 0 to {}", max));
+  Refuse(*v, path, fmt::format("a count from 0 to {}", max));
   return 0;
 }
 
-int FieldReader::Integer(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "a whole number", [](const json& x) { return x.is_number(); });
+int FieldReader::Integer(const json* v, const std::string& path) {
+  v = Expect(v, path, "a whole number", [](const json& x) { return x.is_number(); });
   if (v == nullptr) return 0;
   constexpr int kMin = std::numeric_limits<int>::min();
   constexpr int kMax = std::numeric_limits<int>::max();
@@ -69,34 +72,33 @@ int FieldReader::Integer(const json& j, const std::string& key, const std::strin
                                     v->get<std::int64_t>() <= kMax) {
     return static_cast<int>(v->get<std::int64_t>());
   }
-  Refuse(*v, key, at, fmt::format("a whole number from {} to {}", kMin, kMax));
+  Refuse(*v, path, fmt::format("a whole number from {} to {}", kMin, kMax));
   return 0;
 }
 
-std::string FieldReader::Text(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "a string", [](const json& x) { return x.is_string(); });
+std::string FieldReader::Text(const json* v, const std::string& path) {
+  v = Expect(v, path, "a string", [](const json& x) { return x.is_string(); });
   return v != nullptr ? v->get<std::string>() : "";
 }
 
-bool FieldReader::Flag(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "true or false", [](const json& x) { return x.is_boolean(); });
+bool FieldReader::Flag(const json* v, const std::string& path) {
+  v = Expect(v, path, "true or false", [](const json& x) { return x.is_boolean(); });
   return v != nullptr && v->get<bool>();
 }
 
-const json& FieldReader::Object(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "an object", [](const json& x) { return x.is_object(); });
+const json& FieldReader::Object(const json* v, const std::string& path) {
+  v = Expect(v, path, "an object", [](const json& x) { return x.is_object(); });
   return v != nullptr ? *v : Empty();
 }
 
-const json& FieldReader::List(const json& j, const std::string& key, const std::string& at) {
-  const json* v = Find(j, key, at, "a list", [](const json& x) { return x.is_array(); });
+const json& FieldReader::List(const json* v, const std::string& path) {
+  v = Expect(v, path, "a list", [](const json& x) { return x.is_array(); });
   return v != nullptr ? *v : Empty();
 }
 
-std::optional<double> FieldReader::OptionalNumber(const json& j, const std::string& key,
-                                                  const std::string& at) {
-  const json* v = Find(j, key, at, "a number or null",
-                       [](const json& x) { return x.is_number() || x.is_null(); });
+std::optional<double> FieldReader::OptionalNumber(const json* v, const std::string& path) {
+  v = Expect(v, path, "a number or null",
+             [](const json& x) { return x.is_number() || x.is_null(); });
   if (v == nullptr || v->is_null()) return std::nullopt;
   return v->get<double>();
 }

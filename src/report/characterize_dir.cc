@@ -35,31 +35,39 @@ core::Result<std::pair<SweptKnob, double>> ParseSettingLabel(const std::string& 
       fmt::format("'{}' is not a setting (default, sm_clock=NMHz or power_limit=NW)", label)));
 }
 
-CharacterizeInputs ReadCharacterizeInputs(format::FieldReader& r, const json& j) {
-  CharacterizeInputs in;
-  in.workload = r.Text(j, "workload", "");
-  in.model = r.Text(j, "model", "");
-  in.gpu = r.Text(j, "gpu", "");
-  // Sweeps written before the engine was named have none.
-  if (j.contains("engine")) in.engine = r.Text(j, "engine", "");
-  in.slo_fraction = r.Number(j, "slo_latency_increase", "");
-  const json& i = r.Object(j, "inputs", "");
-  const std::string at = "inputs.";
-  in.tp = r.Count<int>(i, "tp", at);
-  in.prompts = r.Text(i, "prompts", at);
-  in.batches = r.Text(i, "batches", at);
-  in.output = r.Count<int>(i, "output", at);
-  in.iterations = r.Count<int>(i, "iterations", at);
-  in.interval = r.Text(i, "interval", at);
-  in.version = r.Text(i, "version", at);
-  return in;
-}
+using CI = CharacterizeInputs;
+using CR = CharacterizeReport;
+
+// summary.json keeps what was swept at its top and the flags that shaped it under "inputs".
+constexpr auto kCharacterizeTopFields =
+    std::tuple{format::Field("workload", &CI::workload), format::Field("model", &CI::model),
+               format::Field("gpu", &CI::gpu),
+               // Sweeps written before the engine was named have none.
+               format::Field("engine", &CI::engine, {.omit_empty = true}),
+               format::Field("slo_latency_increase", &CI::slo_fraction)};
+constexpr auto kCharacterizeFlagFields = std::tuple{format::Field("tp", &CI::tp),
+                                                    format::Field("prompts", &CI::prompts),
+                                                    format::Field("batches", &CI::batches),
+                                                    format::Field("output", &CI::output),
+                                                    format::Field("iterations", &CI::iterations),
+                                                    format::Field("interval", &CI::interval),
+                                                    format::Field("version", &CI::version)};
+constexpr auto kSettingVerdictFields =
+    std::tuple{format::Field("setting", &SettingVerdict::setting),
+               format::Field("worst_latency_increase", &SettingVerdict::worst_latency_increase),
+               format::Field("peak_power_change", &SettingVerdict::peak_power_change),
+               format::Field("energy_per_token_change", &SettingVerdict::energy_change)};
+constexpr auto kCharacterizeSummaryFields =
+    std::tuple{format::Inline(&CR::inputs, kCharacterizeTopFields),
+               format::Field("settings", &CR::settings, kSettingVerdictFields),
+               format::Field("best_under_slo", &CR::best),
+               format::Field("inputs", &CR::inputs, kCharacterizeFlagFields)};
 
 // results.csv: the last row of each setting (the largest shape), in the order settings appear.
 core::Status ReadResults(const std::string& path, bool inference, CharacterizeReport& report) {
-  std::vector<std::string> columns = {"setting", "peak_power_w", "mean_power_w",
-                                      inference ? "latency_s" : "iteration_s",
-                                      "energy_per_token_j"};
+  std::vector<core::CsvColumn> columns = {"setting", "peak_power_w", "mean_power_w",
+                                          inference ? "latency_s" : "iteration_s",
+                                          "energy_per_token_j"};
   if (inference) {
     for (const char* c : {"prefill_s", "tp", "batch", "prompt", "output"}) columns.push_back(c);
   }
@@ -109,13 +117,6 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-// The "inputs" object of summary.json (the fields not already at its top level).
-ordered_json InputsJson(const CharacterizeInputs& in) {
-  return {{"tp", in.tp},          {"prompts", in.prompts},       {"batches", in.batches},
-          {"output", in.output},  {"iterations", in.iterations}, {"interval", in.interval},
-          {"version", in.version}};
-}
-
 std::string ResultsCsv(const std::vector<sim::Row>& rows, bool inference) {
   std::string out = inference ? "setting,tp,batch,prompt,output," : "setting,";
   out += "peak_power_w,mean_power_w,p99_power_w,";
@@ -159,20 +160,17 @@ core::Status CreateOutDir(const std::string& dir) {
 
 ordered_json CharacterizeSummaryJson(const CharacterizeInputs& inputs,
                                      const sim::SimulatedSweep& sweep) {
-  ordered_json out;
-  out["workload"] = inputs.workload;
-  out["model"] = inputs.model;
-  out["gpu"] = inputs.gpu;
-  if (!inputs.engine.empty()) out["engine"] = inputs.engine;
-  out["slo_latency_increase"] = inputs.slo_fraction;
+  CharacterizeReport report;
+  report.inputs = inputs;
   for (const sim::SettingSummary& s : sweep.summary) {
-    out["settings"].push_back({{"setting", s.label},
-                               {"worst_latency_increase", s.worst_slowdown},
-                               {"peak_power_change", s.peak_change},
-                               {"energy_per_token_change", s.energy_change}});
+    report.settings.push_back({.setting = s.label,
+                               .worst_latency_increase = s.worst_slowdown,
+                               .peak_power_change = s.peak_change,
+                               .energy_change = s.energy_change});
   }
-  out["best_under_slo"] = sweep.best ? ordered_json(sweep.summary[*sweep.best].label) : nullptr;
-  out["inputs"] = InputsJson(inputs);
+  if (sweep.best) report.best = sweep.summary[*sweep.best].label;
+  ordered_json out = ordered_json::object();
+  format::WriteFields(out, report, kCharacterizeSummaryFields);
   return out;
 }
 
@@ -282,22 +280,7 @@ core::Result<CharacterizeReport> ReadCharacterizeDir(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(json j, format::ReadJsonObject(path));
   format::FieldReader r(path, kCharacterizeWriter);
   CharacterizeReport report;
-  report.inputs = ReadCharacterizeInputs(r, j);
-  const json& settings = r.List(j, "settings", "");
-  for (std::size_t i = 0; i < settings.size(); ++i) {
-    const std::string at = fmt::format("settings[{}].", i);
-    report.settings.push_back(
-        {.setting = r.Text(settings[i], "setting", at),
-         .worst_latency_increase = r.Number(settings[i], "worst_latency_increase", at),
-         .peak_power_change = r.Number(settings[i], "peak_power_change", at),
-         .energy_change = r.Number(settings[i], "energy_per_token_change", at)});
-  }
-  const auto best = j.find("best_under_slo");
-  if (best == j.end() || !(best->is_null() || best->is_string())) {
-    r.Text(j, "best_under_slo", "");  // records the error
-  } else if (best->is_string()) {
-    report.best = best->get<std::string>();
-  }
+  format::ReadFields(r, j, "", report, kCharacterizeSummaryFields);
   if (r.error()) return core::Fail(*r.error());
   HEADROOM_RETURN_IF_ERROR(
       ReadResults(fmt::format("{}/{}", dir, kResultsFile), report.inference(), report));

@@ -101,7 +101,7 @@ struct PowerTraceRun {
 struct CharacterizeReport {
   CharacterizeInputs inputs;
   std::vector<SettingVerdict> settings;
-  std::string best = {};   // the best setting under the SLO; empty: none
+  std::optional<std::string> best = {};  // the best setting under the SLO
   std::string shape = {};  // the largest shape, e.g. "TP 8, batch 8, prompt 8192, output 128"
   std::vector<SweepPoint> points;  // per setting, in sweep order
   std::vector<PowerTraceRun> traces;

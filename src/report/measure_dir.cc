@@ -1,6 +1,7 @@
 #include "report/measure_dir.h"
 
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,53 +16,67 @@ using nlohmann::json;
 
 constexpr const char* kMeasureWriter = "headroom measure --out";
 
-void ReadSummary(format::FieldReader& r, const json& j, MeasureReport& m) {
-  for (const json& c : r.List(j, "command", "")) {
-    if (c.is_string()) m.command.push_back(c.get<std::string>());
-  }
-  m.backend = r.Text(j, "backend", "");
-  m.exit_code = r.Integer(j, "exit_code", "");
-  if (!r.Flag(j, "complete", "")) m.error = r.Text(j, "error", "");
-  m.duration_s = r.Number(j, "duration_s", "");
-  const json& inputs = r.Object(j, "inputs", "");
-  m.interval = r.Text(inputs, "interval", "inputs.");
-  m.version = r.Text(inputs, "version", "inputs.");
-  const json& gpus = r.List(j, "gpus", "");
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    const std::string at = fmt::format("gpus[{}].", i);
-    const json& g = gpus[i];
-    m.gpus.push_back({.index = r.Count<int>(g, "gpu", at),
-                      .name = r.Text(g, "name", at),
-                      .energy_source = r.Text(g, "energy_source", at),
-                      .energy_j = r.Number(g, "energy_j", at),
-                      .avg_power_w = r.Number(g, "avg_power_w", at),
-                      .peak_power_w = r.Number(g, "peak_power_w", at),
-                      .capped_s = r.Number(g, "time_power_capped_s", at),
-                      .throttled_s = r.Number(g, "time_throttled_s", at)});
-  }
-  const json& total = r.Object(j, "total", "");
-  m.energy_j = r.Number(total, "energy_j", "total.");
-  m.avg_power_w = r.Number(total, "avg_power_w", "total.");
-  const auto work = j.find("work");
-  if (work == j.end() || !(work->is_null() || work->is_object())) {
-    r.Object(j, "work", "");  // records the error
-  } else if (work->is_object()) {
-    m.work = r.Number(*work, "units", "work.");
-    m.unit = r.Text(*work, "unit", "work.");
-  }
-  const json& phases = r.List(j, "phases", "");
-  for (std::size_t i = 0; i < phases.size(); ++i) {
-    const std::string at = fmt::format("phases[{}].", i);
-    const json& p = phases[i];
-    MeasureReport::Phase phase{.name = r.Text(p, "name", at),
-                               .duration_s = r.Number(p, "duration_s", at),
-                               .energy_j = r.Number(p, "energy_j", at),
-                               .avg_power_w = r.Number(p, "avg_power_w", at),
-                               .work = r.Number(p, "work", at)};
-    if (phase.work > 0) phase.energy_per_unit_j = r.Number(p, "energy_per_unit_j", at);
-    m.phases.push_back(std::move(phase));
-  }
-}
+using MG = MeasureReport::Gpu;
+using MP = MeasureReport::Phase;
+using MW = MeasureReport::Work;
+
+constexpr auto kMeasuredGpuFields =
+    std::tuple{format::Field("gpu", &MG::index),
+               format::Field("uuid", &MG::uuid),
+               format::Field("name", &MG::name),
+               format::Field("energy_j", &MG::energy_j),
+               format::Field("energy_source", &MG::energy_source),
+               format::Field("energy_source_note", &MG::energy_source_note),
+               format::Field("counter_energy_j", &MG::counter_energy_j),
+               format::Field("integrated_energy_j", &MG::integrated_energy_j),
+               format::Field("counter_vs_integration", &MG::counter_vs_integration),
+               format::Field("counter_update_period_s", &MG::counter_update_period_s),
+               format::Field("counter_update_period_is_upper_bound",
+                             &MG::counter_update_period_is_upper_bound),
+               format::Field("counter_resets", &MG::counter_resets),
+               format::Field("power_reading", &MG::power_reading),
+               format::Field("duration_s", &MG::duration_s),
+               format::Field("avg_power_w", &MG::avg_power_w),
+               format::Field("peak_power_w", &MG::peak_power_w),
+               format::Field("time_power_capped_s", &MG::capped_s),
+               format::Field("time_throttled_s", &MG::throttled_s),
+               format::Field("samples", &MG::samples),
+               format::Field("driver_power_samples", &MG::driver_power_samples)};
+
+constexpr auto kMeasureWorkFields =
+    std::tuple{format::Field("units", &MW::units), format::Field("unit", &MW::unit),
+               format::Field("throughput_per_s", &MW::throughput_per_s),
+               format::Field("energy_per_unit_j", &MW::energy_per_unit_j)};
+
+constexpr auto kMeasurePhaseFields =
+    std::tuple{format::Field("name", &MP::name),
+               format::Field("duration_s", &MP::duration_s),
+               format::Field("energy_j", &MP::energy_j),
+               format::Field("avg_power_w", &MP::avg_power_w),
+               format::Field("work", &MP::work),
+               format::Field("energy_per_unit_j", &MP::energy_per_unit_j)};
+
+bool Complete(const MeasureReport& m) { return !m.error; }
+
+constexpr auto kMeasureSummaryFields = std::tuple{
+    format::Field("command", &MeasureReport::command),
+    format::Field("exit_code", &MeasureReport::exit_code, {.is_signed = true}),
+    format::Field("backend", &MeasureReport::backend),
+    format::Computed<MeasureReport>("complete", &Complete),
+    format::Field("error", &MeasureReport::error),
+    format::Field("duration_s", &MeasureReport::duration_s),
+    format::Field("gpus", &MeasureReport::gpus, kMeasuredGpuFields),
+    format::Group<MeasureReport>(
+        "total", std::tuple{format::Field("energy_j", &MeasureReport::energy_j),
+                            format::Field("avg_power_w", &MeasureReport::avg_power_w),
+                            format::Field("peak_power_sum_w", &MeasureReport::peak_power_sum_w)}),
+    format::Field("work", &MeasureReport::work, kMeasureWorkFields),
+    format::Field("phases", &MeasureReport::phases, kMeasurePhaseFields)};
+
+// Read only: the measure command writes them (report/measure_run.cc).
+constexpr auto kMeasureInputsFields = std::tuple{format::Group<MeasureReport>(
+    "inputs", std::tuple{format::Field("interval", &MeasureReport::interval),
+                         format::Field("version", &MeasureReport::version)})};
 
 // series.csv summed over GPUs per sampling round (a round ends where the GPU index stops
 // rising); samples without a power reading add nothing.
@@ -94,6 +109,10 @@ core::Status ReadSpans(const std::string& path, std::vector<PhaseSpan>& spans) {
 
 }  // namespace
 
+nlohmann::ordered_json MeasureReportJson(const MeasureReport& report) {
+  return format::TableJson(report, kMeasureSummaryFields);
+}
+
 std::string PhaseSpansCsv(const std::vector<PhaseSpan>& spans) {
   std::string out = "name,start_s,end_s\n";
   for (const PhaseSpan& s : spans) {
@@ -111,7 +130,8 @@ core::Result<MeasureReport> ReadMeasureDir(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(json j, format::ReadJsonObject(path));
   format::FieldReader r(path, kMeasureWriter);
   MeasureReport m;
-  ReadSummary(r, j, m);
+  format::ReadFields(r, j, "", m, kMeasureSummaryFields);
+  format::ReadFields(r, j, "", m, kMeasureInputsFields);
   if (r.error()) return core::Fail(*r.error());
   HEADROOM_RETURN_IF_ERROR(ReadSeries(fmt::format("{}/{}", dir, kSeriesFile), m.power));
   HEADROOM_RETURN_IF_ERROR(ReadSpans(fmt::format("{}/{}", dir, kPhasesFile), m.spans));
@@ -134,9 +154,11 @@ std::string MeasureAnswer(const MeasureReport& m) {
     phases.push_back(fmt::format("{} {:.0f} W", p.name, p.avg_power_w));
   }
   if (!phases.empty()) out += fmt::format("; {}", fmt::join(phases, ", "));
-  if (m.work > 0)
-    out += fmt::format("; {:g} {} at {:.4g} J each", m.work, m.unit, m.energy_j / m.work);
-  if (!m.error.empty()) out += " (incomplete)";
+  if (m.work && m.work->units > 0) {
+    out += fmt::format("; {:g} {} at {:.4g} J each", m.work->units, m.work->unit,
+                       m.energy_j / m.work->units);
+  }
+  if (m.error) out += " (incomplete)";
   return out;
 }
 

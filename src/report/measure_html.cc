@@ -60,10 +60,9 @@ std::optional<format::CaptionedPlot> PhasePowerPlot(const MeasureReport& m) {
 std::string Header(const MeasureReport& m) {
   return format::HtmlHeader(
       MeasureQuestion(m), MeasureAnswer(m),
-      fmt::format("The command exited with {}.{}", m.exit_code,
-                  m.error.empty()
-                      ? ""
-                      : format::HtmlEscape(" The measurement is incomplete: " + m.error + ".")));
+      fmt::format(
+          "The command exited with {}.{}", m.exit_code,
+          !m.error ? "" : format::HtmlEscape(" The measurement is incomplete: " + *m.error + ".")));
 }
 
 std::string Inputs(const MeasureReport& m) {
@@ -74,7 +73,8 @@ std::string Inputs(const MeasureReport& m) {
        {"backend", m.backend},
        {"GPUs", fmt::format("{}", fmt::join(names, ", "))},
        {"sampling interval", m.interval},
-       {"work", m.work > 0 ? fmt::format("{:g} {}", m.work, m.unit) : "not reported"},
+       {"work", m.work && m.work->units > 0 ? fmt::format("{:g} {}", m.work->units, m.work->unit)
+                                            : "not reported"},
        {"headroom", m.version}});
 }
 
@@ -97,7 +97,7 @@ std::string Tables(const MeasureReport& m) {
     out += format::HtmlRow(
         {p.name, fmt::format("{:.2f} s", p.duration_s), fmt::format("{:.1f} J", p.energy_j),
          fmt::format("{:.1f} W", p.avg_power_w),
-         p.work > 0 ? fmt::format("{:g} {}", p.work, m.unit) : "-",
+         p.work > 0 ? fmt::format("{:g} {}", p.work, m.unit()) : "-",
          p.energy_per_unit_j ? fmt::format("{:.4g}", *p.energy_per_unit_j) : "-"});
   }
   return out +

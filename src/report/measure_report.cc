@@ -7,14 +7,15 @@
 #include <fmt/ranges.h>
 
 #include "format/table.h"
+#include "report/measure_dir.h"
 
 namespace headroom::report {
 namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-ordered_json OptionalJoules(const std::optional<core::Joules>& j) {
-  return j ? ordered_json(j->value()) : ordered_json(nullptr);
+std::optional<double> OptionalJoules(const std::optional<core::Joules>& j) {
+  return j ? std::optional<double>(j->value()) : std::nullopt;
 }
 
 struct PhaseTotal {
@@ -54,70 +55,71 @@ double TotalEnergy(const MeasureSummary& s) {
 
 }  // namespace
 
-ordered_json MeasureJson(const MeasureSummary& s) {
-  ordered_json out;
-  out["command"] = s.command;
-  out["exit_code"] = s.exit_code;
-  out["backend"] = s.backend;
-  out["complete"] = !s.error.has_value();
-  out["error"] = s.error ? ordered_json(*s.error) : ordered_json(nullptr);
-  out["duration_s"] = s.duration_s;
-  out["gpus"] = ordered_json::array();
-  double peak_sum = 0;
+namespace {
+
+MeasureReport::Gpu MeasuredGpuOf(const MeasuredGpu& g) {
+  const telemetry::EnergyReport& e = g.energy;
+  return {.index = g.info.index,
+          .uuid = g.info.uuid,
+          .name = g.info.name,
+          .energy_j = e.energy.value(),
+          .energy_source = telemetry::EnergySourceName(e.source),
+          .energy_source_note = e.source_note,
+          .counter_energy_j = OptionalJoules(e.counter_energy),
+          .integrated_energy_j = OptionalJoules(e.integrated_energy),
+          .counter_vs_integration = e.disagreement,
+          .counter_update_period_s =
+              e.counter_update_period
+                  ? std::optional<double>(core::ToSeconds(*e.counter_update_period))
+                  : std::nullopt,
+          .counter_update_period_is_upper_bound = e.counter_update_period_is_upper_bound,
+          .counter_resets = e.counter_resets,
+          .power_reading = e.power_reading,
+          .duration_s = core::ToSeconds(e.duration),
+          .avg_power_w = e.average_power.value(),
+          .peak_power_w = e.peak_power.value(),
+          .capped_s = core::ToSeconds(e.time_power_capped),
+          .throttled_s = core::ToSeconds(e.time_throttled),
+          .samples = e.samples,
+          .driver_power_samples = e.driver_samples};
+}
+
+// The summary as summary.json keeps it.
+MeasureReport MeasureReportOf(const MeasureSummary& s) {
+  MeasureReport m;
+  m.command = s.command;
+  m.exit_code = s.exit_code;
+  m.backend = s.backend;
+  m.error = s.error;
+  m.duration_s = s.duration_s;
   for (const MeasuredGpu& g : s.gpus) {
-    const telemetry::EnergyReport& e = g.energy;
-    peak_sum += e.peak_power.value();
-    out["gpus"].push_back({
-        {"gpu", g.info.index},
-        {"uuid", g.info.uuid},
-        {"name", g.info.name},
-        {"energy_j", e.energy.value()},
-        {"energy_source", telemetry::EnergySourceName(e.source)},
-        {"energy_source_note", e.source_note},
-        {"counter_energy_j", OptionalJoules(e.counter_energy)},
-        {"integrated_energy_j", OptionalJoules(e.integrated_energy)},
-        {"counter_vs_integration",
-         e.disagreement ? ordered_json(*e.disagreement) : ordered_json(nullptr)},
-        {"counter_update_period_s", e.counter_update_period
-                                        ? ordered_json(core::ToSeconds(*e.counter_update_period))
-                                        : ordered_json(nullptr)},
-        {"counter_update_period_is_upper_bound", e.counter_update_period_is_upper_bound},
-        {"counter_resets", e.counter_resets},
-        {"power_reading", e.power_reading},
-        {"duration_s", core::ToSeconds(e.duration)},
-        {"avg_power_w", e.average_power.value()},
-        {"peak_power_w", e.peak_power.value()},
-        {"time_power_capped_s", core::ToSeconds(e.time_power_capped)},
-        {"time_throttled_s", core::ToSeconds(e.time_throttled)},
-        {"samples", e.samples},
-        {"driver_power_samples", e.driver_samples},
-    });
+    m.gpus.push_back(MeasuredGpuOf(g));
+    m.peak_power_sum_w += g.energy.peak_power.value();
   }
-  const double total = TotalEnergy(s);
-  out["total"] = {{"energy_j", total},
-                  {"avg_power_w", s.duration_s > 0 ? total / s.duration_s : 0.0},
-                  {"peak_power_sum_w", peak_sum}};
+  m.energy_j = TotalEnergy(s);
+  m.avg_power_w = s.duration_s > 0 ? m.energy_j / s.duration_s : 0.0;
   if (s.work > 0) {
-    out["work"] = {{"units", s.work},
-                   {"unit", s.unit},
-                   {"throughput_per_s", s.duration_s > 0 ? s.work / s.duration_s : 0.0},
-                   {"energy_per_unit_j", total / s.work}};
-  } else {
-    out["work"] = nullptr;
+    m.work = MeasureReport::Work{.units = s.work,
+                                 .unit = s.unit,
+                                 .throughput_per_s = s.duration_s > 0 ? s.work / s.duration_s : 0.0,
+                                 .energy_per_unit_j = m.energy_j / s.work};
   }
-  out["phases"] = ordered_json::array();
   for (const auto& [name, t] : PhaseTotals(s)) {
     const double work = WorkIn(s, name);
-    out["phases"].push_back({{"name", name},
-                             {"duration_s", t.duration_s},
-                             {"energy_j", t.energy_j},
-                             {"avg_power_w", t.duration_s > 0 ? t.energy_j / t.duration_s : 0.0},
-                             {"work", work},
-                             {"energy_per_unit_j",
-                              work > 0 ? ordered_json(t.energy_j / work) : ordered_json(nullptr)}});
+    m.phases.push_back(
+        {.name = name,
+         .duration_s = t.duration_s,
+         .energy_j = t.energy_j,
+         .avg_power_w = t.duration_s > 0 ? t.energy_j / t.duration_s : 0.0,
+         .work = work,
+         .energy_per_unit_j = work > 0 ? std::optional<double>(t.energy_j / work) : std::nullopt});
   }
-  return out;
+  return m;
 }
+
+}  // namespace
+
+ordered_json MeasureJson(const MeasureSummary& s) { return MeasureReportJson(MeasureReportOf(s)); }
 
 std::string MeasureText(const MeasureSummary& s, const format::TextStyle& style) {
   using Align = format::TextTable::Align;

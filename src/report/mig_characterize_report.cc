@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <map>
-#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "core/csv_reader.h"
 #include "core/files.h"
 #include "core/parse.h"
 #include "format/table.h"
@@ -24,151 +23,80 @@ constexpr const char* kCsvHeader =
     "layout,workload,batch,instance,slice,sm_count,memory_gib,fits,samples_per_s,busy,"
     "power_activity_w,power_sm_share_w,j_per_sample_activity,j_per_sample_sm_share,"
     "gpu_samples_per_s,gpu_power_w,gpu_j_per_sample,clock_mhz,power_limited";
-constexpr std::size_t kCsvColumns = 19;
 
-// The cells of one results.csv line: the layout (first, double-quoted: it holds commas), then
-// plain cells.
-core::Result<std::vector<std::string>> Cells(std::string_view line) {
-  std::vector<std::string> cells;
-  if (line.empty() || line.front() != '"') {
-    return core::Fail(core::Error::InvalidArgument("expected the layout in double quotes first"));
-  }
-  const std::size_t close = line.find('"', 1);
-  if (close == std::string_view::npos || close + 1 >= line.size() || line[close + 1] != ',') {
-    return core::Fail(core::Error::InvalidArgument("the quoted layout is not closed by '\",'"));
-  }
-  cells.emplace_back(line.substr(1, close - 1));
-  for (std::string_view cell : core::Split(line.substr(close + 2), ',')) {
-    cells.emplace_back(core::Trim(cell));
-  }
-  if (cells.size() != kCsvColumns) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("expected {} columns, found {}", kCsvColumns, cells.size())));
-  }
-  return cells;
+// A 0 or 1 cell.
+core::Result<bool> ZeroOrOne(const core::CsvRow& row, std::string_view column) {
+  if (row.Text(column) == "1") return true;
+  if (row.Text(column) == "0") return false;
+  return core::Fail(row.NotA(column, "0 or 1"));
 }
 
-// Reads each numeric cell by column, keeping the first that is not what it should be.
-class CsvRow {
- public:
-  explicit CsvRow(const std::vector<std::string>& cells) : cells_(cells) {}
-  double Number(std::size_t column) {
-    auto v = core::ParseDouble(cells_[column]);
-    if (!v) Bad(column, "a number");
-    return v.value_or(0);
-  }
-  // A whole number in int's range: casting 1e300 or 2^31 to int would be undefined or wrap.
-  int Integer(std::size_t column) {
-    auto v = core::ParseInteger(cells_[column]);
-    if (v && *v >= std::numeric_limits<int>::min() && *v <= std::numeric_limits<int>::max()) {
-      return static_cast<int>(*v);
-    }
-    Bad(column, "a whole number in int's range");
-    return 0;
-  }
-  bool Flag(std::size_t column) {
-    if (cells_[column] != "0" && cells_[column] != "1") Bad(column, "0 or 1");
-    return cells_[column] == "1";
-  }
-  // The first column that is not what it should be, and what it should be.
-  const std::optional<std::pair<std::size_t, const char*>>& bad() const { return bad_; }
-
- private:
-  void Bad(std::size_t column, const char* expected) {
-    if (!bad_) bad_.emplace(column, expected);
-  }
-  const std::vector<std::string>& cells_;
-  std::optional<std::pair<std::size_t, const char*>> bad_;
-};
-
-std::string ColumnName(std::size_t column) {
-  return std::string(core::Split(kCsvHeader, ',')[column]);
+// One results.csv row: the instance's result, and the whole GPU's in `gpu`.
+core::Result<mig::InstanceResult> ReadInstanceRow(const core::CsvRow& row, mig::LayoutResult& gpu,
+                                                  int& instance) {
+  gpu.layout = std::string(row.Text("layout"));
+  gpu.workload = std::string(row.Text("workload"));
+  HEADROOM_ASSIGN_OR_RETURN(gpu.batch, row.Integer("batch"));
+  HEADROOM_ASSIGN_OR_RETURN(instance, row.Integer("instance"));
+  mig::InstanceResult in{.slice = std::string(row.Text("slice"))};
+  HEADROOM_ASSIGN_OR_RETURN(in.sm_count, row.Integer("sm_count"));
+  HEADROOM_ASSIGN_OR_RETURN(in.memory_gib, row.Number("memory_gib"));
+  HEADROOM_ASSIGN_OR_RETURN(in.fits, ZeroOrOne(row, "fits"));
+  HEADROOM_ASSIGN_OR_RETURN(in.samples_per_s, row.Number("samples_per_s"));
+  HEADROOM_ASSIGN_OR_RETURN(in.busy, row.Number("busy"));
+  HEADROOM_ASSIGN_OR_RETURN(in.power_activity_w, row.Number("power_activity_w"));
+  HEADROOM_ASSIGN_OR_RETURN(in.power_sm_share_w, row.Number("power_sm_share_w"));
+  HEADROOM_ASSIGN_OR_RETURN(in.j_per_sample_activity, row.Number("j_per_sample_activity"));
+  HEADROOM_ASSIGN_OR_RETURN(in.j_per_sample_sm_share, row.Number("j_per_sample_sm_share"));
+  HEADROOM_ASSIGN_OR_RETURN(gpu.gpu_samples_per_s, row.Number("gpu_samples_per_s"));
+  HEADROOM_ASSIGN_OR_RETURN(gpu.gpu_power_w, row.Number("gpu_power_w"));
+  HEADROOM_ASSIGN_OR_RETURN(gpu.gpu_j_per_sample, row.Number("gpu_j_per_sample"));
+  HEADROOM_ASSIGN_OR_RETURN(gpu.clock_mhz, row.Number("clock_mhz"));
+  HEADROOM_ASSIGN_OR_RETURN(gpu.power_limited, ZeroOrOne(row, "power_limited"));
+  return in;
 }
 
-core::Status ReadResults(const std::string& path, std::vector<mig::LayoutResult>& results) {
-  HEADROOM_ASSIGN_OR_RETURN(const std::string text, core::ReadFile(path));
-  const auto lines = core::Split(text, '\n');
-  if (lines.empty() || core::Trim(lines[0]) != kCsvHeader) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("{}:1: expected the header {}", path, kCsvHeader)));
-  }
-  for (std::size_t n = 1; n < lines.size(); ++n) {
-    const std::string_view line = core::Trim(lines[n]);
-    if (line.empty()) continue;
-    const auto fail = [&](const std::string& what) {
-      return core::Fail(core::Error::InvalidArgument(fmt::format("{}:{}: {}", path, n + 1, what)));
-    };
-    auto cells = Cells(line);
-    if (!cells) return fail(cells.error().message());
-    const std::vector<std::string>& c = *cells;
-    CsvRow row(c);
-    mig::InstanceResult in{.slice = c[4],
-                           .sm_count = row.Integer(5),
-                           .memory_gib = row.Number(6),
-                           .fits = row.Flag(7),
-                           .samples_per_s = row.Number(8),
-                           .busy = row.Number(9),
-                           .power_activity_w = row.Number(10),
-                           .power_sm_share_w = row.Number(11),
-                           .j_per_sample_activity = row.Number(12),
-                           .j_per_sample_sm_share = row.Number(13)};
-    const int batch = row.Integer(2);
-    const int instance = row.Integer(3);
-    mig::LayoutResult gpu{.layout = c[0],
-                          .workload = c[1],
-                          .batch = batch,
-                          .gpu_samples_per_s = row.Number(14),
-                          .gpu_power_w = row.Number(15),
-                          .gpu_j_per_sample = row.Number(16),
-                          .clock_mhz = row.Number(17),
-                          .power_limited = row.Flag(18)};
-    if (const auto& bad = row.bad()) {
-      return fail(fmt::format("column '{}': '{}' is not {}", ColumnName(bad->first), c[bad->first],
-                              bad->second));
-    }
-    if (instance == 0) {
-      results.push_back(std::move(gpu));
-    } else if (results.empty() || results.back().layout != c[0] ||
-               results.back().workload != c[1] || results.back().instances != instance) {
-      return fail(
-          fmt::format("instance {} of layout '{}' and workload '{}' does not follow "
-                      "instance {} of the same",
-                      instance, c[0], c[1], instance - 1));
-    }
-    results.back().per_instance.push_back(std::move(in));
-    results.back().instances = static_cast<int>(results.back().per_instance.size());
-  }
+core::Status ReadMigResults(const std::string& path, std::vector<mig::LayoutResult>& results) {
+  std::vector<core::CsvColumn> columns;
+  for (std::string_view name : core::Split(kCsvHeader, ','))
+    columns.emplace_back(std::string(name));
+  HEADROOM_RETURN_IF_ERROR(
+      core::ReadCsv(path, columns, [&](const core::CsvRow& row) -> core::Status {
+        mig::LayoutResult gpu;
+        int instance = 0;
+        HEADROOM_ASSIGN_OR_RETURN(mig::InstanceResult in, ReadInstanceRow(row, gpu, instance));
+        if (instance == 0) {
+          results.push_back(std::move(gpu));
+        } else if (results.empty() || results.back().layout != gpu.layout ||
+                   results.back().workload != gpu.workload ||
+                   results.back().instances != instance) {
+          return core::Fail(core::Error::InvalidArgument(
+              fmt::format("{}: instance {} of layout '{}' and workload '{}' does not follow "
+                          "instance {} of the same",
+                          row.where(), instance, gpu.layout, gpu.workload, instance - 1)));
+        }
+        results.back().per_instance.push_back(std::move(in));
+        results.back().instances = static_cast<int>(results.back().per_instance.size());
+        return core::Ok();
+      }));
   if (results.empty()) {
     return core::Fail(core::Error::InvalidArgument(fmt::format("{}: no results", path)));
   }
   return core::Ok();
 }
 
-ordered_json InputsJson(const MigCharacterizeInputs& in) {
-  return {{"inputs",
-           {{"power_limit_w", in.power_limit_w},
-            {"version", in.version},
-            {"workloads", in.workloads},
-            {"layouts", in.layouts},
-            {"mig", GeometryJson(in.geometry)}}},
-          {"results", kMigResultsFile}};
-}
+using MigCharIn = MigCharacterizeInputs;
+const char* MigResultsFileName(const MigCharIn&) { return kMigResultsFile; }
 
-std::vector<std::string> Texts(format::FieldReader& r, const json& j, const std::string& key,
-                               const std::string& at, std::optional<core::Error>& invalid,
-                               const std::string& path) {
-  std::vector<std::string> out;
-  const json& list = r.List(j, key, at);
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (list[i].is_string()) {
-      out.push_back(list[i].get<std::string>());
-    } else if (!invalid) {
-      invalid = core::Error::InvalidArgument(fmt::format(
-          "{}: field '{}{}[{}]' is of the wrong type (expected a string)", path, at, key, i));
-    }
-  }
-  return out;
-}
+// mig-characterize.json: the inputs, and where the results are.
+constexpr auto kMigCharacterizeFileFields = std::tuple{
+    format::Group<MigCharIn>(
+        "inputs", std::tuple{format::Field("power_limit_w", &MigCharIn::power_limit_w),
+                             format::Field("version", &MigCharIn::version),
+                             format::Field("workloads", &MigCharIn::workloads),
+                             format::Field("layouts", &MigCharIn::layouts),
+                             format::Field("mig", &MigCharIn::geometry, kMigGeometryFields)}),
+    format::Computed<MigCharIn>("results", &MigResultsFileName)};
 
 }  // namespace
 
@@ -218,8 +146,10 @@ core::Status WriteMigCharacterizeDir(const std::string& dir, const MigCharacteri
   HEADROOM_RETURN_IF_ERROR(CreateMigOutDir(dir));
   HEADROOM_RETURN_IF_ERROR(core::WriteFileAtomically(fmt::format("{}/{}", dir, kMigResultsFile),
                                                      MigResultsCsv(report.results)));
+  ordered_json j = ordered_json::object();
+  format::WriteFields(j, report.inputs, kMigCharacterizeFileFields);
   return core::WriteFileAtomically(fmt::format("{}/{}", dir, kMigCharacterizeFile),
-                                   InputsJson(report.inputs).dump(2) + "\n");
+                                   j.dump(2) + "\n");
 }
 
 core::Result<MigCharacterizeReport> ReadMigCharacterizeDir(const std::string& dir) {
@@ -230,21 +160,14 @@ core::Result<MigCharacterizeReport> ReadMigCharacterizeDir(const std::string& di
   const std::string path = fmt::format("{}/{}", dir, kMigCharacterizeFile);
   HEADROOM_ASSIGN_OR_RETURN(const json j, format::ReadJsonObject(path));
   format::FieldReader r(path, kMigCharacterizeWriter);
-  std::optional<core::Error> invalid;
   MigCharacterizeReport report;
-  const json& in = r.Object(j, "inputs", "");
-  report.inputs = {.power_limit_w = r.Number(in, "power_limit_w", "inputs."),
-                   .version = r.Text(in, "version", "inputs."),
-                   .geometry = ReadGeometry(r, r.Object(in, "mig", "inputs."), "inputs.mig."),
-                   .workloads = Texts(r, in, "workloads", "inputs.", invalid, path),
-                   .layouts = Texts(r, in, "layouts", "inputs.", invalid, path)};
+  format::ReadFields(r, j, "", report.inputs, kMigCharacterizeFileFields);
   if (r.error()) return core::Fail(*r.error());
-  if (invalid) return core::Fail(*invalid);
   const std::string csv = fmt::format("{}/{}", dir, kMigResultsFile);
   if (!std::filesystem::exists(csv, ec)) {
     return core::Fail(core::Error::NotFound(fmt::format("{}: missing", csv)));
   }
-  HEADROOM_RETURN_IF_ERROR(ReadResults(csv, report.results));
+  HEADROOM_RETURN_IF_ERROR(ReadMigResults(csv, report.results));
   for (const mig::LayoutResult& result : report.results) {
     auto instances = InstancesOfText(report.inputs.geometry, result.layout);
     if (!instances || instances->size() != result.per_instance.size()) {

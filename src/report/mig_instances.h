@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -77,10 +78,26 @@ SlotDiagram MigSlotDiagram(const MigGeometry& geometry, const std::vector<MigIns
                            const std::vector<std::vector<std::string>>& lines, std::string title,
                            std::vector<std::string> side);
 
-nlohmann::ordered_json GeometryJson(const MigGeometry& geometry);
-MigGeometry ReadGeometry(format::FieldReader& r, const nlohmann::json& j, const std::string& at);
-nlohmann::ordered_json InstanceJson(const MigInstance& instance);
-MigInstance ReadInstance(format::FieldReader& r, const nlohmann::json& j, const std::string& at);
+// The JSON forms of the geometry and of an instance in the MIG reports' files, written and read
+// through format::WriteFields and format::ReadFields.
+inline constexpr auto kMigProfileGeometryFields =
+    std::tuple{format::Field("name", &MigProfileGeometry::name),
+               format::Field("short_name", &MigProfileGeometry::short_name),
+               format::Field("compute_slices", &MigProfileGeometry::compute_slices),
+               format::Field("memory_slices", &MigProfileGeometry::memory_slices)};
+inline constexpr auto kMigGeometryFields =
+    std::tuple{format::Field("gpu", &MigGeometry::gpu),
+               format::Field("memory_slices", &MigGeometry::memory_slices),
+               format::Field("compute_slices", &MigGeometry::compute_slices),
+               format::Field("profiles", &MigGeometry::profiles, kMigProfileGeometryFields)};
+inline constexpr auto kMigInstanceFields =
+    std::tuple{format::Field("slice", &MigInstance::slice),
+               format::Field("profile", &MigInstance::profile),
+               format::Field("start", &MigInstance::start),
+               format::Field("memory_slices", &MigInstance::memory_slices),
+               format::Field("compute_slices", &MigInstance::compute_slices),
+               format::Field("sm_count", &MigInstance::sm_count),
+               format::Field("memory_gib", &MigInstance::memory_gib)};
 
 }  // namespace headroom::report
 

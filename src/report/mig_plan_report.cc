@@ -19,94 +19,111 @@ using nlohmann::ordered_json;
 
 constexpr const char* kMigPlanWriter = "headroom mig plan --report";
 
-ordered_json OptionJson(const MigOption& o, const MigOption* reference) {
-  ordered_json j = {{"name", o.name}, {"layout", o.layout}, {"feasible", o.feasible}};
-  ordered_json instances = ordered_json::array();
-  for (const MigInstance& in : o.instances) instances.push_back(InstanceJson(in));
-  if (!o.feasible) {
-    j["reason"] = o.reason;
-    j["instances"] = instances;
-    return j;
-  }
-  j["energy_j"] = o.energy_j;
-  j["makespan_s"] = o.makespan_s;
-  j["samples_per_s"] = o.samples_per_s;
-  j["samples_per_j"] = o.samples_per_j;
-  if (reference != nullptr) {
-    j["energy_vs_whole_gpu"] = o.energy_j / reference->energy_j - 1;
-    j["throughput_vs_whole_gpu"] = o.samples_per_s / reference->samples_per_s - 1;
-  }
-  j["meets_bound"] = o.meets_bound;
-  j["overrun_s"] = o.overrun_s;
-  j["unattributed_idle_j"] = o.unattributed_j;
-  j["instances"] = instances;
-  ordered_json jobs = ordered_json::array();
-  for (const MigJobRun& job : o.jobs) {
-    jobs.push_back({{"job", job.job},
-                    {"instance", job.instance},
-                    {"slice", o.instances[job.instance].slice},
-                    {"start_s", job.start_s},
-                    {"end_s", job.end_s},
-                    {"samples_per_s", job.samples_per_s},
-                    {"energy_j", job.energy_j},
-                    {"energy_sm_share_j", job.energy_sm_share_j},
-                    {"meets_deadline", job.meets_deadline},
-                    {"explanation", job.explanation}});
-  }
-  j["jobs"] = jobs;
-  return j;
-}
+bool Feasible(const MigOption& o) { return o.feasible; }
+bool Infeasible(const MigOption& o) { return !o.feasible; }
 
-MigOption ReadOption(format::FieldReader& r, const json& j, const std::string& at,
-                     int memory_slices, std::optional<core::Error>& invalid,
-                     const std::string& path) {
-  MigOption o;
-  o.name = r.Text(j, "name", at);
-  o.layout = r.Text(j, "layout", at);
-  o.feasible = r.Flag(j, "feasible", at);
-  const json& instances = r.List(j, "instances", at);
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    const std::string i_at = fmt::format("{}instances[{}].", at, i);
-    o.instances.push_back(ReadInstance(r, instances[i], i_at));
-    const MigInstance& in = o.instances.back();
-    if (!invalid && (in.memory_slices < 1 || in.start + in.memory_slices > memory_slices)) {
-      invalid = core::Error::InvalidArgument(fmt::format(
-          "{}: field '{}start' and 'memory_slices' place the instance outside the GPU's {} "
-          "memory slices",
-          path, i_at, memory_slices));
-    }
+constexpr auto kMigJobRunFields =
+    std::tuple{format::Field("job", &MigJobRun::job),
+               format::Field("instance", &MigJobRun::instance),
+               format::Field("slice", &MigJobRun::slice),
+               format::Field("start_s", &MigJobRun::start_s),
+               format::Field("end_s", &MigJobRun::end_s),
+               format::Field("samples_per_s", &MigJobRun::samples_per_s),
+               format::Field("energy_j", &MigJobRun::energy_j),
+               format::Field("energy_sm_share_j", &MigJobRun::energy_sm_share_j),
+               format::Field("meets_deadline", &MigJobRun::meets_deadline),
+               format::Field("explanation", &MigJobRun::explanation)};
+
+// An infeasible option has its reason and instances only.
+constexpr auto kMigOptionFields = std::tuple{
+    format::Field("name", &MigOption::name),
+    format::Field("layout", &MigOption::layout),
+    format::Field("feasible", &MigOption::feasible),
+    format::When(&Infeasible, std::tuple{format::Field("reason", &MigOption::reason)}),
+    format::When(
+        &Feasible,
+        std::tuple{format::Field("energy_j", &MigOption::energy_j),
+                   format::Field("makespan_s", &MigOption::makespan_s),
+                   format::Field("samples_per_s", &MigOption::samples_per_s),
+                   format::Field("samples_per_j", &MigOption::samples_per_j),
+                   format::Field("energy_vs_whole_gpu", &MigOption::energy_vs_whole_gpu,
+                                 {.omit_empty = true}),
+                   format::Field("throughput_vs_whole_gpu", &MigOption::throughput_vs_whole_gpu,
+                                 {.omit_empty = true}),
+                   format::Field("meets_bound", &MigOption::meets_bound),
+                   format::Field("overrun_s", &MigOption::overrun_s),
+                   format::Field("unattributed_idle_j", &MigOption::unattributed_j)}),
+    format::Field("instances", &MigOption::instances, kMigInstanceFields),
+    format::When(&Feasible, std::tuple{format::Field("jobs", &MigOption::jobs, kMigJobRunFields)})};
+
+using MigPlanIn = MigPlanInputs;
+using MigPlanOut = MigPlanReport;
+
+// The top level repeats some inputs for the file's readers; headroom reads them under "inputs".
+constexpr auto kMigPlanFileFields = std::tuple{
+    format::Computed<MigPlanOut>("gpu", [](const MigPlanOut& r) { return r.inputs.geometry.gpu; }),
+    format::Computed<MigPlanOut>("power_limit_w",
+                                 [](const MigPlanOut& r) { return r.inputs.power_limit_w; }),
+    format::Computed<MigPlanOut>("objective",
+                                 [](const MigPlanOut& r) { return r.inputs.objective; }),
+    format::Computed<MigPlanOut>("makespan_bound_s",
+                                 [](const MigPlanOut& r) { return r.inputs.makespan_bound_s; }),
+    format::Field("layouts_considered", &MigPlanOut::layouts_considered),
+    format::Field("schedules_evaluated", &MigPlanOut::schedules_evaluated),
+    format::Field("plan", &MigPlanOut::plan, kMigOptionFields),
+    format::Field("baselines", &MigPlanOut::baselines, kMigOptionFields),
+    format::Field("layouts", &MigPlanOut::layouts, kMigOptionFields),
+    format::Group<MigPlanOut>(
+        "inputs",
+        std::tuple{
+            format::Inline(&MigPlanOut::inputs,
+                           std::tuple{format::Field("jobs_file", &MigPlanIn::jobs_file)}),
+            format::Field("jobs", &MigPlanOut::jobs),
+            format::Inline(
+                &MigPlanOut::inputs,
+                std::tuple{format::Field("power_limit_w", &MigPlanIn::power_limit_w),
+                           format::Field("objective", &MigPlanIn::objective),
+                           format::Field("makespan_bound_s", &MigPlanIn::makespan_bound_s),
+                           format::Field("version", &MigPlanIn::version),
+                           format::Field("mig", &MigPlanIn::geometry, kMigGeometryFields)})})};
+
+// `o` with what the file holds beside it: its changes against `reference` and its jobs' slices.
+MigOption WithComparisons(MigOption o, const MigOption* reference) {
+  if (o.feasible && reference != nullptr) {
+    o.energy_vs_whole_gpu = o.energy_j / reference->energy_j - 1;
+    o.throughput_vs_whole_gpu = o.samples_per_s / reference->samples_per_s - 1;
+  } else {
+    o.energy_vs_whole_gpu.reset();
+    o.throughput_vs_whole_gpu.reset();
   }
-  if (!o.feasible) {
-    o.reason = r.Text(j, "reason", at);
-    return o;
-  }
-  o.energy_j = r.Number(j, "energy_j", at);
-  o.makespan_s = r.Number(j, "makespan_s", at);
-  o.samples_per_s = r.Number(j, "samples_per_s", at);
-  o.samples_per_j = r.Number(j, "samples_per_j", at);
-  o.meets_bound = r.Flag(j, "meets_bound", at);
-  o.overrun_s = r.Number(j, "overrun_s", at);
-  o.unattributed_j = r.Number(j, "unattributed_idle_j", at);
-  const json& jobs = r.List(j, "jobs", at);
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    const std::string j_at = fmt::format("{}jobs[{}].", at, k);
-    MigJobRun job{.job = r.Text(jobs[k], "job", j_at),
-                  .instance = r.Count<int>(jobs[k], "instance", j_at),
-                  .start_s = r.Number(jobs[k], "start_s", j_at),
-                  .end_s = r.Number(jobs[k], "end_s", j_at),
-                  .samples_per_s = r.Number(jobs[k], "samples_per_s", j_at),
-                  .energy_j = r.Number(jobs[k], "energy_j", j_at),
-                  .energy_sm_share_j = r.Number(jobs[k], "energy_sm_share_j", j_at),
-                  .meets_deadline = r.Flag(jobs[k], "meets_deadline", j_at),
-                  .explanation = r.Text(jobs[k], "explanation", j_at)};
-    if (!invalid && job.instance >= static_cast<int>(o.instances.size())) {
-      invalid = core::Error::InvalidArgument(
-          fmt::format("{}: field '{}instance' is {}, but the option has {} instances", path, j_at,
-                      job.instance, o.instances.size()));
+  for (MigJobRun& job : o.jobs) {
+    if (job.instance >= 0 && job.instance < static_cast<int>(o.instances.size())) {
+      job.slice = o.instances[job.instance].slice;
     }
-    o.jobs.push_back(std::move(job));
   }
   return o;
+}
+
+// The first instance outside the GPU's memory slices or job on an instance the option lacks.
+std::optional<core::Error> CheckOption(const MigOption& o, const std::string& at, int memory_slices,
+                                       const std::string& path) {
+  for (std::size_t i = 0; i < o.instances.size(); ++i) {
+    const MigInstance& in = o.instances[i];
+    if (in.memory_slices < 1 || in.start + in.memory_slices > memory_slices) {
+      return core::Error::InvalidArgument(fmt::format(
+          "{}: field '{}instances[{}].start' and 'memory_slices' place the instance outside the "
+          "GPU's {} memory slices",
+          path, at, i, memory_slices));
+    }
+  }
+  for (std::size_t k = 0; k < o.jobs.size(); ++k) {
+    if (o.jobs[k].instance >= static_cast<int>(o.instances.size())) {
+      return core::Error::InvalidArgument(
+          fmt::format("{}: field '{}jobs[{}].instance' is {}, but the option has {} instances",
+                      path, at, k, o.jobs[k].instance, o.instances.size()));
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -224,28 +241,14 @@ std::string MigPlanAnswer(const MigPlanReport& r) {
       format::FormatChange(p.samples_per_s / whole->samples_per_s - 1), misses);
 }
 
-ordered_json MigPlanJson(const MigPlanReport& r) {
-  const MigPlanInputs& in = r.inputs;
-  const ordered_json bound =
-      in.makespan_bound_s ? ordered_json(*in.makespan_bound_s) : ordered_json(nullptr);
-  const MigOption* reference = r.Reference();
-  ordered_json j = {{"gpu", in.geometry.gpu},
-                    {"power_limit_w", in.power_limit_w},
-                    {"objective", in.objective},
-                    {"makespan_bound_s", bound},
-                    {"layouts_considered", r.layouts_considered},
-                    {"schedules_evaluated", r.schedules_evaluated},
-                    {"plan", OptionJson(r.plan, reference)}};
-  ordered_json baselines = ordered_json::array();
-  for (const MigOption& b : r.baselines) baselines.push_back(OptionJson(b, reference));
-  j["baselines"] = baselines;
-  ordered_json layouts = ordered_json::array();
-  for (const MigOption& l : r.layouts) layouts.push_back(OptionJson(l, reference));
-  j["layouts"] = layouts;
-  j["inputs"] = {{"jobs_file", in.jobs_file},         {"jobs", r.jobs},
-                 {"power_limit_w", in.power_limit_w}, {"objective", in.objective},
-                 {"makespan_bound_s", bound},         {"version", in.version},
-                 {"mig", GeometryJson(in.geometry)}};
+ordered_json MigPlanJson(const MigPlanReport& report) {
+  MigPlanReport r = report;
+  const MigOption* reference = report.Reference();
+  r.plan = WithComparisons(r.plan, reference);
+  for (MigOption& b : r.baselines) b = WithComparisons(b, reference);
+  for (MigOption& l : r.layouts) l = WithComparisons(l, reference);
+  ordered_json j = ordered_json::object();
+  format::WriteFields(j, r, kMigPlanFileFields);
   return j;
 }
 
@@ -326,29 +329,18 @@ core::Result<MigPlanReport> ReadMigPlanDir(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(const json j, format::ReadJsonObject(path));
   format::FieldReader r(path, kMigPlanWriter);
   MigPlanReport report;
-  const json& in = r.Object(j, "inputs", "");
-  report.inputs = {.jobs_file = r.Text(in, "jobs_file", "inputs."),
-                   .power_limit_w = r.Number(in, "power_limit_w", "inputs."),
-                   .objective = r.Text(in, "objective", "inputs."),
-                   .makespan_bound_s = r.OptionalNumber(in, "makespan_bound_s", "inputs."),
-                   .version = r.Text(in, "version", "inputs."),
-                   .geometry = ReadGeometry(r, r.Object(in, "mig", "inputs."), "inputs.mig.")};
-  report.jobs = r.Count<int>(in, "jobs", "inputs.");
-  report.layouts_considered = r.Count<int>(j, "layouts_considered", "");
-  report.schedules_evaluated = r.Count<long>(j, "schedules_evaluated", "");
-  std::optional<core::Error> invalid;
+  format::ReadFields(r, j, "", report, kMigPlanFileFields);
+  if (r.error()) return core::Fail(*r.error());
   const int slices = report.inputs.geometry.memory_slices;
-  report.plan = ReadOption(r, r.Object(j, "plan", ""), "plan.", slices, invalid, path);
-  for (const MigJobRun& job : report.plan.jobs) report.why.push_back(job.explanation);
-  for (const char* key : {"baselines", "layouts"}) {
-    const json& list = r.List(j, key, "");
-    auto& into = std::string(key) == "baselines" ? report.baselines : report.layouts;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      into.push_back(ReadOption(r, list[i], fmt::format("{}[{}].", key, i), slices, invalid, path));
+  std::optional<core::Error> invalid = CheckOption(report.plan, "plan.", slices, path);
+  for (const auto& [key, list] :
+       {std::pair{"baselines", &report.baselines}, std::pair{"layouts", &report.layouts}}) {
+    for (std::size_t i = 0; i < list->size() && !invalid; ++i) {
+      invalid = CheckOption((*list)[i], fmt::format("{}[{}].", key, i), slices, path);
     }
   }
-  if (r.error()) return core::Fail(*r.error());
   if (invalid) return core::Fail(*invalid);
+  for (const MigJobRun& job : report.plan.jobs) report.why.push_back(job.explanation);
   return report;
 }
 

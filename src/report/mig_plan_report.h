@@ -34,7 +34,8 @@ struct MigPlanInputs {
 // A job's part of an option's schedule (mig::JobOutcome without the model).
 struct MigJobRun {
   std::string job = {};
-  int instance = 0;  // index into MigOption::instances
+  int instance = 0;        // index into MigOption::instances
+  std::string slice = {};  // that instance's slice, for the file's readers (MigPlanJson sets it)
   double start_s = 0;
   double end_s = 0;
   double samples_per_s = 0;
@@ -55,6 +56,10 @@ struct MigOption {
   double makespan_s = 0;
   double samples_per_s = 0;
   double samples_per_j = 0;
+  // Changes against the whole-GPU baseline (MigPlanReport::Reference), as fractions; nullopt
+  // without one. For the file's readers: MigPlanJson sets them.
+  std::optional<double> energy_vs_whole_gpu = {};
+  std::optional<double> throughput_vs_whole_gpu = {};
   bool meets_bound = true;
   double overrun_s = 0;
   double unattributed_j = 0;

@@ -51,6 +51,109 @@ TEST(MigPlanReportTest, WhatIsWrittenReadsBackTheSame) {
   EXPECT_EQ(read->plan.instances[1].start, 4);
 }
 
+void ExpectSameOption(const MigOption& read, const MigOption& want, const MigOption* reference,
+                      const std::string& at) {
+  EXPECT_EQ(read.name, want.name) << at;
+  EXPECT_EQ(read.layout, want.layout) << at;
+  EXPECT_EQ(read.feasible, want.feasible) << at;
+  EXPECT_EQ(read.reason, want.reason) << at;
+  ASSERT_EQ(read.instances.size(), want.instances.size()) << at;
+  for (std::size_t i = 0; i < want.instances.size(); ++i) {
+    const MigInstance& got = read.instances[i];
+    const MigInstance& w = want.instances[i];
+    EXPECT_EQ(got.slice, w.slice) << at << i;
+    EXPECT_EQ(got.profile, w.profile) << at << i;
+    EXPECT_EQ(got.start, w.start) << at << i;
+    EXPECT_EQ(got.memory_slices, w.memory_slices) << at << i;
+    EXPECT_EQ(got.compute_slices, w.compute_slices) << at << i;
+    EXPECT_EQ(got.sm_count, w.sm_count) << at << i;
+    EXPECT_EQ(got.memory_gib, w.memory_gib) << at << i;
+  }
+  EXPECT_EQ(read.energy_j, want.energy_j) << at;
+  EXPECT_EQ(read.makespan_s, want.makespan_s) << at;
+  EXPECT_EQ(read.samples_per_s, want.samples_per_s) << at;
+  EXPECT_EQ(read.samples_per_j, want.samples_per_j) << at;
+  // Derived by the writer from the whole-GPU baseline.
+  if (want.feasible) {
+    EXPECT_EQ(read.energy_vs_whole_gpu, want.energy_j / reference->energy_j - 1) << at;
+    EXPECT_EQ(read.throughput_vs_whole_gpu, want.samples_per_s / reference->samples_per_s - 1)
+        << at;
+  } else {
+    EXPECT_FALSE(read.energy_vs_whole_gpu) << at;
+    EXPECT_FALSE(read.throughput_vs_whole_gpu) << at;
+  }
+  EXPECT_EQ(read.meets_bound, want.meets_bound) << at;
+  EXPECT_EQ(read.overrun_s, want.overrun_s) << at;
+  EXPECT_EQ(read.unattributed_j, want.unattributed_j) << at;
+  ASSERT_EQ(read.jobs.size(), want.jobs.size()) << at;
+  for (std::size_t k = 0; k < want.jobs.size(); ++k) {
+    const MigJobRun& got = read.jobs[k];
+    const MigJobRun& w = want.jobs[k];
+    EXPECT_EQ(got.job, w.job) << at << k;
+    EXPECT_EQ(got.instance, w.instance) << at << k;
+    EXPECT_EQ(got.slice, want.instances[w.instance].slice) << at << k;  // derived by the writer
+    EXPECT_EQ(got.start_s, w.start_s) << at << k;
+    EXPECT_EQ(got.end_s, w.end_s) << at << k;
+    EXPECT_EQ(got.samples_per_s, w.samples_per_s) << at << k;
+    EXPECT_EQ(got.energy_j, w.energy_j) << at << k;
+    EXPECT_EQ(got.energy_sm_share_j, w.energy_sm_share_j) << at << k;
+    EXPECT_EQ(got.meets_deadline, w.meets_deadline) << at << k;
+    EXPECT_EQ(got.explanation, w.explanation) << at << k;
+  }
+}
+
+// Issue 46: mig-plan.json's writer and reader share one field table. Every member is set to a
+// value of its own (the sample's, a few changed from their defaults here) and compared by name
+// after the round trip, so an entry dropped from the table fails this test.
+TEST(MigPlanReportTest, EveryFieldReadsBack) {
+  MigPlanReport want = testing::SampleMigPlanReport();
+  want.plan.meets_bound = false;
+  want.plan.overrun_s = 42;
+  want.plan.unattributed_j = 1234;
+  const std::string dir = FreshDir("every_field");
+  ASSERT_TRUE(WriteMigPlanDir(dir, want));
+  auto read = ReadMigPlanDir(dir);
+  ASSERT_TRUE(read) << read.error().message();
+  const MigPlanInputs& in = read->inputs;
+  EXPECT_EQ(in.jobs_file, want.inputs.jobs_file);
+  EXPECT_EQ(in.power_limit_w, want.inputs.power_limit_w);
+  EXPECT_EQ(in.objective, want.inputs.objective);
+  EXPECT_EQ(in.makespan_bound_s, want.inputs.makespan_bound_s);
+  EXPECT_EQ(in.version, want.inputs.version);
+  EXPECT_EQ(in.geometry.gpu, want.inputs.geometry.gpu);
+  EXPECT_EQ(in.geometry.memory_slices, want.inputs.geometry.memory_slices);
+  EXPECT_EQ(in.geometry.compute_slices, want.inputs.geometry.compute_slices);
+  ASSERT_EQ(in.geometry.profiles.size(), want.inputs.geometry.profiles.size());
+  for (std::size_t i = 0; i < in.geometry.profiles.size(); ++i) {
+    EXPECT_EQ(in.geometry.profiles[i].name, want.inputs.geometry.profiles[i].name);
+    EXPECT_EQ(in.geometry.profiles[i].short_name, want.inputs.geometry.profiles[i].short_name);
+    EXPECT_EQ(in.geometry.profiles[i].compute_slices,
+              want.inputs.geometry.profiles[i].compute_slices);
+    EXPECT_EQ(in.geometry.profiles[i].memory_slices,
+              want.inputs.geometry.profiles[i].memory_slices);
+  }
+  EXPECT_EQ(read->jobs, want.jobs);
+  EXPECT_EQ(read->layouts_considered, want.layouts_considered);
+  EXPECT_EQ(read->schedules_evaluated, want.schedules_evaluated);
+  const MigOption* reference = want.Reference();
+  ASSERT_NE(reference, nullptr);
+  ExpectSameOption(read->plan, want.plan, reference, "plan");
+  ASSERT_EQ(read->baselines.size(), want.baselines.size());
+  for (std::size_t i = 0; i < want.baselines.size(); ++i) {
+    ExpectSameOption(read->baselines[i], want.baselines[i], reference, "baselines");
+  }
+  ASSERT_EQ(read->layouts.size(), want.layouts.size());
+  ExpectSameOption(read->layouts[0], want.layouts[0], reference, "layouts");
+  EXPECT_EQ(read->why, want.why);
+
+  // Repeated at the top for the file's other readers, never read back.
+  const nlohmann::ordered_json j = MigPlanJson(want);
+  EXPECT_EQ(j["gpu"], want.inputs.geometry.gpu);
+  EXPECT_EQ(j["power_limit_w"], want.inputs.power_limit_w);
+  EXPECT_EQ(j["objective"], want.inputs.objective);
+  EXPECT_EQ(j["makespan_bound_s"], *want.inputs.makespan_bound_s);
+}
+
 // Writes the sample with one change made to its JSON and reads it back.
 core::Result<MigPlanReport> ReadChanged(const std::string& dir,
                                         const std::function<void(nlohmann::ordered_json&)>& edit) {

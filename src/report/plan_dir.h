@@ -1,6 +1,7 @@
 // The directory `headroom plan --out DIR` writes, and reads back for `headroom report DIR`:
-//   plan.json      PlanJson plus "inputs", "runs" (every simulation of the search) and
-//                  "row_power" (the chosen policy's run at its capacity, or null)
+//   plan.json      the plan (its policies with their runs, the risk past each answer), "inputs",
+//                  "runs" (every simulation of the search) and "row_power" (the chosen policy's
+//                  run at its capacity, or null): one field table, read and written
 //   row-power.csv  that run's row power in windows: start_s,mean_w,max_w
 // Reading is strict: a missing file or field is an error naming the file and the field.
 // Thread-compatible.
@@ -12,17 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "format/json_fields.h"
 #include "report/plan_report.h"
 
 namespace headroom::report {
 
 inline constexpr const char* kPlanFile = "plan.json";
 inline constexpr const char* kRowPowerFile = "row-power.csv";
-
-// A run's summary as RunJson writes it, read back through `r` (simulate's summary.json holds
-// one too). `at` is the path of `j` for errors, e.g. "baseline.".
-sim::RunSummary ReadRunJson(format::FieldReader& r, const nlohmann::json& j, const std::string& at);
 
 // plan.json's content (also what `plan --json` prints).
 nlohmann::ordered_json PlanReportJson(const PlanReport& report);

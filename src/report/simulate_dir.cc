@@ -1,13 +1,14 @@
 #include "report/simulate_dir.h"
 
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "core/csv_reader.h"
 #include "format/json_fields.h"
 #include "format/table.h"
-#include "report/plan_dir.h"
+#include "report/simulation_report.h"
 
 namespace headroom::report {
 namespace {
@@ -18,25 +19,28 @@ constexpr const char* kSimulateWriter = "headroom simulate --out";
 // Windows of the row power plot: a week in 5-minute windows, an hour in 2-second ones.
 constexpr int kPowerWindows = 2000;
 
-SimulateInputs ReadSimulateInputs(format::FieldReader& r, const json& j) {
-  const std::string at = "inputs.";
-  SimulateInputs in;
-  in.scenario = r.Text(j, "scenario", at);
-  in.description = r.Text(j, "description", at);
-  in.scenario_source = r.Text(j, "scenario_source", at);
-  in.trace = r.Text(j, "trace", at);
-  in.seed = r.Count(j, "seed", at);
-  in.policy = r.Text(j, "policy", at);
-  in.servers = r.Count<int>(j, "servers", at);
-  in.provisioned_servers = r.Count<int>(j, "provisioned_servers", at);
-  in.version = r.Text(j, "version", at);
-  for (const json& o : r.List(j, "overrides", at)) {
-    if (o.is_string()) in.overrides.push_back(o.get<std::string>());
-  }
-  in.t1_frac = r.Number(j, "t1_frac", at);
-  in.t2_frac = r.Number(j, "t2_frac", at);
-  return in;
-}
+using SimIn = SimulateInputs;
+constexpr auto kSimulateInputsFields =
+    std::tuple{format::Field("scenario", &SimIn::scenario),
+               format::Field("description", &SimIn::description),
+               format::Field("scenario_source", &SimIn::scenario_source),
+               format::Field("trace", &SimIn::trace),
+               format::Field("seed", &SimIn::seed),
+               format::Field("policy", &SimIn::policy),
+               format::Field("servers", &SimIn::servers),
+               format::Field("provisioned_servers", &SimIn::provisioned_servers),
+               format::Field("version", &SimIn::version),
+               format::Field("overrides", &SimIn::overrides),
+               format::Field("t1_frac", &SimIn::t1_frac),
+               format::Field("t2_frac", &SimIn::t2_frac)};
+
+// What summary.json holds of the report (written by SimulationJson and the simulate command,
+// which adds "inputs" through SimulateInputsJson and "uncapped" through RunJson).
+constexpr auto kSimulateSummaryFields = std::tuple{
+    format::Field("inputs", &SimulateReport::inputs, kSimulateInputsFields),
+    format::Inline(&SimulateReport::run, kRunSummaryFields),
+    format::Field("duration_s", &SimulateReport::duration_s),
+    format::Field("uncapped", &SimulateReport::uncapped, kRunSummaryFields, {.omit_empty = true})};
 
 // power.csv reduced to windows; a brake mark where the state turns to "brake".
 core::Status ReadPower(const std::string& path, PowerTrace& trace) {
@@ -92,18 +96,7 @@ core::Result<RequestLatencies> ReadRequests(const std::string& path) {
 }  // namespace
 
 nlohmann::ordered_json SimulateInputsJson(const SimulateInputs& in) {
-  return {{"scenario", in.scenario},
-          {"description", in.description},
-          {"scenario_source", in.scenario_source},
-          {"trace", in.trace},
-          {"seed", in.seed},
-          {"policy", in.policy},
-          {"servers", in.servers},
-          {"provisioned_servers", in.provisioned_servers},
-          {"version", in.version},
-          {"overrides", in.overrides},
-          {"t1_frac", in.t1_frac},
-          {"t2_frac", in.t2_frac}};
+  return format::TableJson(in, kSimulateInputsFields);
 }
 
 core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
@@ -115,11 +108,7 @@ core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
   HEADROOM_ASSIGN_OR_RETURN(json j, format::ReadJsonObject(path));
   format::FieldReader r(path, kSimulateWriter);
   SimulateReport report;
-  report.inputs = ReadSimulateInputs(r, r.Object(j, "inputs", ""));
-  report.run = ReadRunJson(r, j, "");
-  report.duration_s = r.Number(j, "duration_s", "");
-  const bool has_uncapped = j.contains("uncapped");
-  if (has_uncapped) report.uncapped = ReadRunJson(r, r.Object(j, "uncapped", ""), "uncapped.");
+  format::ReadFields(r, j, "", report, kSimulateSummaryFields);
   if (r.error()) return core::Fail(*r.error());
   report.power.policy = report.run.policy;
   report.power.servers = report.run.servers;
@@ -127,7 +116,7 @@ core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
   HEADROOM_RETURN_IF_ERROR(ReadPower(fmt::format("{}/{}", dir, kSimulatePowerFile), report.power));
   HEADROOM_ASSIGN_OR_RETURN(report.requests,
                             ReadRequests(fmt::format("{}/{}", dir, kRequestsFile)));
-  if (has_uncapped) {
+  if (report.uncapped) {
     HEADROOM_ASSIGN_OR_RETURN(report.uncapped_requests,
                               ReadRequests(fmt::format("{}/{}", dir, kUncappedRequestsFile)));
   }

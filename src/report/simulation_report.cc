@@ -9,42 +9,12 @@
 namespace headroom::report {
 namespace {
 
-nlohmann::ordered_json ClassJson(const sim::RunSummary::Class& c) {
-  nlohmann::ordered_json j;
-  j["requests"] = c.requests;
-  j["ttft_p50_s"] = c.ttft_p50_s;
-  j["ttft_p99_s"] = c.ttft_p99_s;
-  j["tbt_p50_s"] = c.tbt_p50_s;
-  j["tbt_p99_s"] = c.tbt_p99_s;
-  j["e2e_p50_s"] = c.e2e_p50_s;
-  j["e2e_p90_s"] = c.e2e_p90_s;
-  j["e2e_p99_s"] = c.e2e_p99_s;
-  j["throughput_tok_s"] = c.throughput_tok_s;
-  return j;
-}
-
 std::string Pct(double pct) { return format::FormatChange(pct / 100); }
 
 }  // namespace
 
 nlohmann::ordered_json RunJson(const sim::RunSummary& run) {
-  nlohmann::ordered_json j;
-  j["servers"] = run.servers;
-  j["hp_servers"] = run.hp_servers;
-  j["policy"] = run.policy;
-  j["budget_w"] = run.budget_w;
-  j["brake_events"] = run.brake_events;
-  j["over_budget_episodes"] = run.over_budget_episodes;
-  j["over_budget_s"] = run.over_budget_s;
-  j["row_power"] = {{"peak_frac", run.peak_frac},
-                    {"mean_frac", run.mean_frac},
-                    {"max_rise_frac", run.max_rise_frac}};
-  j["capped_server_fraction"] = run.capped_server_fraction;
-  j["energy_j"] = run.energy_j;
-  j["stopped_early"] = run.stopped_early;
-  j["hp"] = ClassJson(run.hp);
-  j["lp"] = ClassJson(run.lp);
-  return j;
+  return format::TableJson(run, kRunSummaryFields);
 }
 
 namespace {
@@ -154,54 +124,6 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
     out += fmt::format("; cap actions {}, uncap actions {}\n", r.cap_actions, r.uncap_actions);
   }
   return out;
-}
-
-nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string& scenario) {
-  nlohmann::ordered_json j;
-  j["scenario"] = scenario;
-  j["baseline_servers"] = plan.baseline_servers;
-  j["baseline"] = RunJson(plan.baseline);
-  j["simulations"] = plan.simulations;
-  j["planning_weeks"] = plan.planning_weeks;
-  j["validation_weeks"] = plan.validation_weeks;
-  j["stress_cases"] = plan.stress_cases;
-  j["week_seeds"] = plan.week_seeds;
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const sim::PolicyPlan& p : plan.policies) {
-    nlohmann::ordered_json e;
-    e["policy"] = p.policy;
-    e["max_servers"] = p.max_servers;
-    e["extra_pct"] = p.extra_pct;
-    e["brake_events"] = p.at_max.brake_events;
-    e["hp_p50_impact_pct"] = p.impact.hp_p50_e2e_pct;
-    e["hp_p99_impact_pct"] = p.impact.hp_p99_e2e_pct;
-    e["lp_p50_impact_pct"] = p.impact.lp_p50_e2e_pct;
-    e["lp_p99_impact_pct"] = p.impact.lp_p99_e2e_pct;
-    e["hp_throughput_change_pct"] = p.impact.hp_throughput_pct;
-    e["lp_throughput_change_pct"] = p.impact.lp_throughput_pct;
-    e["peak_frac"] = p.at_max.peak_frac;
-    e["capped_server_fraction"] = p.at_max.capped_server_fraction;
-    e["limit"] = p.limit;
-    e["searched_servers"] = p.searched_servers;
-    e["validated_weeks"] = p.validated_weeks;
-    e["validation_failure"] = p.validation_failure;
-    e["run"] = p.max_servers > 0 ? RunJson(p.at_max) : nlohmann::ordered_json(nullptr);
-    list.push_back(std::move(e));
-  }
-  j["policies"] = std::move(list);
-  nlohmann::ordered_json risk = nlohmann::ordered_json::array();
-  for (const sim::CountRisk& c : sim::PlanRisk(plan)) {
-    risk.push_back({{"policy", c.policy},
-                    {"servers", c.servers},
-                    {"weeks", c.weeks},
-                    {"weeks_with_power_event", c.weeks_with_power_event},
-                    {"worst_peak_frac", c.worst_peak_frac},
-                    {"smallest_margin_w", c.smallest_margin_w},
-                    {"most_capped_fraction", c.most_capped_fraction}});
-  }
-  j["risk_beyond"] = plan.risk_beyond;
-  j["risk"] = std::move(risk);
-  return j;
 }
 
 namespace {

@@ -6,9 +6,11 @@
 
 #include <ostream>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "format/json_fields.h"
 #include "format/text_style.h"
 #include "sim/capacity_planner.h"
 #include "sim/row_simulator.h"
@@ -16,10 +18,38 @@
 
 namespace headroom::report {
 
-// Keys: servers, hp_servers, policy, budget_w, brake_events, over_budget_episodes,
-// row_power.{peak_frac, mean_frac}, capped_server_fraction, energy_j, and per class hp / lp:
-// requests, ttft_p50_s, ttft_p99_s, tbt_p50_s, tbt_p99_s, e2e_p50_s, e2e_p90_s, e2e_p99_s,
-// throughput_tok_s.
+// A run's summary in every file that keeps one (plan.json's baseline, policies and runs;
+// simulate's summary.json), written and read through format::WriteFields and format::ReadFields.
+// The file nests the row power the struct keeps flat.
+inline constexpr auto kRunClassFields =
+    std::tuple{format::Field("requests", &sim::RunSummary::Class::requests),
+               format::Field("ttft_p50_s", &sim::RunSummary::Class::ttft_p50_s),
+               format::Field("ttft_p99_s", &sim::RunSummary::Class::ttft_p99_s),
+               format::Field("tbt_p50_s", &sim::RunSummary::Class::tbt_p50_s),
+               format::Field("tbt_p99_s", &sim::RunSummary::Class::tbt_p99_s),
+               format::Field("e2e_p50_s", &sim::RunSummary::Class::e2e_p50_s),
+               format::Field("e2e_p90_s", &sim::RunSummary::Class::e2e_p90_s),
+               format::Field("e2e_p99_s", &sim::RunSummary::Class::e2e_p99_s),
+               format::Field("throughput_tok_s", &sim::RunSummary::Class::throughput_tok_s)};
+inline constexpr auto kRunSummaryFields = std::tuple{
+    format::Field("servers", &sim::RunSummary::servers),
+    format::Field("hp_servers", &sim::RunSummary::hp_servers),
+    format::Field("policy", &sim::RunSummary::policy),
+    format::Field("budget_w", &sim::RunSummary::budget_w),
+    format::Field("brake_events", &sim::RunSummary::brake_events),
+    format::Field("over_budget_episodes", &sim::RunSummary::over_budget_episodes),
+    format::Field("over_budget_s", &sim::RunSummary::over_budget_s),
+    format::Group<sim::RunSummary>(
+        "row_power", std::tuple{format::Field("peak_frac", &sim::RunSummary::peak_frac),
+                                format::Field("mean_frac", &sim::RunSummary::mean_frac),
+                                format::Field("max_rise_frac", &sim::RunSummary::max_rise_frac)}),
+    format::Field("capped_server_fraction", &sim::RunSummary::capped_server_fraction),
+    format::Field("energy_j", &sim::RunSummary::energy_j),
+    format::Field("stopped_early", &sim::RunSummary::stopped_early),
+    format::Field("hp", &sim::RunSummary::hp, kRunClassFields),
+    format::Field("lp", &sim::RunSummary::lp, kRunClassFields)};
+
+// The run through kRunSummaryFields.
 nlohmann::ordered_json RunJson(const sim::RunSummary& run);
 // RunJson plus the simulation's own detail: time in each state, cap actions, power
 // distribution as a fraction of budget, events processed.
@@ -27,11 +57,6 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& result);
 // With a colour TextStyle: the headline bold, the table's header bold.
 std::string SimulationText(const sim::RowResult& result,
                            const format::TextStyle& style = format::TextStyle());
-
-// Keys: scenario, baseline_servers, baseline (RunJson), simulations, and policies: a list of
-// {policy, max_servers, extra_pct, brake_events, hp_p50_impact_pct, hp_p99_impact_pct,
-// lp_p50_impact_pct, lp_throughput_change_pct, peak_frac, capped_server_fraction, limit, run}.
-nlohmann::ordered_json PlanJson(const sim::CapacityPlan& plan, const std::string& scenario);
 
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
 // how many simulations ran on how many threads.

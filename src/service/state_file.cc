@@ -1,12 +1,12 @@
 #include "service/state_file.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "format/json_fields.h"
 #include "gpu/control_restorer.h"
 
 namespace headroom::service {
@@ -15,6 +15,25 @@ namespace {
 using nlohmann::json;
 
 constexpr int kStateFileVersion = 1;
+
+// The whole file: its format's version, then one entry per GPU.
+struct StateFile {
+  int version = kStateFileVersion;
+  std::vector<OriginalSettings> gpus = {};
+};
+
+constexpr auto kClockLockFields = std::tuple{format::Field("min_mhz", &gpu::ClockLock::min),
+                                             format::Field("max_mhz", &gpu::ClockLock::max)};
+constexpr auto kOriginalSettingsFields =
+    std::tuple{format::Field("index", &OriginalSettings::index, {.is_signed = true}),
+               format::Field("uuid", &OriginalSettings::uuid),
+               format::Field("power_limit_w", &OriginalSettings::power_limit),
+               format::Field("sm_clock_lock", &OriginalSettings::lock, kClockLockFields)};
+constexpr auto kStateVersionFields =
+    std::tuple{format::Field("version", &StateFile::version, {.is_signed = true})};
+constexpr auto kStateFileFields =
+    std::tuple_cat(kStateVersionFields,
+                   std::tuple{format::Field("gpus", &StateFile::gpus, kOriginalSettingsFields)});
 
 }  // namespace
 
@@ -32,57 +51,26 @@ core::Result<std::vector<OriginalSettings>> ReadOriginals(
 }
 
 std::string OriginalsToJson(const std::vector<OriginalSettings>& originals) {
-  json gpus = json::array();
-  for (const OriginalSettings& o : originals) {
-    json g = {{"index", o.index}, {"uuid", o.uuid}, {"power_limit_w", o.power_limit.value()}};
-    g["sm_clock_lock"] =
-        o.lock ? json{{"min_mhz", o.lock->min.value()}, {"max_mhz", o.lock->max.value()}}
-               : json(nullptr);
-    gpus.push_back(std::move(g));
-  }
-  return json{{"version", kStateFileVersion}, {"gpus", std::move(gpus)}}.dump(2) + "\n";
+  json j = json::object();
+  format::WriteFields(j, StateFile{.gpus = originals}, kStateFileFields);
+  return j.dump(2) + "\n";
 }
-
-namespace {
-
-// nlohmann's get<int>() casts any number, 1e300 included (undefined behaviour): a whole number
-// in int's range, or a json::out_of_range naming the field.
-int IntegerField(const json& obj, const char* key) {
-  const json& v = obj.at(key);
-  if (v.is_number_integer() && v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
-      v.get<std::int64_t>() <= std::numeric_limits<int>::max()) {
-    return static_cast<int>(v.get<std::int64_t>());
-  }
-  throw json::out_of_range::create(
-      406, fmt::format("'{}' is {}, not a whole number in int's range", key, v.dump()), &v);
-}
-
-}  // namespace
 
 core::Result<std::vector<OriginalSettings>> OriginalsFromJson(const std::string& text) {
-  try {
-    const json j = json::parse(text);
-    if (IntegerField(j, "version") != kStateFileVersion) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("unsupported state file version {}", j.at("version").dump())));
-    }
-    std::vector<OriginalSettings> out;
-    for (const json& g : j.at("gpus")) {
-      OriginalSettings o;
-      o.index = IntegerField(g, "index");
-      o.uuid = g.at("uuid").get<std::string>();
-      o.power_limit = core::Watts(g.at("power_limit_w").get<double>());
-      const json& lock = g.at("sm_clock_lock");
-      if (!lock.is_null()) {
-        o.lock = gpu::ClockLock{core::Megahertz(lock.at("min_mhz").get<double>()),
-                                core::Megahertz(lock.at("max_mhz").get<double>())};
-      }
-      out.push_back(std::move(o));
-    }
-    return out;
-  } catch (const json::exception& e) {
-    return core::Fail(core::Error::InvalidArgument(fmt::format("bad state file: {}", e.what())));
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return core::Fail(core::Error::InvalidArgument("bad state file: not a JSON object"));
   }
+  format::FieldReader r("bad state file", "headroom agent");
+  StateFile file;
+  format::ReadFields(r, j, "", file, kStateVersionFields);
+  if (!r.error() && file.version != kStateFileVersion) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("unsupported state file version {}", file.version)));
+  }
+  format::ReadFields(r, j, "", file, kStateFileFields);
+  if (r.error()) return core::Fail(*r.error());
+  return file.gpus;
 }
 
 core::Result<std::vector<std::string>> RestoreOriginals(

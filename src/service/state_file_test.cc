@@ -51,9 +51,62 @@ TEST(StateFileTest, IntegersOutOfRangeAreErrors) {
                                 R"({"version": 1, "gpus": [{"index": 0.5, )" + gpu + "}]}"}) {
     auto r = OriginalsFromJson(bad);
     ASSERT_FALSE(r) << bad;
-    EXPECT_NE(r.error().message().find("not a whole number"), std::string::npos)
+    EXPECT_NE(r.error().message().find("(expected a whole number from -2147483648 to 2147483647"),
+              std::string::npos)
         << r.error().message();
   }
+}
+
+// Issue 46: the state file's writer and reader share one field table. The text is what agents
+// wrote before (a restarted agent reads its predecessor's file), and every field reads back.
+TEST(StateFileTest, TheFileIsWhatEarlierAgentsWroteAndReadsBack) {
+  const std::vector<OriginalSettings> originals = {
+      {.index = 0, .uuid = "GPU-a", .power_limit = core::Watts(400), .lock = std::nullopt},
+      {.index = 3,
+       .uuid = "GPU-b\"q",
+       .power_limit = core::Watts(312.5),
+       .lock = gpu::ClockLock{core::Megahertz(210), core::Megahertz(1275.5)}}};
+  const std::string text = OriginalsToJson(originals);
+  EXPECT_EQ(text, R"({
+  "gpus": [
+    {
+      "index": 0,
+      "power_limit_w": 400.0,
+      "sm_clock_lock": null,
+      "uuid": "GPU-a"
+    },
+    {
+      "index": 3,
+      "power_limit_w": 312.5,
+      "sm_clock_lock": {
+        "max_mhz": 1275.5,
+        "min_mhz": 210.0
+      },
+      "uuid": "GPU-b\"q"
+    }
+  ],
+  "version": 1
+}
+)");
+  auto back = OriginalsFromJson(text);
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[1].index, 3);
+  EXPECT_EQ((*back)[1].uuid, "GPU-b\"q");
+  EXPECT_EQ((*back)[1].power_limit, core::Watts(312.5));
+  ASSERT_TRUE((*back)[1].lock);
+  EXPECT_EQ((*back)[1].lock->min, core::Megahertz(210));
+  EXPECT_EQ((*back)[1].lock->max, core::Megahertz(1275.5));
+  EXPECT_FALSE((*back)[0].lock);
+
+  auto other_version = OriginalsFromJson(R"({"version": 2, "gpus": []})");
+  ASSERT_FALSE(other_version);
+  EXPECT_EQ(other_version.error().message(), "unsupported state file version 2");
+  auto missing = OriginalsFromJson(R"({"version": 1, "gpus": [{"index": 0}]})");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message(),
+            "bad state file: field 'gpus[0].uuid' is missing (expected a string; the file "
+            "`headroom agent` writes)");
 }
 
 TEST(StateFileTest, RestoresWhatDiffersAndRefusesOtherGpus) {
