@@ -19,7 +19,7 @@ declare -A allowed=(
   [service]="core format model mig catalog policy gpu telemetry"
   [app]="core format model mig catalog policy gpu telemetry sim report service"
   [console]="core format"
-  [cli]="core format app model mig catalog policy gpu telemetry sim report service console"
+  [cli]="core format app report console"
 )
 # Tests (and their *_test_support.h fixtures) may also use the catalog (calibration against the
 # shipped data) and testing doubles.

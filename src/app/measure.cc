@@ -108,7 +108,7 @@ core::Status WriteMeasureDir(const std::string& dir, const nlohmann::ordered_jso
                              const std::string& interval, const std::string& version,
                              const std::vector<report::PhaseSpan>& spans) {
   nlohmann::ordered_json saved = summary;
-  saved["inputs"] = {{"interval", interval}, {"version", version}};
+  saved.update(report::MeasureInputsJson(interval, version));
   HEADROOM_RETURN_IF_ERROR(
       core::WriteFileAtomically(dir + "/" + report::kMeasureSummaryFile, saved.dump(2) + "\n"));
   return core::WriteFileAtomically(dir + "/" + report::kPhasesFile, report::PhaseSpansCsv(spans));

@@ -73,7 +73,7 @@ constexpr auto kMeasureSummaryFields = std::tuple{
     format::Field("work", &MeasureReport::work, kMeasureWorkFields),
     format::Field("phases", &MeasureReport::phases, kMeasurePhaseFields)};
 
-// Read only: the measure command writes them (report/measure_run.cc).
+// What `measure --out` adds to the summary: MeasureInputsJson writes it, ReadMeasureDir reads it.
 constexpr auto kMeasureInputsFields = std::tuple{format::Group<MeasureReport>(
     "inputs", std::tuple{format::Field("interval", &MeasureReport::interval),
                          format::Field("version", &MeasureReport::version)})};
@@ -111,6 +111,13 @@ core::Status ReadSpans(const std::string& path, std::vector<PhaseSpan>& spans) {
 
 nlohmann::ordered_json MeasureReportJson(const MeasureReport& report) {
   return format::TableJson(report, kMeasureSummaryFields);
+}
+
+nlohmann::ordered_json MeasureInputsJson(const std::string& interval, const std::string& version) {
+  MeasureReport inputs;
+  inputs.interval = interval;
+  inputs.version = version;
+  return format::TableJson(inputs, kMeasureInputsFields);
 }
 
 std::string PhaseSpansCsv(const std::vector<PhaseSpan>& spans) {

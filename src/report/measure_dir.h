@@ -83,6 +83,9 @@ struct MeasureReport {
 
 // summary.json's content without its "inputs".
 nlohmann::ordered_json MeasureReportJson(const MeasureReport& report);
+// {"inputs": {"interval", "version"}}: what `measure --out` adds to the summary, written through
+// the field table ReadMeasureDir reads it with.
+nlohmann::ordered_json MeasureInputsJson(const std::string& interval, const std::string& version);
 
 // kNotFound when `dir` or a file is missing; kInvalidArgument naming the file and the field.
 [[nodiscard]] core::Result<MeasureReport> ReadMeasureDir(const std::string& dir);
