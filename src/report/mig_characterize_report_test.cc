@@ -9,6 +9,7 @@
 #include "core/testing/fresh_dir.h"
 #include "format/html.h"
 #include "report/mig_characterize_html.h"
+#include "report/testing/every_field.h"
 #include "report/testing/sample_mig.h"
 
 namespace headroom::report {
@@ -58,18 +59,7 @@ TEST(MigCharacterizeReportTest, EveryFieldReadsBack) {
   EXPECT_EQ(in.version, want.inputs.version);
   EXPECT_EQ(in.workloads, want.inputs.workloads);
   EXPECT_EQ(in.layouts, want.inputs.layouts);
-  EXPECT_EQ(in.geometry.gpu, want.inputs.geometry.gpu);
-  EXPECT_EQ(in.geometry.memory_slices, want.inputs.geometry.memory_slices);
-  EXPECT_EQ(in.geometry.compute_slices, want.inputs.geometry.compute_slices);
-  ASSERT_EQ(in.geometry.profiles.size(), want.inputs.geometry.profiles.size());
-  for (std::size_t i = 0; i < in.geometry.profiles.size(); ++i) {
-    EXPECT_EQ(in.geometry.profiles[i].name, want.inputs.geometry.profiles[i].name);
-    EXPECT_EQ(in.geometry.profiles[i].short_name, want.inputs.geometry.profiles[i].short_name);
-    EXPECT_EQ(in.geometry.profiles[i].compute_slices,
-              want.inputs.geometry.profiles[i].compute_slices);
-    EXPECT_EQ(in.geometry.profiles[i].memory_slices,
-              want.inputs.geometry.profiles[i].memory_slices);
-  }
+  testing::ExpectSameGeometry(in.geometry, want.inputs.geometry);
   ASSERT_EQ(read->results.size(), want.results.size());
   const mig::LayoutResult& r = read->results[3];
   const mig::LayoutResult& w = want.results[3];

@@ -9,6 +9,7 @@
 #include "core/testing/fresh_dir.h"
 #include "format/html.h"
 #include "report/mig_plan_html.h"
+#include "report/testing/every_field.h"
 #include "report/testing/sample_mig.h"
 
 namespace headroom::report {
@@ -120,18 +121,7 @@ TEST(MigPlanReportTest, EveryFieldReadsBack) {
   EXPECT_EQ(in.objective, want.inputs.objective);
   EXPECT_EQ(in.makespan_bound_s, want.inputs.makespan_bound_s);
   EXPECT_EQ(in.version, want.inputs.version);
-  EXPECT_EQ(in.geometry.gpu, want.inputs.geometry.gpu);
-  EXPECT_EQ(in.geometry.memory_slices, want.inputs.geometry.memory_slices);
-  EXPECT_EQ(in.geometry.compute_slices, want.inputs.geometry.compute_slices);
-  ASSERT_EQ(in.geometry.profiles.size(), want.inputs.geometry.profiles.size());
-  for (std::size_t i = 0; i < in.geometry.profiles.size(); ++i) {
-    EXPECT_EQ(in.geometry.profiles[i].name, want.inputs.geometry.profiles[i].name);
-    EXPECT_EQ(in.geometry.profiles[i].short_name, want.inputs.geometry.profiles[i].short_name);
-    EXPECT_EQ(in.geometry.profiles[i].compute_slices,
-              want.inputs.geometry.profiles[i].compute_slices);
-    EXPECT_EQ(in.geometry.profiles[i].memory_slices,
-              want.inputs.geometry.profiles[i].memory_slices);
-  }
+  testing::ExpectSameGeometry(in.geometry, want.inputs.geometry);
   EXPECT_EQ(read->jobs, want.jobs);
   EXPECT_EQ(read->layouts_considered, want.layouts_considered);
   EXPECT_EQ(read->schedules_evaluated, want.schedules_evaluated);

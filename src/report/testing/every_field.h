@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/mig_instances.h"
 #include "sim/run_summary.h"
 
 namespace headroom::report::testing {
@@ -80,6 +81,19 @@ inline void ExpectSameRun(const sim::RunSummary& read, const sim::RunSummary& wa
   ExpectSameClass(read.lp, want.lp, where + ".lp");
 }
 
+// A MIG GPU's geometry as mig-plan.json and mig-characterize.json keep it, member by member.
+inline void ExpectSameGeometry(const MigGeometry& read, const MigGeometry& want) {
+  EXPECT_EQ(read.gpu, want.gpu);
+  EXPECT_EQ(read.memory_slices, want.memory_slices);
+  EXPECT_EQ(read.compute_slices, want.compute_slices);
+  ASSERT_EQ(read.profiles.size(), want.profiles.size());
+  for (std::size_t i = 0; i < read.profiles.size(); ++i) {
+    EXPECT_EQ(read.profiles[i].name, want.profiles[i].name);
+    EXPECT_EQ(read.profiles[i].short_name, want.profiles[i].short_name);
+    EXPECT_EQ(read.profiles[i].compute_slices, want.profiles[i].compute_slices);
+    EXPECT_EQ(read.profiles[i].memory_slices, want.profiles[i].memory_slices);
+  }
+}
 }  // namespace headroom::report::testing
 
 #endif  // HEADROOM_REPORT_TESTING_EVERY_FIELD_H_
