@@ -51,14 +51,17 @@ constexpr auto kPolicyPlanFields = std::tuple{
                                 "run", [](const PolicyPlan&) { return nullptr; })})};
 
 // Written only: sim::PlanRisk derives it from the runs.
-constexpr auto kCountRiskFields =
-    std::tuple{format::Field("policy", &sim::CountRisk::policy),
-               format::Field("servers", &sim::CountRisk::servers),
-               format::Field("weeks", &sim::CountRisk::weeks),
-               format::Field("weeks_with_power_event", &sim::CountRisk::weeks_with_power_event),
-               format::Field("worst_peak_frac", &sim::CountRisk::worst_peak_frac),
-               format::Field("smallest_margin_w", &sim::CountRisk::smallest_margin_w),
-               format::Field("most_capped_fraction", &sim::CountRisk::most_capped_fraction)};
+constexpr auto kCountRiskFields = std::tuple{
+    format::Field("policy", &sim::CountRisk::policy),
+    format::Field("servers", &sim::CountRisk::servers),
+    format::Field("weeks", &sim::CountRisk::weeks),
+    format::Field("weeks_with_power_event", &sim::CountRisk::weeks_with_power_event),
+    format::Field("worst_peak_frac", &sim::CountRisk::worst_peak_frac),
+    format::Field("smallest_margin_w", &sim::CountRisk::smallest_margin_w),
+    format::Field("most_capped_fraction", &sim::CountRisk::most_capped_fraction),
+    format::Field("unseen_weeks", &sim::CountRisk::unseen_weeks),
+    format::Field("unseen_weeks_with_power_event", &sim::CountRisk::unseen_weeks_with_power_event),
+    format::Field("unseen_risk_upper_95", &sim::CountRisk::unseen_risk_upper)};
 
 // Not in the file: replayed_simulations (it varies with the threads' timing) and shared_runs.
 constexpr auto kCapacityPlanFields =

@@ -64,6 +64,10 @@ TEST(PlanReportTest, RiskCountsTheWeeksWithAPowerEventAtEachCount) {
   const sim::CountRisk& none41 = risk.at({"none", 41});
   EXPECT_EQ(none41.weeks, 1);
   EXPECT_EQ(none41.weeks_with_power_event, 1);
+  // The bound comes from the unseen weeks alone: one of one had an event.
+  EXPECT_EQ(none41.unseen_weeks, 1);
+  EXPECT_EQ(none41.unseen_weeks_with_power_event, 1);
+  EXPECT_DOUBLE_EQ(none41.unseen_risk_upper, 1.0);
   const sim::CountRisk& polca50 = risk.at({"polca", 50});
   EXPECT_EQ(polca50.weeks_with_power_event, 1);
   EXPECT_DOUBLE_EQ(polca50.worst_peak_frac, 1.0);  // the sample's peak: 2% a server
@@ -71,6 +75,8 @@ TEST(PlanReportTest, RiskCountsTheWeeksWithAPowerEventAtEachCount) {
   const sim::CountRisk& polca49 = risk.at({"polca", 49});
   EXPECT_EQ(polca49.weeks, 1);
   EXPECT_EQ(polca49.weeks_with_power_event, 0);
+  EXPECT_EQ(polca49.unseen_weeks, 0);  // a planning week: no bound from it
+  EXPECT_DOUBLE_EQ(polca49.unseen_risk_upper, 1.0);
   EXPECT_NEAR(polca49.smallest_margin_w, 260'000 * 0.02, 1e-6);
   EXPECT_DOUBLE_EQ(polca49.most_capped_fraction, 0.05);
   // Every run counted once, in the plan's policy order then by servers.

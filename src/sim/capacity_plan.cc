@@ -9,6 +9,7 @@
 
 #include "policy/policy_factory.h"
 #include "sim/capacity_planner.h"
+#include "sim/weekly_risk.h"
 
 namespace headroom::sim {
 
@@ -36,12 +37,23 @@ std::vector<CountRisk> PlanRisk(const CapacityPlan& plan) {
         c = {.policy = p.policy, .servers = r.servers, .worst_peak_frac = r.peak_frac};
       }
       ++c.weeks;
-      if (r.brake_events > 0 || r.over_budget_episodes > 0) ++c.weeks_with_power_event;
+      const bool event = r.brake_events > 0 || r.over_budget_episodes > 0;
+      if (event) ++c.weeks_with_power_event;
+      if (r.week >= SearchedWeeks(plan)) {
+        ++c.unseen_weeks;
+        if (event) ++c.unseen_weeks_with_power_event;
+      }
       c.worst_peak_frac = std::max(c.worst_peak_frac, r.peak_frac);
       c.smallest_margin_w = r.budget_w * (1 - c.worst_peak_frac);
       c.most_capped_fraction = std::max(c.most_capped_fraction, r.capped_server_fraction);
     }
-    for (auto& [servers, c] : by_servers) out.push_back(std::move(c));
+    for (auto& [servers, c] : by_servers) {
+      if (c.unseen_weeks > 0) {
+        c.unseen_risk_upper =
+            WeeklyRiskUpperBound(c.unseen_weeks_with_power_event, c.unseen_weeks, kRiskConfidence);
+      }
+      out.push_back(std::move(c));
+    }
   }
   return out;
 }

@@ -103,6 +103,11 @@ struct CountRisk {
   double worst_peak_frac = 0;
   double smallest_margin_w = 0;  // budget less the highest peak; negative over budget
   double most_capped_fraction = 0;
+  // Of those, the weeks the search never saw (its unseen weeks): the weekly risk is bounded
+  // from these alone (sim/weekly_risk.h, at kRiskConfidence), 1 where there are none.
+  int unseen_weeks = 0;
+  int unseen_weeks_with_power_event = 0;
+  double unseen_risk_upper = 1;
 };
 // In the order of plan.policies, then by servers.
 std::vector<CountRisk> PlanRisk(const CapacityPlan& plan);

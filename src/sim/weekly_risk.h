@@ -8,6 +8,9 @@
 
 namespace headroom::sim {
 
+// The confidence of the bounds a plan states (to become plan.confidence).
+inline constexpr double kRiskConfidence = 0.95;
+
 // The largest weekly chance of a power event that `events` in `weeks` independent weeks leave
 // plausible at `confidence`: the p at which seeing `events` or fewer has probability
 // 1 - confidence. 1 when events == weeks. REQUIRES: 0 <= events <= weeks, 0 < confidence < 1.

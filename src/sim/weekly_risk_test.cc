@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/capacity_planner.h"
+
 namespace headroom::sim {
 namespace {
 
@@ -52,6 +54,40 @@ TEST(WeeklyRiskTest, TargetsOutsideTheirRangesAreRefusedByKey) {
     ASSERT_FALSE(st.has_value()) << confidence;
     EXPECT_NE(st.error().message().find("plan.confidence"), std::string::npos);
   }
+}
+
+// A plan's risk per count is bounded from its unseen weeks only: the planning week's brake at 51
+// counts among its weeks but not toward the bound.
+TEST(WeeklyRiskTest, PlanRiskBoundsEachCountFromItsUnseenWeeksOnly) {
+  CapacityPlan plan;
+  plan.planning_weeks = 1;
+  plan.validation_weeks = 3;
+  PolicyPlan polca;
+  polca.policy = "polca";
+  plan.policies.push_back(polca);
+  const auto run = [&plan](int servers, int week, int brakes) {
+    RunSummary r;
+    r.policy = "polca";
+    r.servers = servers;
+    r.week = week;
+    r.brake_events = brakes;
+    plan.runs.push_back(r);
+  };
+  for (int week : {1, 2, 3}) run(50, week, 0);
+  run(51, 0, 1);
+  run(51, 1, 0);
+  run(51, 2, 1);
+  const std::vector<CountRisk> risk = PlanRisk(plan);
+  ASSERT_EQ(risk.size(), 2u);
+  EXPECT_EQ(risk[0].servers, 50);
+  EXPECT_EQ(risk[0].unseen_weeks, 3);
+  EXPECT_EQ(risk[0].unseen_weeks_with_power_event, 0);
+  EXPECT_NEAR(risk[0].unseen_risk_upper, 0.6316, 1e-4);  // 1 - 0.05^(1/3)
+  EXPECT_EQ(risk[1].weeks, 3);
+  EXPECT_EQ(risk[1].weeks_with_power_event, 2);
+  EXPECT_EQ(risk[1].unseen_weeks, 2);
+  EXPECT_EQ(risk[1].unseen_weeks_with_power_event, 1);
+  EXPECT_NEAR(risk[1].unseen_risk_upper, 0.9747, 1e-4);  // 1 in 2: sqrt(1 - 0.05)
 }
 
 }  // namespace
