@@ -34,14 +34,13 @@ core::Result<double> ParseSloPercent(const std::string& text) {
   return *slo;
 }
 
-core::Result<CharacterizeResult> SweepCommand(const CharacterizeRequest& r, double slo) {
+core::Result<CharacterizeResult> SweepCommand(const CharacterizeRequest& r, double slo,
+                                              core::Duration interval) {
   if (r.backend.backend == "nvml" && geteuid() != 0) {
     return core::Fail(core::Error::PermissionDenied(
         "characterize -- CMD changes GPU power limits and clocks: run it as root (it restores "
         "every GPU's settings afterwards)"));
   }
-  auto interval = core::ParseDuration(r.interval);
-  if (!interval) return core::Fail(interval.error().WithContext("--interval"));
   core::SystemClock clock;
   HEADROOM_ASSIGN_OR_RETURN(DeviceSet set, OpenDevices(r.catalog_dir, r.backend, &clock));
   std::vector<gpu::Device*> devices;
@@ -51,7 +50,7 @@ core::Result<CharacterizeResult> SweepCommand(const CharacterizeRequest& r, doub
   CharacterizeResult result{.slo_percent = slo};
   HEADROOM_ASSIGN_OR_RETURN(result.runs, RunCommandSweep(devices, &clock, settings,
                                                          {.command = r.command,
-                                                          .interval = *interval,
+                                                          .interval = interval,
                                                           .stop = r.stop,
                                                           .note = r.note,
                                                           .on_warning = r.on_warning}));
@@ -125,7 +124,7 @@ core::Result<CharacterizeResult> Characterize(const CharacterizeRequest& r) {
           "--report: only the simulated sweep has a report; a command's sweep writes "
           "results.csv and summary.json with --out"));
     }
-    return SweepCommand(r, slo);
+    return SweepCommand(r, slo, *interval);
   }
   CharacterizeResult result{.slo_percent = slo};
   result.out_dir = r.out.empty() && r.report ? kDefaultCharacterizeDir : r.out;

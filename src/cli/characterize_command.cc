@@ -24,8 +24,8 @@ int RunCharacterize(const GlobalOptions& global, const CharacterizeOptions& o) {
   request.catalog_dir = global.catalog_dir;
   request.version = HEADROOM_VERSION;
   request.stop = &StopRequested();
-  request.note = [](const std::string& text) { PrintNote(text); };
-  request.on_warning = [](const std::string& text) { PrintWarning(text); };
+  request.note = PrintNote;
+  request.on_warning = PrintWarning;
   auto result = app::Characterize(request);
   if (!result) return ReportError(result.error());
   if (!request.command.empty()) {

@@ -57,7 +57,7 @@ int PrintResult(const ResultOutput& output) {
 }
 
 core::Result<std::string> WriteReport(report::ResultKind kind, const std::string& dir) {
-  return app::WriteReport(kind, dir, [](const std::string& warning) { PrintWarning(warning); });
+  return app::WriteReport(kind, dir, PrintWarning);
 }
 
 int ReportError(const core::Error& error) {

@@ -22,7 +22,7 @@ int RunMeasure(const GlobalOptions& global, const MeasureOptions& options) {
   app::MeasureRequest request = options.request;
   request.catalog_dir = global.catalog_dir;
   request.version = HEADROOM_VERSION;
-  request.on_warning = [](const std::string& w) { PrintWarning(w); };
+  request.on_warning = PrintWarning;
   request.on_measured = [&options](const report::MeasureSummary& summary,
                                    const nlohmann::ordered_json& json) {
     std::cout << (options.json ? json.dump(2) + "\n" : report::MeasureText(summary, StdoutStyle()));

@@ -41,8 +41,8 @@ int RunMigCharacterize(const GlobalOptions& global, const MigCharacterizeOptions
   request.on_layout = [](const std::string& layout) {
     PrintNote(fmt::format("mig characterize: {} ...", layout));
   };
-  request.on_error = [](const std::string& message) { PrintError(message); };
-  request.on_warning = [](const std::string& message) { PrintWarning(message); };
+  request.on_error = PrintError;
+  request.on_warning = PrintWarning;
   InstallStopHandlers();
   ProgressBar progress("mig characterize", ProgressWanted() && request.command.empty());
   request.progress = [&](double f, const std::string& w) { progress.Update(f, w); };

@@ -31,16 +31,15 @@ constexpr const char* kDefaultMigPlanDir = "headroom-mig-plan";
 
 int RunMigPlan(const GlobalOptions& global, const MigPlanOptions& o) {
   const std::string out = o.out.empty() && o.report ? kDefaultMigPlanDir : o.out;
-  auto planned =
-      app::MigPlan({.catalog_dir = global.catalog_dir,
-                    .file = o.file,
-                    .objective = o.objective,
-                    .makespan_bound = o.makespan_bound,
-                    .layouts = o.layouts,
-                    .out_dir = out,
-                    .report = o.report,
-                    .version = HEADROOM_VERSION,
-                    .on_warning = [](const std::string& warning) { PrintWarning(warning); }});
+  auto planned = app::MigPlan({.catalog_dir = global.catalog_dir,
+                               .file = o.file,
+                               .objective = o.objective,
+                               .makespan_bound = o.makespan_bound,
+                               .layouts = o.layouts,
+                               .out_dir = out,
+                               .report = o.report,
+                               .version = HEADROOM_VERSION,
+                               .on_warning = PrintWarning});
   if (!planned) return ReportError(planned.error());
   return PrintResult(
       {.json = o.json,

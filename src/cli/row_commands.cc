@@ -130,7 +130,6 @@ app::PlanRequest PlanRequestOf(const GlobalOptions& global, const PlanCliOptions
           .report = cli.html,
           .version = HEADROOM_VERSION,
           .stop = &StopRequested(),
-          .progress = {},
           .on_warning = PrintWarning};
 }
 
