@@ -845,7 +845,9 @@ TEST(CliTest, PlanASmallScenario) {
 }
 
 // The rows without caps fit 11 servers on the planning week (seed 1); the first unseen week (seed
-// 1001) brakes there, so the plan lowers them to 10 and says why (tests/testdata).
+// 1001) brakes there, so the weekly risk bounded from the file's 2 unseen weeks (1 of 2: at most
+// 97.5% at 95%) is above the file's 80%, and the plan lowers them to 10 (0 of 2: at most 77.6%)
+// and says why (tests/testdata).
 TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
   const std::string plan = "plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
                            " --threads 2 --json --policies none,brake-only";
@@ -868,10 +870,26 @@ TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
   EXPECT_EQ(brake_only["searched_servers"], 11);
   EXPECT_EQ(brake_only["max_servers"], 10);
   EXPECT_EQ(brake_only["validated_weeks"], 2);
-  EXPECT_EQ(brake_only["validation_failure"],
-            "1 of 2 unseen weeks failed at 11 servers, first unseen week 1 (seed 1001): 1 brake "
-            "event");
-  EXPECT_EQ(brake_only["limit"], "11 servers: unseen week 1 (seed 1001): 1 brake event");
+  EXPECT_EQ(j["max_weekly_risk"], 0.8);
+  EXPECT_EQ(j["confidence"], 0.95);
+  const std::string why =
+      "1 of 2 unseen weeks had a power event (weekly risk at most 97.5% at 95%, above 80%), "
+      "first unseen week 1 (seed 1001): 1 brake event";
+  EXPECT_EQ(brake_only["validation_failure"], "at 11 servers " + why);
+  EXPECT_EQ(brake_only["limit"], "11 servers: " + why);
+  // The risk table: at 10, 0 of 2 unseen weeks; at 11, 1 of 2, each with both bounds.
+  std::map<int, nlohmann::json> risk;  // brake-only's, by servers
+  for (const auto& r : j["risk"]) {
+    if (r["policy"] == "brake-only") risk[r["servers"].get<int>()] = r;
+  }
+  ASSERT_TRUE(risk.count(10) && risk.count(11)) << j["risk"];
+  EXPECT_EQ(risk[10]["unseen_weeks"], 2);
+  EXPECT_EQ(risk[10]["unseen_weeks_with_power_event"], 0);
+  EXPECT_NEAR(risk[10]["unseen_risk_upper"].get<double>(), 0.7764, 1e-4);
+  EXPECT_EQ(risk[10]["unseen_risk_lower"], 0.0);
+  EXPECT_EQ(risk[11]["unseen_weeks_with_power_event"], 1);
+  EXPECT_NEAR(risk[11]["unseen_risk_upper"].get<double>(), 0.9747, 1e-4);
+  EXPECT_NEAR(risk[11]["unseen_risk_lower"].get<double>(), 0.0253, 1e-4);
   // The verdict is the runs': at 11 servers the unseen week 1 braked and the planning week did
   // not; at 10 every week ran to its end without one.
   std::map<std::pair<int, int>, nlohmann::json> runs;  // brake-only's, by (servers, week)
@@ -893,11 +911,14 @@ TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
   const CommandRun table =
       Headroom("plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) + " --threads 2");
   ASSERT_EQ(table.exit_code, 0) << table.out;
-  EXPECT_NE(table.out.find("every answer checked on 2 unseen weeks (seeds 1001 to 1002)"),
+  EXPECT_NE(table.out.find("a count fits only if its weekly risk of a power event, bounded from "
+                           "2 unseen weeks (seeds 1001 to 1002) at 95% confidence, is at most 80%"),
             std::string::npos)
       << table.out;
-  EXPECT_NE(table.out.find("2/2, was 11"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("safe on 1 of 1 planning and 2 of 2 unseen weeks"), std::string::npos)
+  EXPECT_NE(table.out.find("0/2, <=77.6%, was 11"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("safe on 1 planning week; 0 power events in 2 unseen weeks, weekly "
+                           "risk at most 77.6% (95%)"),
+            std::string::npos)
       << table.out;
 }
 
@@ -991,7 +1012,19 @@ TEST(CliTest, PlanWeeksBadInput) {
   };
   for (const Case& c :
        {Case{synth + " --weeks 0", "--weeks 0: expected 1 to 100 weeks"},
-        Case{synth + " --validate 101", "--validate 101: expected 0 to 100 weeks"},
+        Case{synth + " --validate 10001", "--validate 10001: expected 0 to 10000 weeks"},
+        Case{synth + " --validate 1",
+             "--validate 1: 1 unseen week cannot bound the weekly risk at or below 80% at 95% "
+             "confidence, even all clean: 2 would (or 0: no risk bound)"},
+        Case{synth + " --max-weekly-risk 1%",
+             "plan.validate_weeks 2: 2 unseen weeks cannot bound the weekly risk at or below 1% "
+             "at 95% confidence, even all clean: 299 would"},
+        Case{synth + " --max-weekly-risk 0", "--max-weekly-risk '0': expected a percentage"},
+        Case{synth + " --max-weekly-risk 100%", "--max-weekly-risk '100%': expected a percentage"},
+        Case{synth + " --confidence 50%", "--confidence '50%': expected a percentage between 50%"},
+        Case{synth + " --confidence high", "--confidence 'high': expected a percentage"},
+        Case{"plan --config " + std::string(SMALL_ROW_SCENARIO) + " --max-weekly-risk 1%",
+             "a weekly risk, need a synthesized one"},
         Case{"plan --config " + std::string(SMALL_ROW_SCENARIO) + " --weeks 2",
              "the workload 'scenario' replays real traces"},
         Case{"plan --config " + bad_file, bad_file + ":44: field 'plan.weeks'"},

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -266,6 +267,36 @@ TEST_F(ReportBrowserTest, EveryPlotIsDrawnInChromium) {
   ASSERT_NE(risk, std::string::npos);
   EXPECT_NE(html.find("<th>polca</th>", risk), std::string::npos);
   EXPECT_NE(html.find("0/1 · ", risk), std::string::npos);
+}
+
+// A plan with unseen weeks states its weekly risk: the risk curve with its bounds as error bars
+// (four columns in its data: servers, share, lower and upper bound), the target's line, and the
+// distribution of each answer's smallest margin over the unseen weeks, all drawn.
+TEST_F(ReportBrowserTest, APlansWeeklyRiskIsDrawnWithItsBounds) {
+  const std::string out = dir_ + "/plan-risk";
+  const std::string url = MakeReport(
+      fmt::format("plan --config {} --threads 2 --policies none,brake-only --risk-beyond 1 "
+                  "--report --out {}",
+                  SMALL_SYNTH_ROW_SCENARIO, out),
+      out);
+  ASSERT_FALSE(HasFailure());
+  std::vector<std::string> plots = kPlots;  // and the margins over the unseen weeks
+  plots.insert(std::find(plots.begin(), plots.end(), "weeks-slo"), "weeks-margin");
+  ExpectFiguresDrawn(url, plots, DrawnDataPaths);
+  const std::string data = ReadAll(out + "/plots/risk.dat");
+  std::istringstream lines(data);
+  int with_bounds = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    double servers = 0, share = 0, lower = 0, upper = 0;
+    if (!(fields >> servers >> share >> lower >> upper)) continue;  // the target's line
+    EXPECT_LE(lower, share) << line;
+    EXPECT_GE(upper, share) << line;
+    ++with_bounds;
+  }
+  EXPECT_GE(with_bounds, 4) << data;  // two policies at two counts or more
+  EXPECT_NE(data.find("# target (80%)"), std::string::npos) << data;
 }
 
 // Layout drawings: blocks; gnuplot plots: lines (paths) or points.

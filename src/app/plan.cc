@@ -29,8 +29,24 @@ report::PlanInputs PlanInputsOf(const sim::ResolvedScenario& resolved, const Pla
   return in;
 }
 
+// --max-weekly-risk and --confidence: percentages within (0, 100) and (50, 100), as fractions.
+core::Result<std::optional<double>> RiskFlag(std::string_view flag, const std::string& text,
+                                             double min_pct) {
+  if (text.empty()) return std::optional<double>();
+  auto pct = core::ParsePercent(text);
+  if (!pct || !(*pct > min_pct && *pct < 100)) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{} '{}': expected a percentage between {:g}% and 100% (exclusive), e.g. {}",
+                    flag, text, min_pct, min_pct == 0 ? "5%" : "95%")));
+  }
+  return std::optional<double>(*pct / 100);
+}
+
 core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
   sim::PlanOptions options;
+  HEADROOM_ASSIGN_OR_RETURN(options.max_weekly_risk,
+                            RiskFlag("--max-weekly-risk", r.max_weekly_risk, 0));
+  HEADROOM_ASSIGN_OR_RETURN(options.confidence, RiskFlag("--confidence", r.confidence, 50));
   options.trace = r.trace;
   options.weeks = r.weeks;
   options.validate_weeks = r.validate;

@@ -28,6 +28,8 @@ struct PlanRequest {
   int threads = 0;            // simulations in parallel; 0: every core
   std::optional<int> weeks = {};
   std::optional<int> validate = {};
+  std::string max_weekly_risk = {};  // a percentage, "5%" or "5"; empty: the scenario's
+  std::string confidence = {};       // a percentage, "95%"; empty: the scenario's
   std::optional<int> risk_beyond = {};
   std::vector<std::string> stress = {};  // stress case specs; "none" drops the scenario's
   std::string out = {};                  // empty: nothing written (kDefaultPlanDir with report)

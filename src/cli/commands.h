@@ -45,6 +45,7 @@ void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* ru
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+void RegisterCheckVerdict(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterReport(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterTrace(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 // `headroom completion bash`: the completion script for `app` as registered so far; register it

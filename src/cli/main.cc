@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
       {.names = {"model"}, .add = RegisterModel},
       {.names = {"simulate"}, .add = RegisterSimulate},
       {.names = {"plan"}, .add = RegisterPlan},
+      {.names = {"check-verdict"}, .add = RegisterCheckVerdict},
       {.names = {"report"}, .add = RegisterReport},
       {.names = {"trace"}, .add = RegisterTrace},
       {.names = {"mig"}, .add = RegisterMig},

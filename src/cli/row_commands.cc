@@ -3,14 +3,19 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "app/check_verdict.h"
 #include "app/plan.h"
 #include "app/simulate.h"
 #include "cli/commands.h"
 #include "console/progress.h"
 #include "console/terminal.h"
+#include "core/parse.h"
+#include "format/table.h"
 #include "report/plan_dir.h"
 #include "report/plan_report.h"
 #include "report/simulation_report.h"
@@ -47,10 +52,25 @@ struct PlanCliOptions {
   int threads = 0;
   std::optional<int> weeks;         // --weeks
   std::optional<int> validate;      // --validate
+  std::string max_weekly_risk;      // --max-weekly-risk
+  std::string confidence;           // --confidence
   std::optional<int> risk_beyond;   // --risk-beyond
   std::vector<std::string> stress;  // --stress, repeated; "none" drops the scenario's
   bool calibrate = false;
   bool html = false;  // --report
+};
+
+struct CheckVerdictCliOptions {
+  RowOptions row;
+  std::string policies;
+  std::string servers;  // FROM-TO
+  int weeks = 10;
+  bool no_stress = false;
+  int threads = 0;
+  double hot_share = sim::VerdictOptions{}.hot_share;
+  std::string warmup = "5m";
+  std::string tail = "3m";
+  double margin = sim::VerdictOptions{}.margin;
 };
 
 void AddRowOptions(CLI::App* cmd, RowOptions* o) {
@@ -124,6 +144,8 @@ app::PlanRequest PlanRequestOf(const GlobalOptions& global, const PlanCliOptions
           .threads = cli.threads,
           .weeks = cli.weeks,
           .validate = cli.validate,
+          .max_weekly_risk = cli.max_weekly_risk,
+          .confidence = cli.confidence,
           .risk_beyond = cli.risk_beyond,
           .stress = cli.stress,
           .out = o.out,
@@ -164,7 +186,135 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
        .report = plan->report});
 }
 
+// The cases per policy and count: how often the verdict agreed with the whole week.
+std::string CheckVerdictText(const app::CheckVerdictResult& r) {
+  format::TextTable t({{"policy", format::TextTable::Align::kLeft},
+                       {"servers"},
+                       {"weeks"},
+                       {"exact events"},
+                       {"verdict events"},
+                       {"false safe"},
+                       {"false unsafe"},
+                       {"near budget"},
+                       {"exact s/week"},
+                       {"verdict s/week"}});
+  std::map<std::pair<std::string, int>, std::vector<const app::VerdictCase*>> groups;
+  for (const app::VerdictCase& c : r.cases) groups[{c.policy, c.servers}].push_back(&c);
+  for (const auto& [key, cases] : groups) {
+    int exact = 0, verdict = 0, fs = 0, fu = 0, whole = 0;
+    double exact_s = 0, verdict_s = 0;
+    for (const app::VerdictCase* c : cases) {
+      exact += c->exact_event, verdict += c->verdict_event;
+      fs += c->exact_event && !c->verdict_event, fu += !c->exact_event && c->verdict_event;
+      exact_s += c->exact_cpu_s, verdict_s += c->verdict_cpu_s;
+      whole += c->verdict.near_budget;
+    }
+    const double n = static_cast<double>(cases.size());
+    t.AddRow({key.first, std::to_string(key.second), std::to_string(cases.size()),
+              std::to_string(exact), std::to_string(verdict), std::to_string(fs),
+              std::to_string(fu), std::to_string(whole), fmt::format("{:.2f}", exact_s / n),
+              fmt::format("{:.3f}", verdict_s / n)});
+  }
+  const double n = static_cast<double>(r.cases.size());
+  const int safe = static_cast<int>(r.cases.size()) - r.exact_events;
+  return fmt::format(
+      "{}\n{} cases on {}: {} with a power event in the exact week; the verdict called {} of "
+      "them safe (false safe) and {} of the {} safe weeks unsafe (false unsafe, {:.1f}%); "
+      "{:.2f} s a week exact, {:.3f} s the verdict (one core)\n",
+      t.Render(StdoutStyle()), r.cases.size(), r.scenario, r.exact_events, r.false_safe,
+      r.false_unsafe, safe, safe > 0 ? 100.0 * r.false_unsafe / safe : 0.0,
+      n > 0 ? r.exact_cpu_s / n : 0, n > 0 ? r.verdict_cpu_s / n : 0);
+}
+
+nlohmann::json CheckVerdictJson(const app::CheckVerdictResult& r) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const app::VerdictCase& c : r.cases) {
+    cases.push_back({{"policy", c.policy},
+                     {"servers", c.servers},
+                     {"seed", c.seed},
+                     {"stress", c.stress},
+                     {"exact_event", c.exact_event},
+                     {"verdict_event", c.verdict_event},
+                     {"exact_peak_frac", c.exact.peak_frac},
+                     {"verdict_peak_frac", c.verdict.peak_frac},
+                     {"verdict_simulated_s", c.verdict.simulated_s},
+                     {"verdict_near_budget", c.verdict.near_budget},
+                     {"exact_cpu_s", c.exact_cpu_s},
+                     {"verdict_cpu_s", c.verdict_cpu_s}});
+  }
+  return {{"scenario", r.scenario},          {"cases", std::move(cases)},
+          {"exact_events", r.exact_events},  {"false_safe", r.false_safe},
+          {"false_unsafe", r.false_unsafe},  {"exact_cpu_s", r.exact_cpu_s},
+          {"verdict_cpu_s", r.verdict_cpu_s}};
+}
+
+int RunCheckVerdict(const GlobalOptions& global, const CheckVerdictCliOptions& cli) {
+  app::CheckVerdictRequest request{.scenario = ScenarioRequestOf(global, cli.row),
+                                   .policies = cli.policies,
+                                   .weeks = cli.weeks,
+                                   .stress = !cli.no_stress,
+                                   .threads = cli.threads,
+                                   .stop = &StopRequested()};
+  request.verdict.hot_share = cli.hot_share;
+  request.verdict.margin = cli.margin;
+  for (const auto& [flag, text, to] : {std::tuple{"--warmup", &cli.warmup, &request.verdict.warmup},
+                                       std::tuple{"--tail", &cli.tail, &request.verdict.tail}}) {
+    auto d = core::ParseDuration(*text);
+    if (!d || *d < core::Duration::zero()) {
+      return ReportError(core::Error::InvalidArgument(
+          fmt::format("{} '{}': expected a duration, e.g. 10m", flag, *text)));
+    }
+    *to = *d;
+  }
+  if (std::sscanf(cli.servers.c_str(), "%d-%d", &request.servers_from, &request.servers_to) != 2) {
+    return ReportError(core::Error::InvalidArgument(
+        fmt::format("--servers '{}': expected a range FROM-TO, e.g. 48-52", cli.servers)));
+  }
+  InstallStopHandlers();
+  ProgressBar bar("checking", ProgressWanted());
+  request.progress = [&bar](int done, int total) {
+    bar.Update(static_cast<double>(done) / total, fmt::format("{} of {} cases", done, total));
+  };
+  auto result = app::CheckVerdict(request);
+  bar.Finish();
+  if (!result) return ReportError(result.error());
+  return PrintResult({.json = cli.row.json,
+                      .json_text = CheckVerdictJson(*result).dump(2),
+                      .text = CheckVerdictText(*result)});
+}
+
 }  // namespace
+
+void RegisterCheckVerdict(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+  auto* cmd = app.add_subcommand(
+      "check-verdict",
+      "Check a plan's cheap power verdict on a week against the exact simulation of the week");
+  auto* options = OptionsRunBy(cmd, run, global, RunCheckVerdict);
+  AddRowOptions(cmd, &options->row);
+  cmd->add_option("--policies", options->policies,
+                  "Comma-separated policies (default: the scenario's plan.policies)");
+  cmd->add_option("--servers", options->servers, "Server counts FROM-TO, e.g. 48-52")->required();
+  cmd->add_option("--weeks", options->weeks,
+                  "Unseen weeks (seeds from seed+1000), each also under the scenario's stress "
+                  "cases")
+      ->capture_default_str();
+  cmd->add_flag("--no-stress", options->no_stress, "Leave the stress cases out");
+  cmd->add_option("--threads", options->threads, "Cases in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--hot-share", options->hot_share,
+                  "The verdict's hot windows: where the expected load reaches this share of the "
+                  "weekday peak without bursts")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--warmup", options->warmup,
+                  "The verdict's windows start this long before their hot stretch, the row empty")
+      ->capture_default_str();
+  cmd->add_option("--tail", options->tail, "And end this long after it")->capture_default_str();
+  cmd->add_option("--margin", options->margin,
+                  "A week whose windows come within this share of the budget is simulated whole")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+}
 
 void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
   auto* cmd = app.add_subcommand(
@@ -209,13 +359,21 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
                   "Planning weeks (seeds seed, seed+1, ...): a count fits only if it keeps the SLO "
                   "on every one (default: the scenario's plan.weeks)");
   cmd->add_option("--validate", options->validate,
-                  "Unseen weeks (seeds from seed+1000) each answer is checked on and lowered until "
-                  "it holds on all; 0: none (default: the scenario's plan.validate_weeks)");
+                  "Unseen weeks (seeds from seed+1000), each judged on its power alone (a brake "
+                  "or time over budget, from the windows where the row nears its budget): a "
+                  "count fits only if its weekly risk, bounded from them, meets "
+                  "--max-weekly-risk; 0: no risk bound (default: the scenario's "
+                  "plan.validate_weeks, else as many as the target needs: 59 for 5% at 95%)");
+  cmd->add_option("--max-weekly-risk", options->max_weekly_risk,
+                  "The chance of a power event in a week a count may carry, e.g. 5% or 1% "
+                  "(default: the scenario's plan.max_weekly_risk, 5%)");
+  cmd->add_option("--confidence", options->confidence,
+                  "The confidence of the bound on the weekly risk, e.g. 95% (default: the "
+                  "scenario's plan.confidence, 95%)");
   cmd->add_option("--risk-beyond", options->risk_beyond,
-                  "Also run every count up to N servers beyond each policy's answer on every "
-                  "planning week and stress case, each run stopped at its first power event, for "
-                  "the risk curve (0: the counts the search ran; default: the scenario's "
-                  "plan.risk_beyond)");
+                  "Also judge every count within N servers of each policy's answer, and the "
+                  "chosen answer, on every unseen week, for the risk table and curve (0: the "
+                  "answers only; default: the scenario's plan.risk_beyond)");
   cmd->add_option("--stress", options->stress,
                   "A stress case every kept count must also pass, on planning week 1's seed, "
                   "e.g. growth:load=1.1 or bursts:burst_size=3,bursts_per_day=24 (keys: load, "

@@ -73,14 +73,23 @@ core::Status RenderPlot(const std::string& dir, const Plot& plot) {
   for (const Series& s : plot.series) {
     if (s.points.empty()) continue;
     data += fmt::format("# {}\n", s.label);
-    for (const auto& [x, y] : s.points) {
+    const bool ranges = !s.y_ranges.empty();
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const auto [x, y] = s.points[i];
       // One blank line inside a block lifts the pen; two would start a new block.
-      data += std::isnan(y) ? std::string("\n") : fmt::format("{} {}\n", x, y);
+      if (std::isnan(y)) {
+        data += "\n";
+      } else if (ranges) {
+        data += fmt::format("{} {} {} {}\n", x, y, s.y_ranges[i].first, s.y_ranges[i].second);
+      } else {
+        data += fmt::format("{} {}\n", x, y);
+      }
     }
     data += "\n\n";  // gnuplot data blocks are separated by two blank lines
-    plots += fmt::format("{}{} index {} using 1:2 with {} lw {}{} title {}", block == 0 ? "" : ", ",
-                         Quote(stem + ".dat"), block, With(s), s.line_width,
-                         s.dashed ? " dt 2" : "", Quote(s.label));
+    plots += fmt::format("{}{} index {} using {} with {} lw {}{} title {}", block == 0 ? "" : ", ",
+                         Quote(stem + ".dat"), block, ranges ? "1:2:3:4" : "1:2",
+                         ranges ? "yerrorlines" : With(s), s.line_width, s.dashed ? " dt 2" : "",
+                         Quote(s.label));
     ++block;
   }
   if (block == 0) {

@@ -23,6 +23,9 @@ struct Series {
   bool dashed = false;
   double line_width = 2;    // gnuplot lw; a timeline's bars are thick lines
   double point_size = 1.2;  // gnuplot ps, for kPoints and kLinesPoints
+  // Per point, the (low, high) of an interval around y, drawn as error bars on the line; empty:
+  // none. REQUIRES: empty or as long as points.
+  std::vector<std::pair<double, double>> y_ranges = {};
 };
 
 struct Plot {

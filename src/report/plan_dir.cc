@@ -61,25 +61,37 @@ constexpr auto kCountRiskFields = std::tuple{
     format::Field("most_capped_fraction", &sim::CountRisk::most_capped_fraction),
     format::Field("unseen_weeks", &sim::CountRisk::unseen_weeks),
     format::Field("unseen_weeks_with_power_event", &sim::CountRisk::unseen_weeks_with_power_event),
-    format::Field("unseen_risk_upper_95", &sim::CountRisk::unseen_risk_upper)};
+    format::Field("unseen_weeks_near_budget", &sim::CountRisk::unseen_weeks_near_budget),
+    format::Field("unseen_risk_upper", &sim::CountRisk::unseen_risk_upper),
+    format::Field("unseen_risk_lower", &sim::CountRisk::unseen_risk_lower)};
 
 // Not in the file: replayed_simulations (it varies with the threads' timing) and shared_runs.
-constexpr auto kCapacityPlanFields =
-    std::tuple{format::Field("baseline_servers", &CapacityPlan::baseline_servers),
-               format::Field("baseline", &CapacityPlan::baseline, kRunSummaryFields),
-               format::Field("simulations", &CapacityPlan::simulations),
-               format::Field("planning_weeks", &CapacityPlan::planning_weeks),
-               format::Field("validation_weeks", &CapacityPlan::validation_weeks),
-               format::Field("stress_cases", &CapacityPlan::stress_cases),
-               format::Field("week_seeds", &CapacityPlan::week_seeds),
-               format::Field("policies", &CapacityPlan::policies, kPolicyPlanFields),
-               format::Field("risk_beyond", &CapacityPlan::risk_beyond),
-               format::Computed<CapacityPlan>("risk", [](const CapacityPlan& plan) {
-                 return format::TableJson(sim::PlanRisk(plan), kCountRiskFields);
-               })};
+constexpr auto kCapacityPlanFields = std::tuple{
+    format::Field("baseline_servers", &CapacityPlan::baseline_servers),
+    format::Field("baseline", &CapacityPlan::baseline, kRunSummaryFields),
+    format::Field("simulations", &CapacityPlan::simulations),
+    format::Field("planning_weeks", &CapacityPlan::planning_weeks),
+    format::Field("validation_weeks", &CapacityPlan::validation_weeks),
+    // Plans written before the weekly risk was bounded have neither.
+    format::Field("max_weekly_risk", &CapacityPlan::max_weekly_risk, {.may_be_absent = true}),
+    format::Field("confidence", &CapacityPlan::confidence, {.may_be_absent = true}),
+    format::Field("stress_cases", &CapacityPlan::stress_cases),
+    format::Field("week_seeds", &CapacityPlan::week_seeds),
+    format::Field("policies", &CapacityPlan::policies, kPolicyPlanFields),
+    format::Field("risk_beyond", &CapacityPlan::risk_beyond),
+    format::Computed<CapacityPlan>("risk", [](const CapacityPlan& plan) {
+      return format::TableJson(sim::PlanRisk(plan), kCountRiskFields);
+    })};
 
-constexpr auto kPlanRunFields =
-    std::tuple_cat(kRunSummaryFields, std::tuple{format::Field("week", &sim::RunSummary::week)});
+// A run on an unseen week is its power verdict (sim/power_verdict.h) unless its windows came
+// near the budget; plans written before the verdicts have neither field.
+constexpr auto kPlanRunFields = std::tuple_cat(
+    kRunSummaryFields,
+    std::tuple{
+        format::Field("week", &sim::RunSummary::week),
+        format::Field("power_verdict", &sim::RunSummary::power_verdict, {.may_be_absent = true}),
+        format::Field("near_budget", &sim::RunSummary::near_budget, {.may_be_absent = true}),
+        format::Field("simulated_s", &sim::RunSummary::simulated_s, {.may_be_absent = true})});
 
 constexpr auto kSloFields =
     std::tuple{format::Field("hp_p50_e2e_pct", &sim::Slo::hp_p50_e2e_pct),

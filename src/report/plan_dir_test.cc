@@ -40,6 +40,8 @@ PlanReport EveryFieldPlan() {
   plan.baseline = testing::EveryFieldRun(1);
   plan.planning_weeks = 2;
   plan.validation_weeks = 1;
+  plan.max_weekly_risk = 0.03;
+  plan.confidence = 0.9;
   plan.stress_cases = {"stress a", "stress b"};
   plan.week_seeds = {11, 12, 13, 14, 15};
   sim::PolicyPlan polca{.policy = "polca",
@@ -63,6 +65,9 @@ PlanReport EveryFieldPlan() {
   plan.simulations = 17;
   plan.runs = {testing::EveryFieldRun(3), testing::EveryFieldRun(4)};
   plan.runs[1].week = 2;
+  plan.runs[1].power_verdict = true;
+  plan.runs[1].near_budget = true;
+  plan.runs[1].simulated_s = 1234.5;
   r.inputs = {.scenario = "scenario-x",
               .description = "a description",
               .scenario_source = "row.yaml",
@@ -98,6 +103,8 @@ TEST(PlanDirTest, EveryFieldReadsBack) {
   testing::ExpectSameRun(p.baseline, want.plan.baseline, "baseline");
   EXPECT_EQ(p.planning_weeks, 2);
   EXPECT_EQ(p.validation_weeks, 1);
+  EXPECT_EQ(p.max_weekly_risk, 0.03);
+  EXPECT_EQ(p.confidence, 0.9);
   EXPECT_EQ(p.stress_cases, want.plan.stress_cases);
   EXPECT_EQ(p.week_seeds, want.plan.week_seeds);
   ASSERT_EQ(p.policies.size(), 2u);

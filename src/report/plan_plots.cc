@@ -128,28 +128,83 @@ format::CaptionedPlot PeakPowerPlot(const sim::CapacityPlan& plan) {
           "peak is where they stopped."};
 }
 
-// The share of weeks with a power event against servers, per policy, from the plan's runs.
+// The share of weeks with a power event against servers, per policy: of the unseen weeks, with
+// the bounds on the weekly risk as error bars; without unseen weeks, of every week run.
 format::CaptionedPlot RiskPlot(const sim::CapacityPlan& plan) {
   format::Plot plot{.name = "risk",
-                    .title = "Weeks with a brake or over budget, against servers, per policy",
+                    .title = "Weekly risk of a brake or time over budget, against servers",
                     .x_label = "servers in the row",
                     .y_label = "weeks with a power event (%)",
                     .y_min = 0.0};
+  const bool unseen = plan.validation_weeks > 0;
   std::map<std::string, format::Series> by_policy;
   for (const sim::CountRisk& c : sim::PlanRisk(plan)) {
+    if (unseen && c.unseen_weeks == 0) continue;
     format::Series& s = by_policy[c.policy];
     if (s.label.empty()) s.label = c.policy;
-    s.points.emplace_back(c.servers, 100.0 * c.weeks_with_power_event / c.weeks);
+    if (!unseen) {
+      s.points.emplace_back(c.servers, 100.0 * c.weeks_with_power_event / c.weeks);
+      continue;
+    }
+    s.points.emplace_back(c.servers, 100.0 * c.unseen_weeks_with_power_event / c.unseen_weeks);
+    s.y_ranges.emplace_back(c.unseen_risk_lower * 100, c.unseen_risk_upper * 100);
   }
   for (const sim::PolicyPlan& p : plan.policies) {
     if (by_policy.count(p.policy)) plot.series.push_back(std::move(by_policy[p.policy]));
   }
+  if (unseen) {
+    const auto [lo, hi] = ServerRange(plan);
+    plot.series.push_back(Level(fmt::format("target ({:g}%)", plan.max_weekly_risk * 100),
+                                plan.max_weekly_risk * 100, lo, hi));
+    return {std::move(plot),
+            fmt::format("Of the {} unseen weeks (seeds the search never used), the share in "
+                        "which the row braked or went over its budget, at each count judged. "
+                        "The bars are the weekly risk's bounds, each one-sided at {:g}% "
+                        "confidence (Clopper-Pearson): a count fits when the top of its bar is "
+                        "at or below the target. With no event in n weeks the top is 1 - "
+                        "{:g}^(1/n): about 3/n.",
+                        plan.validation_weeks, plan.confidence * 100, 1 - plan.confidence)};
+  }
   return {std::move(plot),
-          fmt::format("Of the weeks the plan simulated at each server count ({} planning, {} "
-                      "unseen: the planning weeks where the search probed the count, the unseen "
-                      "ones where it checked an answer), the share in which the row braked or "
-                      "went over its budget. A count the plan did not simulate has no point.",
-                      plan.planning_weeks, plan.validation_weeks)};
+          fmt::format("Of the {} planning weeks and stress cases the plan simulated at each "
+                      "count (no unseen weeks: no bound on the risk), the share in which the row "
+                      "braked or went over its budget. A count the plan did not simulate has no "
+                      "point.",
+                      sim::SearchedWeeks(plan))};
+}
+
+// Per policy, the distribution over the unseen weeks at its answer of the smallest margin
+// between row power and the budget (the budget less the week's peak): what a week's brake is
+// a tail of.
+std::optional<format::CaptionedPlot> MarginPlot(const sim::CapacityPlan& plan) {
+  format::Plot plot{.name = "weeks-margin",
+                    .title = "Smallest margin to the budget over the unseen weeks, at each answer",
+                    .x_label = "smallest margin to the budget in the week (kW; below 0: over)",
+                    .y_label = "unseen weeks with at most this margin (%)",
+                    .y_min = 0.0};
+  for (const sim::PolicyPlan& p : plan.policies) {
+    std::vector<double> margins;
+    for (const sim::RunSummary& r : plan.runs) {
+      if (r.policy != p.policy || r.servers != p.max_servers || r.week < sim::SearchedWeeks(plan))
+        continue;
+      margins.push_back(r.budget_w * (1 - r.peak_frac) / 1e3);
+    }
+    if (margins.empty()) continue;
+    std::sort(margins.begin(), margins.end());
+    format::Series s{.label = fmt::format("{} at {}", p.policy, p.max_servers)};
+    for (std::size_t i = 0; i < margins.size(); ++i) {
+      s.points.emplace_back(
+          margins[i], 100.0 * static_cast<double>(i + 1) / static_cast<double>(margins.size()));
+    }
+    plot.series.push_back(std::move(s));
+  }
+  if (plot.series.empty()) return std::nullopt;
+  return format::CaptionedPlot{
+      std::move(plot),
+      "For each policy at its answer, every unseen week's smallest margin between the metered "
+      "1 s row power and the budget (the budget less the week's peak), sorted: the share of weeks "
+      "whose margin was at most x. A week judged from its windows has the peak of its windows; a "
+      "week stopped at its first power event, the peak it had reached (margin at or below 0)."};
 }
 
 struct LatencyMetric {
@@ -333,6 +388,7 @@ std::vector<format::CaptionedPlot> PlanPlots(const PlanReport& report) {
   }
   if (auto p = SloMarginPlot(report)) plots.push_back(std::move(*p));
   plots.push_back(WeeksPeakPlot(report.plan));
+  if (auto p = MarginPlot(report.plan)) plots.push_back(std::move(*p));
   if (auto p = WeeksSloPlot(report.plan, slo)) plots.push_back(std::move(*p));
   return plots;
 }

@@ -67,7 +67,16 @@ PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
 
 std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p) {
   if (plan.validation_weeks == 0) return "-";
-  std::string cell = fmt::format("{}/{}", p.validated_weeks, plan.validation_weeks);
+  std::string cell = "-";
+  if (const auto risk = sim::CountRiskAt(plan, p.policy, p.max_servers);
+      risk && risk->unseen_weeks > 0) {
+    cell =
+        fmt::format("{}/{}{}, <={:.1f}%", risk->unseen_weeks_with_power_event, risk->unseen_weeks,
+                    risk->unseen_weeks_near_budget > 0
+                        ? fmt::format(" (+{} near)", risk->unseen_weeks_near_budget)
+                        : "",
+                    risk->unseen_risk_upper * 100);
+  }
   if (p.searched_servers > p.max_servers) cell += fmt::format(", was {}", p.searched_servers);
   return cell;
 }
@@ -102,6 +111,36 @@ std::string PlanQuestion(const sim::CapacityPlan& plan) {
       plan.baseline.budget_w / 1e3, plan.baseline_servers);
 }
 
+namespace {
+
+// "0 power events in 59 unseen weeks, weekly risk at most 4.9% (95%)"
+std::string RiskSentence(const sim::CapacityPlan& plan, const sim::PolicyPlan& p) {
+  const auto risk = sim::CountRiskAt(plan, p.policy, p.max_servers);
+  if (!risk || risk->unseen_weeks == 0) return "weekly risk not bounded";
+  return fmt::format(
+      "{} in {} unseen weeks, weekly risk at most {:.1f}% ({:g}%)",
+      Plural(static_cast<std::uint64_t>(risk->unseen_weeks_with_power_event), "power event"),
+      risk->unseen_weeks, risk->unseen_risk_upper * 100, plan.confidence * 100);
+}
+
+// "2 of 59 weeks with a power event (3.4%, at most 10.3%)"; with weeks near the budget not run
+// whole, "at least 2 of 59 weeks with a power event, 5 more near the budget (at most 20.1%)".
+std::string WeeksWithEvents(const sim::CountRisk& r) {
+  if (r.unseen_weeks_near_budget == 0) {
+    return fmt::format("{} of {} weeks with a power event ({:.1f}%, at most {:.1f}%)",
+                       r.unseen_weeks_with_power_event, r.unseen_weeks,
+                       100.0 * r.unseen_weeks_with_power_event / r.unseen_weeks,
+                       r.unseen_risk_upper * 100);
+  }
+  return fmt::format(
+      "at least {} of {} weeks with a power event, {} more near the budget (at "
+      "most {:.1f}%)",
+      r.unseen_weeks_with_power_event, r.unseen_weeks, r.unseen_weeks_near_budget,
+      r.unseen_risk_upper * 100);
+}
+
+}  // namespace
+
 std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
   const sim::PolicyPlan* chosen = sim::ChosenPolicy(plan);
   if (chosen == nullptr) {
@@ -133,16 +172,19 @@ std::string PlanAnswer(const sim::CapacityPlan& plan, const sim::Slo& slo) {
   }
   const std::string stress = plan.stress_cases.empty()
                                  ? ""
-                                 : fmt::format(", {} stress case{}", plan.stress_cases.size(),
+                                 : fmt::format(" and {} stress case{}", plan.stress_cases.size(),
                                                plan.stress_cases.size() == 1 ? "" : "s");
-  if (plan.validation_weeks == 0) {
-    if (!stress.empty()) answer += fmt::format("; safe on every planning week{}", stress);
-    return answer;
+  answer += fmt::format("; safe on {} planning week{}{}", plan.planning_weeks,
+                        plan.planning_weeks == 1 ? "" : "s", stress);
+  if (plan.validation_weeks == 0) return answer + "; weekly risk not bounded (no unseen weeks)";
+  answer += "; " + RiskSentence(plan, *chosen);
+  // The others at the chosen count, where the plan judged them: what the caps buy.
+  for (const sim::PolicyPlan& p : plan.policies) {
+    if (&p == chosen) continue;
+    const auto risk = sim::CountRiskAt(plan, p.policy, chosen->max_servers);
+    if (!risk || risk->unseen_weeks == 0) continue;
+    answer += fmt::format("; {} at {}: {}", p.policy, chosen->max_servers, WeeksWithEvents(*risk));
   }
-  answer +=
-      fmt::format("; safe on {} of {} planning{} and {} of {} unseen weeks", plan.planning_weeks,
-                  plan.planning_weeks, stress.empty() ? "" : " weeks" + stress,
-                  chosen->validated_weeks, plan.validation_weeks);
   // The capping policy the unseen weeks lowered most (else the uncapped row): what planning on
   // the planning weeks alone would have missed.
   const sim::PolicyPlan* lowered = nullptr;

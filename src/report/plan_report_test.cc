@@ -32,11 +32,26 @@ TEST(PlanReportTest, AnswerComesFromThePlan) {
   EXPECT_EQ(PlanQuestion(r.plan),
             "How many servers fit in the row's 260 kW power budget (provisioned for 40) while "
             "the latency SLO holds and the brake never engages?");
+  // Without the answers' unseen weeks judged, no risk to state.
+  EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
+            "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40); safe "
+            "on 1 planning week; weekly risk not bounded; none: 1 of 2 unseen weeks failed at 41 "
+            "servers, first unseen week 1 (seed 1007): over budget 1 time");
+  // The answer's unseen weeks (its power verdicts) and the uncapped row's at the same count.
+  for (int week : {1, 2}) {
+    r.plan.runs.push_back(testing::SampleRun("polca", 49, 1));
+    r.plan.runs.back().week = week;
+    r.plan.runs.push_back(testing::SampleRun("none", 49, 1));
+    r.plan.runs.back().week = week;
+    r.plan.runs.back().over_budget_episodes = week == 1 ? 2 : 0;
+  }
   // LP P50 +4.1% of +5% is nearer its bound than HP P50 +0.5% of +1%.
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
             "polca fits 49 servers, +22.5% over 40, LP P50 +4.1%, 0 brakes (uncapped: 40); safe "
-            "on 1 of 1 planning and 2 of 2 unseen weeks; none: 1 of 2 unseen weeks failed at 41 "
-            "servers, first unseen week 1 (seed 1007): over budget 1 time");
+            "on 1 planning week; 0 power events in 2 unseen weeks, weekly risk at most 77.6% "
+            "(95%); none at 49: 1 of 2 weeks with a power event (50.0%, at most 97.5%); none: 1 "
+            "of 2 unseen weeks failed at 41 servers, first unseen week 1 (seed 1007): over "
+            "budget 1 time");
   // A capping policy the unseen weeks lowered is named before the uncapped row.
   r.plan.policies[2].searched_servers = 41;
   r.plan.policies[2].validation_failure =
@@ -50,7 +65,8 @@ TEST(PlanReportTest, AnswerComesFromThePlan) {
   r.plan.policies[1].max_servers = 44;
   r.plan.policies[1].extra_pct = 10;
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
-            "polca fits 44 servers, +10.0% over 40, HP P50 +0.9%, 0 brakes (uncapped: 40)");
+            "polca fits 44 servers, +10.0% over 40, HP P50 +0.9%, 0 brakes (uncapped: 40); safe "
+            "on 1 planning week; weekly risk not bounded (no unseen weeks)");
   r.plan.policies[1].max_servers = 0;
   EXPECT_EQ(PlanAnswer(r.plan, r.inputs.slo),
             "No capping policy keeps the SLO even at the provisioned 40 servers");

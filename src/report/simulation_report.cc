@@ -144,7 +144,7 @@ std::string PlanTable(const sim::CapacityPlan& plan, const format::TextStyle& st
                                                     {"PEAK"},
                                                     {"BRAKES"},
                                                     {"CAPPED"}};
-  if (unseen) columns.push_back({"UNSEEN"});
+  if (unseen) columns.push_back({"UNSEEN RISK"});
   columns.push_back({"NEXT SERVER FAILS ON", format::TextTable::Align::kLeft});
   format::TextTable table(columns);
   for (const sim::PolicyPlan& p : plan.policies) {
@@ -189,10 +189,13 @@ std::string PlanWeeks(const sim::CapacityPlan& plan) {
     out += fmt::format(" and stress case{} {}", plan.stress_cases.size() == 1 ? "" : "s",
                        fmt::join(plan.stress_cases, ", "));
   }
-  if (plan.validation_weeks == 0) return out + "; no unseen weeks";
-  return out + fmt::format("; every answer checked on {} unseen week{} ({})", plan.validation_weeks,
-                           plan.validation_weeks == 1 ? "" : "s",
-                           seeds(searched, searched + plan.validation_weeks));
+  if (plan.validation_weeks == 0) return out + "; no unseen weeks, no weekly risk bound";
+  return out + fmt::format(
+                   "\na count fits only if its weekly risk of a power event, bounded from {} "
+                   "unseen week{} ({}) at {:g}% confidence, is at most {:g}%",
+                   plan.validation_weeks, plan.validation_weeks == 1 ? "" : "s",
+                   seeds(searched, searched + plan.validation_weeks), plan.confidence * 100,
+                   plan.max_weekly_risk * 100);
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ std::vector<CountRisk> PlanRisk(const CapacityPlan& plan) {
       if (r.week >= SearchedWeeks(plan)) {
         ++c.unseen_weeks;
         if (event) ++c.unseen_weeks_with_power_event;
+        if (r.near_budget) ++c.unseen_weeks_near_budget;
       }
       c.worst_peak_frac = std::max(c.worst_peak_frac, r.peak_frac);
       c.smallest_margin_w = r.budget_w * (1 - c.worst_peak_frac);
@@ -50,12 +51,23 @@ std::vector<CountRisk> PlanRisk(const CapacityPlan& plan) {
     for (auto& [servers, c] : by_servers) {
       if (c.unseen_weeks > 0) {
         c.unseen_risk_upper =
-            WeeklyRiskUpperBound(c.unseen_weeks_with_power_event, c.unseen_weeks, kRiskConfidence);
+            WeeklyRiskUpperBound(c.unseen_weeks_with_power_event + c.unseen_weeks_near_budget,
+                                 c.unseen_weeks, plan.confidence);
+        c.unseen_risk_lower =
+            WeeklyRiskLowerBound(c.unseen_weeks_with_power_event, c.unseen_weeks, plan.confidence);
       }
       out.push_back(std::move(c));
     }
   }
   return out;
+}
+
+std::optional<CountRisk> CountRiskAt(const CapacityPlan& plan, const std::string& policy,
+                                     int servers) {
+  for (CountRisk& c : PlanRisk(plan)) {
+    if (c.policy == policy && c.servers == servers) return std::move(c);
+  }
+  return std::nullopt;
 }
 
 CapacityBounds CapacityUnderSlo(const CapacityPlan& plan, const std::string& policy,

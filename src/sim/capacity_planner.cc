@@ -12,6 +12,7 @@
 
 #include "policy/policy_factory.h"
 #include "sim/plan_runs.h"
+#include "sim/weekly_risk.h"
 
 namespace headroom::sim {
 namespace {
@@ -52,29 +53,58 @@ std::vector<StressCase> StressCases(const Scenario& s, const PlanOptions& option
   return out;
 }
 
+// The risk a count may carry and at what confidence, from the options or else the scenario.
+core::Status ChooseRisk(const Scenario& s, const PlanOptions& options, CapacityPlan* plan) {
+  plan->max_weekly_risk = options.max_weekly_risk.value_or(s.plan_max_weekly_risk);
+  plan->confidence = options.confidence.value_or(s.plan_confidence);
+  return ValidateRiskTarget(plan->max_weekly_risk, plan->confidence);
+}
+
+// The unseen weeks of a synthesized workload: as many as asked, at least as many as a count
+// needs, all clean, to meet the risk target (0: no risk bound, asked for explicitly).
+core::Result<int> UnseenWeeks(const Scenario& s, const PlanOptions& options,
+                              const CapacityPlan& plan) {
+  const int needed = CleanWeeksNeeded(plan.max_weekly_risk, plan.confidence);
+  const std::optional<int> asked =
+      options.validate_weeks ? options.validate_weeks : s.plan_validate_weeks;
+  if (!asked) return needed;
+  if (*asked > 0 && *asked < needed) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "{} {}: {} unseen week{} cannot bound the weekly risk at or below {}% at {}% "
+        "confidence, even all clean: {} would (or 0: no risk bound)",
+        options.validate_weeks ? "--validate" : "plan.validate_weeks", *asked, *asked,
+        *asked == 1 ? "" : "s", plan.max_weekly_risk * 100, plan.confidence * 100, needed)));
+  }
+  return *asked;
+}
+
 // The weeks a plan runs: how many of each, from the options or else the scenario.
 core::Status ChooseWeeks(const Scenario& s, const PlanOptions& options, CapacityPlan* plan) {
-  for (const auto& [flag, value] :
-       {std::pair{"--weeks", options.weeks}, std::pair{"--validate", options.validate_weeks}}) {
-    const int min = std::string_view(flag) == "--weeks" ? 1 : 0;
-    if (value && (*value < min || *value > kMaxPlanWeeks)) {
-      return core::Fail(core::Error::InvalidArgument(
-          fmt::format("{} {}: expected {} to {} weeks", flag, *value, min, kMaxPlanWeeks)));
-    }
+  if (options.weeks && (*options.weeks < 1 || *options.weeks > kMaxPlanWeeks)) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--weeks {}: expected 1 to {} weeks", *options.weeks, kMaxPlanWeeks)));
   }
+  if (options.validate_weeks &&
+      (*options.validate_weeks < 0 || *options.validate_weeks > kMaxUnseenWeeks)) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--validate {}: expected 0 to {} weeks", *options.validate_weeks, kMaxUnseenWeeks)));
+  }
+  HEADROOM_RETURN_IF_ERROR(ChooseRisk(s, options, plan));
   if (!SynthesizedWorkload(s, options.trace)) {
-    // A real trace is the same whatever the seed: one week, none unseen.
-    if (options.weeks.value_or(1) > 1 || options.validate_weeks.value_or(0) > 0) {
+    // A real trace is the same whatever the seed: one week, none unseen, no risk to bound.
+    if (options.weeks.value_or(1) > 1 || options.validate_weeks.value_or(0) > 0 ||
+        options.max_weekly_risk || options.confidence) {
       return core::Fail(core::Error::InvalidArgument(fmt::format(
-          "--weeks/--validate: the workload '{}' replays real traces, the same whatever the "
-          "seed; more weeks need a synthesized one (--trace synth-week)",
+          "--weeks/--validate/--max-weekly-risk/--confidence: the workload '{}' replays real "
+          "traces, the same whatever the seed; more weeks, and a weekly risk, need a "
+          "synthesized one (--trace synth-week)",
           options.trace.empty() ? "scenario" : options.trace)));
     }
     plan->planning_weeks = 1;
     plan->validation_weeks = 0;
   } else {
     plan->planning_weeks = options.weeks.value_or(s.plan_weeks);
-    plan->validation_weeks = options.validate_weeks.value_or(s.plan_validate_weeks);
+    HEADROOM_ASSIGN_OR_RETURN(plan->validation_weeks, UnseenWeeks(s, options, *plan));
   }
   for (int w = 0; w < plan->planning_weeks; ++w) {
     plan->week_seeds.push_back(s.seed + static_cast<std::uint64_t>(w));
@@ -131,12 +161,23 @@ class CapacitySearch {
     std::string first_failure, last_failure;  // "unseen week 1 (seed 1001): 1 brake event"
   };
 
+  // The power verdicts of a count's unseen weeks: how many had a power event, the bound on the
+  // weekly risk, and the first such week.
+  struct Risk {
+    int events = 0;
+    double upper = 1;
+    int first_week = -1;
+    std::string why;
+  };
+
   bool ActsBy(const std::string& p, int n) const;
-  core::Status RunJobs(const std::vector<Job>& jobs, const Ahead& ahead, bool power_only = false,
-                       const std::vector<sim::Run>& early = {});
+  std::optional<Risk> RiskOn(const std::string& p, int n, std::vector<Job>* missing) const;
+  void UnseenAt(const std::string& p, int n, Ahead* out) const;
+  core::Status RunJobs(const std::vector<Job>& jobs, const Ahead& ahead, bool power_only = false);
   std::vector<std::pair<sim::Run, int>> Ordered(const std::vector<Job>& todo,
                                                 bool power_only) const;
   void Record(const std::vector<std::pair<sim::Run, int>>& needed);
+  void Keep(const Job& job, RunSummary summary);
   std::optional<Verdict> VerdictOn(const std::string& p, int n, int from, int to,
                                    std::vector<Job>* missing, bool in_turn = false) const;
   Verdict Judge(const std::string& p, int n, int from, int to) const;
@@ -149,6 +190,7 @@ class CapacitySearch {
   bool AdvanceSearches(std::vector<Job>* jobs);
   Ahead AheadOfSearch(const std::vector<Job>& jobs) const;
   core::Status CheckUnseenWeeks();
+  std::string RiskFailure(const Risk& risk) const;
   bool AdvanceChecks(std::vector<Job>* jobs);
   core::Status RunRisk();
   PolicyPlan AnswerFor(std::size_t k) const;
@@ -189,8 +231,11 @@ CapacitySearch::CapacitySearch(const ResolvedScenario& scenario, const PlanOptio
       pool_(
           options.threads, options.stop,
           [this](const sim::Run& r, const std::atomic<bool>* stop) {
-            return RunOne(weeks_[static_cast<std::size_t>(r.job.week)], r, options_, recordings_,
-                          shadows_, stop);
+            const ResolvedScenario& week = weeks_[static_cast<std::size_t>(r.job.week)];
+            if (r.job.week >= planning_ && !r.job.whole) {
+              return JudgeOne(week, r.job, options_, shadows_, stop);
+            }
+            return RunOne(week, r, options_, recordings_, shadows_, stop);
           },
           [this](const RunSummary& r) {
             return !r.stopped_early &&
@@ -203,10 +248,10 @@ CapacitySearch::CapacitySearch(const ResolvedScenario& scenario, const PlanOptio
   plan_.baseline_servers = n0_;
   const int rounds_estimate =
       static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max_ - n0_ + 2))));
-  const int risk_estimate = plan_.risk_beyond > 0 ? (n_max_ - n0_ + 1) / 2 * planning_ : 0;
-  total_estimate_ = (rounds_estimate * planning_ + plan_.validation_weeks + risk_estimate) *
-                        static_cast<int>(policies_.size()) * 2 +
-                    1;
+  total_estimate_ =
+      (rounds_estimate * planning_ * 2 + plan_.validation_weeks * (2 * plan_.risk_beyond + 1)) *
+          static_cast<int>(policies_.size()) +
+      1;
 }
 
 core::Result<CapacityPlan> CapacitySearch::Plan() {
@@ -216,7 +261,9 @@ core::Result<CapacityPlan> CapacitySearch::Plan() {
   HEADROOM_RETURN_IF_ERROR(RunRisk());
   plan_.baseline = done_.at({uncapped_, n0_, 0});
   for (std::size_t k = 0; k < policies_.size(); ++k) plan_.policies.push_back(AnswerFor(k));
-  for (const auto& [key, r] : done_) plan_.runs.push_back(r);
+  for (const auto& [key, r] : done_) {
+    if (!key.whole) plan_.runs.push_back(r);  // a whole week stands for its verdict
+  }
   plan_.replayed_simulations = recordings_.replays();
   return std::move(plan_);
 }
@@ -233,11 +280,9 @@ bool CapacitySearch::ActsBy(const std::string& p, int n) const {
 }
 
 // Runs the jobs not yet done (each once, in the order asked), with `ahead` the runs the plan
-// will probably ask for next (RunPool), and `early` runs it will almost surely ask for later:
-// run now as if needed (done when this returns) and kept until asked for. Runs left for the
-// plan's last round would leave a thread idle beside them.
+// will probably ask for next (RunPool).
 core::Status CapacitySearch::RunJobs(const std::vector<Job>& jobs, const Ahead& ahead,
-                                     bool power_only, const std::vector<sim::Run>& early) {
+                                     bool power_only) {
   std::vector<Job> todo;
   for (const Job& j : jobs) {
     if (!done_.count(j) && std::find(todo.begin(), todo.end(), j) == todo.end()) {
@@ -253,13 +298,7 @@ core::Status CapacitySearch::RunJobs(const std::vector<Job>& jobs, const Ahead& 
   }
   if (todo.empty()) return core::Ok();
   const std::vector<std::pair<sim::Run, int>> needed = Ordered(todo, power_only);
-  std::vector<std::pair<sim::Run, int>> asked = needed;
-  for (const sim::Run& r : early) {
-    if (!done_.count(r.job) && std::find(todo.begin(), todo.end(), r.job) == todo.end()) {
-      asked.push_back({r, -1});
-    }
-  }
-  HEADROOM_RETURN_IF_ERROR(pool_.Need(asked, std::move(speculative)));
+  HEADROOM_RETURN_IF_ERROR(pool_.Need(needed, std::move(speculative)));
   Record(needed);
   if (options_.progress) options_.progress(plan_.simulations, total_estimate_);
   return core::Ok();
@@ -275,12 +314,15 @@ std::vector<std::pair<sim::Run, int>> CapacitySearch::Ordered(const std::vector<
   std::vector<Job> baselines, others;
   for (const Job& j : todo) (j.policy == uncapped_ ? baselines : others).push_back(j);
   std::vector<std::pair<sim::Run, int>> needed;
-  for (const Job& j : Interleaved(baselines)) needed.push_back({{j, power_only}, -1});
+  for (const Job& j : Interleaved(baselines)) needed.push_back({{j, power_only || j.whole}, -1});
   for (const Job& j : Interleaved(others)) {
-    const auto base = std::find_if(needed.begin(), needed.end(), [&](const auto& b) {
-      return b.first.job == Job{uncapped_, j.servers, j.week};
-    });
-    const bool wait = base != needed.end() && !ActsBy(j.policy, j.servers);
+    Job uncapped = j;
+    uncapped.policy = uncapped_;
+    const auto base = std::find_if(needed.begin(), needed.end(),
+                                   [&](const auto& b) { return b.first.job == uncapped; });
+    // An unseen week's verdict waits whatever the policy did elsewhere: a verdict is short, and
+    // a policy that acts in the search (a brake above the answer) seldom acts on most weeks.
+    const bool wait = base != needed.end() && (j.week >= planning_ || !ActsBy(j.policy, j.servers));
     needed.push_back({{j, true}, wait ? static_cast<int>(base - needed.begin()) : -1});
   }
   return needed;
@@ -292,17 +334,24 @@ void CapacitySearch::Record(const std::vector<std::pair<sim::Run, int>>& needed)
     if (done_.count(r.job)) continue;  // shared by its baseline, just before
     const Outcome& outcome = pool_.Get(r);
     plan_.simulations += pool_.Take(r);
-    done_[r.job] = outcome.summary;
+    Keep(r.job, outcome.summary);
     if (outcome.summary.brake_events > 0 || outcome.summary.over_budget_episodes > 0) continue;
     for (const std::string& p : outcome.quiet) {
-      const Job same{p, r.job.servers, r.job.week};
+      Job same = r.job;
+      same.policy = p;
       if (done_.count(same)) continue;
       RunSummary shared = outcome.summary;
       shared.policy = p;
-      done_[same] = std::move(shared);
+      Keep(same, std::move(shared));
       ++plan_.shared_runs;
     }
   }
+}
+
+// A job's summary into done_; a whole unseen week's also in place of that week's verdict.
+void CapacitySearch::Keep(const Job& job, RunSummary summary) {
+  if (job.whole) done_[{job.policy, job.servers, job.week}] = summary;
+  done_[job] = std::move(summary);
 }
 
 // The verdict on weeks [from, to) against the uncapped row on each; nullopt while runs are
@@ -370,12 +419,18 @@ void CapacitySearch::BaselinesOf(const std::vector<Job>& asked, Ahead* out) cons
   }
 }
 
-// The risk runs past an answer (RunRisk): power only, no baseline waited for.
+// The unseen weeks' verdicts of policy p at n, a capping policy's after the uncapped row's on
+// the same week (which may share it).
+void CapacitySearch::UnseenAt(const std::string& p, int n, Ahead* out) const {
+  for (int w = planning_; w < all_weeks_; ++w) out->push_back({{{p, n, w}, true}, p != uncapped_});
+}
+
+// The risk runs around an answer (RunRisk): the unseen weeks' verdicts at every count within
+// risk_beyond of it.
 void CapacitySearch::RiskAt(const std::string& p, int answer, Ahead* out) const {
-  const int top = std::min(n_max_, std::max(answer, n0_) + plan_.risk_beyond);
-  for (int n = std::max(answer + 1, n0_); n <= top; ++n) {
-    for (int w = 0; w < planning_; ++w) out->push_back({{{p, n, w}, true}, false});
-  }
+  const int from = std::max(n0_, answer - plan_.risk_beyond);
+  const int to = std::min(n_max_, std::max(answer, n0_) + plan_.risk_beyond);
+  for (int n = from; n <= to; ++n) UnseenAt(p, n, out);
 }
 
 // Monotone in practice: more servers at the same per-server load, more power. A search gallops
@@ -452,8 +507,7 @@ CapacitySearch::Ahead CapacitySearch::AheadOfSearch(const std::vector<Job>& jobs
   BaselinesOf(jobs, &ahead);
   for (std::size_t k = 0; k < policies_.size(); ++k) {
     if (search_[k].next || search_[k].lo < n0_) continue;
-    WeeksAt(policies_[k], search_[k].lo, planning_, all_weeks_, &ahead);
-    RiskAt(policies_[k], search_[k].lo, &ahead);
+    UnseenAt(policies_[k], search_[k].lo, &ahead);
   }
   for (std::size_t k = 0; k < policies_.size(); ++k) {
     if (search_[k].next) WeeksAt(policies_[k], *search_[k].next, 0, planning_, &ahead);
@@ -471,8 +525,9 @@ CapacitySearch::Ahead CapacitySearch::AheadOfSearch(const std::vector<Job>& jobs
   return ahead;
 }
 
-// Each answer on the unseen weeks, lowered one server at a time until it holds on all of them
-// (below the search's answer the planning weeks were assumed, not simulated: checked too).
+// Each answer on the unseen weeks, lowered one server at a time until its weekly risk, bounded
+// from their power verdicts, meets the target (below the search's answer the planning weeks were
+// assumed, not simulated: checked too).
 core::Status CapacitySearch::CheckUnseenWeeks() {
   for (const Search& sr : search_) {
     checks_.push_back({sr.lo, plan_.validation_weeks == 0 || sr.lo < n0_, "", ""});
@@ -481,16 +536,46 @@ core::Status CapacitySearch::CheckUnseenWeeks() {
   while (AdvanceChecks(&jobs)) {
     Ahead ahead;
     BaselinesOf(jobs, &ahead);
-    // The risk past each answer as it stands: asked for at the end unless a check lowers it.
-    Ahead risk;
+    // The risk around each answer as it stands: asked for at the end unless a check lowers it.
     for (std::size_t k = 0; k < policies_.size(); ++k) {
-      RiskAt(policies_[k], checks_[k].servers, &risk);
+      RiskAt(policies_[k], checks_[k].servers, &ahead);
     }
-    std::vector<sim::Run> early;
-    for (const auto& [r, wait] : risk) early.push_back(r);
-    HEADROOM_RETURN_IF_ERROR(RunJobs(jobs, ahead, /*power_only=*/false, early));
+    HEADROOM_RETURN_IF_ERROR(RunJobs(jobs, ahead));
   }
   return core::Ok();
+}
+
+// The verdicts of policy p's unseen weeks at n; nullopt while some are missing (added to
+// `missing`). A verdict near the budget (PowerVerdict's near_budget) is replaced by its whole
+// week, run exactly, where the count's fit depends on it: where it fails on the events found
+// already, or fits even if every near week had one, the near weeks are not run.
+std::optional<CapacitySearch::Risk> CapacitySearch::RiskOn(const std::string& p, int n,
+                                                           std::vector<Job>* missing) const {
+  Risk risk;
+  bool complete = true;
+  std::vector<int> near;
+  for (int w = planning_; w < all_weeks_; ++w) {
+    const auto r = done_.find({p, n, w});
+    if (r == done_.end()) {
+      missing->push_back({p, n, w});
+      complete = false;
+      continue;
+    }
+    if (r->second.near_budget) near.push_back(w);
+    std::string why = PowerViolation(r->second, s_.slo);
+    if (why.empty()) continue;
+    if (risk.events++ == 0) risk.first_week = w, risk.why = std::move(why);
+  }
+  if (!complete) return std::nullopt;
+  const int weeks = plan_.validation_weeks;
+  risk.upper = WeeklyRiskUpperBound(risk.events, weeks, plan_.confidence);
+  const int worst = std::min(weeks, risk.events + static_cast<int>(near.size()));
+  if (risk.upper <= plan_.max_weekly_risk &&
+      WeeklyRiskUpperBound(worst, weeks, plan_.confidence) > plan_.max_weekly_risk) {
+    for (int w : near) missing->push_back({p, n, w, /*whole=*/true});
+    return std::nullopt;
+  }
+  return risk;
 }
 
 // Advances every check whose weeks are all run; what is missing into `jobs`. Whether any check
@@ -501,21 +586,23 @@ bool CapacitySearch::AdvanceChecks(std::vector<Job>* jobs) {
   for (std::size_t k = 0; k < policies_.size(); ++k) {
     Check& c = checks_[k];
     while (!c.settled && c.servers >= n0_) {
-      const int from = c.servers == search_[k].lo ? planning_ : 0;
-      const auto v = VerdictOn(policies_[k], c.servers, from, all_weeks_, jobs);
-      if (!v) {
+      std::optional<Verdict> v = Verdict{};
+      if (c.servers < search_[k].lo) v = VerdictOn(policies_[k], c.servers, 0, planning_, jobs);
+      const std::optional<Risk> risk = RiskOn(policies_[k], c.servers, jobs);
+      if (!v || !risk) {
         checking = true;
         break;
       }
-      if (v->keeps) {
+      if (!v->keeps) {
+        c.last_failure = fmt::format("{}: {}", WeekName(plan_, v->week), v->why);
+      } else if (risk->upper <= plan_.max_weekly_risk) {
         c.settled = true;
         break;
-      }
-      c.last_failure = fmt::format("{}: {}", WeekName(plan_, v->week), v->why);
-      if (c.first_failure.empty()) {  // at the search's answer: the unseen weeks alone
-        c.first_failure =
-            fmt::format("{} of {} unseen weeks failed at {} servers, first {}: {}", v->broken,
-                        plan_.validation_weeks, c.servers, WeekName(plan_, v->week), v->why);
+      } else {
+        c.last_failure = RiskFailure(*risk);
+        if (c.first_failure.empty()) {  // at the search's answer
+          c.first_failure = fmt::format("at {} servers {}", c.servers, c.last_failure);
+        }
       }
       --c.servers;
     }
@@ -523,19 +610,32 @@ bool CapacitySearch::AdvanceChecks(std::vector<Job>* jobs) {
   return checking;
 }
 
-// The risk at each count up to a few beyond each answer (or, for a policy that fits none, from
-// the provisioned row), on every week the search decides on: the search itself stopped at the
-// first week that failed there. Only the power matters here: no baselines are asked for, and
-// every run, the uncapped row's too, stops at its first power event.
+// The risk at every count within risk_beyond of each answer (or, for a policy that fits none,
+// of the provisioned row), and at the chosen answer, on every unseen week: their power verdicts.
 core::Status CapacitySearch::RunRisk() {
-  if (plan_.risk_beyond <= 0) return core::Ok();
+  if (plan_.validation_weeks == 0) return core::Ok();
+  int chosen = 0;
+  for (std::size_t k = 0; k < policies_.size(); ++k) {
+    if (policies_[k] != uncapped_) chosen = std::max(chosen, checks_[k].servers);
+  }
   Ahead ahead;
   for (std::size_t k = 0; k < policies_.size(); ++k) {
     RiskAt(policies_[k], checks_[k].servers, &ahead);
+    if (chosen >= n0_) UnseenAt(policies_[k], chosen, &ahead);
   }
   std::vector<Job> jobs;
   for (const auto& [r, wait] : ahead) jobs.push_back(r.job);
   return RunJobs(jobs, {}, /*power_only=*/true);
+}
+
+// "1 of 59 unseen weeks had a power event (weekly risk at most 7.9% at 95%, above 5%), first
+// unseen week 3 (seed 1003): 1 brake event"
+std::string CapacitySearch::RiskFailure(const Risk& risk) const {
+  return fmt::format(
+      "{} of {} unseen weeks had a power event (weekly risk at most {:.1f}% at {:g}%, above "
+      "{:g}%), first {}: {}",
+      risk.events, plan_.validation_weeks, risk.upper * 100, plan_.confidence * 100,
+      plan_.max_weekly_risk * 100, WeekName(plan_, risk.first_week), risk.why);
 }
 
 PolicyPlan CapacitySearch::AnswerFor(std::size_t k) const {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "sim/power_verdict.h"
 #include "sim/row_simulator.h"
 #include "sim/run_summary.h"
 #include "sim/scenario.h"
@@ -44,12 +45,17 @@ struct PolicyPlan {
 
 struct CapacityPlan {
   int baseline_servers = 0;
-  // PlanOptions::risk_beyond as run: PlanRisk covers every count from each answer to this many
-  // beyond it (bounded by the search's range) on every searched week.
+  // PlanOptions::risk_beyond as run: PlanRisk covers every count within this many of each
+  // answer (bounded by the search's range) on every unseen week.
   int risk_beyond = 0;
   RunSummary baseline;  // none, at the provisioned servers, on the first planning week
   int planning_weeks = 1;
+  // The unseen weeks, each judged by its power verdict (sim/power_verdict.h): a count fits only
+  // if its weekly risk, bounded from them at `confidence`, is at most max_weekly_risk. 0: no
+  // risk bound (a real trace, or --validate 0).
   int validation_weeks = 0;
+  double max_weekly_risk = 0.05;
+  double confidence = 0.95;
   // The stress cases every kept count also passed (DescribeStress), weeks planning_weeks on.
   std::vector<std::string> stress_cases;
   // By week index: the planning weeks, the stress cases (planning week 1's seed), the unseen.
@@ -104,24 +110,37 @@ struct CountRisk {
   double smallest_margin_w = 0;  // budget less the highest peak; negative over budget
   double most_capped_fraction = 0;
   // Of those, the weeks the search never saw (its unseen weeks): the weekly risk is bounded
-  // from these alone (sim/weekly_risk.h, at kRiskConfidence), 1 where there are none.
+  // from these alone (sim/weekly_risk.h, each bound one-sided at the plan's confidence): at
+  // most unseen_risk_upper (1 where there are none), at least unseen_risk_lower. A week whose
+  // power verdict came near the budget and was not run whole (RunSummary::near_budget) counts
+  // as a power event for the upper bound and as none for the lower.
   int unseen_weeks = 0;
   int unseen_weeks_with_power_event = 0;
+  int unseen_weeks_near_budget = 0;
   double unseen_risk_upper = 1;
+  double unseen_risk_lower = 0;
 };
 // In the order of plan.policies, then by servers.
 std::vector<CountRisk> PlanRisk(const CapacityPlan& plan);
+// PlanRisk's entry for `policy` at `servers`; nullopt where the plan ran none.
+std::optional<CountRisk> CountRiskAt(const CapacityPlan& plan, const std::string& policy,
+                                     int servers);
 
 struct PlanOptions {
   std::vector<std::string> policies;  // empty: the scenario's plan.policies
   std::string trace;                  // as MakeWorkload
   std::optional<int> weeks;           // planning weeks; default: the scenario's plan.weeks
   std::optional<int> validate_weeks;  // unseen weeks; default: the scenario's plan.validate_weeks
-  // Run every count from each policy's answer to this many beyond it on every planning week and
-  // stress case (each run stopped at its first power event), for the risk (PlanRisk); default:
-  // the scenario's plan.risk_beyond.
+  // The risk target and its confidence; default: the scenario's plan.max_weekly_risk,
+  // plan.confidence.
+  std::optional<double> max_weekly_risk;
+  std::optional<double> confidence;
+  // Judge every count within this many of each policy's answer, and the chosen answer, on every
+  // unseen week, for the risk (PlanRisk); default: the scenario's plan.risk_beyond.
   std::optional<int> risk_beyond;
   std::optional<std::vector<StressCase>> stress;  // default: the scenario's plan.stress
+  // How each unseen week's power verdict is judged (sim/power_verdict.h).
+  VerdictOptions verdict;
   int threads = 1;
   // Keep each run's row power in at most about this many windows (RunSummary::power); 0: none.
   int power_windows = 0;

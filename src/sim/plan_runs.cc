@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "policy/policy_factory.h"
+#include "sim/power_verdict.h"
 #include "sim/scenario_run.h"
 #include "sim/workload.h"
 
@@ -85,6 +86,19 @@ core::Result<Outcome> RunOne(const ResolvedScenario& scenario, const Run& job,
   out.summary = Summarize(result);
   out.summary.week = job.job.week;
   out.summary.power_window_s = run.power_window_periods * period_s;
+  return out;
+}
+
+core::Result<Outcome> JudgeOne(const ResolvedScenario& scenario, const Job& job,
+                               const PlanOptions& options, const std::vector<std::string>& shadows,
+                               const std::atomic<bool>* stop) {
+  const bool uncapped = job.policy == policy::kUncappedPolicy;
+  HEADROOM_ASSIGN_OR_RETURN(
+      PowerVerdict verdict,
+      JudgePower(scenario, job.policy, job.servers, options.trace, options.verdict,
+                 uncapped ? shadows : std::vector<std::string>{}, stop));
+  Outcome out{.summary = std::move(verdict.summary), .quiet = std::move(verdict.quiet)};
+  out.summary.week = job.week;
   return out;
 }
 

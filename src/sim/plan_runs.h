@@ -34,6 +34,9 @@ struct Job {
   std::string policy;
   int servers = 0;
   int week = 0;
+  // An unseen week run whole and exactly, where its power verdict came near the budget and the
+  // count's fit depends on it (it then stands for the verdict).
+  bool whole = false;
   auto operator<=>(const Job&) const = default;
 };
 
@@ -112,6 +115,12 @@ core::Result<Outcome> RunOne(const ResolvedScenario& scenario, const Run& job,
                              const PlanOptions& options, WeekRecordings& recordings,
                              const std::vector<std::string>& shadows,
                              const std::atomic<bool>* stop);
+
+// A job on an unseen week: its power verdict (sim/power_verdict.h), the uncapped row's with
+// `shadows` beside it.
+core::Result<Outcome> JudgeOne(const ResolvedScenario& scenario, const Job& job,
+                               const PlanOptions& options, const std::vector<std::string>& shadows,
+                               const std::atomic<bool>* stop);
 
 // The plan's runs on `threads` threads that live as long as the plan. The plan asks for the
 // runs it needs (Need, which returns once they have all run) and names the runs it will

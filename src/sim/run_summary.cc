@@ -43,6 +43,7 @@ RunSummary Summarize(const RowResult& r) {
       r.simulated_s > 0 ? r.capped_server_seconds / (r.simulated_s * r.servers) : 0;
   s.energy_j = r.energy_j;
   s.stopped_early = r.stopped_early;
+  s.simulated_s = r.simulated_s;
   s.power = r.power_windows;
   for (const policy::Event& e : r.events) {
     if (e.to == "brake") s.brake_s.push_back(core::ToSeconds(e.at));

@@ -28,7 +28,14 @@ struct RunSummary {
   double capped_server_fraction = 0;  // share of server-time under a cap
   double energy_j = 0;
   bool stopped_early = false;  // stopped at its first power event: metrics cover part of the trace
-  int week = 0;                // PlanCapacity's week index (CapacityPlan::week_seeds); else 0
+  // A week's power verdict (sim/power_verdict.h): only its hot windows were simulated, their
+  // power alone summarized (no latencies, no mean power, no energy).
+  bool power_verdict = false;
+  // A power verdict without a power event whose windows came within its margin of the budget:
+  // not decided by the windows alone (the whole week decides, where a plan needs it to).
+  bool near_budget = false;
+  double simulated_s = 0;  // the span simulated, drain included
+  int week = 0;            // PlanCapacity's week index (CapacityPlan::week_seeds); else 0
   // The run's row power in windows of power_window_s (PlanOptions::power_windows; else empty)
   // and when the brake engaged: what a report plots of it, kept with every run of a plan.
   std::vector<PowerWindow> power;

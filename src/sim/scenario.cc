@@ -411,8 +411,9 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   }
   if (doc.Has("plan")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
-    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys(
-        {"policies", "max_extra_pct", "weeks", "validate_weeks", "stress", "risk_beyond"}));
+    HEADROOM_RETURN_IF_ERROR(
+        plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks", "validate_weeks",
+                             "max_weekly_risk", "confidence", "stress", "risk_beyond"}));
     if (plan.Has("stress")) HEADROOM_RETURN_IF_ERROR(ParseStressList(plan, s));
     if (plan.Has("policies")) {
       HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
@@ -420,8 +421,16 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
     HEADROOM_RETURN_IF_ERROR(
         OptionalNumberInto(plan, "max_extra_pct", 0, 1000, &s.plan_max_extra_pct));
     HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(plan, "weeks", 1, kMaxPlanWeeks, &s.plan_weeks));
+    if (plan.Has("validate_weeks")) {
+      int weeks = 0;
+      HEADROOM_RETURN_IF_ERROR(
+          OptionalNumberInto(plan, "validate_weeks", 0, kMaxUnseenWeeks, &weeks));
+      s.plan_validate_weeks = weeks;
+    }
+    // (0, 1) and (0.5, 1): the ends themselves are refused when the plan starts, naming the key.
     HEADROOM_RETURN_IF_ERROR(
-        OptionalNumberInto(plan, "validate_weeks", 0, kMaxPlanWeeks, &s.plan_validate_weeks));
+        OptionalNumberInto(plan, "max_weekly_risk", 0, 1, &s.plan_max_weekly_risk));
+    HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(plan, "confidence", 0.5, 1, &s.plan_confidence));
     HEADROOM_RETURN_IF_ERROR(
         OptionalNumberInto(plan, "risk_beyond", 0, kMaxRiskBeyond, &s.plan_risk_beyond));
   }

@@ -71,6 +71,13 @@ struct WorkloadConfig {
   // Synthesize long traces from the real ones (absent: replay the real traces, scaled).
   std::optional<SynthParams> synth;
   double target_baseline_peak = 0;  // documentation of the calibration (plan --calibrate)
+  // Not a key: only the synthesized trace's arrivals in [begin, end) of its own time, stamped
+  // from begin (SynthParams::window_begin): a power verdict's window (sim/power_verdict.h).
+  struct Window {
+    core::Duration begin{};
+    core::Duration end{};
+  };
+  std::optional<Window> synth_window;
 };
 
 // A stressed copy of a planning week that a plan must also survive: the same seed as planning
@@ -128,10 +135,16 @@ struct Scenario {
   int plan_max_extra_pct = 60;  // search up to servers x (1 + this/100)
   // Weeks of a synthesized workload (seeds seed, seed + 1, ...) every count the search keeps must
   // pass, and unseen weeks (seeds from seed + kValidationSeedOffset) its answer is checked on.
+  // The unseen weeks are judged on their power alone (sim/power_verdict.h): absent, as many as a
+  // count needs, all clean, to bound its weekly risk at plan_max_weekly_risk (CleanWeeksNeeded).
   int plan_weeks = 1;
-  int plan_validate_weeks = 2;
-  // The risk at every count from the provisioned row to this many servers beyond each policy's
-  // answer, on every planning week and stress case (0: at the counts the search ran only).
+  std::optional<int> plan_validate_weeks;
+  // A count fits only if the chance of a power event in a week, bounded from its unseen weeks at
+  // this confidence (one-sided, Clopper-Pearson), is at most this.
+  double plan_max_weekly_risk = 0.05;
+  double plan_confidence = 0.95;
+  // The risk on the unseen weeks at every count within this many servers of each policy's answer
+  // (and at the chosen policy's answer), for the risk table and curve.
   int plan_risk_beyond = 0;
   // Stress cases every count the search keeps must also pass (plan.stress).
   std::vector<StressCase> plan_stress;
@@ -170,6 +183,8 @@ struct ResolvedScenario {
 // The seed of a plan's unseen week v (0-based): far from any planning week's seed + k.
 inline constexpr std::uint64_t kValidationSeedOffset = 1000;
 inline constexpr int kMaxPlanWeeks = 100;
+// Unseen weeks a plan may judge a count on (a weekly risk of 0.05% at 95% needs 5,990).
+inline constexpr int kMaxUnseenWeeks = 10'000;
 inline constexpr int kMaxRiskBeyond = 100;
 
 }  // namespace headroom::sim

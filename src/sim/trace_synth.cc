@@ -23,13 +23,15 @@ constexpr double kShapeMin = -1 + kSecondHarmonic;
 constexpr std::uint64_t kArrivalStream = 0;
 constexpr std::uint64_t kBurstStream = 1;
 constexpr std::uint64_t kTokenStream = 2;
-// The envelope's pieces: short enough that the daily curve barely moves within one (its bound is
-// within 0.4% of the rate: almost every candidate is kept), long enough that starting a piece
-// (four cosines) costs little against the few hundred candidates it holds at a row's rates.
-// Margins far above the rounding of Shape (absolute: 1 + a(...) loses digits near a deep trough)
-// and of the rate's few operations (relative). A piece's end at a day's end is evaluated that far
-// inside the day, so that the weekly factor of the next day never enters its bounds.
-constexpr double kPieceS = 60;
+// The envelope's pieces lie within a block: short enough that the daily curve barely moves
+// within one (its bound is within 0.4% of the rate: almost every candidate is kept), long enough
+// that starting a piece (four cosines) and seeding a block's two generators cost little against
+// the few hundred candidates it holds at a row's rates; and the unit in which a stretch of a
+// trace can be generated alone (SynthParams::window_begin). Margins far above the rounding of Shape
+// (absolute: 1 + a(...) loses digits near a deep trough) and of the rate's few operations
+// (relative). A piece's end at a day's end is evaluated that far inside the day, so that the weekly
+// factor of the next day never enters its bounds.
+constexpr double kBlockS = 60;
 constexpr double kDayEdgeS = 1e-3;
 constexpr double kShapeRounding = 1e-12;
 constexpr double kBoundMargin = 1e-9;
@@ -63,6 +65,9 @@ core::Status CheckParams(const SynthParams& p) {
     return bad("burst size", p.burst_size, "at least 1");
   if (p.bursts_per_day > 0 && p.burst_length <= core::Duration::zero()) {
     return bad("burst length (s)", core::ToSeconds(p.burst_length), "above 0");
+  }
+  if (p.window_begin < core::Duration::zero() || p.window_begin >= p.duration) {
+    return bad("window begin (s)", core::ToSeconds(p.window_begin), "in [0, duration)");
   }
   return core::Ok();
 }
@@ -124,9 +129,7 @@ core::Result<std::unique_ptr<TraceSynth>> TraceSynth::Create(TraceSample sample,
 TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
     : sample_(std::move(sample)),
       params_(params),
-      arrivals_(DeriveSeed(params.seed, kArrivalStream)),
       bursts_(DeriveSeed(params.seed, kBurstStream)),
-      tokens_(DeriveSeed(params.seed, kTokenStream)),
       burst_end_s_(-std::numeric_limits<double>::infinity()) {
   const double mean = params.mean_rate_per_s > 0 ? params.mean_rate_per_s : sample_.mean_rate_per_s;
   target_rate_ = mean * params.rate_scale;
@@ -149,8 +152,18 @@ TraceSynth::TraceSynth(TraceSample sample, const SynthParams& params)
   // |d/dt (cos x + k cos 2x)| <= 1 + 2k, and x moves 2 pi a day.
   shape_slope_ = (std::max(1.0, params.weekend_factor) * weekly_norm_) * daily_amplitude_ *
                  (1 + 2 * kSecondHarmonic) * (2 * std::numbers::pi / core::kSecondsPerDay);
-  next_pair_ = UniformIndex(tokens_, sample_.pairs.size());
+  window_begin_s_ = core::ToSeconds(params.window_begin);
+  t_s_ = std::floor(window_begin_s_ / kBlockS) * kBlockS;
+  StartBlock();
   StartPiece();
+}
+
+void TraceSynth::StartBlock() {
+  const auto block = static_cast<std::uint64_t>(std::llround(t_s_ / kBlockS));
+  arrivals_.seed(DeriveSeed(DeriveSeed(params_.seed, kArrivalStream), block));
+  tokens_.seed(DeriveSeed(DeriveSeed(params_.seed, kTokenStream), block));
+  next_pair_ = UniformIndex(tokens_, sample_.pairs.size());
+  block_end_s_ = static_cast<double>(block + 1) * kBlockS;
 }
 
 double TraceSynth::Shape(double t_s) const {
@@ -170,10 +183,38 @@ double TraceSynth::DayEnd(double t_s) const {
 
 double TraceSynth::ExpectedRate(double t_s) const { return target_rate_ * Shape(t_s); }
 
+double TraceSynth::RateAt(double t_s, bool in_burst) const {
+  return target_rate_ * (in_burst ? params_.burst_size : 1.0) / burst_mean_ * Shape(t_s);
+}
+
+std::vector<std::pair<double, double>> TraceSynth::Bursts() const {
+  std::vector<std::pair<double, double>> out;
+  const double burst_rate = params_.bursts_per_day / core::kSecondsPerDay;
+  if (burst_rate <= 0) return out;
+  // The very draws InBurst makes, from a generator of its own.
+  std::mt19937_64 draws(DeriveSeed(params_.seed, kBurstStream));
+  const double length = core::ToSeconds(params_.burst_length);
+  for (double start = ExponentialDraw(draws, burst_rate); start < duration_s_;
+       start += ExponentialDraw(draws, burst_rate)) {
+    if (!out.empty() && start <= out.back().second) {
+      out.back().second = start + length;
+    } else {
+      out.emplace_back(start, start + length);
+    }
+  }
+  return out;
+}
+
+double TraceSynth::MeanTokens() const {
+  double sum = 0;
+  for (const TokenPair& p : sample_.pairs) sum += p.prompt_tokens + p.output_tokens;
+  return sum / static_cast<double>(sample_.pairs.size());
+}
+
 void TraceSynth::StartPiece() {
   const bool burst = InBurst(t_s_);
   const double day_end = DayEnd(t_s_);
-  double end = std::min({t_s_ + kPieceS, day_end, burst ? burst_end_s_ : next_burst_s_});
+  double end = std::min({block_end_s_, day_end, burst ? burst_end_s_ : next_burst_s_});
   end = std::max(end, std::nextafter(t_s_, std::numeric_limits<double>::infinity()));
   piece_end_s_ = end;
   rate_factor_ = target_rate_ * (burst ? params_.burst_size : 1.0) / burst_mean_;
@@ -213,7 +254,7 @@ core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
   // Thinning (Lewis and Shedler 1979) under a piecewise-constant envelope: within a piece,
   // candidates come at its bound on the rate, each kept with probability rate(t) / bound; a
   // candidate past the piece's end is dropped and the next piece starts at that end, as the
-  // exponential's lack of memory allows.
+  // exponential's lack of memory allows (a block's fresh generators too).
   while (!done_) {
     const double candidate = t_s_ + ExponentialDraw(arrivals_, piece_rate_);
     if (candidate >= piece_end_s_) {
@@ -222,6 +263,7 @@ core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
         done_ = true;
         break;
       }
+      if (t_s_ >= block_end_s_) StartBlock();
       StartPiece();
       continue;
     }
@@ -237,7 +279,8 @@ core::Result<std::optional<TraceRequest>> TraceSynth::Next() {
     const TokenPair pair = sample_.pairs[drawn];
     next_pair_ = UniformIndex(tokens_, sample_.pairs.size());
     __builtin_prefetch(&sample_.pairs[next_pair_]);
-    TraceRequest r{.arrival_s = t_s_,
+    if (t_s_ < window_begin_s_) continue;  // drawn as the whole trace draws it, not given
+    TraceRequest r{.arrival_s = t_s_ - window_begin_s_,
                    .prompt_tokens = pair.prompt_tokens,
                    .output_tokens = pair.output_tokens,
                    .priority = params_.priority};

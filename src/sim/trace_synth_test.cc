@@ -1,5 +1,6 @@
 #include "sim/trace_synth.h"
 
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -129,7 +130,8 @@ TEST(TraceSynthTest, TheEnvelopeBoundsTheRateAndDecidesAsTheRateWould) {
 
 // The stream of each seed, pinned: a change here changes every synthesized week and every figure
 // planned on one (re-run plan --calibrate and docs/reproduction.md's commands with it). Taken from
-// the piecewise-envelope thinning (issue 14); with or without the envelope check, the same.
+// the piecewise-envelope thinning with a generator per minute (issue 47); with or without the
+// envelope check, the same.
 TEST(TraceSynthTest, EachSeedsStreamIsPinned) {
   const TraceSample conv = Sample("azure-conv");
   struct Fingerprint {
@@ -138,8 +140,8 @@ TEST(TraceSynthTest, EachSeedsStreamIsPinned) {
     double arrival_sum_s;
   };
   const std::vector<SynthParams> cases = EnvelopeCases();
-  const Fingerprint expected[] = {{887'953, 1'024'879'839, 0x1.0d600b6410723p+36},
-                                  {206'964, 238'326'902, 0x1.9af11d921d395p+32}};
+  const Fingerprint expected[] = {{888'256, 1'026'844'705, 0x1.0d99bed9fb184p+36},
+                                  {206'596, 238'611'420, 0x1.9933cf6a5f1f1p+32}};
   for (size_t i = 0; i < cases.size(); ++i) {
     for (bool check : {false, true}) {
       auto synth = Synth(conv, cases[i]);
@@ -156,6 +158,74 @@ TEST(TraceSynthTest, EachSeedsStreamIsPinned) {
           << i << " " << std::hexfloat << got.arrival_sum_s;
     }
   }
+}
+
+// A window of a trace (SynthParams::window_begin, duration) is the whole trace's requests there,
+// stamped from its start, and its bursts are the whole trace's: a power verdict simulates only
+// such windows of a week (sim/power_verdict.h).
+TEST(TraceSynthTest, AWindowIsTheWholeTracesRequestsThere) {
+  const TraceSample conv = Sample("azure-conv");
+  SynthParams whole;
+  whole.seed = 5;
+  whole.duration = std::chrono::hours(6);
+  whole.bursts_per_day = 100;
+  whole.rate_scale = 3;
+  auto all = Synth(conv, whole);
+  const std::vector<TraceRequest> every = Take(*all, 10'000'000);
+  // A window that starts inside a block and one that starts at a block's start.
+  for (const double begin_s : {7'385.5, 10'800.0}) {
+    SynthParams window = whole;
+    window.window_begin = core::FromSeconds(begin_s);
+    window.duration = core::FromSeconds(begin_s + 1'800);
+    auto part = Synth(conv, window);
+    EXPECT_EQ(part->start_time(), whole.start + window.window_begin);
+    auto bursts = all->Bursts();  // those that start before the window's end
+    std::erase_if(bursts, [&](const auto& b) { return b.first >= begin_s + 1'800; });
+    EXPECT_EQ(part->Bursts(), bursts);
+    std::vector<TraceRequest> expected;
+    for (const TraceRequest& r : every) {
+      if (r.arrival_s < begin_s || r.arrival_s >= begin_s + 1'800) continue;
+      expected.push_back(r);
+      expected.back().arrival_s -= begin_s;
+    }
+    const std::vector<TraceRequest> got = Take(*part, 10'000'000);
+    ASSERT_EQ(got.size(), expected.size()) << begin_s;
+    ASSERT_GT(got.size(), 1'000u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i].arrival_s, expected[i].arrival_s, 1e-9) << begin_s << " " << i;
+      EXPECT_EQ(got[i].prompt_tokens, expected[i].prompt_tokens) << begin_s << " " << i;
+      EXPECT_EQ(got[i].output_tokens, expected[i].output_tokens) << begin_s << " " << i;
+    }
+  }
+  SynthParams bad = whole;
+  bad.window_begin = whole.duration;
+  EXPECT_FALSE(TraceSynth::Create(conv, bad));
+}
+
+// The bursts a trace reports are those that raise its rate: more arrivals inside them.
+TEST(TraceSynthTest, BurstsAreWhereTheRateIsRaised) {
+  const TraceSample conv = Sample("azure-conv");
+  SynthParams p;
+  p.seed = 8;
+  p.duration = std::chrono::days(1);
+  p.burst_size = 4;
+  p.rate_scale = 5;
+  p.peak_to_trough = 1;
+  auto synth = Synth(conv, p);
+  const auto bursts = synth->Bursts();
+  ASSERT_GT(bursts.size(), 5u);
+  double in_s = 0;
+  for (const auto& [b, e] : bursts) in_s += std::min(e, 86'400.0) - b;
+  size_t in = 0, all = 0;
+  for (auto r = synth->Next(); r && *r; r = synth->Next(), ++all) {
+    const double t = (*r)->arrival_s;
+    in += std::any_of(bursts.begin(), bursts.end(),
+                      [&](const auto& iv) { return t >= iv.first && t < iv.second; });
+  }
+  const double rate_in = static_cast<double>(in) / in_s;
+  const double rate_out = static_cast<double>(all - in) / (86'400.0 - in_s);
+  EXPECT_NEAR(rate_in / rate_out, 4.0, 0.4);
+  EXPECT_NEAR(synth->RateAt(3600, true) / synth->RateAt(3600, false), 4.0, 1e-12);
 }
 
 TEST(TraceSynthTest, AWeekHasTheTargetMeanRateWithBursts) {

@@ -43,6 +43,22 @@ double WeeklyRiskUpperBound(int events, int weeks, double confidence) {
   return hi;
 }
 
+double WeeklyRiskLowerBound(int events, int weeks, double confidence) {
+  HEADROOM_CHECK(events >= 0 && events <= weeks && weeks > 0) << events << " of " << weeks;
+  HEADROOM_CHECK(confidence > 0 && confidence < 1) << confidence;
+  if (events == 0) return 0;
+  const double alpha = 1 - confidence;
+  // Closed form when every week had one: p^n = alpha.
+  if (events == weeks) return std::exp(std::log(alpha) / weeks);
+  // P(X >= events) = 1 - P(X <= events - 1) rises with p.
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200 && hi - lo > 0; ++i) {
+    const double mid = (lo + hi) / 2;
+    (1 - BinomialCdf(events - 1, weeks, mid) < alpha ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 int CleanWeeksNeeded(double max_risk, double confidence) {
   // (1 - max_risk)^n <= 1 - confidence, the smallest such n.
   const double n = std::log(1 - confidence) / std::log1p(-max_risk);

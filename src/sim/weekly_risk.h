@@ -8,13 +8,15 @@
 
 namespace headroom::sim {
 
-// The confidence of the bounds a plan states (to become plan.confidence).
-inline constexpr double kRiskConfidence = 0.95;
-
 // The largest weekly chance of a power event that `events` in `weeks` independent weeks leave
 // plausible at `confidence`: the p at which seeing `events` or fewer has probability
 // 1 - confidence. 1 when events == weeks. REQUIRES: 0 <= events <= weeks, 0 < confidence < 1.
 double WeeklyRiskUpperBound(int events, int weeks, double confidence);
+
+// The smallest weekly chance that `events` in `weeks` leave plausible at `confidence`: the p at
+// which seeing `events` or more has probability 1 - confidence. 0 when events == 0.
+// REQUIRES: as WeeklyRiskUpperBound.
+double WeeklyRiskLowerBound(int events, int weeks, double confidence);
 
 // The fewest weeks, all clean, whose bound is at or below `max_risk` at `confidence`
 // (59 for 5% at 95%, 299 for 1%). REQUIRES: ValidateRiskTarget passed.

@@ -25,6 +25,18 @@ TEST(WeeklyRiskTest, BoundWithEventsMatchesTheBetaQuantile) {
   EXPECT_DOUBLE_EQ(WeeklyRiskUpperBound(4, 4, 0.95), 1.0);
 }
 
+// Known one-sided lower bounds (P(X >= k) = 1 - confidence), by the same bisection in Python.
+TEST(WeeklyRiskTest, LowerBoundMatchesTheExactBinomialSum) {
+  EXPECT_DOUBLE_EQ(WeeklyRiskLowerBound(0, 59, 0.95), 0.0);
+  EXPECT_NEAR(WeeklyRiskLowerBound(1, 59, 0.95), 0.000869, 1e-6);
+  EXPECT_NEAR(WeeklyRiskLowerBound(9, 120, 0.95), 0.039682, 1e-5);
+  EXPECT_NEAR(WeeklyRiskLowerBound(5, 10, 0.90), 0.267318, 1e-5);
+  EXPECT_NEAR(WeeklyRiskLowerBound(3, 3, 0.95), 0.368403, 1e-5);  // 0.05^(1/3)
+  for (int k = 0; k <= 10; ++k) {
+    EXPECT_LT(WeeklyRiskLowerBound(k, 10, 0.95), WeeklyRiskUpperBound(k, 10, 0.95)) << k;
+  }
+}
+
 TEST(WeeklyRiskTest, TheBoundRisesWithEventsAndFallsWithWeeks) {
   for (int k = 0; k < 10; ++k) {
     EXPECT_LT(WeeklyRiskUpperBound(k, 100, 0.95), WeeklyRiskUpperBound(k + 1, 100, 0.95));
@@ -62,6 +74,7 @@ TEST(WeeklyRiskTest, PlanRiskBoundsEachCountFromItsUnseenWeeksOnly) {
   CapacityPlan plan;
   plan.planning_weeks = 1;
   plan.validation_weeks = 3;
+  plan.confidence = 0.95;
   PolicyPlan polca;
   polca.policy = "polca";
   plan.policies.push_back(polca);

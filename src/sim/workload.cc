@@ -51,22 +51,32 @@ class LowUnlessRecorded final : public RequestSource {
   std::unique_ptr<RequestSource> source_;
 };
 
+// One class's stream at `rate` requests/s synthesized from the trace.
+core::Result<std::unique_ptr<TraceSynth>> SynthStream(std::string_view trace, double rate,
+                                                      const SynthParams& synth,
+                                                      std::optional<Priority> priority,
+                                                      std::uint64_t seed) {
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<RequestSource> source, OpenTrace(trace));
+  HEADROOM_ASSIGN_OR_RETURN(TraceSample sample, SampleTrace(*source));
+  SynthParams p = synth;
+  p.mean_rate_per_s = rate;
+  p.rate_scale = 1;
+  p.seed = seed;
+  p.priority = priority.value_or(Priority::kUnspecified);
+  return TraceSynth::Create(std::move(sample), p);
+}
+
 // One class's stream at `rate` requests/s: synthesized from the trace, or the trace scaled.
 core::Result<std::unique_ptr<RequestSource>> ClassStream(std::string_view trace, double rate,
                                                          const std::optional<SynthParams>& synth,
                                                          std::optional<Priority> priority,
                                                          std::uint64_t seed) {
-  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<RequestSource> source, OpenTrace(trace));
   if (synth) {
-    HEADROOM_ASSIGN_OR_RETURN(TraceSample sample, SampleTrace(*source));
-    SynthParams p = *synth;
-    p.mean_rate_per_s = rate;
-    p.rate_scale = 1;
-    p.seed = seed;
-    p.priority = priority.value_or(Priority::kUnspecified);
-    HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<TraceSynth> s, TraceSynth::Create(sample, p));
+    HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<TraceSynth> s,
+                              SynthStream(trace, rate, *synth, priority, seed));
     return std::unique_ptr<RequestSource>(std::move(s));
   }
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<RequestSource> source, OpenTrace(trace));
   // Scale the real trace to the rate: its own mean rate comes from a first pass.
   HEADROOM_ASSIGN_OR_RETURN(const double trace_rate, MeanRate(*source));
   HEADROOM_ASSIGN_OR_RETURN(source, OpenTrace(trace));
@@ -101,6 +111,10 @@ TraceChoice Choose(const Scenario& scenario, std::string_view trace) {
   } else if (c.own) {
     c.synth = w.synth;
   }  // otherwise a named real trace replays as it is, scaled to the load
+  if (c.synth && w.synth_window) {
+    c.synth->window_begin = w.synth_window->begin;
+    c.synth->duration = w.synth_window->end;
+  }
   return c;
 }
 
@@ -173,12 +187,43 @@ core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenar
       std::make_unique<FractionPriority>(std::move(stream), w.hp_request_fraction, seed * 2 + 3));
 }
 
+core::Result<std::vector<std::unique_ptr<TraceSynth>>> SynthStreams(const Scenario& scenario,
+                                                                    std::string_view trace,
+                                                                    int servers, int hp_servers,
+                                                                    std::uint64_t seed) {
+  const WorkloadConfig& w = scenario.workload;
+  const TraceChoice choice = Choose(scenario, trace);
+  std::vector<std::unique_ptr<TraceSynth>> out;
+  if (w.replay != WorkloadReplay::kScaled || !choice.synth) return out;
+  const double hp_rate = w.hp_rate_per_server * hp_servers;
+  const double lp_rate = w.lp_rate_per_server * (servers - hp_servers);
+  // The same traces, rates and seeds as MakeWorkload's.
+  const auto add = [&](std::string_view name, double rate, std::optional<Priority> priority,
+                       std::uint64_t class_seed) -> core::Status {
+    HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<TraceSynth> s,
+                              SynthStream(name, rate, *choice.synth, priority, class_seed));
+    out.push_back(std::move(s));
+    return core::Ok();
+  };
+  if (choice.by_service) {
+    if (hp_rate > 0)
+      HEADROOM_RETURN_IF_ERROR(add(w.hp_trace, hp_rate, Priority::kHigh, seed * 2 + 1));
+    if (lp_rate > 0)
+      HEADROOM_RETURN_IF_ERROR(add(w.lp_trace, lp_rate, Priority::kLow, seed * 2 + 2));
+  } else {
+    HEADROOM_RETURN_IF_ERROR(add(choice.own ? w.trace : std::string(trace), hp_rate + lp_rate,
+                                 std::nullopt, seed * 2 + 1));
+  }
+  return out;
+}
+
 double ExpectedDuration(const Scenario& scenario, std::string_view trace) {
   // A log replayed as recorded spans what it spans: unknown until it has been read.
   if (scenario.workload.replay == WorkloadReplay::kAsRecorded) return 0;
   const TraceChoice choice = Choose(scenario, trace);
   // The real traces span about an hour.
-  return choice.synth ? core::ToSeconds(choice.synth->duration) : 3600.0;
+  return choice.synth ? core::ToSeconds(choice.synth->duration - choice.synth->window_begin)
+                      : 3600.0;
 }
 
 bool SynthesizedWorkload(const Scenario& scenario, std::string_view trace) {

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "sim/request_source.h"
 #include "sim/scenario.h"
+#include "sim/trace_synth.h"
 
 namespace headroom::sim {
 
@@ -28,6 +30,12 @@ namespace headroom::sim {
 // kInvalidArgument when the scenario's workload is replayed as recorded: `what` (a capacity plan,
 // a calibration) scales the load with the servers, which a log replayed as recorded never is.
 [[nodiscard]] core::Status RequireScaledWorkload(const Scenario& scenario, std::string_view what);
+// The synthesized streams MakeWorkload's request stream merges, one per class (or one, with
+// priorities by fraction), each as MakeWorkload makes it: what a power verdict reads of a week's
+// rate and bursts (sim/power_verdict.h). Empty when the workload is not synthesized.
+[[nodiscard]] core::Result<std::vector<std::unique_ptr<TraceSynth>>> SynthStreams(
+    const Scenario& scenario, std::string_view trace, int servers, int hp_servers,
+    std::uint64_t seed);
 // Seconds of arrivals the workload spans, for progress; 0 when unknown.
 double ExpectedDuration(const Scenario& scenario, std::string_view trace);
 // Whether the workload is synthesized, so that another seed gives another week (the real traces

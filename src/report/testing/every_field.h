@@ -16,7 +16,8 @@
 namespace headroom::report::testing {
 
 // `k` (1, 2, ...) makes each run's values its own. Not set (not in the files): power,
-// power_window_s, brake_s; week only where the file keeps it (plan.json's runs).
+// power_window_s, brake_s; week, power_verdict and simulated_s only where the file keeps them
+// (plan.json's runs).
 inline sim::RunSummary EveryFieldRun(int k) {
   sim::RunSummary r;
   r.policy = "policy-" + std::to_string(k);
@@ -77,6 +78,9 @@ inline void ExpectSameRun(const sim::RunSummary& read, const sim::RunSummary& wa
   EXPECT_EQ(read.energy_j, want.energy_j) << where;
   EXPECT_EQ(read.stopped_early, want.stopped_early) << where;
   EXPECT_EQ(read.week, want.week) << where;
+  EXPECT_EQ(read.power_verdict, want.power_verdict) << where;
+  EXPECT_EQ(read.near_budget, want.near_budget) << where;
+  EXPECT_EQ(read.simulated_s, want.simulated_s) << where;
   ExpectSameClass(read.hp, want.hp, where + ".hp");
   ExpectSameClass(read.lp, want.lp, where + ".lp");
 }
