@@ -916,6 +916,13 @@ TEST(CliTest, PlanLowersAnAnswerThatFailsOnAnUnseenWeek) {
             std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("0/2, <=77.6%, was 11"), std::string::npos) << table.out;
+  // The risk per count judged on the unseen weeks: the answer (starred) and one server past it.
+  EXPECT_NE(table.out.find("WEEKLY RISK (95%)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("brake-only      10*             2             0            0   "
+                           "0.0%      0.0% to 77.6%"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("2.5% to 97.5%"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("safe on 1 planning week; 0 power events in 2 unseen weeks, weekly "
                            "risk at most 77.6% (95%)"),
             std::string::npos)

@@ -5,13 +5,13 @@
 // plot must be an <svg> whose data groups draw paths or points, every layout drawing an <svg>
 // with its instances' blocks). Skips only when chromium is not installed. Every process runs
 // under `timeout`.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
-#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -175,6 +175,42 @@ std::string PlanTable(const sim::CapacityPlan& plan, const format::TextStyle& st
   return table.Render(style);
 }
 
+// Per policy and count judged on the unseen weeks: how many, with a power event, near the budget,
+// the share and the bounds on the weekly risk. Empty without unseen weeks.
+std::string RiskTable(const sim::CapacityPlan& plan, const format::TextStyle& style) {
+  using Align = format::TextTable::Align;
+  format::TextTable table({{"POLICY", Align::kLeft},
+                           {"SERVERS"},
+                           {"UNSEEN WEEKS"},
+                           {"POWER EVENTS"},
+                           {"NEAR BUDGET"},
+                           {"SHARE"},
+                           {fmt::format("WEEKLY RISK ({:g}%)", plan.confidence * 100)}});
+  int rows = 0;
+  for (const sim::CountRisk& c : sim::PlanRisk(plan)) {
+    if (c.unseen_weeks == 0) continue;
+    const sim::PolicyPlan* p = nullptr;
+    for (const sim::PolicyPlan& q : plan.policies) {
+      if (q.policy == c.policy) p = &q;
+    }
+    const bool answer = p != nullptr && p->max_servers == c.servers;
+    table.AddRow(
+        {c.policy, std::to_string(c.servers) + (answer ? "*" : ""), std::to_string(c.unseen_weeks),
+         std::to_string(c.unseen_weeks_with_power_event),
+         std::to_string(c.unseen_weeks_near_budget),
+         fmt::format("{:.1f}%", 100.0 * c.unseen_weeks_with_power_event / c.unseen_weeks),
+         fmt::format("{:.1f}% to {:.1f}%", c.unseen_risk_lower * 100, c.unseen_risk_upper * 100)},
+        answer && p == sim::ChosenPolicy(plan) ? format::Tone::kGreen : format::Tone::kPlain);
+    ++rows;
+  }
+  if (rows == 0) return "";
+  return "\n" + table.Render(style) +
+         fmt::format(
+             "(* the answer; each bound one-sided at {:g}%; a week near the budget counts "
+             "as an event for the upper bound)\n",
+             plan.confidence * 100);
+}
+
 // "1 planning week (seed 1); checked on 2 unseen weeks (seeds 1001 to 1002)"
 std::string PlanWeeks(const sim::CapacityPlan& plan) {
   const auto seeds = [&](int from, int to) {
@@ -231,7 +267,8 @@ std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s,
              b.budget_w / 1e3, plan.baseline_servers, b.peak_frac * 100, b.mean_frac * 100,
              b.hp.e2e_p50_s, b.hp.e2e_p99_s, b.lp.e2e_p50_s, b.lp.e2e_p99_s, s.slo.hp_p50_e2e_pct,
              s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct, PlanWeeks(plan)) +
-         PlanTable(plan, style) + "\n" + style.Bold(PlanAnswer(plan, s.slo)) + "\n" +
+         PlanTable(plan, style) + RiskTable(plan, style) + "\n" +
+         style.Bold(PlanAnswer(plan, s.slo)) + "\n" +
          fmt::format("{} simulations on {} threads\n", plan.simulations, threads);
 }
 

@@ -4,10 +4,11 @@
 // search over server counts per policy (galloping from where the uncapped row would reach its
 // budget, then bisecting; a count's weeks asked for one at a time, up to the first that fails),
 // each round's simulations run in parallel; then
-// checked on unseen weeks (seeds the search never used) and lowered until it holds on all of
-// them. Also the load calibration that makes the uncapped row peak at a target fraction of its
-// budget. Thread-safe calls (each builds its own simulations); the callbacks run on the calling
-// thread.
+// lowered until its weekly risk of a power event, bounded from unseen weeks (seeds the search
+// never used, each judged by its power verdict: sim/power_verdict.h), meets the plan's target
+// (sim/weekly_risk.h). Also the load calibration that makes the uncapped row peak at a target
+// fraction of its budget. Thread-safe calls (each builds its own simulations); the callbacks run on
+// the calling thread.
 #ifndef HEADROOM_SIM_CAPACITY_PLANNER_H_
 #define HEADROOM_SIM_CAPACITY_PLANNER_H_
 
