@@ -19,6 +19,9 @@ namespace {
 constexpr double kLoadStepS = 10;
 // A synthesized trace's block (trace_synth.cc): windows start and end on whole ones.
 constexpr double kBlockS = 60;
+// Where a week's load never reaches VerdictOptions::hot_share, the times within this share of its
+// highest are hot: with the daily curve's peak/trough of 2.5, about two hours around each peak.
+constexpr double kNearHighest = 0.95;
 
 // One stream's load (tokens/s) at a time, walking its bursts forward.
 class StreamLoad {
@@ -63,11 +66,19 @@ std::vector<VerdictWindow> HotWindows(const std::vector<const TraceSynth*>& stre
   }
   std::vector<VerdictWindow> out;
   if (peak <= 0) return out;
+  std::vector<std::pair<double, double>> shares;  // (time, load / peak)
+  double highest = 0;
   for (double t = 0; t < duration_s; t += step) {
     double load = 0;
     for (StreamLoad& l : loads) load += l.At(t);
-    const double share = load / peak;
-    if (share < options.hot_share) continue;
+    shares.emplace_back(t, load / peak);
+    highest = std::max(highest, load / peak);
+  }
+  // A week whose load never reaches the share (no bursts, or small ones) is judged where it is
+  // nearest its own highest: its daily peaks.
+  const double hot = std::min(options.hot_share, highest * kNearHighest);
+  for (const auto& [t, share] : shares) {
+    if (share < hot) continue;
     const double begin = std::max(0.0, std::floor((t - before) / kBlockS) * kBlockS);
     const double end = std::min(duration_s, std::ceil((t + after) / kBlockS) * kBlockS);
     if (!out.empty() && begin <= out.back().end_s) {

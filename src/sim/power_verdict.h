@@ -27,7 +27,8 @@ namespace headroom::sim {
 
 struct VerdictOptions {
   // A time is hot when the week's expected load there (tokens/s, bursts included) is at least
-  // this share of its weekday peak without bursts.
+  // this share of its weekday peak without bursts (or, in a week whose load never gets there,
+  // 95% of its highest).
   double hot_share = 1.3;
   // Each hot stretch is simulated from this long before it (the row starts empty and uncapped)
   // to this long after it (a burst's backlog drains at full power).

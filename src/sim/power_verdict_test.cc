@@ -69,6 +69,31 @@ TEST(PowerVerdictTest, HotWindowsHoldTheBurstsNearThePeak) {
   EXPECT_LT(fewer, covered);
 }
 
+// A week whose load never reaches the hot share (no bursts) is judged around its own highest
+// load, never called safe unseen: the windows hold the time of the highest load.
+TEST(PowerVerdictTest, AWeekWithoutBurstsIsJudgedAroundItsPeak) {
+  ResolvedScenario s = SmallSynthRow();
+  s.scenario.workload.synth->bursts_per_day = 0;
+  const auto streams = Streams(s, 10);
+  std::vector<const TraceSynth*> views;
+  for (const auto& p : streams) views.push_back(p.get());
+  const auto windows = HotWindows(views, 3600, VerdictOptions{});
+  ASSERT_FALSE(windows.empty());
+  double highest_t = 0, highest = 0;
+  for (double t = 0; t < 3600; t += 10) {
+    double load = 0;
+    for (const TraceSynth* u : views) load += u->RateAt(t, false) * u->MeanTokens();
+    if (load > highest) highest = load, highest_t = t;
+  }
+  bool inside = false;
+  for (const VerdictWindow& w : windows)
+    inside = inside || (w.begin_s <= highest_t && highest_t < w.end_s);
+  EXPECT_TRUE(inside) << highest_t;
+  auto v = JudgePower(s, "none", 10, "", VerdictOptions{}, {}, nullptr);
+  ASSERT_TRUE(v) << v.error().message();
+  EXPECT_GT(v->summary.simulated_s, 0);
+}
+
 // The cheap verdict against the whole hour, simulated exactly, on a few weeks and counts around
 // the small row's answers (the full table: docs/row-simulator.md, `headroom check-verdict`):
 // never safe where the hour has a power event, and its peak within a percent of the hour's where
