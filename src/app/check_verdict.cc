@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "core/parse.h"
 #include "sim/scenario_run.h"
 
 namespace headroom::app {
@@ -98,10 +97,7 @@ core::Status RunCase(const sim::ResolvedScenario& week, const sim::VerdictOption
 core::Result<CheckVerdictResult> CheckVerdict(const CheckVerdictRequest& r) {
   HEADROOM_RETURN_IF_ERROR(Validate(r));
   HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved, ResolveScenario(r.scenario));
-  std::vector<std::string> policies;
-  for (std::string_view p : core::Split(r.policies, ',')) {
-    if (!core::Trim(p).empty()) policies.emplace_back(core::Trim(p));
-  }
+  std::vector<std::string> policies = PolicyList(r.policies);
   if (policies.empty()) policies = resolved.scenario.plan_policies;
   for (const std::string& p : policies) {
     HEADROOM_RETURN_IF_ERROR(policy::MakePolicy(p, resolved.params));
@@ -134,10 +130,8 @@ core::Result<CheckVerdictResult> CheckVerdict(const CheckVerdictRequest& r) {
       if (r.progress) r.progress(done, static_cast<int>(out.cases.size()));
     }
   };
-  const int threads =
-      r.threads > 0 ? r.threads : static_cast<int>(std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(work);
+  for (int t = 0; t < std::max(1, ThreadsOrCores(r.threads)); ++t) pool.emplace_back(work);
   for (std::thread& t : pool) t.join();
   if (failed) return core::Fail(*failed);
   for (const VerdictCase& c : out.cases) {

@@ -1,6 +1,7 @@
 #include "app/context.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -160,6 +161,10 @@ core::Result<std::string> WriteReport(report::ResultKind kind, const std::string
     for (const std::string& warning : written.warnings) on_warning(warning);
   }
   return written.path;
+}
+
+int ThreadsOrCores(int threads) {
+  return threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
 }
 
 }  // namespace headroom::app

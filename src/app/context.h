@@ -91,6 +91,9 @@ gpu::MigSpecLookup MigSpecLookupOf(const std::string& catalog_dir);
 [[nodiscard]] core::Result<std::vector<core::Watts>> ParsePowerLimitList(
     const std::string& text, const model::GpuSpec& spec);
 
+// A --threads value: itself when given (> 0), else every core.
+int ThreadsOrCores(int threads);
+
 // Writes DIR's report.html (report::WriteResultReport), gives each warning (a plot gnuplot could
 // not render) to `on_warning`, and returns its path.
 [[nodiscard]] core::Result<std::string> WriteReport(

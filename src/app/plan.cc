@@ -1,7 +1,6 @@
 #include "app/plan.h"
 
 #include <algorithm>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -60,12 +59,8 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
       options.stress->push_back(std::move(c));
     }
   }
-  options.threads =
-      r.threads > 0 ? r.threads : static_cast<int>(std::thread::hardware_concurrency());
-  for (std::string_view p : core::Split(r.policies, ',')) {
-    if (!core::Trim(p).empty()) options.policies.emplace_back(core::Trim(p));
-  }
-  if (options.policies == std::vector<std::string>{"all"}) options.policies = policy::PolicyNames();
+  options.threads = ThreadsOrCores(r.threads);
+  options.policies = PolicyList(r.policies);
   options.stop = r.stop;
   options.progress = r.progress;
   return options;

@@ -33,4 +33,13 @@ core::Result<sim::ResolvedScenario> ResolveScenario(const ScenarioRequest& reque
   return sim::Resolve(scenario, {&hardware, &models, &engines.engines});
 }
 
+std::vector<std::string> PolicyList(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view p : core::Split(text, ',')) {
+    if (!core::Trim(p).empty()) out.emplace_back(core::Trim(p));
+  }
+  if (out == std::vector<std::string>{"all"}) return PolicyNames();
+  return out;
+}
+
 }  // namespace headroom::app

@@ -33,6 +33,9 @@ struct ScenarioRequest {
 
 [[nodiscard]] core::Result<sim::ResolvedScenario> ResolveScenario(const ScenarioRequest& request);
 
+// A --policies flag's value: comma-separated names, or "all" for every policy; empty: none.
+std::vector<std::string> PolicyList(std::string_view text);
+
 }  // namespace headroom::app
 
 #endif  // HEADROOM_APP_ROW_SCENARIO_H_

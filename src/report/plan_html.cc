@@ -119,12 +119,9 @@ std::string RiskCell(const sim::CountRisk& c) {
                        c.worst_peak_frac * 100, c.smallest_margin_w / 1e3,
                        c.most_capped_fraction * 100);
   }
-  return fmt::format(
-      "{}/{}{} · {:.1f}–{:.1f}% · {:.1f}% · {:.1f} kW · {:.0f}%", c.unseen_weeks_with_power_event,
-      c.unseen_weeks,
-      c.unseen_weeks_near_budget > 0 ? fmt::format(" (+{} near)", c.unseen_weeks_near_budget) : "",
-      c.unseen_risk_lower * 100, c.unseen_risk_upper * 100, c.worst_peak_frac * 100,
-      c.smallest_margin_w / 1e3, c.most_capped_fraction * 100);
+  return fmt::format("{} · {:.1f}–{:.1f}% · {:.1f}% · {:.1f} kW · {:.0f}%", UnseenEvents(c),
+                     c.unseen_risk_lower * 100, c.unseen_risk_upper * 100, c.worst_peak_frac * 100,
+                     c.smallest_margin_w / 1e3, c.most_capped_fraction * 100);
 }
 
 // Per count, per policy: weeks with a power event of those judged, the bounds on the weekly

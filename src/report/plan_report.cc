@@ -65,17 +65,20 @@ PowerTrace ReducePowerTrace(const sim::RowResult& result, int max_windows) {
   return trace;
 }
 
+std::string UnseenEvents(const sim::CountRisk& risk) {
+  std::string out = fmt::format("{}/{}", risk.unseen_weeks_with_power_event, risk.unseen_weeks);
+  if (risk.unseen_weeks_near_budget > 0) {
+    out += fmt::format(" (+{} near)", risk.unseen_weeks_near_budget);
+  }
+  return out;
+}
+
 std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p) {
   if (plan.validation_weeks == 0) return "-";
   std::string cell = "-";
   if (const auto risk = sim::CountRiskAt(plan, p.policy, p.max_servers);
       risk && risk->unseen_weeks > 0) {
-    cell =
-        fmt::format("{}/{}{}, <={:.1f}%", risk->unseen_weeks_with_power_event, risk->unseen_weeks,
-                    risk->unseen_weeks_near_budget > 0
-                        ? fmt::format(" (+{} near)", risk->unseen_weeks_near_budget)
-                        : "",
-                    risk->unseen_risk_upper * 100);
+    cell = fmt::format("{}, <={:.1f}%", UnseenEvents(*risk), risk->unseen_risk_upper * 100);
   }
   if (p.searched_servers > p.max_servers) cell += fmt::format(", was {}", p.searched_servers);
   return cell;

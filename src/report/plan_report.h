@@ -66,6 +66,9 @@ PowerTrace ReducePowerSamples(const std::vector<sim::PowerSample>& power, int ma
 // alone allowed when the unseen ones lowered it: "2/2", "2/2, was 51", "0/2"; "-" without unseen
 // weeks.
 std::string UnseenWeeks(const sim::CapacityPlan& plan, const sim::PolicyPlan& p);
+// A count's unseen weeks with a power event, of those judged, and those near the budget left
+// verdicts: "2/59" or "0/59 (+3 near)".
+std::string UnseenEvents(const sim::CountRisk& risk);
 
 // One week a policy ran at its answer (the planning weeks, stress cases and unseen weeks where
 // the plan simulated max_servers): the report's per-week table.

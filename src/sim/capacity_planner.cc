@@ -28,7 +28,6 @@ struct Verdict {
   bool keeps = true;
   int week = -1;    // the first week that breaks it
   std::string why;  // SloViolation's reason there
-  int broken = 0;   // weeks that break it
 };
 
 // The worse of two changes: the larger latency change, the smaller throughput change.
@@ -379,25 +378,22 @@ std::optional<Verdict> CapacitySearch::VerdictOn(const std::string& p, int n, in
     } else if (in_turn && complete) {
       std::string why = PowerViolation(r->second, s_.slo);
       if (why.empty()) why = SloViolation(r->second, Compare(r->second, b->second), s_.slo);
-      if (!why.empty()) return Verdict{.keeps = false, .week = w, .why = why, .broken = 1};
+      if (!why.empty()) return Verdict{.keeps = false, .week = w, .why = why};
     }
   }
   if (!complete) return std::nullopt;
   return Judge(p, n, from, to);
 }
 
-// The verdict on weeks [from, to), every run there done.
+// The verdict on weeks [from, to), every run there done: the first week that breaks the SLO.
 Verdict CapacitySearch::Judge(const std::string& p, int n, int from, int to) const {
-  Verdict v;
   for (int w = from; w < to; ++w) {
     const RunSummary& r = done_.at({p, n, w});
     std::string why = PowerViolation(r, s_.slo);
     if (why.empty()) why = SloViolation(r, Compare(r, done_.at({uncapped_, n, w})), s_.slo);
-    if (why.empty()) continue;
-    ++v.broken;
-    if (v.keeps) v = {.keeps = false, .week = w, .why = std::move(why), .broken = 1};
+    if (!why.empty()) return {.keeps = false, .week = w, .why = std::move(why)};
   }
-  return v;
+  return {};
 }
 
 // The runs of policy p's weeks [from, to) at n: the baseline's and its own, its own first where

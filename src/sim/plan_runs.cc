@@ -71,12 +71,7 @@ core::Result<Outcome> RunOne(const ResolvedScenario& scenario, const Run& job,
   if (job.stops) run.stop_after_power_events = scenario.scenario.slo.max_brake_events;
   std::vector<std::unique_ptr<policy::RowPolicy>> shadowing;
   if (job.job.policy == policy::kUncappedPolicy) {
-    for (const std::string& name : shadows) {
-      HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> made,
-                                policy::MakePolicy(name, scenario.params));
-      shadowing.push_back(std::move(made));
-      run.shadows.push_back(shadowing.back().get());
-    }
+    HEADROOM_RETURN_IF_ERROR(AddShadows(scenario, shadows, &shadowing, &run));
   }
   HEADROOM_ASSIGN_OR_RETURN(RowResult result, RunJob(scenario, job.job, options, run, recordings));
   Outcome out;

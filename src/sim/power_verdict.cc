@@ -102,16 +102,18 @@ struct WindowsRun {
   RunSummary sum;
   double capped_server_s = 0;
 
+  // The run's power alone, from its result: a window's latencies are not wanted.
   void Add(const RowResult& r) {
-    const RunSummary one = Summarize(r);
-    sum.budget_w = one.budget_w;
-    sum.hp_servers = one.hp_servers;
-    sum.peak_frac = std::max(sum.peak_frac, one.peak_frac);
-    sum.max_rise_frac = std::max(sum.max_rise_frac, one.max_rise_frac);
-    sum.brake_events += one.brake_events;
-    sum.over_budget_episodes += one.over_budget_episodes;
-    sum.over_budget_s += one.over_budget_s;
-    sum.stopped_early = sum.stopped_early || one.stopped_early;
+    sum.budget_w = r.budget_w;
+    sum.hp_servers = r.hp_servers;
+    if (r.budget_w > 0) {
+      sum.peak_frac = std::max(sum.peak_frac, r.peak_w / r.budget_w);
+      sum.max_rise_frac = std::max(sum.max_rise_frac, r.max_rise_w / r.budget_w);
+    }
+    sum.brake_events += r.brake_events;
+    sum.over_budget_episodes += r.over_budget_episodes;
+    sum.over_budget_s += r.over_budget_s;
+    sum.stopped_early = sum.stopped_early || r.stopped_early;
     sum.simulated_s += r.simulated_s;
     capped_server_s += r.capped_server_seconds;
   }
@@ -120,18 +122,6 @@ struct WindowsRun {
 }  // namespace
 
 namespace {
-
-// Fresh shadows for one run, kept in `made`.
-core::Status MakeShadows(const ResolvedScenario& scenario, const std::vector<std::string>& names,
-                         std::vector<std::unique_ptr<policy::RowPolicy>>* made, RunOptions* ro) {
-  for (const std::string& name : names) {
-    HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> p,
-                              policy::MakePolicy(name, scenario.params));
-    made->push_back(std::move(p));
-    ro->shadows.push_back(made->back().get());
-  }
-  return core::Ok();
-}
 
 // One window of the week as a scenario of its own, with fresh shadows: which of them stayed quiet.
 core::Result<RowResult> RunWindow(const ResolvedScenario& scenario, const VerdictWindow& w,
@@ -147,7 +137,7 @@ core::Result<RowResult> RunWindow(const ResolvedScenario& scenario, const Verdic
   ro.expected_duration_s = w.end_s - w.begin_s;
   ro.stop_after_power_events = scenario.scenario.slo.max_brake_events;
   std::vector<std::unique_ptr<policy::RowPolicy>> made;
-  HEADROOM_RETURN_IF_ERROR(MakeShadows(scenario, shadows, &made, &ro));
+  HEADROOM_RETURN_IF_ERROR(AddShadows(scenario, shadows, &made, &ro));
   return RunScenario(window, policy, servers, trace, ro);
 }
 

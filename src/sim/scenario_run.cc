@@ -20,6 +20,18 @@ core::Result<RowResult> RunScenario(const ResolvedScenario& scenario, const std:
   return RunScenarioOn(scenario, policy, servers, *source, std::move(options));
 }
 
+core::Status AddShadows(const ResolvedScenario& scenario, const std::vector<std::string>& names,
+                        std::vector<std::unique_ptr<policy::RowPolicy>>* owned,
+                        RunOptions* options) {
+  for (const std::string& name : names) {
+    HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<policy::RowPolicy> made,
+                              policy::MakePolicy(name, scenario.params));
+    owned->push_back(std::move(made));
+    options->shadows.push_back(owned->back().get());
+  }
+  return core::Ok();
+}
+
 core::Result<RowResult> RunScenarioOn(const ResolvedScenario& scenario, const std::string& policy,
                                       int servers, RequestSource& source, RunOptions options) {
   RowConfig row = scenario.row;

@@ -152,26 +152,51 @@ core::Status RequireScaledWorkload(const Scenario& scenario, std::string_view wh
                   scenario.source, what)));
 }
 
+namespace {
+
+// One class's stream as a workload makes it: its trace, rate, priority and seed.
+struct ClassSpec {
+  std::string trace;
+  double rate = 0;
+  std::optional<Priority> priority;
+  std::uint64_t seed = 0;
+};
+
+// The streams a scaled workload merges: by service one per class with load (HP, then LP), else
+// one of both classes' load (priorities by the scenario's rule). The one place their traces,
+// rates and seeds are chosen, so that a power verdict's streams are the workload's.
+std::vector<ClassSpec> Classes(const Scenario& scenario, const TraceChoice& choice,
+                               std::string_view trace, int servers, int hp_servers,
+                               std::uint64_t seed) {
+  const WorkloadConfig& w = scenario.workload;
+  const double hp_rate = w.hp_rate_per_server * hp_servers;
+  const double lp_rate = w.lp_rate_per_server * (servers - hp_servers);
+  if (!choice.by_service) {
+    return {
+        {choice.own ? w.trace : std::string(trace), hp_rate + lp_rate, std::nullopt, seed * 2 + 1}};
+  }
+  std::vector<ClassSpec> out;
+  if (hp_rate > 0) out.push_back({w.hp_trace, hp_rate, Priority::kHigh, seed * 2 + 1});
+  if (lp_rate > 0) out.push_back({w.lp_trace, lp_rate, Priority::kLow, seed * 2 + 2});
+  return out;
+}
+
+}  // namespace
+
 core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenario,
                                                           std::string_view trace, int servers,
                                                           int hp_servers, std::uint64_t seed) {
   const WorkloadConfig& w = scenario.workload;
   if (w.replay == WorkloadReplay::kAsRecorded) return AsRecorded(scenario, trace);
-  const int lp_servers = servers - hp_servers;
-  const double hp_rate = w.hp_rate_per_server * hp_servers;
-  const double lp_rate = w.lp_rate_per_server * lp_servers;
   const TraceChoice choice = Choose(scenario, trace);
+  const std::vector<ClassSpec> classes =
+      Classes(scenario, choice, trace, servers, hp_servers, seed);
   if (choice.by_service) {
     std::vector<MergedSource::Input> inputs;
-    if (hp_rate > 0) {
-      HEADROOM_ASSIGN_OR_RETURN(
-          auto hp, ClassStream(w.hp_trace, hp_rate, choice.synth, Priority::kHigh, seed * 2 + 1));
-      inputs.push_back({std::move(hp), Priority::kHigh});
-    }
-    if (lp_rate > 0) {
-      HEADROOM_ASSIGN_OR_RETURN(
-          auto lp, ClassStream(w.lp_trace, lp_rate, choice.synth, Priority::kLow, seed * 2 + 2));
-      inputs.push_back({std::move(lp), Priority::kLow});
+    for (const ClassSpec& c : classes) {
+      HEADROOM_ASSIGN_OR_RETURN(auto stream,
+                                ClassStream(c.trace, c.rate, choice.synth, c.priority, c.seed));
+      inputs.push_back({std::move(stream), c.priority});
     }
     if (inputs.empty()) {
       return core::Fail(core::Error::InvalidArgument(
@@ -179,9 +204,9 @@ core::Result<std::unique_ptr<RequestSource>> MakeWorkload(const Scenario& scenar
     }
     return std::unique_ptr<RequestSource>(std::make_unique<MergedSource>(std::move(inputs)));
   }
-  const std::string one = choice.own ? w.trace : std::string(trace);
-  HEADROOM_ASSIGN_OR_RETURN(
-      auto stream, ClassStream(one, hp_rate + lp_rate, choice.synth, std::nullopt, seed * 2 + 1));
+  const ClassSpec& one = classes.front();
+  HEADROOM_ASSIGN_OR_RETURN(auto stream,
+                            ClassStream(one.trace, one.rate, choice.synth, one.priority, one.seed));
   if (w.priority == PriorityAssignment::kByTrace) return stream;
   return std::unique_ptr<RequestSource>(
       std::make_unique<FractionPriority>(std::move(stream), w.hp_request_fraction, seed * 2 + 3));
@@ -191,28 +216,13 @@ core::Result<std::vector<std::unique_ptr<TraceSynth>>> SynthStreams(const Scenar
                                                                     std::string_view trace,
                                                                     int servers, int hp_servers,
                                                                     std::uint64_t seed) {
-  const WorkloadConfig& w = scenario.workload;
   const TraceChoice choice = Choose(scenario, trace);
   std::vector<std::unique_ptr<TraceSynth>> out;
-  if (w.replay != WorkloadReplay::kScaled || !choice.synth) return out;
-  const double hp_rate = w.hp_rate_per_server * hp_servers;
-  const double lp_rate = w.lp_rate_per_server * (servers - hp_servers);
-  // The same traces, rates and seeds as MakeWorkload's.
-  const auto add = [&](std::string_view name, double rate, std::optional<Priority> priority,
-                       std::uint64_t class_seed) -> core::Status {
+  if (scenario.workload.replay != WorkloadReplay::kScaled || !choice.synth) return out;
+  for (const ClassSpec& c : Classes(scenario, choice, trace, servers, hp_servers, seed)) {
     HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<TraceSynth> s,
-                              SynthStream(name, rate, *choice.synth, priority, class_seed));
+                              SynthStream(c.trace, c.rate, *choice.synth, c.priority, c.seed));
     out.push_back(std::move(s));
-    return core::Ok();
-  };
-  if (choice.by_service) {
-    if (hp_rate > 0)
-      HEADROOM_RETURN_IF_ERROR(add(w.hp_trace, hp_rate, Priority::kHigh, seed * 2 + 1));
-    if (lp_rate > 0)
-      HEADROOM_RETURN_IF_ERROR(add(w.lp_trace, lp_rate, Priority::kLow, seed * 2 + 2));
-  } else {
-    HEADROOM_RETURN_IF_ERROR(add(choice.own ? w.trace : std::string(trace), hp_rate + lp_rate,
-                                 std::nullopt, seed * 2 + 1));
   }
   return out;
 }
