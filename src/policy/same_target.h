@@ -25,7 +25,13 @@ bool SamePowerLimit(core::Watts a, core::Watts b);
 // present, SM clock caps the same clock of the grid (SameClock), power limits the same as read
 // back (SamePowerLimit).
 // REQUIRES: as SameClock.
-bool SameTargets(const ServerTargets& a, const ServerTargets& b, const model::GpuSpec& gpu);
+bool SameTargetsOnGrid(const ServerTargets& a, const ServerTargets& b, const model::GpuSpec& gpu);
+
+// SameTargetsOnGrid, with equal targets answered inline: the row controller compares every
+// server's targets a few times every control step, and almost all of them are equal.
+inline bool SameTargets(const ServerTargets& a, const ServerTargets& b, const model::GpuSpec& gpu) {
+  return a == b || SameTargetsOnGrid(a, b, gpu);
+}
 
 }  // namespace headroom::policy
 
