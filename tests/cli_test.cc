@@ -1044,6 +1044,49 @@ TEST(CliTest, PlanWeeksBadInput) {
   }
 }
 
+// check-verdict --exact-from takes each case's exact week from an earlier check's JSON (so other
+// verdict settings are checked at the verdict's cost) and says how many; a check of another
+// scenario or a malformed one is one error naming the file.
+TEST(CliTest, CheckVerdictTakesTheExactWeeksOfAnEarlierCheck) {
+  const std::string check = "check-verdict --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+                            " --policies none,polca --weeks 1 --no-stress --json --servers ";
+  const CommandRun first = Headroom(check + "10-11");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  const auto exact = nlohmann::json::parse(first.out);
+  EXPECT_EQ(exact["exact_read"], 0);
+  const std::string file = WriteTempFile("headroom_exact_weeks.json", first.out);
+  const CommandRun again = Headroom(check + "10-11 --warmup 1m --exact-from " + file);
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  const auto read = nlohmann::json::parse(again.out);
+  ASSERT_EQ(read["cases"].size(), 4u);
+  EXPECT_EQ(read["exact_read"], 4);
+  EXPECT_EQ(read["exact_events"], exact["exact_events"]);
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (const char* key : {"exact_event", "exact_peak_frac", "exact_cpu_s"}) {
+      EXPECT_EQ(read["cases"][i][key], exact["cases"][i][key]) << i << " " << key;
+    }
+  }
+  // A case the file lacks is simulated: one count more.
+  const CommandRun wider = Headroom(check + "10-12 --exact-from " + file);
+  ASSERT_EQ(wider.exit_code, 0) << wider.out;
+  EXPECT_EQ(nlohmann::json::parse(wider.out)["exact_read"], 4);
+  auto other = exact;
+  other["scenario"] = "polca-h100-row";
+  const std::string other_file = WriteTempFile("headroom_exact_other.json", other.dump());
+  auto broken = exact;
+  broken["cases"][1]["servers"] = "ten";
+  const std::string broken_file = WriteTempFile("headroom_exact_broken.json", broken.dump());
+  for (const auto& [path, says] :
+       {std::pair{other_file,
+                  "--exact-from " + other_file + ": a check of scenario 'polca-h100-row', not"},
+        std::pair{broken_file, broken_file + ": field 'cases[1].servers'"}}) {
+    const CommandRun run = Headroom(check + "10-11 --exact-from " + path);
+    EXPECT_EQ(run.exit_code, 2) << run.out;
+    EXPECT_NE(run.out.find(says), std::string::npos) << run.out;
+    EXPECT_EQ(Lines(run.out).size(), 1u) << run.out;
+  }
+}
+
 TEST(CliTest, ReportNamesWhatIsMissing) {
   const std::string dir = ::testing::TempDir() + "headroom_report_errors";
   ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/empty").c_str()), 0);

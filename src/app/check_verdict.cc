@@ -1,11 +1,15 @@
 #include "app/check_verdict.h"
 
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "format/json_fields.h"
 #include "sim/scenario_run.h"
 
 namespace headroom::app {
@@ -64,26 +68,71 @@ core::Status Validate(const CheckVerdictRequest& r) {
   return core::Ok();
 }
 
-// One case: the whole week, then its verdict, each timed on this thread.
-core::Status RunCase(const sim::ResolvedScenario& week, const sim::VerdictOptions& options,
-                     const std::atomic<bool>* stop, VerdictCase& c) {
-  const sim::Slo& slo = week.scenario.slo;
+// A case by (policy, servers, seed, stress).
+using CaseKey = std::tuple<std::string, int, std::uint64_t, std::string>;
+CaseKey KeyOf(const VerdictCase& c) { return {c.policy, c.servers, c.seed, c.stress}; }
+
+// The exact weeks of a previous check's JSON (CheckVerdictRequest::exact_from), by case.
+using ExactWeeks = std::map<CaseKey, VerdictCase>;
+
+core::Result<ExactWeeks> ReadExactWeeks(const std::string& path, const std::string& scenario) {
+  HEADROOM_ASSIGN_OR_RETURN(const nlohmann::json j, format::ReadJsonObject(path));
+  format::FieldReader r(path, "headroom check-verdict --json");
+  const std::string checked = r.Text(j, "scenario", "");
+  const nlohmann::json& cases = r.List(j, "cases", "");
+  ExactWeeks out;
+  for (std::size_t i = 0; !r.error() && i < cases.size(); ++i) {
+    const std::string at = fmt::format("cases[{}].", i);
+    VerdictCase c{.policy = r.Text(cases[i], "policy", at),
+                  .servers = r.Count<int>(cases[i], "servers", at),
+                  .seed = r.Count(cases[i], "seed", at),
+                  .stress = r.Text(cases[i], "stress", at)};
+    c.exact.peak_frac = r.Number(cases[i], "exact_peak_frac", at);
+    c.exact_cpu_s = r.Number(cases[i], "exact_cpu_s", at);
+    c.exact_event = r.Flag(cases[i], "exact_event", at);
+    out[KeyOf(c)] = std::move(c);
+  }
+  if (r.error()) return core::Fail(*r.error());
+  if (checked != scenario) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--exact-from {}: a check of scenario '{}', not '{}'", path, checked, scenario)));
+  }
+  return out;
+}
+
+// The whole week of case `c`, timed on this thread, or as `known` has it.
+core::Status RunExact(const sim::ResolvedScenario& week, const std::atomic<bool>* stop,
+                      const ExactWeeks& known, VerdictCase& c) {
+  if (const auto it = known.find(KeyOf(c)); it != known.end()) {
+    c.exact.peak_frac = it->second.exact.peak_frac;
+    c.exact_cpu_s = it->second.exact_cpu_s;
+    c.exact_event = it->second.exact_event;
+    c.exact_read = true;
+    return core::Ok();
+  }
   sim::RunOptions run;
   run.stop = stop;
   run.keep_power_series = false;
-  run.stop_after_power_events = slo.max_brake_events;
-  double t0 = ThreadCpuSeconds();
+  run.stop_after_power_events = week.scenario.slo.max_brake_events;
+  const double t0 = ThreadCpuSeconds();
   HEADROOM_ASSIGN_OR_RETURN(sim::RowResult exact,
                             sim::RunScenario(week, c.policy, c.servers, "", run));
   c.exact = sim::Summarize(exact);
   c.exact_cpu_s = ThreadCpuSeconds() - t0;
-  t0 = ThreadCpuSeconds();
+  c.exact_event = PowerEvent(c.exact, week.scenario.slo);
+  return core::Ok();
+}
+
+// One case: the whole week, then its verdict, each timed on this thread.
+core::Status RunCase(const sim::ResolvedScenario& week, const sim::VerdictOptions& options,
+                     const std::atomic<bool>* stop, const ExactWeeks& known, VerdictCase& c) {
+  HEADROOM_RETURN_IF_ERROR(RunExact(week, stop, known, c));
+  const double t0 = ThreadCpuSeconds();
   HEADROOM_ASSIGN_OR_RETURN(sim::PowerVerdict verdict,
                             sim::JudgePower(week, c.policy, c.servers, "", options, {}, stop));
   c.verdict = std::move(verdict.summary);
   c.verdict_cpu_s = ThreadCpuSeconds() - t0;
-  c.exact_event = PowerEvent(c.exact, slo);
-  c.verdict_event = PowerEvent(c.verdict, slo);
+  c.verdict_event = PowerEvent(c.verdict, week.scenario.slo);
   // Near the budget the whole week decides, as in a plan that depends on it: its cost added.
   if (c.verdict.near_budget) {
     c.verdict_event = c.exact_event;
@@ -103,6 +152,10 @@ core::Result<CheckVerdictResult> CheckVerdict(const CheckVerdictRequest& r) {
     HEADROOM_RETURN_IF_ERROR(policy::MakePolicy(p, resolved.params));
   }
   HEADROOM_ASSIGN_OR_RETURN(const std::vector<Week> weeks, WeeksOf(resolved, r));
+  ExactWeeks known;
+  if (!r.exact_from.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(known, ReadExactWeeks(r.exact_from, resolved.scenario.name));
+  }
   CheckVerdictResult out{.scenario = resolved.scenario.name};
   std::vector<std::size_t> week_of;
   for (std::size_t w = 0; w < weeks.size(); ++w) {
@@ -123,7 +176,7 @@ core::Result<CheckVerdictResult> CheckVerdict(const CheckVerdictRequest& r) {
   const auto work = [&] {
     for (std::size_t i = next++; i < out.cases.size(); i = next++) {
       const core::Status status =
-          RunCase(weeks[week_of[i]].scenario, r.verdict, r.stop, out.cases[i]);
+          RunCase(weeks[week_of[i]].scenario, r.verdict, r.stop, known, out.cases[i]);
       std::lock_guard lock(mu);
       if (!status && !failed) failed = status.error();
       ++done;
@@ -138,6 +191,7 @@ core::Result<CheckVerdictResult> CheckVerdict(const CheckVerdictRequest& r) {
     out.exact_events += c.exact_event;
     out.false_safe += c.exact_event && !c.verdict_event;
     out.false_unsafe += !c.exact_event && c.verdict_event;
+    out.exact_read += c.exact_read;
     out.exact_cpu_s += c.exact_cpu_s;
     out.verdict_cpu_s += c.verdict_cpu_s;
   }

@@ -28,6 +28,10 @@ struct CheckVerdictRequest {
   bool stress = true;  // each week also under each of the scenario's stress cases
   int threads = 0;     // cases in parallel; 0: every core
   sim::VerdictOptions verdict = {};
+  // A previous check's `--json` output on the same scenario and simulator: each case found there
+  // takes its exact week (power event, peak, CPU) from it instead of simulating it again, so that
+  // other verdict settings are checked at the verdict's cost alone. Empty: every week simulated.
+  std::string exact_from = {};
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress = {};
 };
@@ -44,6 +48,7 @@ struct VerdictCase {
   double verdict_cpu_s = 0;
   bool exact_event = false;
   bool verdict_event = false;
+  bool exact_read = false;  // the exact week came from CheckVerdictRequest::exact_from
 };
 
 struct CheckVerdictResult {
@@ -52,11 +57,13 @@ struct CheckVerdictResult {
   int exact_events = 0;
   int false_safe = 0;    // the verdict safe, the exact week not
   int false_unsafe = 0;  // the verdict unsafe, the exact week safe
+  int exact_read = 0;    // cases whose exact week came from CheckVerdictRequest::exact_from
   double exact_cpu_s = 0;
   double verdict_cpu_s = 0;
 };
 
-// kInvalidArgument naming the flag for a bad count range, week count or policy; the
+// kInvalidArgument naming the flag for a bad count range, week count or policy, or an exact_from
+// file that is not a check of the same scenario (naming the file and the field); the
 // simulations' errors.
 [[nodiscard]] core::Result<CheckVerdictResult> CheckVerdict(const CheckVerdictRequest& request);
 

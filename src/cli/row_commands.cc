@@ -68,9 +68,10 @@ struct CheckVerdictCliOptions {
   bool no_stress = false;
   int threads = 0;
   double hot_share = sim::VerdictOptions{}.hot_share;
-  std::string warmup = "5m";
-  std::string tail = "3m";
+  std::string warmup = core::FormatDuration(sim::VerdictOptions{}.warmup);
+  std::string tail = core::FormatDuration(sim::VerdictOptions{}.tail);
   double margin = sim::VerdictOptions{}.margin;
+  std::string exact_from;
 };
 
 void AddRowOptions(CLI::App* cmd, RowOptions* o) {
@@ -220,10 +221,14 @@ std::string CheckVerdictText(const app::CheckVerdictResult& r) {
   return fmt::format(
       "{}\n{} cases on {}: {} with a power event in the exact week; the verdict called {} of "
       "them safe (false safe) and {} of the {} safe weeks unsafe (false unsafe, {:.1f}%); "
-      "{:.2f} s a week exact, {:.3f} s the verdict (one core)\n",
+      "{:.2f} s a week exact, {:.3f} s the verdict (one core)\n{}",
       t.Render(StdoutStyle()), r.cases.size(), r.scenario, r.exact_events, r.false_safe,
       r.false_unsafe, safe, safe > 0 ? 100.0 * r.false_unsafe / safe : 0.0,
-      n > 0 ? r.exact_cpu_s / n : 0, n > 0 ? r.verdict_cpu_s / n : 0);
+      n > 0 ? r.exact_cpu_s / n : 0, n > 0 ? r.verdict_cpu_s / n : 0,
+      r.exact_read > 0
+          ? fmt::format("{} of the exact weeks (and their CPU) read from --exact-from\n",
+                        r.exact_read)
+          : "");
 }
 
 nlohmann::json CheckVerdictJson(const app::CheckVerdictResult& r) {
@@ -242,10 +247,10 @@ nlohmann::json CheckVerdictJson(const app::CheckVerdictResult& r) {
                      {"exact_cpu_s", c.exact_cpu_s},
                      {"verdict_cpu_s", c.verdict_cpu_s}});
   }
-  return {{"scenario", r.scenario},          {"cases", std::move(cases)},
-          {"exact_events", r.exact_events},  {"false_safe", r.false_safe},
-          {"false_unsafe", r.false_unsafe},  {"exact_cpu_s", r.exact_cpu_s},
-          {"verdict_cpu_s", r.verdict_cpu_s}};
+  return {{"scenario", r.scenario},         {"cases", std::move(cases)},
+          {"exact_events", r.exact_events}, {"false_safe", r.false_safe},
+          {"false_unsafe", r.false_unsafe}, {"exact_read", r.exact_read},
+          {"exact_cpu_s", r.exact_cpu_s},   {"verdict_cpu_s", r.verdict_cpu_s}};
 }
 
 int RunCheckVerdict(const GlobalOptions& global, const CheckVerdictCliOptions& cli) {
@@ -254,6 +259,7 @@ int RunCheckVerdict(const GlobalOptions& global, const CheckVerdictCliOptions& c
                                    .weeks = cli.weeks,
                                    .stress = !cli.no_stress,
                                    .threads = cli.threads,
+                                   .exact_from = cli.exact_from,
                                    .stop = &StopRequested()};
   request.verdict.hot_share = cli.hot_share;
   request.verdict.margin = cli.margin;
@@ -314,6 +320,9 @@ void RegisterCheckVerdict(CLI::App& app, const GlobalOptions& global, RunFunctio
                   "A week whose windows come within this share of the budget is simulated whole")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--exact-from", options->exact_from,
+                  "A previous check-verdict --json output of the same scenario and simulator: "
+                  "take each case's exact week from it rather than simulate it again");
 }
 
 void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run) {
