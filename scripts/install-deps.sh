@@ -24,6 +24,8 @@ packages=(
   lintian                       # tests/package_test.sh: the .deb has no lintian errors
   man-db                        # tests/package_test.sh: man -w headroom-plan after the install
   systemd                       # systemd-analyze verify of the units (deploy/check.sh, package test)
+  slurmctld slurmd slurm-client # tests: a local Slurm cluster (scripts/slurm-local.sh)
+  munge                         # its authentication daemon (run by slurm-local.sh, not as a service)
 )
 
 missing=()
