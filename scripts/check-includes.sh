@@ -16,10 +16,11 @@ declare -A allowed=(
   [telemetry]="core model gpu"
   [sim]="core model mig catalog policy gpu telemetry"
   [report]="core format model mig policy gpu telemetry sim"
+  [cluster]="core"
   [service]="core format model mig catalog policy gpu telemetry"
-  [app]="core format model mig catalog policy gpu telemetry sim report service"
+  [app]="core format model mig catalog policy gpu telemetry sim report cluster service"
   [console]="core format"
-  [cli]="core format app report console"
+  [cli]="core format app report cluster console"
 )
 # Tests (and their *_test_support.h fixtures) may also use the catalog (calibration against the
 # shipped data) and testing doubles.

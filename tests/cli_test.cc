@@ -24,13 +24,7 @@ namespace {
 
 using headroom::testing::CommandRun;
 using headroom::testing::Headroom;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using headroom::testing::Lines;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -23,6 +23,7 @@ namespace {
 using headroom::testing::CommandRun;
 using headroom::testing::Contains;
 using headroom::testing::Headroom;
+using headroom::testing::Lines;
 using headroom::testing::RunShell;
 
 // Runs `command` through sh: its exit code and output (stdout and stderr together).
@@ -50,13 +51,6 @@ std::string Strip(const std::string& text) {
     out += text[i];
   }
   return out;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 // A path of its own under the test temporary directory: ctest runs each case as a process of its

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app/context.h"
+#include "app/plan_executor.h"
 #include "core/parse.h"
 #include "policy/policy_factory.h"
 #include "report/plan_dir.h"
@@ -41,6 +42,23 @@ core::Result<std::optional<double>> RiskFlag(std::string_view flag, const std::s
   return std::optional<double>(*pct / 100);
 }
 
+// --out DIR: plan.json, the chosen policy's row power, and with --report the page.
+core::Result<std::optional<std::string>> WritePlanOut(const PlanRequest& r, const std::string& out,
+                                                      report::PlanReport& data) {
+  // The chosen policy's row power on the planning week where it peaked highest, as the plan ran
+  // it.
+  if (const sim::PolicyPlan* chosen = sim::ChosenPolicy(data.plan)) {
+    data.power = report::PlanRunPowerTrace(chosen->at_max);
+  }
+  HEADROOM_RETURN_IF_ERROR(report::WritePlanDir(out, data));
+  if (!r.report) return std::optional<std::string>();
+  HEADROOM_ASSIGN_OR_RETURN(std::string path,
+                            WriteReport(report::ResultKind::kPlan, out, r.on_warning));
+  return std::optional<std::string>(path);
+}
+
+}  // namespace
+
 core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
   sim::PlanOptions options;
   HEADROOM_ASSIGN_OR_RETURN(options.max_weekly_risk,
@@ -66,30 +84,19 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
   return options;
 }
 
-// --out DIR: plan.json, the chosen policy's row power, and with --report the page.
-core::Result<std::optional<std::string>> WritePlanOut(const PlanRequest& r, const std::string& out,
-                                                      report::PlanReport& data) {
-  // The chosen policy's row power on the planning week where it peaked highest, as the plan ran
-  // it.
-  if (const sim::PolicyPlan* chosen = sim::ChosenPolicy(data.plan)) {
-    data.power = report::PlanRunPowerTrace(chosen->at_max);
-  }
-  HEADROOM_RETURN_IF_ERROR(report::WritePlanDir(out, data));
-  if (!r.report) return std::optional<std::string>();
-  HEADROOM_ASSIGN_OR_RETURN(std::string path,
-                            WriteReport(report::ResultKind::kPlan, out, r.on_warning));
-  return std::optional<std::string>(path);
-}
-
-}  // namespace
-
 core::Result<PlanOutcome> Plan(const PlanRequest& r) {
   HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved, ResolveScenario(r.scenario));
-  HEADROOM_ASSIGN_OR_RETURN(const sim::PlanOptions options, PlanOptionsOf(r));
+  HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(r));
+  HEADROOM_ASSIGN_OR_RETURN(
+      std::unique_ptr<sim::BatchExecutor> executor,
+      MakePlanExecutor(r.executor, PlanTaskRequestJson(r, options.power_windows)));
+  options.executor = executor.get();
   HEADROOM_ASSIGN_OR_RETURN(sim::CapacityPlan plan, sim::PlanCapacity(resolved, options));
-  PlanOutcome outcome{.data = {.plan = std::move(plan), .inputs = PlanInputsOf(resolved, r)},
-                      .scenario = resolved.scenario,
-                      .threads = options.threads};
+  PlanOutcome outcome{
+      .data = {.plan = std::move(plan), .inputs = PlanInputsOf(resolved, r)},
+      .scenario = resolved.scenario,
+      .threads = options.threads,
+      .ran_on = executor ? executor->Describe() : fmt::format("on {} threads", options.threads)};
   outcome.out_dir = r.out.empty() && r.report ? kDefaultPlanDir : r.out;
   if (!outcome.out_dir.empty()) {
     HEADROOM_ASSIGN_OR_RETURN(outcome.report, WritePlanOut(r, outcome.out_dir, outcome.data));

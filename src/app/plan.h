@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/row_scenario.h"
+#include "cluster/slurm_array.h"
 #include "core/result.h"
 #include "report/plan_report.h"
 #include "sim/capacity_planner.h"
@@ -20,6 +21,13 @@ namespace headroom::app {
 
 // Where `plan --report` writes when no --out is given.
 inline constexpr const char* kDefaultPlanDir = "headroom-plan";
+
+// Where a plan's simulations run (app/plan_executor.h): "local" (this process's threads) or
+// "slurm" (a job array a round on a Slurm cluster, with its options).
+struct ExecutorRequest {
+  std::string kind = "local";
+  cluster::SlurmOptions slurm = {};
+};
 
 struct PlanRequest {
   ScenarioRequest scenario = {};
@@ -35,21 +43,28 @@ struct PlanRequest {
   std::string out = {};                  // empty: nothing written (kDefaultPlanDir with report)
   bool report = false;                   // report.html written into out
   std::string version = {};              // plan.json's
+  ExecutorRequest executor = {};
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress = {};   // simulations run, of those planned
   std::function<void(const std::string&)> on_warning = {};  // a plot the report could not draw
 };
 
 struct PlanOutcome {
-  report::PlanReport data;                 // the plan and its inputs (what --json prints)
-  sim::Scenario scenario;                  // as resolved, for the printed summary
-  int threads = 0;                         // as used
+  report::PlanReport data;  // the plan and its inputs (what --json prints)
+  sim::Scenario scenario;   // as resolved, for the printed summary
+  int threads = 0;          // as used
+  std::string ran_on = {};  // "on 2 threads", "through Slurm: 7 job arrays, ..."
+
   std::string out_dir = {};                // where it was written; empty: nowhere
   std::optional<std::string> report = {};  // report.html's path
 };
 
 // kInvalidArgument naming the flag for bad input; the search's and the writers' errors.
 [[nodiscard]] core::Result<PlanOutcome> Plan(const PlanRequest& request);
+
+// The search's options from the request's flags (not its executor): kInvalidArgument naming a
+// bad flag.
+[[nodiscard]] core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& request);
 
 struct LoadCalibration {
   sim::Calibration calibration;

@@ -1,6 +1,7 @@
 // headroom: the command-line entry point and composition root. `agent` and `controller` run in
 // headroom-daemon (cli/daemon_commands.h), which this process becomes when one is chosen.
 #include "cli/app.h"
+#include "cli/cluster_commands.h"
 #include "cli/commands.h"
 #include "cli/daemon_commands.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
       {.names = {"simulate"}, .add = RegisterSimulate},
       {.names = {"plan"}, .add = RegisterPlan},
       {.names = {"check-verdict"}, .add = RegisterCheckVerdict},
+      {.names = {"plan-task"}, .add = RegisterPlanTask},
       {.names = {"report"}, .add = RegisterReport},
       {.names = {"trace"}, .add = RegisterTrace},
       {.names = {"mig"}, .add = RegisterMig},

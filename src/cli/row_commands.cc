@@ -11,6 +11,7 @@
 #include "app/check_verdict.h"
 #include "app/plan.h"
 #include "app/simulate.h"
+#include "cli/cluster_commands.h"
 #include "cli/commands.h"
 #include "console/progress.h"
 #include "console/terminal.h"
@@ -58,6 +59,7 @@ struct PlanCliOptions {
   std::vector<std::string> stress;  // --stress, repeated; "none" drops the scenario's
   bool calibrate = false;
   bool html = false;  // --report
+  app::ExecutorRequest executor;
 };
 
 struct CheckVerdictCliOptions {
@@ -152,6 +154,7 @@ app::PlanRequest PlanRequestOf(const GlobalOptions& global, const PlanCliOptions
           .out = o.out,
           .report = cli.html,
           .version = HEADROOM_VERSION,
+          .executor = cli.executor,
           .stop = &StopRequested(),
           .on_warning = PrintWarning};
 }
@@ -182,7 +185,7 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
       {.json = json,
        .json_text = report::PlanReportJson(plan->data).dump(2),
        .text = report::PlanText(plan->data.plan, plan->scenario, plan->data.inputs.engine,
-                                plan->threads, StdoutStyle()),
+                                plan->ran_on, StdoutStyle()),
        .wrote = out.empty() ? "" : fmt::format("wrote {}/{}\n", out, report::kPlanFile),
        .report = plan->report});
 }
@@ -398,6 +401,7 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
   cmd->add_flag("--calibrate", options->calibrate,
                 "Find the per-server load at which the uncapped row peaks at the scenario's "
                 "target_baseline_peak, and print it");
+  AddExecutorOptions(cmd, &options->executor);
 }
 
 }  // namespace headroom::cli

@@ -54,10 +54,14 @@ Result<Subprocess> Subprocess::Start(const std::vector<std::string>& argv,
     case SpawnOptions::Output::kInherit:
       break;
     case SpawnOptions::Output::kCapture:
+    case SpawnOptions::Output::kCaptureBoth:
       if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
         return Fail(Error::Internal(fmt::format("pipe: {}", std::strerror(errno))));
       }
       posix_spawn_file_actions_adddup2(actions.get(), pipe_fds[1], STDOUT_FILENO);
+      if (options.output == SpawnOptions::Output::kCaptureBoth) {
+        posix_spawn_file_actions_adddup2(actions.get(), pipe_fds[1], STDERR_FILENO);
+      }
       break;
     case SpawnOptions::Output::kFile:
       posix_spawn_file_actions_addopen(actions.get(), STDOUT_FILENO, options.output_file.c_str(),
@@ -145,9 +149,11 @@ bool Subprocess::ReadOutput(Duration timeout, std::string* out) {
 }
 
 Result<CapturedRun> RunCaptured(const std::vector<std::string>& argv, Duration timeout,
-                                std::size_t max_output, const Clock& clock) {
-  HEADROOM_ASSIGN_OR_RETURN(Subprocess child,
-                            Subprocess::Start(argv, {.output = SpawnOptions::Output::kCapture}));
+                                std::size_t max_output, const Clock& clock, bool with_stderr) {
+  HEADROOM_ASSIGN_OR_RETURN(
+      Subprocess child,
+      Subprocess::Start(argv, {.output = with_stderr ? SpawnOptions::Output::kCaptureBoth
+                                                     : SpawnOptions::Output::kCapture}));
   CapturedRun run;
   const TimePoint deadline = clock.Now() + timeout;
   while (true) {

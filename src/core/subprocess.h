@@ -23,7 +23,8 @@ namespace headroom::core {
 
 struct SpawnOptions {
   std::vector<std::pair<std::string, std::string>> extra_env = {};  // added to ours
-  enum class Output { kInherit, kCapture, kFile };
+  // kCapture: stdout to a pipe (ReadOutput); kCaptureBoth: stdout and stderr to it.
+  enum class Output { kInherit, kCapture, kCaptureBoth, kFile };
   Output output = Output::kInherit;
   std::string output_file = {};  // kFile: stdout and stderr, created or truncated
 };
@@ -73,9 +74,10 @@ struct CapturedRun {
 
 // Runs `argv` to its end with its stdout captured: killed with SIGKILL once `timeout` has passed
 // on `clock`, and stopped reading (and killed) once it printed more than `max_output` bytes.
+// `with_stderr`: its stderr captured too, interleaved (a tool's error messages).
 [[nodiscard]] Result<CapturedRun> RunCaptured(const std::vector<std::string>& argv,
                                               Duration timeout, std::size_t max_output,
-                                              const Clock& clock);
+                                              const Clock& clock, bool with_stderr = false);
 
 // While it lives, SIGINT and SIGTERM sent to this process are passed on to every child added
 // (the previous handlers come back when it is destroyed). One at a time per process.

@@ -83,16 +83,6 @@ constexpr auto kCapacityPlanFields = std::tuple{
       return format::TableJson(sim::PlanRisk(plan), kCountRiskFields);
     })};
 
-// A run on an unseen week is its power verdict (sim/power_verdict.h) unless its windows came
-// near the budget; plans written before the verdicts have neither field.
-constexpr auto kPlanRunFields = std::tuple_cat(
-    kRunSummaryFields,
-    std::tuple{
-        format::Field("week", &sim::RunSummary::week),
-        format::Field("power_verdict", &sim::RunSummary::power_verdict, {.may_be_absent = true}),
-        format::Field("near_budget", &sim::RunSummary::near_budget, {.may_be_absent = true}),
-        format::Field("simulated_s", &sim::RunSummary::simulated_s, {.may_be_absent = true})});
-
 constexpr auto kSloFields =
     std::tuple{format::Field("hp_p50_e2e_pct", &sim::Slo::hp_p50_e2e_pct),
                format::Field("hp_p99_e2e_pct", &sim::Slo::hp_p99_e2e_pct),

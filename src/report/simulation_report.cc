@@ -255,7 +255,8 @@ void WriteRequestCsvRow(const sim::RequestResult& r, std::ostream& out) {
 }
 
 std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s,
-                     const std::string& engine, int threads, const format::TextStyle& style) {
+                     const std::string& engine, const std::string& ran_on,
+                     const format::TextStyle& style) {
   const sim::RunSummary& b = plan.baseline;
   return style.Bold(fmt::format("{}: {}", s.name, s.description)) + "\n" +
          fmt::format("serving engine: {}\n", engine) +
@@ -269,7 +270,7 @@ std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& s,
              s.slo.hp_p99_e2e_pct, s.slo.lp_p50_e2e_pct, PlanWeeks(plan)) +
          PlanTable(plan, style) + RiskTable(plan, style) + "\n" +
          style.Bold(PlanAnswer(plan, s.slo)) + "\n" +
-         fmt::format("{} simulations on {} threads\n", plan.simulations, threads);
+         fmt::format("{} simulations {}\n", plan.simulations, ran_on);
 }
 
 nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& s,

@@ -49,6 +49,17 @@ inline constexpr auto kRunSummaryFields = std::tuple{
     format::Field("hp", &sim::RunSummary::hp, kRunClassFields),
     format::Field("lp", &sim::RunSummary::lp, kRunClassFields)};
 
+// A run of a plan (plan.json's runs): with its week, and on an unseen week whether it is its
+// power verdict (sim/power_verdict.h) and that came near the budget; plans written before the
+// verdicts have neither field.
+inline constexpr auto kPlanRunFields = std::tuple_cat(
+    kRunSummaryFields,
+    std::tuple{
+        format::Field("week", &sim::RunSummary::week),
+        format::Field("power_verdict", &sim::RunSummary::power_verdict, {.may_be_absent = true}),
+        format::Field("near_budget", &sim::RunSummary::near_budget, {.may_be_absent = true}),
+        format::Field("simulated_s", &sim::RunSummary::simulated_s, {.may_be_absent = true})});
+
 // The run through kRunSummaryFields.
 nlohmann::ordered_json RunJson(const sim::RunSummary& run);
 // RunJson plus the simulation's own detail: time in each state, cap actions, power
@@ -59,9 +70,9 @@ std::string SimulationText(const sim::RowResult& result,
                            const format::TextStyle& style = format::TextStyle());
 
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
-// how many simulations ran on how many threads.
+// how many simulations ran where (`ran_on`: "on 2 threads").
 std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& scenario,
-                     const std::string& engine, int threads,
+                     const std::string& engine, const std::string& ran_on,
                      const format::TextStyle& style = format::TextStyle());
 // What `plan --calibrate` prints, against the peak it was asked for.
 nlohmann::ordered_json CalibrationJson(const sim::Calibration& c, const sim::Scenario& scenario,

@@ -126,6 +126,61 @@ core::Status ChooseWeeks(const Scenario& s, const PlanOptions& options, Capacity
   return core::Ok();
 }
 
+// Week `w` of the plan as a scenario: a planning week, a stress case or an unseen week, with its
+// seed.
+core::Result<ResolvedScenario> PlanWeek(const ResolvedScenario& scenario,
+                                        const PlanOptions& options, const CapacityPlan& plan,
+                                        int w) {
+  ResolvedScenario week = scenario;
+  if (w >= plan.planning_weeks && w < SearchedWeeks(plan)) {
+    const std::vector<StressCase> stress = StressCases(scenario.scenario, options);
+    HEADROOM_ASSIGN_OR_RETURN(
+        week.scenario,
+        Stressed(scenario.scenario, stress[static_cast<std::size_t>(w - plan.planning_weeks)],
+                 options.trace));
+  }
+  week.scenario.seed = plan.week_seeds[static_cast<std::size_t>(w)];
+  return week;
+}
+
+// The plan's weeks as scenarios: planning weeks, stress cases, unseen weeks.
+core::Result<std::vector<ResolvedScenario>> PlanWeeks(const ResolvedScenario& scenario,
+                                                      const PlanOptions& options,
+                                                      const CapacityPlan& plan) {
+  std::vector<ResolvedScenario> weeks;
+  for (int w = 0; w < SearchedWeeks(plan) + plan.validation_weeks; ++w) {
+    HEADROOM_ASSIGN_OR_RETURN(ResolvedScenario week, PlanWeek(scenario, options, plan, w));
+    weeks.push_back(std::move(week));
+  }
+  return weeks;
+}
+
+// The policies a plan searches: the options', else the scenario's, else every one.
+std::vector<std::string> PlanPolicies(const Scenario& s, const PlanOptions& options) {
+  std::vector<std::string> policies = options.policies.empty() ? s.plan_policies : options.policies;
+  if (policies.empty()) policies = policy::PolicyNames();
+  return policies;
+}
+
+// The capping policies stepped beside each uncapped run (PlanOptions::share_quiet_runs).
+std::vector<std::string> PlanShadows(const std::vector<std::string>& policies,
+                                     const PlanOptions& options) {
+  std::vector<std::string> shadows;
+  if (!options.share_quiet_runs) return shadows;
+  std::copy_if(policies.begin(), policies.end(), std::back_inserter(shadows),
+               [](const std::string& p) { return p != policy::kUncappedPolicy; });
+  return shadows;
+}
+
+// A run on its week: an unseen week's power verdict (unless run whole), else its simulation.
+core::Result<Outcome> RunOnWeek(const ResolvedScenario& week, const Run& r, int planning,
+                                const PlanOptions& options, WeekRecordings& recordings,
+                                const std::vector<std::string>& shadows,
+                                const std::atomic<bool>* stop) {
+  if (r.job.week >= planning && !r.job.whole) return JudgeOne(week, r.job, options, shadows, stop);
+  return RunOne(week, r, options, recordings, shadows, stop);
+}
+
 }  // namespace
 
 namespace {
@@ -230,20 +285,15 @@ CapacitySearch::CapacitySearch(const ResolvedScenario& scenario, const PlanOptio
       pool_(
           options.threads, options.stop,
           [this](const sim::Run& r, const std::atomic<bool>* stop) {
-            const ResolvedScenario& week = weeks_[static_cast<std::size_t>(r.job.week)];
-            if (r.job.week >= planning_ && !r.job.whole) {
-              return JudgeOne(week, r.job, options_, shadows_, stop);
-            }
-            return RunOne(week, r, options_, recordings_, shadows_, stop);
+            return RunOnWeek(weeks_[static_cast<std::size_t>(r.job.week)], r, planning_, options_,
+                             recordings_, shadows_, stop);
           },
           [this](const RunSummary& r) {
             return !r.stopped_early &&
                    std::max(r.brake_events, r.over_budget_episodes) <= s_.slo.max_brake_events;
-          }) {
-  if (options.share_quiet_runs) {
-    std::copy_if(policies_.begin(), policies_.end(), std::back_inserter(shadows_),
-                 [&](const std::string& p) { return p != uncapped_; });
-  }
+          },
+          options.executor) {
+  shadows_ = PlanShadows(policies_, options);
   plan_.baseline_servers = n0_;
   const int rounds_estimate =
       static_cast<int>(std::ceil(std::log2(static_cast<double>(n_max_ - n0_ + 2))));
@@ -670,34 +720,13 @@ std::string CapacitySearch::LimitOf(std::size_t k) const {
                         : fmt::format("{} servers: {}: {}", sr.hi, WeekName(plan_, v.week), v.why);
 }
 
-// The plan's weeks as scenarios: planning weeks, stress cases, unseen weeks, each with its seed.
-core::Result<std::vector<ResolvedScenario>> PlanWeeks(const ResolvedScenario& scenario,
-                                                      const PlanOptions& options,
-                                                      const CapacityPlan& plan) {
-  const Scenario& s = scenario.scenario;
-  const int all_weeks = SearchedWeeks(plan) + plan.validation_weeks;
-  std::vector<ResolvedScenario> weeks(static_cast<std::size_t>(all_weeks), scenario);
-  const std::vector<StressCase> stress = StressCases(s, options);
-  for (int w = 0; w < all_weeks; ++w) {
-    ResolvedScenario& week = weeks[static_cast<std::size_t>(w)];
-    if (w >= plan.planning_weeks && w < SearchedWeeks(plan)) {
-      HEADROOM_ASSIGN_OR_RETURN(
-          week.scenario,
-          Stressed(s, stress[static_cast<std::size_t>(w - plan.planning_weeks)], options.trace));
-    }
-    week.scenario.seed = plan.week_seeds[static_cast<std::size_t>(w)];
-  }
-  return weeks;
-}
-
 }  // namespace
 
 core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                         const PlanOptions& options) {
   const Scenario& s = scenario.scenario;
   HEADROOM_RETURN_IF_ERROR(RequireScaledWorkload(s, "a capacity plan"));
-  std::vector<std::string> policies = options.policies.empty() ? s.plan_policies : options.policies;
-  if (policies.empty()) policies = policy::PolicyNames();
+  std::vector<std::string> policies = PlanPolicies(s, options);
   for (const std::string& p : policies) {
     HEADROOM_RETURN_IF_ERROR(policy::MakePolicy(p, scenario.params));
   }
@@ -712,6 +741,23 @@ core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                             PlanWeeks(scenario, options, plan));
   CapacitySearch search(scenario, options, std::move(policies), std::move(plan), std::move(weeks));
   return search.Plan();
+}
+
+core::Result<Outcome> RunPlanWork(const ResolvedScenario& scenario, const PlanOptions& options,
+                                  const Run& run) {
+  HEADROOM_RETURN_IF_ERROR(RequireScaledWorkload(scenario.scenario, "a capacity plan"));
+  CapacityPlan plan;
+  HEADROOM_RETURN_IF_ERROR(ChooseWeeks(scenario.scenario, options, &plan));
+  const int weeks = SearchedWeeks(plan) + plan.validation_weeks;
+  if (run.job.week < 0 || run.job.week >= weeks) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("week {}: the plan has weeks 0 to {}", run.job.week, weeks - 1)));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(const ResolvedScenario week,
+                            PlanWeek(scenario, options, plan, run.job.week));
+  WeekRecordings none(0);
+  return RunOnWeek(week, run, SearchedWeeks(plan), options, none,
+                   PlanShadows(PlanPolicies(scenario.scenario, options), options), options.stop);
 }
 
 core::Result<Calibration> CalibrateLoad(const ResolvedScenario& scenario, double target,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "sim/plan_work.h"
 #include "sim/power_verdict.h"
 #include "sim/row_simulator.h"
 #include "sim/run_summary.h"
@@ -153,6 +154,9 @@ struct PlanOptions {
   // the baseline's where it never acted (RunOptions::shadows); false: simulate every run. The
   // results are the same either way.
   bool share_quiet_runs = true;
+  // Where the plan's rounds of runs go: nullptr, this process's `threads`; else each round to
+  // it, all at once (sim/plan_work.h). The plan is the same either way.
+  BatchExecutor* executor = nullptr;
   std::function<void(int done, int total_estimate)> progress;
   const std::atomic<bool>* stop = nullptr;
 };
@@ -161,6 +165,12 @@ struct PlanOptions {
 // same whatever the seed); the scenario's defaults fall back to one week there.
 [[nodiscard]] core::Result<CapacityPlan> PlanCapacity(const ResolvedScenario& scenario,
                                                       const PlanOptions& options);
+// One run of the plan that PlanCapacity(scenario, options) makes, as it runs it (its week's
+// simulation, or an unseen week's power verdict): what a BatchExecutor runs elsewhere, the same
+// outcome for the same scenario, options (but threads, executor and progress) and run.
+// kInvalidArgument for a week the plan does not have, or bad options as PlanCapacity.
+[[nodiscard]] core::Result<Outcome> RunPlanWork(const ResolvedScenario& scenario,
+                                                const PlanOptions& options, const Run& run);
 // "planning week 2 (seed 2)", "stress growth (load x1.1; seed 1)", "unseen week 1 (seed 1001)":
 // week `week` of `plan`.
 std::string WeekName(const CapacityPlan& plan, int week);

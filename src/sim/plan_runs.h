@@ -25,20 +25,11 @@
 #include "core/result.h"
 #include "policy/policies.h"
 #include "sim/capacity_planner.h"
+#include "sim/plan_work.h"
 #include "sim/recorded_requests.h"
 #include "sim/scenario.h"
 
 namespace headroom::sim {
-
-struct Job {
-  std::string policy;
-  int servers = 0;
-  int week = 0;
-  // An unseen week run whole and exactly, where its power verdict came near the budget and the
-  // count's fit depends on it (it then stands for the verdict).
-  bool whole = false;
-  auto operator<=>(const Job&) const = default;
-};
 
 // The plan's recorded weeks: (week, servers) to its requests, recorded by the first run that read
 // them to their end and replayed by every later run of that week at that count (another policy,
@@ -95,20 +86,6 @@ class WeekRecordings {
 // at once: one of each (week, servers) in turn, in the order first asked.
 std::vector<Job> Interleaved(const std::vector<Job>& jobs);
 
-// A job as run: `stops`, whether it stops at its first power event (every run but the uncapped
-// baseline's, whose latencies the others are compared with, unless only its power is wanted).
-struct Run {
-  Job job;
-  bool stops = true;
-  auto operator<=>(const Run&) const = default;
-};
-
-// What a run gives: its summary and the shadows that never acted in it.
-struct Outcome {
-  RunSummary summary;
-  std::vector<std::string> quiet;
-};
-
 // One run of a job on its week's scenario: the uncapped baseline's steps `shadows` beside
 // (RunOptions::shadows).
 core::Result<Outcome> RunOne(const ResolvedScenario& scenario, const Run& job,
@@ -135,9 +112,15 @@ class RunPool {
 
   // `interchangeable`: whether a run's outcome is also that of the same job run the other way
   // (stopping or not at its first power event): so when it had no power event to stop at.
+  // With `batch`, no threads: each Need hands its runs to it in rounds (those whose baselines
+  // are known, then those their baselines did not share), the speculative ones never.
   RunPool(int threads, const std::atomic<bool>* user_stop, RunFn run,
-          std::function<bool(const RunSummary&)> interchangeable)
-      : user_stop_(user_stop), run_(std::move(run)), interchangeable_(std::move(interchangeable)) {
+          std::function<bool(const RunSummary&)> interchangeable, BatchExecutor* batch = nullptr)
+      : user_stop_(user_stop),
+        run_(std::move(run)),
+        interchangeable_(std::move(interchangeable)),
+        batch_(batch) {
+    if (batch_) return;
     for (int t = 0; t < std::max(1, threads); ++t) workers_.emplace_back([this] { Work(); });
   }
   ~RunPool() {
@@ -157,6 +140,7 @@ class RunPool {
   // to do. Returns the first error of a needed run.
   core::Status Need(const std::vector<std::pair<Run, int>>& needed,
                     std::vector<std::pair<Run, bool>> speculative) {
+    if (batch_) return NeedInBatches(needed);
     std::unique_lock lock(mu_);
     needed_ = needed;
     speculative_ = std::move(speculative);
@@ -256,6 +240,38 @@ class RunPool {
     return std::nullopt;
   }
 
+  // The runs of `needed` that can start now: without an outcome, not shared, and a policy's
+  // only once its baseline has one.
+  std::vector<Run> Startable() {
+    std::vector<Run> out;
+    for (const auto& [run, after] : needed_) {
+      if (Resolved(run, after)) continue;
+      if (after >= 0) {
+        const Run& base = needed_[static_cast<std::size_t>(after)].first;
+        if (Lookup(base) == outcomes_.end()) continue;
+      }
+      out.push_back(run);
+    }
+    return out;
+  }
+
+  core::Status NeedInBatches(const std::vector<std::pair<Run, int>>& needed) {
+    std::lock_guard lock(mu_);  // one caller at a time, no workers: for the annotations
+    needed_ = needed;
+    for (std::vector<Run> round = Startable(); !round.empty(); round = Startable()) {
+      auto outcomes = batch_->RunBatch(round, user_stop_);
+      if (!outcomes) {
+        needed_.clear();
+        return core::Fail(outcomes.error());
+      }
+      for (std::size_t k = 0; k < round.size(); ++k) {
+        outcomes_.insert_or_assign(round[k], std::move((*outcomes)[k]));
+      }
+    }
+    needed_.clear();
+    return core::Ok();
+  }
+
   void Work() {
     std::unique_lock lock(mu_);
     while (!quit_) {
@@ -278,6 +294,7 @@ class RunPool {
   const std::atomic<bool>* user_stop_;
   RunFn run_;
   std::function<bool(const RunSummary&)> interchangeable_;
+  BatchExecutor* batch_;
   std::atomic<bool> cancel_{false};
   std::mutex mu_;
   std::condition_variable wake_;      // a worker may have something to start

@@ -1,0 +1,200 @@
+#include "app/plan_executor.h"
+
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "format/json_fields.h"
+#include "report/plan_work_files.h"
+
+namespace headroom::app {
+namespace {
+
+constexpr const char* kTaskWriter = "headroom plan --executor slurm";
+
+// A path the tasks can open from their round's directory: absolute where it names a file here;
+// anything else (a built-in name, empty) as it is.
+std::string Absolute(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::exists(path, ec)) return path;
+  return std::filesystem::absolute(path, ec).lexically_normal().string();
+}
+
+std::string RandomId() {
+  std::random_device device;
+  return fmt::format("{:08x}{:08x}", device(), device());
+}
+
+// This very program, which the tasks run: the nodes see it where the working directory is (a
+// shared installation, or the build beside the work).
+std::string ThisProgram() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("headroom") : self.string();
+}
+
+// Each round of a plan as one job array (cluster::RunArrayRound).
+class SlurmPlanExecutor final : public sim::BatchExecutor {
+ public:
+  SlurmPlanExecutor(cluster::SlurmOptions options, nlohmann::json request)
+      : options_(std::move(options)),
+        request_(std::move(request)),
+        plan_id_(RandomId()),
+        dir_(fmt::format("{}/headroom-plan-{}", options_.work_dir, plan_id_)) {}
+
+  ~SlurmPlanExecutor() override {
+    // The units and results of a plan that ended well are of no more use; a failed plan's stay
+    // to be read.
+    std::error_code ec;
+    if (ok_) std::filesystem::remove_all(dir_, ec);
+  }
+
+  core::Result<std::vector<sim::Outcome>> RunBatch(const std::vector<sim::Run>& runs,
+                                                   const std::atomic<bool>* stop) override {
+    const int k = rounds_++;
+    tasks_ += static_cast<int>(runs.size());
+    const std::string dir = fmt::format("{}/round-{}", dir_, k);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string unit = dir + "/unit.json";
+    HEADROOM_RETURN_IF_ERROR(
+        report::WriteWorkUnit(unit, {.plan_id = plan_id_, .request = request_, .runs = runs}));
+    std::vector<sim::Outcome> outcomes(runs.size());
+    const cluster::ArrayRound round{
+        .name = fmt::format("headroom-plan-{}-r{}", plan_id_.substr(0, 8), k),
+        .dir = dir,
+        .tasks = static_cast<int>(runs.size()),
+        .command = {ThisProgram(), "plan-task", unit, "--task", cluster::kTaskIndex},
+        .check = [&](int task) -> core::Status {
+          HEADROOM_ASSIGN_OR_RETURN(report::WorkResult r,
+                                    report::ReadWorkResult(PlanTaskResultPath(unit, task)));
+          const sim::Run& want = runs[static_cast<std::size_t>(task)];
+          if (r.plan_id != plan_id_ || r.task != task || r.run != want) {
+            return core::Fail(core::Error::InvalidArgument(fmt::format(
+                "{}: the result of plan {} task {} ({} at {} servers, week {}), not of this "
+                "plan's ({}) task {}",
+                PlanTaskResultPath(unit, task), r.plan_id, r.task, r.run.job.policy,
+                r.run.job.servers, r.run.job.week, plan_id_, task)));
+          }
+          outcomes[static_cast<std::size_t>(task)] = std::move(r.outcome);
+          return core::Ok();
+        }};
+    HEADROOM_RETURN_IF_ERROR(cluster::RunArrayRound(options_, round, stop));
+    ok_ = true;
+    return outcomes;
+  }
+
+  std::string Describe() const override {
+    return fmt::format("through Slurm: {} job array{}, {} task{}", rounds_, rounds_ == 1 ? "" : "s",
+                       tasks_, tasks_ == 1 ? "" : "s");
+  }
+
+ private:
+  const cluster::SlurmOptions options_;
+  const nlohmann::json request_;
+  const std::string plan_id_;
+  const std::string dir_;
+  int rounds_ = 0;
+  int tasks_ = 0;
+  bool ok_ = false;  // every round so far gave all its results
+};
+
+// The plan's request from its unit's JSON (PlanTaskRequestJson), and the power windows it kept.
+core::Result<std::pair<PlanRequest, int>> PlanRequestOf(const nlohmann::json& j,
+                                                        const std::string& unit) {
+  format::FieldReader r(unit, kTaskWriter);
+  PlanRequest p;
+  const std::string at = "request.";
+  p.scenario.scenario = r.Text(j, "scenario", at);
+  p.scenario.catalog_dir = r.Text(j, "catalog_dir", at);
+  if (const nlohmann::json* seed = format::FieldReader::Lookup(j, "seed");
+      seed && !seed->is_null()) {
+    p.scenario.seed = r.Count(seed, at + "seed");
+  }
+  for (auto [key, list] :
+       {std::pair{"slo", &p.scenario.slo}, std::pair{"serving", &p.scenario.serving},
+        std::pair{"set", &p.scenario.set}, std::pair{"stress", &p.stress}}) {
+    const nlohmann::json& items = r.List(j, key, at);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      list->push_back(r.Text(&items[i], fmt::format("{}{}[{}]", at, key, i)));
+    }
+  }
+  p.scenario.engine = {.engine = r.Text(j, "engine", at),
+                       .engine_file = r.Text(j, "engine_file", at)};
+  p.trace = r.Text(j, "trace", at);
+  p.policies = r.Text(j, "policies", at);
+  for (auto [key, value] : {std::pair{"weeks", &p.weeks}, std::pair{"validate", &p.validate},
+                            std::pair{"risk_beyond", &p.risk_beyond}}) {
+    const nlohmann::json* v = format::FieldReader::Lookup(j, key);
+    if (v && !v->is_null()) *value = r.Integer(v, at + key);
+  }
+  p.max_weekly_risk = r.Text(j, "max_weekly_risk", at);
+  p.confidence = r.Text(j, "confidence", at);
+  const int power_windows = r.Count<int>(j, "power_windows", at);
+  if (r.error()) return core::Fail(*r.error());
+  return std::pair{std::move(p), power_windows};
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<sim::BatchExecutor>> MakePlanExecutor(const ExecutorRequest& e,
+                                                                   nlohmann::json request) {
+  if (e.kind == "local") return std::unique_ptr<sim::BatchExecutor>();
+  if (e.kind != "slurm") {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("--executor '{}': expected local or slurm", e.kind)));
+  }
+  HEADROOM_RETURN_IF_ERROR(cluster::CheckSlurm(e.slurm));
+  return std::unique_ptr<sim::BatchExecutor>(
+      std::make_unique<SlurmPlanExecutor>(e.slurm, std::move(request)));
+}
+
+nlohmann::json PlanTaskRequestJson(const PlanRequest& r, int power_windows) {
+  const ScenarioRequest& s = r.scenario;
+  const auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"scenario", Absolute(s.scenario)},
+          {"catalog_dir", Absolute(s.catalog_dir)},
+          {"seed", optional(s.seed)},
+          {"slo", s.slo},
+          {"serving", s.serving},
+          {"set", s.set},
+          {"engine", s.engine.engine},
+          {"engine_file", Absolute(s.engine.engine_file)},
+          {"trace", Absolute(r.trace)},
+          {"policies", r.policies},
+          {"weeks", optional(r.weeks)},
+          {"validate", optional(r.validate)},
+          {"max_weekly_risk", r.max_weekly_risk},
+          {"confidence", r.confidence},
+          {"risk_beyond", optional(r.risk_beyond)},
+          {"stress", r.stress},
+          {"power_windows", power_windows}};
+}
+
+std::string PlanTaskResultPath(const std::string& unit, int task) {
+  return fmt::format("{}/result-{}.json", std::filesystem::path(unit).parent_path().string(), task);
+}
+
+core::Result<std::string> RunPlanTask(const PlanTaskRequest& t) {
+  HEADROOM_ASSIGN_OR_RETURN(const report::WorkUnit unit, report::ReadWorkUnit(t.unit));
+  if (t.task < 0 || static_cast<std::size_t>(t.task) >= unit.runs.size()) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--task {}: the unit {} has tasks 0 to {}", t.task, t.unit, unit.runs.size() - 1)));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(auto request, PlanRequestOf(unit.request, t.unit));
+  HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved,
+                            ResolveScenario(request.first.scenario));
+  HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(request.first));
+  options.power_windows = request.second;
+  options.stop = t.stop;
+  const sim::Run& run = unit.runs[static_cast<std::size_t>(t.task)];
+  HEADROOM_ASSIGN_OR_RETURN(sim::Outcome outcome, sim::RunPlanWork(resolved, options, run));
+  const std::string path = PlanTaskResultPath(t.unit, t.task);
+  HEADROOM_RETURN_IF_ERROR(report::WriteWorkResult(
+      path, {.plan_id = unit.plan_id, .task = t.task, .run = run, .outcome = std::move(outcome)}));
+  return path;
+}
+
+}  // namespace headroom::app
