@@ -10,9 +10,10 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 # The sanitizer run leaves out (by name) the tests whose time goes to Chromium and to bash
 # running the guide pages, and the twin tests (an hour of a row twice: ~165 s a case in the
 # sanitizer build; the controller, agent and simulator code they run is run there by the
-# controller, agent and row simulator tests), and the package test (it packages the build it runs
-# in: an instrumented binary is not what a package holds). See .ci/run.
-ASAN_EXCLUDE ?= ^(ReportBrowserTest|Guide|TwinTest)\.|^PackageInstallRemove$$
+# controller, agent and row simulator tests), the tests on a real local Slurm (their time goes to
+# Slurm's scheduling; the same headroom code runs under FakeSlurmTest), and the package test (it
+# packages the build it runs in: an instrumented binary is not what a package holds). See .ci/run.
+ASAN_EXCLUDE ?= ^(ReportBrowserTest|Guide|TwinTest|SlurmTest)\.|^PackageInstallRemove$$
 
 .PHONY: all deps configure build run test package bench asan clang-tsa fuzz format check-format check-includes check-function-size clean
 

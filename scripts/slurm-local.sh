@@ -259,6 +259,13 @@ do_start() {
   esac
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd -P)
+  # slurmd makes a Unix socket per job step at DIR/spool/localnode_JOBID.STEP (the batch step is
+  # 4294967291), and a socket path holds at most 108 bytes: a longer DIR starts, then fails to
+  # launch jobs once their ids grow ("launch failed requeued held").
+  if [ $((${#dir} + 40)) -gt 108 ]; then
+    log "DIR is too long for Slurm's step sockets (${#dir} bytes; at most 68): '$dir'"
+    return 64
+  fi
   if pid_of "$dir/run/slurmctld.pid" slurmctld >/dev/null || pid_of "$dir/run/slurmd.pid" slurmd >/dev/null ||
     pid_of "$dir/munge/munged.pid" munged >/dev/null; then
     log "a cluster already runs in $dir: stop it first (scripts/slurm-local.sh stop $dir)"

@@ -1081,6 +1081,60 @@ TEST(CliTest, CheckVerdictTakesTheExactWeeksOfAnEarlierCheck) {
   }
 }
 
+// `headroom study FILE`: each plan of the file under each grid setting, planned as `plan` plans
+// it alone, compared in one table, study.json and report.html (which `headroom report` rebuilds).
+TEST(CliTest, AStudyPlansEachOfItsPlansAsPlanDoes) {
+  const std::string dir = ::testing::TempDir() + "headroom_study";
+  std::filesystem::remove_all(dir);
+  const CommandRun run =
+      Headroom("study " + std::string(SMALL_STUDY) + " --out " + dir + " --report --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto study = nlohmann::json::parse(run.out.substr(0, run.out.rfind("}") + 1));
+  ASSERT_EQ(study["plans"].size(), 4u);
+  EXPECT_EQ(study["plans"][3]["name"], "polca slo.lp_p50_e2e_pct=20");
+  const CommandRun alone = Headroom("plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+                                    " --policies none,polca --slo lp_p50_e2e_pct=20 --json");
+  ASSERT_EQ(alone.exit_code, 0) << alone.out;
+  const auto plan = nlohmann::json::parse(alone.out);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(study["plans"][3]["policies"][k]["max_servers"], plan["policies"][k]["max_servers"])
+        << k;
+  }
+  const std::string plan_dir = dir + "/" + study["plans"][3]["dir"].get<std::string>();
+  EXPECT_EQ(nlohmann::json::parse(ReadAll(plan_dir + "/plan.json"))["policies"], plan["policies"]);
+  std::filesystem::remove(dir + "/report.html");
+  const CommandRun again = Headroom("report " + dir);
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/report.html"));
+}
+
+TEST(CliTest, AStudyFilesMistakesAreOneErrorNamingTheField) {
+  const std::string scenario = SMALL_SYNTH_ROW_SCENARIO;
+  struct Case {
+    std::string text, says;
+  };
+  for (const Case& c :
+       {Case{"plans: []\n", "field 'name'"},
+        Case{"name: s\nplans: []\n", "field 'plans': expected at least one plan"},
+        Case{"name: s\nplanz: []\n", "planz"},
+        Case{"name: s\nplans:\n  - {name: a, scenario: " + scenario +
+                 "}\n  - {name: a, scenario: " + scenario + "}\n",
+             "field 'plans[1].name': given twice"},
+        Case{
+            "name: s\nplans:\n  - {name: a, scenario: " + scenario + "}\ngrid:\n  budget: [1, 2]\n",
+            "field 'grid.budget': expected slo.KEY"},
+        Case{"name: s\nplans:\n  - {name: a, scenario: " + scenario + "}\ngrid:\n  seed: [x]\n",
+             "'x': expected a seed"},
+        Case{"name: s\nplans:\n  - {name: a, scenario: " + scenario + ", slo: {lp_p50: 3}}\n",
+             "plan 'a': "}}) {
+    const std::string file = WriteTempFile("headroom_bad_study.yaml", c.text);
+    const CommandRun run = Headroom("study " + file);
+    EXPECT_EQ(run.exit_code, 2) << c.text << "\n" << run.out;
+    EXPECT_NE(run.out.find(c.says), std::string::npos) << c.text << "\n" << run.out;
+    EXPECT_EQ(Lines(run.out).size(), 1u) << run.out;
+  }
+}
+
 TEST(CliTest, ReportNamesWhatIsMissing) {
   const std::string dir = ::testing::TempDir() + "headroom_report_errors";
   ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/empty").c_str()), 0);
@@ -1088,9 +1142,9 @@ TEST(CliTest, ReportNamesWhatIsMissing) {
     std::string args;
     std::string says;
   };
-  for (const Case& c :
-       {Case{"report " + dir + "/nothing", dir + "/nothing: no such directory"},
-        Case{"report " + dir + "/empty", dir + "/empty: holds none of plan.json, mig-plan.json"}}) {
+  for (const Case& c : {Case{"report " + dir + "/nothing", dir + "/nothing: no such directory"},
+                        Case{"report " + dir + "/empty",
+                             dir + "/empty: holds none of study.json, plan.json, mig-plan.json"}}) {
     const CommandRun run = Headroom(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.args << "\n" << run.out;
     EXPECT_NE(run.out.find(c.says), std::string::npos) << c.args << "\n" << run.out;

@@ -198,7 +198,7 @@ TEST(PerfReportTest, ReportOfADirectoryOfNoKnownCommandNamesWhatIsMissing) {
   const CommandRun run = Headroom("report " + dir);
   EXPECT_EQ(run.exit_code, 2) << run.out;
   // summary.json alone marks no command (simulate and characterize both write one).
-  EXPECT_TRUE(Contains(run.out, dir + ": holds none of plan.json, mig-plan.json, "
+  EXPECT_TRUE(Contains(run.out, dir + ": holds none of study.json, plan.json, mig-plan.json, "
                                       "mig-characterize.json, requests.csv, results.csv, "
                                       "series.csv"))
       << run.out;

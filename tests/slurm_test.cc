@@ -56,7 +56,10 @@ class SlurmTest : public ::testing::Test {
   void SetUp() override {
     const CommandRun check = RunShell(fmt::format("{} check 2>&1", kScript));
     if (check.exit_code != 0) GTEST_SKIP() << "no local Slurm: " << check.out;
-    dir_ = TestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // Short: Slurm's step sockets live under the cluster's directory (slurm-local.sh).
+    char dir[] = "/tmp/hsl.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
     const CommandRun start = RunShell(fmt::format("{} start {}/cluster", kScript, dir_));
     ASSERT_EQ(start.exit_code, 0) << start.out;
     const std::string prefix = "export SLURM_CONF=";
@@ -67,6 +70,7 @@ class SlurmTest : public ::testing::Test {
   }
   void TearDown() override {
     if (started_) RunShell(fmt::format("{} stop {}/cluster 2>&1", kScript, dir_));
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   std::string Env() const { return "SLURM_CONF=" + conf_; }
 
@@ -92,6 +96,30 @@ TEST_F(SlurmTest, APlanThroughSlurmIsThePlanThroughTheLocalThreads) {
       Env());
   EXPECT_EQ(bad.exit_code, 1) << bad.out;  // the cluster's refusal, at run time
   EXPECT_NE(bad.out.find("invalid partition specified: nosuch"), std::string::npos) << bad.out;
+}
+
+// A study through Slurm: each of its plans as through the local threads, byte for byte.
+TEST_F(SlurmTest, AStudyThroughSlurmIsTheStudyThroughTheLocalThreads) {
+  const std::string work = dir_ + "/work";
+  std::filesystem::create_directories(work);
+  const CommandRun local = Headroom(fmt::format("study {} --out {}/local", SMALL_STUDY, dir_));
+  ASSERT_EQ(local.exit_code, 0) << local.out;
+  // Four plans of a few rounds each: longer than Headroom()'s minute where the machine is busy.
+  const CommandRun slurm =
+      RunShell(fmt::format("{} timeout 150 {} study {} --out {}/slurm --executor slurm "
+                           "--work-dir {} 2>&1",
+                           Env(), HEADROOM_BINARY, SMALL_STUDY, dir_, work));
+  ASSERT_EQ(slurm.exit_code, 0) << slurm.out;
+  EXPECT_NE(slurm.out.find("through Slurm"), std::string::npos) << slurm.out;
+  int plans = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ + "/local/plans")) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(Slurped(dir_ + "/slurm/plans/" + name + "/plan.json"),
+              Slurped(entry.path().string() + "/plan.json"))
+        << name;
+    ++plans;
+  }
+  EXPECT_EQ(plans, 4);
 }
 
 // Ctrl-C stops the plan and cancels its jobs: nothing of it is left pending or running.
@@ -129,10 +157,18 @@ class FakeSlurmTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(FakeSlurmTest, ATaskThatFailedIsSubmittedAgain) {
-  const CommandRun run = Plan("fail-first");
-  ASSERT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_EQ(Slurped(dir_ + "/plan/plan.json"), LocalPlanJson(dir_));
+// A task that failed, or that Slurm holds pending after a failed launch (whose job is then
+// cancelled), is tried again: the plan is the plan.
+TEST_F(FakeSlurmTest, ATaskThatFailedOrIsHeldIsSubmittedAgain) {
+  const std::string local = LocalPlanJson(dir_);
+  for (const std::string mode : {"fail-first", "held-first"}) {
+    std::filesystem::remove_all(dir_ + "/plan");
+    std::filesystem::remove(dir_ + "/state/cancelled");
+    const CommandRun run = Plan(mode);
+    ASSERT_EQ(run.exit_code, 0) << mode << "\n" << run.out;
+    EXPECT_EQ(Slurped(dir_ + "/plan/plan.json"), local) << mode;
+    EXPECT_EQ(Slurped(dir_ + "/state/cancelled") != "", mode == "held-first") << mode;
+  }
 }
 
 TEST_F(FakeSlurmTest, EachFailureIsOneErrorNamingWhatAndWhere) {

@@ -13,6 +13,8 @@ namespace headroom::cli {
 void AddExecutorOptions(CLI::App* cmd, app::ExecutorRequest* executor);
 
 void RegisterPlanTask(CLI::App& app, const GlobalOptions& global, RunFunction* run);
+// `headroom study FILE` (study_command.cc).
+void RegisterStudy(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 
 }  // namespace headroom::cli
 

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
       {.names = {"simulate"}, .add = RegisterSimulate},
       {.names = {"plan"}, .add = RegisterPlan},
       {.names = {"check-verdict"}, .add = RegisterCheckVerdict},
+      {.names = {"study"}, .add = RegisterStudy},
       {.names = {"plan-task"}, .add = RegisterPlanTask},
       {.names = {"report"}, .add = RegisterReport},
       {.names = {"trace"}, .add = RegisterTrace},

@@ -25,11 +25,15 @@ constexpr int kPollsBeforeGone = 5;
 // A task that fails this often fails for a reason of its own, not the cluster's.
 constexpr int kMaxRetries = 100;
 
+// The state of a task whose launch failed and that Slurm holds pending until someone releases
+// it: over, as far as the round is concerned.
+constexpr const char* kHeld = "HELD";
+
 // The states in which a task is over (squeue %T); every other one is on its way.
 const std::set<std::string>& FinalStates() {
   static const auto* states = new std::set<std::string>{
-      "COMPLETED", "FAILED",        "CANCELLED", "TIMEOUT", "PREEMPTED",   "NODE_FAIL",
-      "BOOT_FAIL", "OUT_OF_MEMORY", "DEADLINE",  "REVOKED", "SPECIAL_EXIT"};
+      "COMPLETED", "FAILED",        "CANCELLED", "TIMEOUT", "PREEMPTED",    "NODE_FAIL",
+      "BOOT_FAIL", "OUT_OF_MEMORY", "DEADLINE",  "REVOKED", "SPECIAL_EXIT", kHeld};
   return *states;
 }
 
@@ -124,15 +128,23 @@ core::Result<std::string> Submit(const SlurmOptions& o, const ArrayRound& round,
   return id;
 }
 
-// The tasks squeue lists for job `id`, by index, with their state.
+// The tasks squeue lists for job `id`, by index, with their state (kHeld for a pending one that
+// Slurm holds: "launch failed requeued held", JobHeldAdmin, JobHeldUser).
 std::map<int, std::string> TaskStates(const std::string& id) {
   std::map<int, std::string> out;
-  auto run = Command({"squeue", "-h", "-r", "-t", "all", "-j", id, "-o", "%K %T"});
+  auto run = Command({"squeue", "-h", "-r", "-t", "all", "-j", id, "-o", "%K %T %r"});
   if (!run || run->exit_code != 0) return out;  // unknown to it: ended and aged out
   std::istringstream lines(run->output);
-  int task = 0;
-  std::string state;
-  while (lines >> task >> state) out[task] = state;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    int task = 0;
+    std::string state, reason;
+    if (!(fields >> task >> state)) continue;
+    std::getline(fields, reason);
+    const bool held =
+        reason.find("held") != std::string::npos || reason.find("Held") != std::string::npos;
+    out[task] = state == "PENDING" && held ? std::string(kHeld) : state;
+  }
   return out;
 }
 
@@ -149,7 +161,9 @@ core::Result<std::map<int, std::string>> AwaitTasks(const SlurmOptions& o, const
                                                     const std::atomic<bool>* stop) {
   core::SystemClock clock;
   std::map<int, std::string> last;
-  for (int unseen_polls = 0;;) {
+  // Short tasks end within a second of their submission: look soon, then less often.
+  core::Duration wait = std::min<core::Duration>(o.poll, std::chrono::milliseconds(100));
+  for (int unseen_polls = 0;; wait = std::min<core::Duration>(o.poll, 2 * wait)) {
     if (stop && stop->load()) return core::Fail(core::Error::Cancelled("stopped"));
     const std::map<int, std::string> now = TaskStates(id);
     unseen_polls = now.empty() ? unseen_polls + 1 : 0;
@@ -162,7 +176,7 @@ core::Result<std::map<int, std::string>> AwaitTasks(const SlurmOptions& o, const
       over = over && done;
     }
     if (over) return last;
-    clock.SleepUntil(clock.Now() + o.poll, stop);
+    clock.SleepUntil(clock.Now() + wait, stop);
   }
 }
 
@@ -219,6 +233,11 @@ core::Status RunArrayRound(const SlurmOptions& o, const ArrayRound& round,
     if (!states) {
       Cancel(jobs);
       return core::Fail(states.error());
+    }
+    // A held task stays pending for ever: its job goes, and the task is tried again.
+    if (std::any_of(states->begin(), states->end(),
+                    [](const auto& s) { return s.second == kHeld; })) {
+      Cancel({*id});
     }
     std::vector<int> failed;
     for (int t : pending) {

@@ -31,10 +31,21 @@ std::string With(const Series& s) {
   return s.point_size == 1.2 ? "linespoints" : fmt::format("linespoints ps {}", s.point_size);
 }
 
+// A name drawn as it is under the enhanced terminal, which reads _ ^ @ & { } ~ as markup
+// ("lp_p50" would come out with a subscript): each escaped with a backslash.
+std::string Literal(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("_^@&{}~").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string Tics(const std::vector<std::pair<double, std::string>>& tics) {
   std::string out;
   for (const auto& [at, label] : tics) {
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", Quote(label), at);
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", Quote(Literal(label)), at);
   }
   return out;
 }

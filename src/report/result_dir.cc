@@ -18,11 +18,13 @@
 #include "report/plan_html.h"
 #include "report/simulate_dir.h"
 #include "report/simulate_html.h"
+#include "report/study_report.h"
 
 namespace headroom::report {
 
 const std::vector<ResultKindInfo>& ResultKinds() {
   static const auto* kinds = new std::vector<ResultKindInfo>{
+      {ResultKind::kStudy, "study", kStudyFile, &WriteStudyReport},
       {ResultKind::kPlan, "plan", kPlanFile, &WritePlanReport},
       {ResultKind::kMigPlan, "mig plan", kMigPlanFile, &WriteMigPlanReport},
       {ResultKind::kMigCharacterize, "mig characterize", kMigCharacterizeFile,

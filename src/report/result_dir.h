@@ -15,7 +15,15 @@
 
 namespace headroom::report {
 
-enum class ResultKind { kPlan, kMigPlan, kMigCharacterize, kSimulate, kCharacterize, kMeasure };
+enum class ResultKind {
+  kStudy,
+  kPlan,
+  kMigPlan,
+  kMigCharacterize,
+  kSimulate,
+  kCharacterize,
+  kMeasure
+};
 
 struct ResultKindInfo {
   ResultKind kind;

@@ -28,8 +28,8 @@ TEST(ResultKindsTest, EveryKindOnceWithItsOwnMarkerAndAReport) {
     EXPECT_NE(info.write_report, nullptr) << info.command;
     EXPECT_EQ(InfoOf(info.kind).marker_file, info.marker_file);
   }
-  EXPECT_EQ(kinds.size(), 6u) << "plan, mig plan, mig characterize, simulate, characterize, "
-                                 "measure";
+  EXPECT_EQ(kinds.size(), 7u) << "study, plan, mig plan, mig characterize, simulate, "
+                                 "characterize, measure";
 }
 
 TEST(ResultKindsTest, EachMarkerIsRecognisedAndMigCharacterizeBeforeCharacterize) {
