@@ -15,6 +15,9 @@ Checks:
     token from hostPath (no Secret: it would reach every node), scrape annotations; controller
     Deployment one replica, Recreate, off the GPU nodes, scrape annotations, every agent's token
     from Secret headroom-agent-tokens at its row.yaml token_file; flags as in the spec;
+  - kubernetes-batch/plan-round-job.yaml: an Indexed Job whose pods run `headroom plan-task UNIT
+    --task $(JOB_COMPLETION_INDEX)` on a shared volume mounted at /work, never restarted in place
+    (a failed index is retried by the Job, a bounded number of times), unprivileged;
   - the Grafana dashboard uses ${DS_PROMETHEUS}, has the required panels, and every metric name
     in it and in prometheus/rules.yml is one of the spec's (or a recording rule);
   - with --promql-rules FILE: writes the dashboard's queries as a rule file for promtool to parse.
@@ -287,6 +290,42 @@ def check_kubernetes(docs, row_text, row):
         fail(f"kustomization.yaml: resources {kust['resources']} vs files {sorted(files)}")
 
 
+def check_plan_round_job(docs):
+    """The Kubernetes recipe for one round of a plan's work units (docs/cluster.md)."""
+    jobs = [d for d in docs["kubernetes-batch/plan-round-job.yaml"] if d["kind"] == "Job"]
+    if len(jobs) != 1:
+        fail("plan-round-job.yaml: expected one Job")
+        return
+    spec = jobs[0]["spec"]
+    pod = spec["template"]["spec"]
+    c = pod["containers"][0]
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    checks = [
+        (spec.get("completionMode") == "Indexed", "completionMode Indexed"),
+        (isinstance(spec.get("completions"), int) and spec["completions"] > 0, "completions > 0"),
+        (isinstance(spec.get("parallelism"), int) and spec["parallelism"] > 0, "parallelism > 0"),
+        (isinstance(spec.get("backoffLimitPerIndex"), int), "backoffLimitPerIndex (retries)"),
+        (spec.get("maxFailedIndexes") == 0, "maxFailedIndexes 0 (a task that fails every try fails the round)"),
+        (pod.get("restartPolicy") == "Never", "restartPolicy Never"),
+        (c.get("command") == ["headroom", "plan-task", "$(UNIT)", "--task", "$(JOB_COMPLETION_INDEX)"],
+         "command headroom plan-task $(UNIT) --task $(JOB_COMPLETION_INDEX)"),
+        (str(env.get("UNIT", "")).startswith("/work/") and env["UNIT"].endswith("/unit.json"),
+         "UNIT a unit.json under /work"),
+        (mounts.get("work") == "/work", "the work volume at /work"),
+        ("persistentVolumeClaim" in volumes.get("work", {}), "the work volume a PersistentVolumeClaim"),
+        (c.get("securityContext", {}).get("allowPrivilegeEscalation") is False and
+         c.get("securityContext", {}).get("runAsNonRoot") is True, "unprivileged"),
+    ]
+    bad = [what for good, what in checks if not good]
+    if bad:
+        fail("plan-round-job.yaml: " + "; ".join(bad))
+    else:
+        ok("plan-round-job.yaml: an Indexed Job of headroom plan-task on the shared /work volume, "
+           f"{spec['completions']} tasks, {spec['backoffLimitPerIndex']} retries each, unprivileged")
+
+
 def containerfile_instructions(text):
     """(INSTRUCTION, arguments) of a Containerfile, continuation lines joined, comments dropped."""
     out, current = [], ""
@@ -426,6 +465,7 @@ def main():
     check_row(row)
     check_prometheus(docs["prometheus/prometheus.yml"][0], row)
     check_kubernetes(docs, row_text, row)
+    check_plan_round_job(docs)
     check_container(docs)
     dash_exprs = check_metrics(docs["grafana/headroom-row.json"][0], docs["prometheus/rules.yml"][0])
     if len(sys.argv) == 3 and sys.argv[1] == "--promql-rules":

@@ -75,11 +75,13 @@ fi
 
 # 3. Kubernetes: the kustomization renders (offline; no cluster, so no server-side validation).
 if have kubectl; then
-  if kubectl kustomize kubernetes > "$TMP/rendered.yaml"; then
-    echo "ok: kubectl kustomize kubernetes ($(grep -c '^kind:' "$TMP/rendered.yaml") objects)"
-  else
-    fail "kubectl kustomize"
-  fi
+  for k in kubernetes kubernetes-batch; do
+    if kubectl kustomize "$k" > "$TMP/rendered.yaml"; then
+      echo "ok: kubectl kustomize $k ($(grep -c '^kind:' "$TMP/rendered.yaml") objects)"
+    else
+      fail "kubectl kustomize $k"
+    fi
+  done
 else
   skipped+=("kubectl kustomize")
 fi

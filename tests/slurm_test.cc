@@ -194,6 +194,32 @@ TEST_F(FakeSlurmTest, EachFailureIsOneErrorNamingWhatAndWhere) {
   }
 }
 
+// A scenario's plan.executor runs its plans through Slurm without a flag; --executor local
+// keeps them here; its mistakes are named by its key.
+TEST_F(FakeSlurmTest, AScenarioNamesItsOwnExecutor) {
+  std::string text = Slurped(SMALL_SYNTH_ROW_SCENARIO);
+  const std::string with = "plan:\n  executor: {kind: slurm, work_dir: " + dir_ + "/work}\n";
+  text.replace(text.find("plan:\n"), 6, with);
+  const std::string scenario = dir_ + "/row.yaml";
+  std::ofstream(scenario) << text;
+  const std::string env =
+      fmt::format("PATH={}/tests/fake_slurm:$PATH FAKE_SLURM_DIR={}/state", HEADROOM_SOURCE, dir_);
+  const CommandRun slurm = Headroom("plan --config " + scenario + " --out " + dir_ + "/plan", env);
+  ASSERT_EQ(slurm.exit_code, 0) << slurm.out;
+  EXPECT_NE(slurm.out.find("simulations through Slurm"), std::string::npos) << slurm.out;
+  const CommandRun local =
+      Headroom("plan --config " + scenario + " --executor local --out " + dir_ + "/local", env);
+  EXPECT_NE(local.out.find("simulations on "), std::string::npos) << local.out;
+  EXPECT_EQ(Slurped(dir_ + "/plan/plan.json"), Slurped(dir_ + "/local/plan.json"));
+  std::string bad = text;
+  bad.replace(bad.find("work_dir: "), 10, "work_dir: relative");
+  std::ofstream(scenario) << bad;
+  const CommandRun refused = Headroom("plan --config " + scenario, env);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find(scenario + ": plan.executor: --work-dir 'relative"), std::string::npos)
+      << refused.out;
+}
+
 TEST(SlurmFlagsTest, BadExecutorFlagsAreOneErrorNamingTheFlag) {
   const std::string plan = SmallPlan(TestDir("flags") + "/plan");
   for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{

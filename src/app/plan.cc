@@ -57,6 +57,29 @@ core::Result<std::optional<std::string>> WritePlanOut(const PlanRequest& r, cons
   return std::optional<std::string>(path);
 }
 
+// The scenario's plan.executor as the flags would give it.
+ExecutorRequest ExecutorOf(const sim::Scenario& s) {
+  const sim::Scenario::Executor& e = s.plan_executor;
+  return {.kind = e.kind.empty() ? "local" : e.kind,
+          .slurm = {.partition = e.partition,
+                    .account = e.account,
+                    .time_limit = e.time_limit,
+                    .tasks_at_once = e.tasks_at_once,
+                    .sbatch_args = e.sbatch_args,
+                    .work_dir = e.work_dir,
+                    .retries = e.retries}};
+}
+
+// The flags' executor, else the scenario's (its errors named as its key's).
+core::Result<std::unique_ptr<sim::BatchExecutor>> PlanExecutor(const PlanRequest& r,
+                                                               const sim::Scenario& s,
+                                                               nlohmann::json request) {
+  if (!r.executor.kind.empty()) return MakePlanExecutor(r.executor, std::move(request));
+  auto made = MakePlanExecutor(ExecutorOf(s), std::move(request));
+  if (!made) return core::Fail(made.error().WithContext(s.source + ": plan.executor"));
+  return made;
+}
+
 }  // namespace
 
 core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
@@ -89,7 +112,7 @@ core::Result<PlanOutcome> Plan(const PlanRequest& r) {
   HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(r));
   HEADROOM_ASSIGN_OR_RETURN(
       std::unique_ptr<sim::BatchExecutor> executor,
-      MakePlanExecutor(r.executor, PlanTaskRequestJson(r, options.power_windows)));
+      PlanExecutor(r, resolved.scenario, PlanTaskRequestJson(r, options.power_windows)));
   options.executor = executor.get();
   HEADROOM_ASSIGN_OR_RETURN(sim::CapacityPlan plan, sim::PlanCapacity(resolved, options));
   PlanOutcome outcome{

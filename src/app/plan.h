@@ -25,7 +25,7 @@ inline constexpr const char* kDefaultPlanDir = "headroom-plan";
 // Where a plan's simulations run (app/plan_executor.h): "local" (this process's threads) or
 // "slurm" (a job array a round on a Slurm cluster, with its options).
 struct ExecutorRequest {
-  std::string kind = "local";
+  std::string kind = {};  // empty: the scenario's plan.executor, else local
   cluster::SlurmOptions slurm = {};
 };
 

@@ -141,7 +141,7 @@ core::Result<std::pair<PlanRequest, int>> PlanRequestOf(const nlohmann::json& j,
 
 core::Result<std::unique_ptr<sim::BatchExecutor>> MakePlanExecutor(const ExecutorRequest& e,
                                                                    nlohmann::json request) {
-  if (e.kind == "local") return std::unique_ptr<sim::BatchExecutor>();
+  if (e.kind.empty() || e.kind == "local") return std::unique_ptr<sim::BatchExecutor>();
   if (e.kind != "slurm") {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("--executor '{}': expected local or slurm", e.kind)));

@@ -30,8 +30,8 @@ int RunPlanTask(const PlanTaskCliOptions& cli) {
 void AddExecutorOptions(CLI::App* cmd, app::ExecutorRequest* e) {
   cmd->add_option("--executor", e->kind,
                   "Where the simulations run: local (this machine's threads) or slurm (each "
-                  "round one job array on a Slurm cluster; needs --work-dir)")
-      ->capture_default_str()
+                  "round one job array on a Slurm cluster; needs --work-dir) (default: the "
+                  "scenario's plan.executor, else local; given, only these flags count)")
       ->check(CLI::IsMember({"local", "slurm"}));
   cluster::SlurmOptions& s = e->slurm;
   cmd->add_option(

@@ -107,12 +107,9 @@ nlohmann::ordered_json StudyJson(const StudyReport& study) {
                      {"baseline_servers", s.plan.plan.baseline_servers},
                      {"policies", std::move(policies)}});
   }
-  return {{"name", study.name},
-          {"description", study.description},
-          {"source", study.source},
-          {"ran_on", study.ran_on},
-          {"version", study.version},
-          {"plans", std::move(plans)}};
+  return {{"name", study.name},       {"description", study.description},
+          {"source", study.source},   {"ran_on", study.ran_on},
+          {"version", study.version}, {"plans", std::move(plans)}};
 }
 
 core::Status WriteStudyDir(const std::string& dir, const StudyReport& study) {

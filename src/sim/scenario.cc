@@ -374,6 +374,37 @@ core::Status SetServing(Scenario& scenario, std::string_view key_value) {
   return core::Ok();
 }
 
+namespace {
+
+// plan.executor: {kind: slurm, work_dir: /shared/headroom, partition, account, time_limit,
+// tasks_at_once, retries, sbatch_args: [...]}.
+core::Status ParseExecutor(const core::YamlReader& plan, Scenario::Executor& e) {
+  HEADROOM_ASSIGN_OR_RETURN(const core::YamlReader x, plan.Map("executor"));
+  HEADROOM_RETURN_IF_ERROR(
+      x.CheckKnownKeys({"kind", "work_dir", "partition", "account", "time_limit", "tasks_at_once",
+                        "retries", "sbatch_args"}));
+  HEADROOM_ASSIGN_OR_RETURN(e.kind, x.String("kind"));
+  if (e.kind != "local" && e.kind != "slurm") {
+    return core::Fail(x.ErrorAt("kind", "expected local or slurm"));
+  }
+  for (auto [key, value] :
+       {std::pair{"work_dir", &e.work_dir}, std::pair{"partition", &e.partition},
+        std::pair{"account", &e.account}, std::pair{"time_limit", &e.time_limit}}) {
+    HEADROOM_ASSIGN_OR_RETURN(const std::optional<std::string> text, x.OptionalString(key));
+    *value = text.value_or("");
+  }
+  if (x.Has("tasks_at_once")) {
+    HEADROOM_ASSIGN_OR_RETURN(e.tasks_at_once, x.IntegerIn("tasks_at_once", 0, 1'000'000));
+  }
+  if (x.Has("retries")) {
+    HEADROOM_ASSIGN_OR_RETURN(e.retries, x.IntegerIn("retries", 0, 100));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(e.sbatch_args, x.StringList("sbatch_args"));
+  return core::Ok();
+}
+
+}  // namespace
+
 core::Result<Scenario> ParseScenario(std::string_view text, std::string source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"name", "description", "row", "serving", "workload",
@@ -411,10 +442,11 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   }
   if (doc.Has("plan")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
-    HEADROOM_RETURN_IF_ERROR(
-        plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks", "validate_weeks",
-                             "max_weekly_risk", "confidence", "stress", "risk_beyond"}));
+    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks",
+                                                  "validate_weeks", "max_weekly_risk", "confidence",
+                                                  "stress", "risk_beyond", "executor"}));
     if (plan.Has("stress")) HEADROOM_RETURN_IF_ERROR(ParseStressList(plan, s));
+    if (plan.Has("executor")) HEADROOM_RETURN_IF_ERROR(ParseExecutor(plan, s.plan_executor));
     if (plan.Has("policies")) {
       HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
     }

@@ -148,6 +148,19 @@ struct Scenario {
   int plan_risk_beyond = 0;
   // Stress cases every count the search keeps must also pass (plan.stress).
   std::vector<StressCase> plan_stress;
+  // Where the plan's simulations run when `plan --executor` is not given (plan.executor):
+  // "local" or "slurm" with Slurm's options (app/plan_executor.h); empty kind: local.
+  struct Executor {
+    std::string kind = {};
+    std::string work_dir = {};
+    std::string partition = {};
+    std::string account = {};
+    std::string time_limit = {};
+    int tasks_at_once = 0;
+    int retries = 2;
+    std::vector<std::string> sbatch_args = {};
+  };
+  Executor plan_executor;
   std::uint64_t seed = 1;
 };
 
