@@ -171,6 +171,20 @@ TEST_F(FakeSlurmTest, ATaskThatFailedOrIsHeldIsSubmittedAgain) {
   }
 }
 
+// Runs grouped several to a task (--slurm-runs-per-task) give the same plan in fewer tasks.
+TEST_F(FakeSlurmTest, RunsGroupedIntoTasksGiveTheSamePlan) {
+  const CommandRun one = Plan("", "--slurm-runs-per-task 1");
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  const CommandRun three = Plan("", "--slurm-runs-per-task 3");
+  ASSERT_EQ(three.exit_code, 0) << three.out;
+  EXPECT_EQ(Slurped(dir_ + "/plan/plan.json"), LocalPlanJson(dir_));
+  const auto tasks = [](const std::string& out) {
+    const std::size_t at = out.find(" tasks\n");
+    return std::stoi(out.substr(out.rfind(' ', at - 1) + 1));
+  };
+  EXPECT_LT(tasks(three.out), tasks(one.out)) << one.out << three.out;
+}
+
 TEST_F(FakeSlurmTest, EachFailureIsOneErrorNamingWhatAndWhere) {
   struct Case {
     std::string mode, flags, says;
@@ -181,7 +195,8 @@ TEST_F(FakeSlurmTest, EachFailureIsOneErrorNamingWhatAndWhere) {
         Case{"hide-unit", "", "unit.json: missing'); is " + dir_ + "/work shared with the nodes",
              1},
         Case{"", "--slurm-partition nosuch", "invalid partition specified: nosuch", 1},
-        Case{"", "--slurm-retries -1", "--slurm-retries -1: expected >= 0", 2}}) {
+        Case{"", "--slurm-retries -1", "--slurm-retries -1: expected >= 0", 2},
+        Case{"", "--slurm-runs-per-task -1", "--slurm-runs-per-task -1: expected >= 0", 2}}) {
     std::filesystem::remove(dir_ + "/state/cancelled");
     const CommandRun run = Plan(c.mode, c.flags);
     EXPECT_EQ(run.exit_code, c.exit_code) << c.mode << " " << c.flags << "\n" << run.out;

@@ -67,7 +67,8 @@ ExecutorRequest ExecutorOf(const sim::Scenario& s) {
                     .tasks_at_once = e.tasks_at_once,
                     .sbatch_args = e.sbatch_args,
                     .work_dir = e.work_dir,
-                    .retries = e.retries}};
+                    .retries = e.retries},
+          .runs_per_task = e.runs_per_task};
 }
 
 // The flags' executor, else the scenario's (its errors named as its key's).

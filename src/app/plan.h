@@ -27,6 +27,7 @@ inline constexpr const char* kDefaultPlanDir = "headroom-plan";
 struct ExecutorRequest {
   std::string kind = {};  // empty: the scenario's plan.executor, else local
   cluster::SlurmOptions slurm = {};
+  int runs_per_task = 0;  // runs a Slurm task runs; 0: rounds of at most 256 tasks
 };
 
 struct PlanRequest {

@@ -14,6 +14,10 @@ namespace {
 
 constexpr const char* kTaskWriter = "headroom plan --executor slurm";
 
+// A round of more runs than this groups them into this many tasks at most: a verdict is a
+// fraction of a second of work, a task's launch about a second of the cluster's.
+constexpr std::size_t kAutoTasks = 256;
+
 // A path the tasks can open from their round's directory: absolute where it names a file here;
 // anything else (a built-in name, empty) as it is.
 std::string Absolute(const std::string& path) {
@@ -38,8 +42,9 @@ std::string ThisProgram() {
 // Each round of a plan as one job array (cluster::RunArrayRound).
 class SlurmPlanExecutor final : public sim::BatchExecutor {
  public:
-  SlurmPlanExecutor(cluster::SlurmOptions options, nlohmann::json request)
+  SlurmPlanExecutor(cluster::SlurmOptions options, int runs_per_task, nlohmann::json request)
       : options_(std::move(options)),
+        runs_per_task_(runs_per_task),
         request_(std::move(request)),
         plan_id_(RandomId()),
         dir_(fmt::format("{}/headroom-plan-{}", options_.work_dir, plan_id_)) {}
@@ -54,36 +59,51 @@ class SlurmPlanExecutor final : public sim::BatchExecutor {
   core::Result<std::vector<sim::Outcome>> RunBatch(const std::vector<sim::Run>& runs,
                                                    const std::atomic<bool>* stop) override {
     const int k = rounds_++;
-    tasks_ += static_cast<int>(runs.size());
     const std::string dir = fmt::format("{}/round-{}", dir_, k);
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    const std::string unit = dir + "/unit.json";
-    HEADROOM_RETURN_IF_ERROR(
-        report::WriteWorkUnit(unit, {.plan_id = plan_id_, .request = request_, .runs = runs}));
+    const std::string unit_path = dir + "/unit.json";
+    const report::WorkUnit unit{.plan_id = plan_id_,
+                                .request = request_,
+                                .runs = runs,
+                                .runs_per_task = RunsPerTask(runs.size())};
+    HEADROOM_RETURN_IF_ERROR(report::WriteWorkUnit(unit_path, unit));
+    tasks_ += report::TaskCount(unit);
     std::vector<sim::Outcome> outcomes(runs.size());
     const cluster::ArrayRound round{
         .name = fmt::format("headroom-plan-{}-r{}", plan_id_.substr(0, 8), k),
         .dir = dir,
-        .tasks = static_cast<int>(runs.size()),
-        .command = {ThisProgram(), "plan-task", unit, "--task", cluster::kTaskIndex},
-        .check = [&](int task) -> core::Status {
-          HEADROOM_ASSIGN_OR_RETURN(report::WorkResult r,
-                                    report::ReadWorkResult(PlanTaskResultPath(unit, task)));
-          const sim::Run& want = runs[static_cast<std::size_t>(task)];
-          if (r.plan_id != plan_id_ || r.task != task || r.run != want) {
-            return core::Fail(core::Error::InvalidArgument(fmt::format(
-                "{}: the result of plan {} task {} ({} at {} servers, week {}), not of this "
-                "plan's ({}) task {}",
-                PlanTaskResultPath(unit, task), r.plan_id, r.task, r.run.job.policy,
-                r.run.job.servers, r.run.job.week, plan_id_, task)));
-          }
-          outcomes[static_cast<std::size_t>(task)] = std::move(r.outcome);
-          return core::Ok();
-        }};
+        .tasks = report::TaskCount(unit),
+        .command = {ThisProgram(), "plan-task", unit_path, "--task", cluster::kTaskIndex},
+        .check = [&](int task) { return Collect(unit, unit_path, task, &outcomes); }};
     HEADROOM_RETURN_IF_ERROR(cluster::RunArrayRound(options_, round, stop));
     ok_ = true;
     return outcomes;
+  }
+
+  // Runs a task runs: as asked, else as many as keep a round within kAutoTasks tasks.
+  int RunsPerTask(std::size_t runs) const {
+    if (runs_per_task_ > 0) return runs_per_task_;
+    return static_cast<int>(std::max<std::size_t>(1, (runs + kAutoTasks - 1) / kAutoTasks));
+  }
+
+  // Task `task`'s result into `outcomes`, if it is this round's and whole.
+  core::Status Collect(const report::WorkUnit& unit, const std::string& unit_path, int task,
+                       std::vector<sim::Outcome>* outcomes) const {
+    const std::string path = PlanTaskResultPath(unit_path, task);
+    HEADROOM_ASSIGN_OR_RETURN(report::WorkResult r, report::ReadWorkResult(path));
+    const auto [first, end] = report::TaskRuns(unit, task);
+    const std::vector<sim::Run> want(unit.runs.begin() + static_cast<std::ptrdiff_t>(first),
+                                     unit.runs.begin() + static_cast<std::ptrdiff_t>(end));
+    if (r.plan_id != plan_id_ || r.task != task || r.runs != want ||
+        r.outcomes.size() != want.size()) {
+      return core::Fail(core::Error::InvalidArgument(fmt::format(
+          "{}: the result of plan {} task {} ({} runs, {} outcomes), not of this plan's ({}) task "
+          "{} ({} runs)",
+          path, r.plan_id, r.task, r.runs.size(), r.outcomes.size(), plan_id_, task, want.size())));
+    }
+    for (std::size_t i = first; i < end; ++i) (*outcomes)[i] = std::move(r.outcomes[i - first]);
+    return core::Ok();
   }
 
   std::string Describe() const override {
@@ -93,6 +113,7 @@ class SlurmPlanExecutor final : public sim::BatchExecutor {
 
  private:
   const cluster::SlurmOptions options_;
+  const int runs_per_task_;  // 0: RunsPerTask's choice
   const nlohmann::json request_;
   const std::string plan_id_;
   const std::string dir_;
@@ -147,8 +168,13 @@ core::Result<std::unique_ptr<sim::BatchExecutor>> MakePlanExecutor(const Executo
         fmt::format("--executor '{}': expected local or slurm", e.kind)));
   }
   HEADROOM_RETURN_IF_ERROR(cluster::CheckSlurm(e.slurm));
+  if (e.runs_per_task < 0) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--slurm-runs-per-task {}: expected >= 0 (0: as many as keep a round within {} tasks)",
+        e.runs_per_task, kAutoTasks)));
+  }
   return std::unique_ptr<sim::BatchExecutor>(
-      std::make_unique<SlurmPlanExecutor>(e.slurm, std::move(request)));
+      std::make_unique<SlurmPlanExecutor>(e.slurm, e.runs_per_task, std::move(request)));
 }
 
 nlohmann::json PlanTaskRequestJson(const PlanRequest& r, int power_windows) {
@@ -179,9 +205,9 @@ std::string PlanTaskResultPath(const std::string& unit, int task) {
 
 core::Result<std::string> RunPlanTask(const PlanTaskRequest& t) {
   HEADROOM_ASSIGN_OR_RETURN(const report::WorkUnit unit, report::ReadWorkUnit(t.unit));
-  if (t.task < 0 || static_cast<std::size_t>(t.task) >= unit.runs.size()) {
+  if (t.task < 0 || t.task >= report::TaskCount(unit)) {
     return core::Fail(core::Error::InvalidArgument(fmt::format(
-        "--task {}: the unit {} has tasks 0 to {}", t.task, t.unit, unit.runs.size() - 1)));
+        "--task {}: the unit {} has tasks 0 to {}", t.task, t.unit, report::TaskCount(unit) - 1)));
   }
   HEADROOM_ASSIGN_OR_RETURN(auto request, PlanRequestOf(unit.request, t.unit));
   HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved,
@@ -189,11 +215,16 @@ core::Result<std::string> RunPlanTask(const PlanTaskRequest& t) {
   HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(request.first));
   options.power_windows = request.second;
   options.stop = t.stop;
-  const sim::Run& run = unit.runs[static_cast<std::size_t>(t.task)];
-  HEADROOM_ASSIGN_OR_RETURN(sim::Outcome outcome, sim::RunPlanWork(resolved, options, run));
+  report::WorkResult result{.plan_id = unit.plan_id, .task = t.task};
+  const auto [first, end] = report::TaskRuns(unit, t.task);
+  for (std::size_t i = first; i < end; ++i) {
+    HEADROOM_ASSIGN_OR_RETURN(sim::Outcome outcome,
+                              sim::RunPlanWork(resolved, options, unit.runs[i]));
+    result.runs.push_back(unit.runs[i]);
+    result.outcomes.push_back(std::move(outcome));
+  }
   const std::string path = PlanTaskResultPath(t.unit, t.task);
-  HEADROOM_RETURN_IF_ERROR(report::WriteWorkResult(
-      path, {.plan_id = unit.plan_id, .task = t.task, .run = run, .outcome = std::move(outcome)}));
+  HEADROOM_RETURN_IF_ERROR(report::WriteWorkResult(path, result));
   return path;
 }
 

@@ -51,6 +51,10 @@ void AddExecutorOptions(CLI::App* cmd, app::ExecutorRequest* e) {
                   "Slurm: submit a task that failed, timed out or was preempted again this many "
                   "times before the plan fails")
       ->capture_default_str();
+  cmd->add_option("--slurm-runs-per-task", e->runs_per_task,
+                  "Slurm: simulations one task runs, one after another (0: one each, or as many "
+                  "as keep a round within 256 tasks)")
+      ->capture_default_str();
   cmd->add_option("--sbatch-arg", s.sbatch_args,
                   "Slurm: one more sbatch argument, e.g. --sbatch-arg=--qos=low; repeat for more");
 }

@@ -1,5 +1,6 @@
 #include "report/plan_work_files.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -12,8 +13,8 @@ namespace headroom::report {
 namespace {
 
 // Each file says what it is: a file of another kind, or of a later format, is refused by name.
-constexpr const char* kUnitFormat = "headroom plan work unit 1";
-constexpr const char* kResultFormat = "headroom plan work result 1";
+constexpr const char* kUnitFormat = "headroom plan work unit 2";
+constexpr const char* kResultFormat = "headroom plan work result 2";
 constexpr const char* kWriter = "headroom plan --executor";
 
 constexpr auto kJobFields = std::tuple{
@@ -40,8 +41,8 @@ constexpr auto kOutcomeFields =
 
 constexpr auto kResultFields = std::tuple{
     format::Field("plan_id", &WorkResult::plan_id), format::Field("task", &WorkResult::task),
-    format::Field("run", &WorkResult::run, kRunFields),
-    format::Field("outcome", &WorkResult::outcome, kOutcomeFields)};
+    format::Field("runs", &WorkResult::runs, kRunFields),
+    format::Field("outcomes", &WorkResult::outcomes, kOutcomeFields)};
 
 core::Status WriteJson(const std::string& path, const nlohmann::ordered_json& j) {
   return core::WriteFileAtomically(path, j.dump(1) + "\n");
@@ -59,17 +60,37 @@ core::Result<nlohmann::json> ReadFormat(const std::string& path, const char* for
 
 }  // namespace
 
+int TaskCount(const WorkUnit& unit) {
+  const auto k = static_cast<std::size_t>(std::max(1, unit.runs_per_task));
+  return static_cast<int>((unit.runs.size() + k - 1) / k);
+}
+
+std::pair<std::size_t, std::size_t> TaskRuns(const WorkUnit& unit, int task) {
+  const auto k = static_cast<std::size_t>(std::max(1, unit.runs_per_task));
+  const std::size_t first = std::min(unit.runs.size(), static_cast<std::size_t>(task) * k);
+  return {first, std::min(unit.runs.size(), first + k)};
+}
+
 core::Status WriteWorkUnit(const std::string& path, const WorkUnit& unit) {
   nlohmann::ordered_json j{{"format", kUnitFormat}, {"plan_id", unit.plan_id}};
   j["request"] = unit.request;
   j["runs"] = format::TableJson(unit.runs, kRunFields);
+  j["runs_per_task"] = unit.runs_per_task;
   return WriteJson(path, j);
 }
 
 core::Result<WorkUnit> ReadWorkUnit(const std::string& path) {
   HEADROOM_ASSIGN_OR_RETURN(const nlohmann::json j, ReadFormat(path, kUnitFormat));
   format::FieldReader r(path, kWriter);
-  WorkUnit unit{.plan_id = r.Text(j, "plan_id", ""), .request = r.Object(j, "request", "")};
+  WorkUnit unit{.plan_id = r.Text(j, "plan_id", ""),
+                .request = r.Object(j, "request", ""),
+                .runs = {},
+                .runs_per_task = r.Count<int>(j, "runs_per_task", "")};
+  if (!r.error() && unit.runs_per_task < 1) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: field 'runs_per_task' is 0 (expected at least 1; the file `{}` writes)",
+                    path, kWriter)));
+  }
   const nlohmann::json& runs = r.List(j, "runs", "");
   for (std::size_t i = 0; !r.error() && i < runs.size(); ++i) {
     sim::Run run;

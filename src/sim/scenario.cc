@@ -382,7 +382,7 @@ core::Status ParseExecutor(const core::YamlReader& plan, Scenario::Executor& e) 
   HEADROOM_ASSIGN_OR_RETURN(const core::YamlReader x, plan.Map("executor"));
   HEADROOM_RETURN_IF_ERROR(
       x.CheckKnownKeys({"kind", "work_dir", "partition", "account", "time_limit", "tasks_at_once",
-                        "retries", "sbatch_args"}));
+                        "retries", "sbatch_args", "runs_per_task"}));
   HEADROOM_ASSIGN_OR_RETURN(e.kind, x.String("kind"));
   if (e.kind != "local" && e.kind != "slurm") {
     return core::Fail(x.ErrorAt("kind", "expected local or slurm"));
@@ -400,6 +400,9 @@ core::Status ParseExecutor(const core::YamlReader& plan, Scenario::Executor& e) 
     HEADROOM_ASSIGN_OR_RETURN(e.retries, x.IntegerIn("retries", 0, 100));
   }
   HEADROOM_ASSIGN_OR_RETURN(e.sbatch_args, x.StringList("sbatch_args"));
+  if (x.Has("runs_per_task")) {
+    HEADROOM_ASSIGN_OR_RETURN(e.runs_per_task, x.IntegerIn("runs_per_task", 0, 1'000'000));
+  }
   return core::Ok();
 }
 

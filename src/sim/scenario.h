@@ -159,6 +159,7 @@ struct Scenario {
     int tasks_at_once = 0;
     int retries = 2;
     std::vector<std::string> sbatch_args = {};
+    int runs_per_task = 0;
   };
   Executor plan_executor;
   std::uint64_t seed = 1;
