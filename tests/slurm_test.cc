@@ -158,10 +158,11 @@ class FakeSlurmTest : public ::testing::Test {
 };
 
 // A task that failed, or that Slurm holds pending after a failed launch (whose job is then
-// cancelled), is tried again: the plan is the plan.
+// cancelled), is tried again, and a controller that does not answer for a moment is asked
+// again: the plan is the plan.
 TEST_F(FakeSlurmTest, ATaskThatFailedOrIsHeldIsSubmittedAgain) {
   const std::string local = LocalPlanJson(dir_);
-  for (const std::string mode : {"fail-first", "held-first"}) {
+  for (const std::string mode : {"fail-first", "held-first", "squeue-flaky"}) {
     std::filesystem::remove_all(dir_ + "/plan");
     std::filesystem::remove(dir_ + "/state/cancelled");
     const CommandRun run = Plan(mode);

@@ -76,6 +76,7 @@ class SlurmPlanExecutor final : public sim::BatchExecutor {
         .tasks = report::TaskCount(unit),
         .command = {ThisProgram(), "plan-task", unit_path, "--task", cluster::kTaskIndex},
         .check = [&](int task) { return Collect(unit, unit_path, task, &outcomes); }};
+    ok_ = false;  // until this round has all its results: a failed round's files stay
     HEADROOM_RETURN_IF_ERROR(cluster::RunArrayRound(options_, round, stop));
     ok_ = true;
     return outcomes;
@@ -119,7 +120,7 @@ class SlurmPlanExecutor final : public sim::BatchExecutor {
   const std::string dir_;
   int rounds_ = 0;
   int tasks_ = 0;
-  bool ok_ = false;  // every round so far gave all its results
+  bool ok_ = false;  // every round so far gave all its results, the last one included
 };
 
 // The plan's request from its unit's JSON (PlanTaskRequestJson), and the power windows it kept.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/files.h"
+#include "core/parse.h"
 #include "core/subprocess.h"
 
 namespace headroom::cluster {
@@ -22,6 +24,9 @@ constexpr std::size_t kMaxCommandOutput = 1 << 20;
 // A job just submitted may be missing from squeue for a moment; one gone for longer has ended
 // and aged out of the controller's memory (MinJobAge): its tasks' results decide.
 constexpr int kPollsBeforeGone = 5;
+// How long squeue may fail to answer before the round fails (a controller restarting answers
+// again within seconds).
+constexpr core::Duration kSilenceLimit = std::chrono::minutes(5);
 // A task that fails this often fails for a reason of its own, not the cluster's.
 constexpr int kMaxRetries = 100;
 
@@ -130,11 +135,19 @@ core::Result<std::string> Submit(const SlurmOptions& o, const ArrayRound& round,
 
 // The tasks squeue lists for job `id`, by index, with their state (kHeld for a pending one that
 // Slurm holds: "launch failed requeued held", JobHeldAdmin, JobHeldUser).
-std::map<int, std::string> TaskStates(const std::string& id) {
+// kUnavailable when squeue could not answer (the controller busy or down): nothing is known
+// then.
+core::Result<std::map<int, std::string>> TaskStates(const std::string& id) {
   std::map<int, std::string> out;
-  auto run = Command({"squeue", "-h", "-r", "-t", "all", "-j", id, "-o", "%K %T %r"});
-  if (!run || run->exit_code != 0) return out;  // unknown to it: ended and aged out
-  std::istringstream lines(run->output);
+  HEADROOM_ASSIGN_OR_RETURN(const core::CapturedRun run, Command({"squeue", "-h", "-r", "-t", "all",
+                                                                  "-j", id, "-o", "%K %T %r"}));
+  // A job the controller no longer knows has ended and aged out (MinJobAge).
+  if (run.exit_code != 0) {
+    if (run.output.find("Invalid job id") != std::string::npos) return out;
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("squeue -j {} (exit {}): {}", id, run.exit_code, OneLine(run.output))));
+  }
+  std::istringstream lines(run.output);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream fields(line);
     int task = 0;
@@ -161,11 +174,24 @@ core::Result<std::map<int, std::string>> AwaitTasks(const SlurmOptions& o, const
                                                     const std::atomic<bool>* stop) {
   core::SystemClock clock;
   std::map<int, std::string> last;
+  std::optional<core::TimePoint> silent_since;  // since squeue last answered
   // Short tasks end within a second of their submission: look soon, then less often.
   core::Duration wait = std::min<core::Duration>(o.poll, std::chrono::milliseconds(100));
   for (int unseen_polls = 0;; wait = std::min<core::Duration>(o.poll, 2 * wait)) {
     if (stop && stop->load()) return core::Fail(core::Error::Cancelled("stopped"));
-    const std::map<int, std::string> now = TaskStates(id);
+    const core::Result<std::map<int, std::string>> answer = TaskStates(id);
+    if (!answer) {
+      // A controller that does not answer for a while is not yet a failed round.
+      if (!silent_since) silent_since = clock.Now();
+      if (clock.Now() - *silent_since > kSilenceLimit) {
+        return core::Fail(answer.error().WithContext(
+            fmt::format("no answer from Slurm for {}", core::FormatDuration(kSilenceLimit))));
+      }
+      clock.SleepUntil(clock.Now() + o.poll, stop);
+      continue;
+    }
+    silent_since.reset();
+    const std::map<int, std::string>& now = *answer;
     unseen_polls = now.empty() ? unseen_polls + 1 : 0;
     bool over = true;
     for (int t : tasks) {
