@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -123,41 +124,40 @@ class SlurmPlanExecutor final : public sim::BatchExecutor {
   bool ok_ = false;  // every round so far gave all its results, the last one included
 };
 
-// The plan's request from its unit's JSON (PlanTaskRequestJson), and the power windows it kept.
-core::Result<std::pair<PlanRequest, int>> PlanRequestOf(const nlohmann::json& j,
-                                                        const std::string& unit) {
-  format::FieldReader r(unit, kTaskWriter);
-  PlanRequest p;
-  const std::string at = "request.";
-  p.scenario.scenario = r.Text(j, "scenario", at);
-  p.scenario.catalog_dir = r.Text(j, "catalog_dir", at);
-  if (const nlohmann::json* seed = format::FieldReader::Lookup(j, "seed");
-      seed && !seed->is_null()) {
-    p.scenario.seed = r.Count(seed, at + "seed");
-  }
-  for (auto [key, list] :
-       {std::pair{"slo", &p.scenario.slo}, std::pair{"serving", &p.scenario.serving},
-        std::pair{"set", &p.scenario.set}, std::pair{"stress", &p.stress}}) {
-    const nlohmann::json& items = r.List(j, key, at);
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      list->push_back(r.Text(&items[i], fmt::format("{}{}[{}]", at, key, i)));
-    }
-  }
-  p.scenario.engine = {.engine = r.Text(j, "engine", at),
-                       .engine_file = r.Text(j, "engine_file", at)};
-  p.trace = r.Text(j, "trace", at);
-  p.policies = r.Text(j, "policies", at);
-  for (auto [key, value] : {std::pair{"weeks", &p.weeks}, std::pair{"validate", &p.validate},
-                            std::pair{"risk_beyond", &p.risk_beyond}}) {
-    const nlohmann::json* v = format::FieldReader::Lookup(j, key);
-    if (v && !v->is_null()) *value = r.Integer(v, at + key);
-  }
-  p.max_weekly_risk = r.Text(j, "max_weekly_risk", at);
-  p.confidence = r.Text(j, "confidence", at);
-  const int power_windows = r.Count<int>(j, "power_windows", at);
-  if (r.error()) return core::Fail(*r.error());
-  return std::pair{std::move(p), power_windows};
-}
+// What a task rebuilds the plan from (PlanTaskRequestJson): the request's flags and the row
+// power the plan keeps. One field table writes and reads it.
+struct TaskRequest {
+  PlanRequest plan = {};
+  int power_windows = 0;
+};
+
+constexpr auto kEngineFields =
+    std::tuple{format::Field("engine", &EngineOptions::engine),
+               format::Field("engine_file", &EngineOptions::engine_file)};
+
+constexpr auto kScenarioRequestFields =
+    std::tuple{format::Field("scenario", &ScenarioRequest::scenario),
+               format::Field("catalog_dir", &ScenarioRequest::catalog_dir),
+               format::Field("seed", &ScenarioRequest::seed),
+               format::Field("slo", &ScenarioRequest::slo),
+               format::Field("serving", &ScenarioRequest::serving),
+               format::Field("set", &ScenarioRequest::set),
+               format::Field("engine", &ScenarioRequest::engine, kEngineFields)};
+
+constexpr auto kPlanRequestFields =
+    std::tuple{format::Field("scenario", &PlanRequest::scenario, kScenarioRequestFields),
+               format::Field("trace", &PlanRequest::trace),
+               format::Field("policies", &PlanRequest::policies),
+               format::Field("weeks", &PlanRequest::weeks),
+               format::Field("validate", &PlanRequest::validate),
+               format::Field("max_weekly_risk", &PlanRequest::max_weekly_risk),
+               format::Field("confidence", &PlanRequest::confidence),
+               format::Field("risk_beyond", &PlanRequest::risk_beyond),
+               format::Field("stress", &PlanRequest::stress)};
+
+constexpr auto kTaskRequestFields =
+    std::tuple{format::Field("plan", &TaskRequest::plan, kPlanRequestFields),
+               format::Field("power_windows", &TaskRequest::power_windows)};
 
 }  // namespace
 
@@ -179,25 +179,12 @@ core::Result<std::unique_ptr<sim::BatchExecutor>> MakePlanExecutor(const Executo
 }
 
 nlohmann::json PlanTaskRequestJson(const PlanRequest& r, int power_windows) {
-  const ScenarioRequest& s = r.scenario;
-  const auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-  return {{"scenario", Absolute(s.scenario)},
-          {"catalog_dir", Absolute(s.catalog_dir)},
-          {"seed", optional(s.seed)},
-          {"slo", s.slo},
-          {"serving", s.serving},
-          {"set", s.set},
-          {"engine", s.engine.engine},
-          {"engine_file", Absolute(s.engine.engine_file)},
-          {"trace", Absolute(r.trace)},
-          {"policies", r.policies},
-          {"weeks", optional(r.weeks)},
-          {"validate", optional(r.validate)},
-          {"max_weekly_risk", r.max_weekly_risk},
-          {"confidence", r.confidence},
-          {"risk_beyond", optional(r.risk_beyond)},
-          {"stress", r.stress},
-          {"power_windows", power_windows}};
+  TaskRequest task{.plan = r, .power_windows = power_windows};
+  ScenarioRequest& s = task.plan.scenario;
+  for (std::string* path : {&s.scenario, &s.catalog_dir, &s.engine.engine_file, &task.plan.trace}) {
+    *path = Absolute(*path);
+  }
+  return format::TableJson<nlohmann::json>(task, kTaskRequestFields);
 }
 
 std::string PlanTaskResultPath(const std::string& unit, int task) {
@@ -210,11 +197,14 @@ core::Result<std::string> RunPlanTask(const PlanTaskRequest& t) {
     return core::Fail(core::Error::InvalidArgument(fmt::format(
         "--task {}: the unit {} has tasks 0 to {}", t.task, t.unit, report::TaskCount(unit) - 1)));
   }
-  HEADROOM_ASSIGN_OR_RETURN(auto request, PlanRequestOf(unit.request, t.unit));
+  format::FieldReader reader(t.unit, kTaskWriter);
+  TaskRequest request;
+  format::ReadFields(reader, unit.request, "request.", request, kTaskRequestFields);
+  if (reader.error()) return core::Fail(*reader.error());
   HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved,
-                            ResolveScenario(request.first.scenario));
-  HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(request.first));
-  options.power_windows = request.second;
+                            ResolveScenario(request.plan.scenario));
+  HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(request.plan));
+  options.power_windows = request.power_windows;
   options.stop = t.stop;
   report::WorkResult result{.plan_id = unit.plan_id, .task = t.task};
   const auto [first, end] = report::TaskRuns(unit, t.task);

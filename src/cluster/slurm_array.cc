@@ -1,14 +1,15 @@
 #include "cluster/slurm_array.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include "core/files.h"
@@ -83,19 +84,16 @@ core::Result<core::CapturedRun> Command(const std::vector<std::string>& argv) {
 }
 
 // The last line of a command's output, for an error.
-std::string LastLine(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  const std::size_t nl = text.rfind('\n');
-  return nl == std::string::npos ? text : text.substr(nl + 1);
+std::string LastLine(std::string_view text) {
+  const std::string_view trimmed = core::Trim(text);
+  const std::size_t nl = trimmed.rfind('\n');
+  return std::string(nl == std::string_view::npos ? trimmed : trimmed.substr(nl + 1));
 }
 
 // A command's whole (short) answer on one line: Slurm's errors come a few lines at a time, the
 // first naming what it refused.
-std::string OneLine(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  std::string out;
-  for (char c : text) out += c == '\n' ? std::string("; ") : std::string(1, c);
-  return out;
+std::string OneLine(std::string_view text) {
+  return fmt::format("{}", fmt::join(core::Split(core::Trim(text), '\n'), "; "));
 }
 
 std::string TaskLog(const ArrayRound& round, int task) {
