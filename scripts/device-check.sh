@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=${1:-device-check.json}
 seconds=${2:-10}
 
-if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1' && [ -z "${HEADROOM_NVML_LIBRARY:-}" ]; then
+if ! ldconfig -p 2>/dev/null | grep 'libnvidia-ml.so.1' >/dev/null && [ -z "${HEADROOM_NVML_LIBRARY:-}" ]; then
   echo "device-check: no NVIDIA driver (libnvidia-ml.so.1) on this machine; nothing to check."
   exit 0
 fi

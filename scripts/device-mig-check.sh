@@ -20,7 +20,7 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 fi
 out=$1
 
-if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1' && [ -z "${HEADROOM_NVML_LIBRARY:-}" ]; then
+if ! ldconfig -p 2>/dev/null | grep 'libnvidia-ml.so.1' >/dev/null && [ -z "${HEADROOM_NVML_LIBRARY:-}" ]; then
   echo "device-mig-check: no NVIDIA driver (libnvidia-ml.so.1) on this machine; nothing to check."
   exit 0
 fi

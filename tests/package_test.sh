@@ -77,7 +77,10 @@ dpkg -i --path-include='/usr/share/man/man1/headroom*' --path-include='/usr/shar
 [ -x /usr/bin/headroom ] || fail "/usr/bin/headroom missing"
 version=$(/usr/bin/headroom --version)
 [[ $version == "headroom "* ]] || fail "headroom --version: $version"
-/usr/bin/headroom plan --help | grep -q -- '--scenario' || fail "headroom plan --help"
+# Captured first: under pipefail, `grep -q` quitting at its match would SIGPIPE a help longer
+# than one write and fail the pipeline.
+help=$(/usr/bin/headroom plan --help) || fail "headroom plan --help exited $?"
+[[ $help == *--scenario* ]] || fail "headroom plan --help does not list --scenario"
 # The daemons run in headroom-daemon, which `headroom agent` becomes: it reads the token file.
 out=$(/usr/bin/headroom agent --token-file "$work/no-token" 2>&1) && fail "agent without a token ran"
 [[ $out == *"$work/no-token: cannot open"* ]] || fail "headroom agent did not reach the daemon: $out"
@@ -94,7 +97,7 @@ out=$(systemd-analyze verify /lib/systemd/system/headroom-agent.service \
 echo "ok: systemd-analyze verify"
 
 for unit in headroom-agent headroom-controller; do
-  if find /etc/systemd/system -name "$unit.service" 2>/dev/null | grep -q .; then
+  if find /etc/systemd/system -name "$unit.service" 2>/dev/null | grep . >/dev/null; then
     fail "$unit was enabled by the package"
   fi
 done
