@@ -13,6 +13,7 @@ namespace {
 // The states (names unique within policy/'s unity build).
 const std::string kMixNormal = "normal";
 const std::string kMixLp = "lp";
+const std::string kMixBurst = "burst";
 const std::string kMixHp = "hp";
 const std::string kMixBrake = "brake";
 
@@ -28,15 +29,20 @@ MixAwarePolicy::MixAwarePolicy(const PolicyParams& params)
       brake_(BrakeParams{.threshold = params.brake_threshold,
                          .release = params.brake_release,
                          .hold = params.brake_hold}),
-      predictor_(params.ladder_trend_window, params.mix_predict_horizon) {}
+      predictor_(params.ladder_trend_window, params.mix_predict_horizon),
+      reserve_(BurstReserveParams{.level_window = params.ladder_trend_window,
+                                  .horizon = params.mix_predict_horizon,
+                                  .memory = params.mix_reserve_memory,
+                                  .floor = params.mix_reserve_floor}) {}
 
 std::vector<std::string> MixAwarePolicy::states() const {
-  return {kMixNormal, kMixLp, kMixHp, kMixBrake};
+  return {kMixNormal, kMixLp, kMixBurst, kMixHp, kMixBrake};
 }
 
 std::string MixAwarePolicy::State(bool braked) const {
   if (braked) return kMixBrake;
   if (hp_capped_) return kMixHp;
+  if (deep_since_) return kMixBurst;
   const bool any =
       std::any_of(servers_.begin(), servers_.end(), [](const ServerState& s) { return s.capped; });
   return any ? kMixLp : kMixNormal;
@@ -66,6 +72,12 @@ double MixAwarePolicy::PendingWatts(core::Duration now) const {
     if (InDelay(s, now)) w += s.moved_w;
   }
   return w;
+}
+
+double MixAwarePolicy::ExcessWatts(double predicted, double budget_w, double pending_w) const {
+  const double by_projection = (predicted - params_.mix_target) * budget_w + pending_w;
+  const double by_reserve = ReserveShortfall() * budget_w + pending_w;
+  return std::max(by_projection, by_reserve);
 }
 
 void MixAwarePolicy::CapCheapest(const Observation& obs, double excess_w) {
@@ -99,12 +111,30 @@ void MixAwarePolicy::LiftCostliest(const Observation& obs, double room_w) {
   }
 }
 
+bool MixAwarePolicy::AllLpCapped(const Observation& obs) const {
+  for (size_t i = 0; i < obs.servers.size(); ++i) {
+    if (IsLp(obs.servers[i]) && !servers_[i].capped) return false;
+  }
+  return true;
+}
+
+void MixAwarePolicy::UpdateBurst(const Observation& obs, double excess_w, bool may_lift) {
+  const bool burst = reserve_.rise() > params_.mix_burst_rise;
+  if (!deep_since_) {
+    if (burst && excess_w > 0 && AllLpCapped(obs)) deep_since_ = obs.now;
+  } else if (!burst && may_lift && obs.now - *deep_since_ >= params_.mix_predict_horizon) {
+    deep_since_.reset();
+  }
+}
+
+double MixAwarePolicy::ReserveShortfall() const {
+  return reserve_.level() + reserve_.reserve() - params_.brake_threshold;
+}
+
 bool MixAwarePolicy::UpdateHp(const Observation& obs, double p, bool may_lift) {
-  const bool all_lp_capped = std::all_of(obs.servers.begin(), obs.servers.end(), [&](auto& s) {
-    return !IsLp(s) || servers_[static_cast<size_t>(&s - obs.servers.data())].capped;
-  });
   if (!hp_capped_) {
-    if (all_lp_capped && p > params_.t2) {
+    // POLCA's escalation, and also where every LP cap still leaves too little room for a burst.
+    if (AllLpCapped(obs) && (p > params_.t2 || ReserveShortfall() > 0)) {
       if (!above_t2_since_) above_t2_since_ = obs.now;
       if (obs.now - *above_t2_since_ >= params_.hp_escalation_delay) hp_capped_ = true;
     } else {
@@ -112,7 +142,8 @@ bool MixAwarePolicy::UpdateHp(const Observation& obs, double p, bool may_lift) {
     }
     return hp_capped_;
   }
-  if (may_lift && p < params_.t2 - params_.hysteresis) {
+  if (may_lift && p < params_.t2 - params_.hysteresis &&
+      ReserveShortfall() < -params_.mix_hysteresis) {
     hp_capped_ = false;
     above_t2_since_.reset();
   }
@@ -128,6 +159,7 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
   const double p = obs.Fraction();
   const bool fresh = obs.telemetry_age <= params_.stale_after;
   const double predicted = predictor_.Update(p, obs.now);
+  if (fresh) reserve_.Update(p, obs.now);
   const std::string before = State(brake_.on());
 
   std::vector<std::string> reasons;
@@ -138,13 +170,13 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
   const bool may_lift = fresh && !braked && !settling;
 
   const double budget_w = obs.budget.value();
-  const double projected_w = predicted * budget_w + PendingWatts(obs.now);
-  const double target_w = params_.mix_target * budget_w;
-  if (projected_w > target_w) {
-    CapCheapest(obs, projected_w - target_w);
-  } else if (may_lift && !hp_capped_) {
-    LiftCostliest(obs, target_w - params_.mix_hysteresis * budget_w - projected_w);
+  const double excess_w = ExcessWatts(predicted, budget_w, PendingWatts(obs.now));
+  if (excess_w > 0) {
+    CapCheapest(obs, excess_w);
+  } else if (may_lift && !hp_capped_ && !deep_since_) {
+    LiftCostliest(obs, -excess_w - params_.mix_hysteresis * budget_w);
   }
+  UpdateBurst(obs, excess_w, may_lift);
   const bool hp = UpdateHp(obs, p, may_lift);
 
   Decision& decision = *out;
@@ -155,7 +187,9 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
   for (size_t i = 0; i < obs.servers.size(); ++i) {
     ServerTargets t;
     if (IsLp(obs.servers[i])) {
-      if (servers_[i].capped) t.sm_clock_cap = params_.mix_lp_clock;
+      if (servers_[i].capped) {
+        t.sm_clock_cap = deep_since_ ? params_.mix_burst_clock : params_.mix_lp_clock;
+      }
     } else if (hp) {
       t.sm_clock_cap = params_.hp_t2_clock;
     }
@@ -166,10 +200,11 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
     const auto capped = std::count_if(servers_.begin(), servers_.end(),
                                       [](const ServerState& s) { return s.capped; });
     reasons.push_back(
-        fmt::format("p {:.3f}, projected {:.3f} against mix_target {:.2f}: {} LP "
-                    "server{} capped to {:.0f} MHz{}",
-                    p, projected_w / budget_w, params_.mix_target, capped, capped == 1 ? "" : "s",
-                    params_.mix_lp_clock.value(),
+        fmt::format("p {:.3f}, projected {:.3f} against mix_target {:.2f}, level {:.3f} with "
+                    "reserve {:.3f}: {} LP server{} capped to {:.0f} MHz{}",
+                    p, predicted, params_.mix_target, reserve_.level(), reserve_.reserve(), capped,
+                    capped == 1 ? "" : "s",
+                    (deep_since_ ? params_.mix_burst_clock : params_.mix_lp_clock).value(),
                     hp ? fmt::format(", HP to {:.0f} MHz (p > t2 {:.2f} for {:.0f} s)",
                                      params_.hp_t2_clock.value(), params_.t2,
                                      core::ToSeconds(params_.hp_escalation_delay))

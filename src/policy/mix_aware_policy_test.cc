@@ -1,5 +1,6 @@
 #include "policy/mix_aware_policy.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -153,6 +154,103 @@ TEST(MixAwarePolicyTest, StaleTelemetryLiftsNothing) {
     obs.telemetry_age = std::chrono::seconds(11);
     EXPECT_TRUE(policy.Step(obs).targets[3].sm_clock_cap) << "t=" << t;
   }
+}
+
+// A burst: the row at `base` rises by 0.15 within a second, for 30 s from t = 300 s, falls back,
+// and over the next 10 minutes drifts to `after`, which it keeps. Readings in [stale_from,
+// stale_to) are stale. The last decision.
+struct Stale {
+  int from = 0;
+  int to = 0;
+};
+Decision RunBurst(MixAwarePolicy& policy, double base, double after, int until_s,
+                  Stale stale = {}) {
+  const std::vector<std::optional<double>> shares = {0.9, 0.5, 0.7, 0.2};
+  Decision d;
+  for (int t = 0; t <= until_s; ++t) {
+    const double drift = std::min(1.0, std::max(0, t - 330) / 600.0);
+    const double p = t < 300 ? base : t < 330 ? base + 0.15 : base + (after - base) * drift;
+    Observation obs = MixObs(t, p, shares);
+    if (t >= stale.from && t < stale.to) obs.telemetry_age = std::chrono::seconds(11);
+    d = policy.Step(obs);
+  }
+  return d;
+}
+
+int CountCapped(const Decision& d) {
+  const std::vector<bool> capped = CappedServers(d);
+  return static_cast<int>(std::count(capped.begin(), capped.end(), true));
+}
+
+PolicyParams WithoutReserve() {
+  PolicyParams params;
+  params.mix_reserve_floor = 0;
+  params.mix_reserve_memory = std::chrono::seconds(1);
+  return params;
+}
+
+TEST(MixAwarePolicyTest, ARowThatHasBurstCapsForTheNextBurstBeforeItComes) {
+  // A burst at night, from 0.50 to 0.65, calls for no cap. Later the row drifts up to 0.88:
+  // under mix_target, and 0.88 plus the 0.05 floor is under the brake.
+  MixAwarePolicy forgets{WithoutReserve()};
+  EXPECT_EQ(CountCapped(RunBurst(forgets, 0.50, 0.88, 1200)), 0);
+  // Remembering that the row rose 0.15 within an actuation delay, the policy keeps that much
+  // room under the brake: it caps, the cheapest LP server (the lowest prefill share) first.
+  MixAwarePolicy remembers{PolicyParams{}};
+  const Decision d = RunBurst(remembers, 0.50, 0.88, 1000);
+  EXPECT_EQ(d.state, "lp");
+  EXPECT_TRUE(d.targets[3].sm_clock_cap);
+  EXPECT_FALSE(d.targets[4].sm_clock_cap) << "HP only once every LP server is capped";
+}
+
+TEST(MixAwarePolicyTest, WhereEveryLpCapLeavesTooLittleRoomHpIsCappedToo) {
+  // The row stays at 0.88 (these readings do not fall as caps act): every LP cap is ordered and
+  // the level is still short of the room for a 0.15 rise, so HP follows after
+  // hp_escalation_delay, although p never crosses t2 after the burst.
+  MixAwarePolicy policy{PolicyParams{}};
+  const Decision d = RunBurst(policy, 0.50, 0.88, 3000);
+  EXPECT_EQ(d.state, "hp");
+  EXPECT_EQ(d.targets[4].sm_clock_cap, PolicyParams{}.hp_t2_clock);
+  // Without the burst behind it the same row caps nothing at all.
+  MixAwarePolicy forgets{WithoutReserve()};
+  EXPECT_EQ(CountCapped(RunBurst(forgets, 0.50, 0.88, 3000)), 0);
+}
+
+TEST(MixAwarePolicyTest, AfterABurstKeepsItsCapsWhereTheLevelLeavesNoRoomForAnother) {
+  // The burst from 0.80 to 0.95 caps every LP server. Back at 0.82 the projection alone would
+  // lift them one by one (0.07 of room against 500 W each); the room for another 0.15 keeps them.
+  MixAwarePolicy forgets{WithoutReserve()};
+  EXPECT_EQ(CountCapped(RunBurst(forgets, 0.80, 0.82, 1200)), 0);
+  MixAwarePolicy remembers{PolicyParams{}};
+  EXPECT_EQ(CountCapped(RunBurst(remembers, 0.80, 0.82, 1200)), 4);
+}
+
+TEST(MixAwarePolicyTest, TheRoomKeptForABurstFadesWithItsMemory) {
+  // 100 minutes after the burst, at 0.82: with the default memory (8 h) the room kept is still
+  // above 0.14, so no cap lifts.
+  MixAwarePolicy remembers{PolicyParams{}};
+  EXPECT_EQ(CountCapped(RunBurst(remembers, 0.80, 0.82, 330 + 6000)), 4);
+  // With a memory of 10 minutes the reserve is back at its floor: every cap has lifted.
+  PolicyParams params;
+  params.mix_reserve_memory = std::chrono::minutes(10);
+  MixAwarePolicy fades{params};
+  const Decision d = RunBurst(fades, 0.80, 0.82, 330 + 6000);
+  EXPECT_EQ(d.state, "normal");
+  EXPECT_EQ(CountCapped(d), 0);
+}
+
+TEST(MixAwarePolicyTest, StaleReadingsKeepTheCapsABurstCalledFor) {
+  PolicyParams params;
+  params.mix_reserve_memory = std::chrono::minutes(10);
+  MixAwarePolicy policy{params};
+  // The readings go stale right after the burst and read low: nothing lifts, however long,
+  // although the reserve alone would have faded (HP too: p over t2 in the burst, then the level
+  // short of the reserve, for 40 s).
+  EXPECT_EQ(CountCapped(RunBurst(policy, 0.80, 0.60, 330 + 6000, {.from = 331, .to = 330 + 6001})),
+            5);
+  // Nor do stale readings feed the reserve: a jump seen only on them is no burst.
+  MixAwarePolicy blind{PolicyParams{}};
+  EXPECT_EQ(CountCapped(RunBurst(blind, 0.50, 0.88, 1200, {.from = 300, .to = 330})), 0);
 }
 
 TEST(MixAwarePolicyTest, IsMadeByNameAndItsParametersAreChecked) {

@@ -24,7 +24,7 @@ TEST(PolicyFactoryTest, StatesOfEachPolicy) {
       {"uniform", {"normal", "t1", "t2", "brake"}},
       {"power-cap", {"normal", "t1", "t2", "brake"}},
       {"polca-ladder", {"normal", "lp1", "lp2", "lp3", "lp4", "hp", "brake"}},
-      {"mix-aware", {"normal", "lp", "hp", "brake"}},
+      {"mix-aware", {"normal", "lp", "burst", "hp", "brake"}},
   };
   for (const auto& [name, states] : want) {
     EXPECT_EQ((*MakePolicy(name, PolicyParams{}))->states(), states) << name;

@@ -59,6 +59,10 @@ constexpr Field kFields[] = {
     {"mix_lift_return", &PolicyParams::mix_lift_return},
     {"mix_signal_stale_s", &PolicyParams::mix_signal_stale},
     {"mix_predict_horizon_s", &PolicyParams::mix_predict_horizon},
+    {"mix_reserve_floor", &PolicyParams::mix_reserve_floor},
+    {"mix_reserve_memory_s", &PolicyParams::mix_reserve_memory},
+    {"mix_burst_rise", &PolicyParams::mix_burst_rise},
+    {"mix_burst_clock_mhz", &PolicyParams::mix_burst_clock},
 };
 
 const Field* FindField(std::string_view key) {
@@ -195,6 +199,19 @@ core::Status ValidateMix(const PolicyParams& p) {
   if (p.mix_predict_horizon < core::Duration::zero()) {
     return Invalid("mix_predict_horizon_s", "must be >= 0");
   }
+  if (!(p.mix_reserve_floor >= 0 && p.mix_reserve_floor < p.brake_threshold)) {
+    return Invalid("mix_reserve_floor",
+                   fmt::format("{} must be in [0, brake_threshold)", p.mix_reserve_floor));
+  }
+  if (p.mix_reserve_memory <= core::Duration::zero()) {
+    return Invalid("mix_reserve_memory_s", "must be > 0");
+  }
+  if (!(p.mix_burst_rise > 0 && p.mix_burst_rise < 1)) {
+    return Invalid("mix_burst_rise", fmt::format("{} must be in (0, 1)", p.mix_burst_rise));
+  }
+  if (!(p.mix_burst_clock > core::Megahertz(0) && p.mix_burst_clock <= p.mix_lp_clock)) {
+    return Invalid("mix_burst_clock_mhz", "must be in (0, mix_lp_clock_mhz]");
+  }
   return core::Ok();
 }
 
@@ -222,6 +239,7 @@ PolicyParams DefaultParamsFor(const model::GpuSpec& gpu) {
   p.ladder_lp3_clock = scale(p.ladder_lp3_clock);
   p.ladder_lp4_clock = scale(p.ladder_lp4_clock);
   p.mix_lp_clock = scale(p.mix_lp_clock);
+  p.mix_burst_clock = scale(p.mix_burst_clock);
   p.power_cap_t1 = ScaleWatts(p.power_cap_t1, gpu);
   p.power_cap_t2 = ScaleWatts(p.power_cap_t2, gpu);
   return p;

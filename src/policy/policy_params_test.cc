@@ -98,19 +98,23 @@ TEST_P(ValidateParamsTest, NamesTheBadField) {
 
 INSTANTIATE_TEST_SUITE_P(
     Relations, ValidateParamsTest,
-    testing::Values(
-        BadField{"t1", 0}, BadField{"t2", 0.80}, BadField{"t2", 0.5},
-        BadField{"brake_threshold", 0.89}, BadField{"hysteresis", -0.01},
-        BadField{"hysteresis", 0.8}, BadField{"brake_release", 1.0}, BadField{"brake_release", 0},
-        BadField{"brake_hold_s", -1}, BadField{"brake_settle_s", -1}, BadField{"stale_after_s", 0},
-        BadField{"hp_escalation_delay_s", -1}, BadField{"lp_t1_clock_mhz", 0},
-        BadField{"lp_t2_clock_mhz", 1300}, BadField{"hp_t2_clock_mhz", -5},
-        BadField{"power_cap_t1_w", 0}, BadField{"power_cap_t2_w", 400}, BadField{"ladder_t1", 0},
-        BadField{"ladder_t2", 0.80}, BadField{"ladder_t3", 0.85}, BadField{"ladder_t4", 0.89},
-        BadField{"ladder_hp_threshold", 0.91}, BadField{"ladder_hp_threshold", 1.0},
-        BadField{"ladder_lp1_clock_mhz", 0}, BadField{"ladder_lp2_clock_mhz", 1300},
-        BadField{"ladder_lp3_clock_mhz", 1200}, BadField{"ladder_lp4_clock_mhz", 1000},
-        BadField{"ladder_predict_horizon_s", -1}, BadField{"ladder_trend_window_s", 0}));
+    testing::Values(BadField{"t1", 0}, BadField{"t2", 0.80}, BadField{"t2", 0.5},
+                    BadField{"brake_threshold", 0.89}, BadField{"hysteresis", -0.01},
+                    BadField{"hysteresis", 0.8}, BadField{"brake_release", 1.0},
+                    BadField{"brake_release", 0}, BadField{"brake_hold_s", -1},
+                    BadField{"brake_settle_s", -1}, BadField{"stale_after_s", 0},
+                    BadField{"hp_escalation_delay_s", -1}, BadField{"lp_t1_clock_mhz", 0},
+                    BadField{"lp_t2_clock_mhz", 1300}, BadField{"hp_t2_clock_mhz", -5},
+                    BadField{"power_cap_t1_w", 0}, BadField{"power_cap_t2_w", 400},
+                    BadField{"ladder_t1", 0}, BadField{"ladder_t2", 0.80},
+                    BadField{"ladder_t3", 0.85}, BadField{"ladder_t4", 0.89},
+                    BadField{"ladder_hp_threshold", 0.91}, BadField{"ladder_hp_threshold", 1.0},
+                    BadField{"ladder_lp1_clock_mhz", 0}, BadField{"ladder_lp2_clock_mhz", 1300},
+                    BadField{"ladder_lp3_clock_mhz", 1200}, BadField{"ladder_lp4_clock_mhz", 1000},
+                    BadField{"ladder_predict_horizon_s", -1}, BadField{"ladder_trend_window_s", 0},
+                    BadField{"mix_reserve_floor", -0.01}, BadField{"mix_reserve_floor", 1.0},
+                    BadField{"mix_reserve_memory_s", 0}, BadField{"mix_burst_rise", 0},
+                    BadField{"mix_burst_clock_mhz", 1200}));
 
 TEST(PolicyParamsTest, ClocksAndLimitsOutsideTheGpuAreOutOfRange) {
   PolicyParams params;
@@ -137,7 +141,7 @@ TEST(PolicyParamsTest, ClocksAndLimitsOutsideTheGpuAreOutOfRange) {
 
 TEST(PolicyParamsTest, EveryKeyRoundTripsInItsUnit) {
   const std::vector<std::string> names = ParamNames();
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 36u);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   for (const std::string& key : names) {
     PolicyParams params;

@@ -17,26 +17,27 @@ model::GpuSpec H100OnGrid(double step_mhz) {
   return gpu;
 }
 
-ServerTargets Cap(double mhz) { return {.sm_clock_cap = core::Megahertz(mhz)}; }
+ServerTargets ClockCapOf(double mhz) { return {.sm_clock_cap = core::Megahertz(mhz)}; }
 
 TEST(SameTargetTest, ClocksAStepApartDifferEvenWithinEightMegahertz) {
   const model::GpuSpec fine = H100OnGrid(5);
-  EXPECT_FALSE(SameTargets(Cap(1400), Cap(1405), fine));
-  EXPECT_TRUE(SameTargets(Cap(1400), Cap(1402), fine)) << "within half a step: one grid clock";
+  EXPECT_FALSE(SameTargets(ClockCapOf(1400), ClockCapOf(1405), fine));
+  EXPECT_TRUE(SameTargets(ClockCapOf(1400), ClockCapOf(1402), fine))
+      << "within half a step: one grid clock";
 }
 
 TEST(SameTargetTest, ClocksOnOneGridClockAreTheSameWhateverTheirDistance) {
   const model::GpuSpec coarse = H100OnGrid(30);
   // 1937 and 1964 both land on 1950, 27 MHz apart.
-  EXPECT_TRUE(SameTargets(Cap(1937), Cap(1964), coarse));
-  EXPECT_FALSE(SameTargets(Cap(1950), Cap(1980), coarse));
+  EXPECT_TRUE(SameTargets(ClockCapOf(1937), ClockCapOf(1964), coarse));
+  EXPECT_FALSE(SameTargets(ClockCapOf(1950), ClockCapOf(1980), coarse));
   // Beyond the range a cap lands on the range's end.
-  EXPECT_TRUE(SameTargets(Cap(2100), Cap(1980), coarse));
+  EXPECT_TRUE(SameTargets(ClockCapOf(2100), ClockCapOf(1980), coarse));
 }
 
 TEST(SameTargetTest, BrakePresenceAndPowerLimitsCount) {
   const model::GpuSpec gpu = H100OnGrid(15);
-  EXPECT_FALSE(SameTargets({}, Cap(1980), gpu)) << "a cap at the top is still a cap";
+  EXPECT_FALSE(SameTargets({}, ClockCapOf(1980), gpu)) << "a cap at the top is still a cap";
   EXPECT_FALSE(SameTargets({.brake = true}, {}, gpu));
   const ServerTargets limit{.power_limit = core::Watts(500)};
   EXPECT_TRUE(SameTargets(limit, {.power_limit = core::Watts(500.4)}, gpu));
