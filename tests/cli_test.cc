@@ -740,6 +740,30 @@ TEST(CliTest, SimulateOversubscriptionOfAScenarioFile) {
   EXPECT_DOUBLE_EQ(j["budget_w"].get<double>(), 26'000);
 }
 
+// A day of the A100 row at 52 servers (+30%) whose bursts triple the traffic: mix-aware's burst
+// reserve keeps the row under its budget, where the same policy without it (no floor, a rise
+// forgotten at once, no deeper caps) brakes.
+TEST(CliTest, MixAwareKeepsRoomForBurstsAndTheRowUnderItsBudget) {
+  const auto run_day = [](const std::string& sets) {
+    // A day at 52 servers: longer than Headroom()'s minute under the sanitizers.
+    const CommandRun run = headroom::testing::RunShell(
+        fmt::format("timeout 300 {} simulate --config {} --servers 52 --policy mix-aware {} --json "
+                    "2>&1",
+                    HEADROOM_BINARY, BURST_DAY_SCENARIO, sets));
+    EXPECT_EQ(run.exit_code, 0) << run.out;
+    return run.exit_code == 0 ? nlohmann::json::parse(run.out) : nlohmann::json{};
+  };
+  const nlohmann::json with = run_day("");
+  ASSERT_FALSE(with.empty());
+  EXPECT_EQ(with["brake_events"], 0);
+  EXPECT_EQ(with["over_budget_s"].get<double>(), 0.0);
+  EXPECT_GT(with["state_seconds"]["burst"].get<double>(), 0) << "the caps deepened in a burst";
+  const nlohmann::json without =
+      run_day("--set mix_reserve_floor=0 --set mix_reserve_memory_s=1 --set mix_burst_rise=0.99");
+  ASSERT_FALSE(without.empty());
+  EXPECT_GT(without["brake_events"].get<int>(), 0);
+}
+
 TEST(CliTest, SimulateBadInput) {
   std::string unknown_key = kSmallScenario;
   unknown_key.replace(unknown_key.find("  servers: 4\n"), 13, "  servers: 4\n  bogus_key: 3\n");

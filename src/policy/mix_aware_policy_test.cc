@@ -239,6 +239,28 @@ TEST(MixAwarePolicyTest, TheRoomKeptForABurstFadesWithItsMemory) {
   EXPECT_EQ(CountCapped(d), 0);
 }
 
+TEST(MixAwarePolicyTest, CapsDeeperWhileABurstIsUnderWayAndBackAfterIt) {
+  const PolicyParams params;
+  MixAwarePolicy policy{params};
+  const std::vector<std::optional<double>> shares = {0.9, 0.5, 0.7, 0.2};
+  for (int t = 0; t < 300; ++t) policy.Step(MixObs(t, 0.80, shares));
+  // A burst to 0.97: every LP server is capped at once and the excess remains while the burst
+  // is on, so the LP caps deepen to mix_burst_clock; HP is not capped yet (p over t2 < 40 s).
+  Decision d;
+  for (int t = 300; t < 335; ++t) d = policy.Step(MixObs(t, 0.97, shares));
+  EXPECT_EQ(d.state, "burst");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(d.targets[i].sm_clock_cap, params.mix_burst_clock) << i;
+  EXPECT_FALSE(d.targets[4].sm_clock_cap);
+  // The burst is over (the row falls back to 0.86): the LP caps return to mix_lp_clock, and
+  // stay, for the room the next burst needs.
+  for (int t = 335; t < 600; ++t) d = policy.Step(MixObs(t, 0.86, shares));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(d.targets[i].sm_clock_cap, params.mix_lp_clock) << i;
+  // Without a burst the same excess caps to mix_lp_clock only: a slow rise to 0.97.
+  MixAwarePolicy slow{params};
+  for (int t = 0; t <= 3000; ++t) d = slow.Step(MixObs(t, 0.80 + 0.17 * t / 3000, shares));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(d.targets[i].sm_clock_cap, params.mix_lp_clock) << i;
+}
+
 TEST(MixAwarePolicyTest, StaleReadingsKeepTheCapsABurstCalledFor) {
   PolicyParams params;
   params.mix_reserve_memory = std::chrono::minutes(10);
