@@ -75,9 +75,7 @@ double MixAwarePolicy::PendingWatts(core::Duration now) const {
 }
 
 double MixAwarePolicy::ExcessWatts(double predicted, double budget_w, double pending_w) const {
-  const double by_projection = (predicted - params_.mix_target) * budget_w + pending_w;
-  const double by_reserve = ReserveShortfall() * budget_w + pending_w;
-  return std::max(by_projection, by_reserve);
+  return std::max(predicted - params_.mix_target, ReserveShortfall()) * budget_w + pending_w;
 }
 
 void MixAwarePolicy::CapCheapest(const Observation& obs, double excess_w) {
@@ -125,6 +123,10 @@ void MixAwarePolicy::UpdateBurst(const Observation& obs, double excess_w, bool m
   } else if (!burst && may_lift && obs.now - *deep_since_ >= params_.mix_predict_horizon) {
     deep_since_.reset();
   }
+}
+
+core::Megahertz MixAwarePolicy::LpClock() const {
+  return deep_since_ ? params_.mix_burst_clock : params_.mix_lp_clock;
 }
 
 double MixAwarePolicy::ReserveShortfall() const {
@@ -187,9 +189,7 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
   for (size_t i = 0; i < obs.servers.size(); ++i) {
     ServerTargets t;
     if (IsLp(obs.servers[i])) {
-      if (servers_[i].capped) {
-        t.sm_clock_cap = deep_since_ ? params_.mix_burst_clock : params_.mix_lp_clock;
-      }
+      if (servers_[i].capped) t.sm_clock_cap = LpClock();
     } else if (hp) {
       t.sm_clock_cap = params_.hp_t2_clock;
     }
@@ -203,8 +203,7 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
         fmt::format("p {:.3f}, projected {:.3f} against mix_target {:.2f}, level {:.3f} with "
                     "reserve {:.3f}: {} LP server{} capped to {:.0f} MHz{}",
                     p, predicted, params_.mix_target, reserve_.level(), reserve_.reserve(), capped,
-                    capped == 1 ? "" : "s",
-                    (deep_since_ ? params_.mix_burst_clock : params_.mix_lp_clock).value(),
+                    capped == 1 ? "" : "s", LpClock().value(),
                     hp ? fmt::format(", HP to {:.0f} MHz (p > t2 {:.2f} for {:.0f} s)",
                                      params_.hp_t2_clock.value(), params_.t2,
                                      core::ToSeconds(params_.hp_escalation_delay))

@@ -86,6 +86,8 @@ class MixAwarePolicy final : public RowPolicy {
   bool AllLpCapped(const Observation& obs) const;
   // The row's level plus the burst reserve, over the brake (a share of the budget; > 0: short).
   double ReserveShortfall() const;
+  // What a capped LP server is capped to: mix_burst_clock while the caps are deepened.
+  core::Megahertz LpClock() const;
   bool UpdateHp(const Observation& obs, double p, bool may_lift);
   void UpdateBurst(const Observation& obs, double excess_w, bool may_lift);
 
