@@ -85,6 +85,10 @@ SPEC_METRICS = {
     "headroom_row_threshold_ratio", "headroom_row_state", "headroom_row_brake_events_total",
     "headroom_row_server_sm_clock_cap_hertz", "headroom_row_server_brake", "headroom_row_agent_up",
     "headroom_row_decisions_total",
+    # controller: the grid's budget (issue 50)
+    "headroom_row_provisioned_budget_watts", "headroom_row_brake_budget_watts",
+    "headroom_row_budget_lowered", "headroom_row_budget_complying",
+    "headroom_row_budget_over_after_deadline_seconds", "headroom_row_budget_requests_total",
 }
 POLICIES = {"none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder", "mix-aware"}
 POLICY_KEYS = {

@@ -583,4 +583,99 @@ TEST_F(RowControlTest, RowPowerFromARealPrometheusScrapingTheAgents) {
   prometheus.Wait(milliseconds(10000));
 }
 
+// The grid asks for less through PUT /v1/budget (the grid's own token, every refusal with its
+// reason); the controller caps to meet it, the brake waiting for its time to comply, and goes
+// back to the provisioned budget when the signal is deleted.
+TEST_F(RowControlTest, AGridSignalLowersTheBudgetAndCapsMeetItWithinItsTime) {
+  std::ofstream(Path("grid-token")) << "grid-s3cret\n";
+  SetLoads("idle", "decode*0.5", "idle");  // p ~0.78: nothing capped
+  StartAgents();
+  StartController(RowYaml() + fmt::format("grid: {{token_file: '{}', min_interval: 1s}}\n",
+                                          Path("grid-token")));
+  ASSERT_TRUE(WaitFor([&] { return Status().value("steps", 0) >= 2; }, kWait));
+  EXPECT_EQ(Status()["state"], "normal");
+  httplib::Client client("127.0.0.1", controller_port_);
+  const auto put = [&](const std::string& token, const json& body) {
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client.Put("/v1/budget", headers, body.dump(), "application/json");
+  };
+  const json lower = {{"budget_w", kBudget * 0.85},
+                      {"duration", "1h"},
+                      {"comply_within", "30s"},
+                      {"reason", "utility DR event 7"}};
+  auto res = put("", lower);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  res = put(kToken, lower);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401) << "an agent's token does not lower the row";
+  json above = lower;
+  above["budget_w"] = kBudget * 1.1;
+  res = put("grid-s3cret", above);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 422);
+  EXPECT_NE(res->body.find("above the row's provisioned"), std::string::npos) << res->body;
+  res = put("grid-s3cret", {{"budget_w", "lots"}, {"duration", "1h"}, {"reason", "r"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_DOUBLE_EQ(GetJson(fmt::format("http://127.0.0.1:{}", controller_port_), "/v1/budget")
+                       .value_or(json::object())
+                       .value("budget_w", 0.0),
+                   kBudget)
+      << "nothing refused was applied";
+
+  res = put("grid-s3cret", lower);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  // p ~0.92 of the lowered budget: POLCA caps the LP servers; ~0.78 of the provisioned one, which
+  // the brake guards while the caps have their 30 s.
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 1110 && AgentCap(2) == 1110; }, kWait))
+      << Status().dump(1);
+  const json status = Status();
+  EXPECT_NEAR(status["budget_w"].get<double>(), kBudget * 0.85, 0.1);
+  EXPECT_EQ(status["budget"]["source"], "signal");
+  EXPECT_EQ(status["budget"]["reason"], "utility DR event 7");
+  EXPECT_FALSE(AgentBrake(0) || AgentBrake(1) || AgentBrake(2));
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_row_budget_lowered{source=\"signal\"} 1"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_row_budget_requests_total{result=\"refused\"} 2"),
+            std::string::npos)
+      << metrics->body;
+  std::ofstream(Path("metrics.txt")) << metrics->body;
+  EXPECT_EQ(std::system(("promtool check metrics < " + Path("metrics.txt")).c_str()), 0);
+
+  // Deleted: the provisioned budget again, and with the load down the caps lift.
+  SetLoads("idle", "idle", "idle");  // p ~0.73 of the provisioned budget
+  res = client.Delete("/v1/budget", {{"Authorization", "Bearer grid-s3cret"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  ASSERT_TRUE(WaitFor([&] { return AgentCap(1) == 0 && AgentCap(2) == 0; }, milliseconds(25000)))
+      << Status().dump(1);
+  EXPECT_EQ(Status()["budget"]["source"], "provisioned");
+  // The audit log holds every request that passed the token check, refused or not.
+  int accepted = 0, refused = 0;
+  for (const json& line : Audit()) {
+    if (!line.contains("budget_requests")) continue;
+    for (const json& r : line["budget_requests"])
+      (r["accepted"].get<bool>() ? accepted : refused)++;
+  }
+  EXPECT_EQ(accepted, 2);
+  EXPECT_EQ(refused, 2);
+}
+
+TEST_F(RowControlTest, WithoutAGridTokenTheBudgetCannotBeChanged) {
+  StartAgents();
+  StartController(RowYaml());
+  httplib::Client client("127.0.0.1", controller_port_);
+  auto res =
+      client.Put("/v1/budget", {{"Authorization", "Bearer " + std::string(kToken)}},
+                 R"({"budget_w": 1000, "duration": "1h", "reason": "r"})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_NE(res->body.find("grid.token_file"), std::string::npos) << res->body;
+}
+
 }  // namespace

@@ -189,6 +189,9 @@ class TwinTest : public ::testing::Test {
     config.restart_hold = row_.control.restart_hold;
     config.escalate_after = row_.control.escalate_after;
     config.telemetry.source = service::TelemetrySource::kCommand;
+    // The grid's daily windows on the daemon's calendar clock, which the fake clock starts at
+    // the epoch's midnight: the simulator's day 0.
+    config.grid.schedule = row_.power.budget_schedule;
     for (int s = 0; s < kServers; ++s) {
       const bool hp = sim::HpServers(s + 1, row_.hp_server_fraction) >
                       sim::HpServers(s, row_.hp_server_fraction);
@@ -498,6 +501,32 @@ TEST_F(TwinTest, SimulatorAndDaemonAgreeUnderMixAwareOnEngineSignals) {
   });
   EXPECT_TRUE(signalled) << "no step where every server reported an engine window";
   EXPECT_GT(twin.size(), 10u);
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(twin, daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// The grid lowers the row's budget by 15% for 20 minutes, to be met within 30 s: both twins see
+// it at the same step, cap to meet it with the brake guarding the provisioned budget meanwhile,
+// and go back when it ends (issue 50).
+TEST_F(TwinTest, SimulatorAndDaemonMeetALoweredBudgetAlike) {
+  SetBudgetForPeak(1.0);
+  auto schedule = policy::BudgetSchedule::Make({{.start = std::chrono::minutes(20),
+                                                 .length = std::chrono::minutes(20),
+                                                 .daily = true,
+                                                 .shed = 0.15,
+                                                 .comply_within = seconds(30),
+                                                 .reason = "demand response"}});
+  ASSERT_TRUE(schedule) << schedule.error().message();
+  row_.power.budget_schedule = *schedule;
+  const sim::RowResult simulated = Simulate("polca", {});
+  ASSERT_EQ(simulated.budget_events.size(), 1u);
+  // The lowered budget made the row cap where it otherwise would not have.
+  const std::vector<Change> twin = SimulatorDecisions(simulated);
+  const bool capped_in_event = std::any_of(twin.begin(), twin.end(), [](const Change& c) {
+    return c.at_ms >= 1'200'000 && c.at_ms < 1'230'000 && c.targets.sm_clock_cap.has_value();
+  });
+  EXPECT_TRUE(capped_in_event) << "the lowered budget must make the row act";
   const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
   EXPECT_EQ(FirstDifference(twin, daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);

@@ -25,7 +25,7 @@ struct RowRun {
   int servers = 0;
   std::string trace = {};              // as --trace; empty: the scenario's workload
   std::string out_dir = {};            // empty: nothing written
-  bool with_uncapped = false;          // REQUIRES: out_dir; the uncapped row beside it
+  bool with_uncapped = false;          // the uncapped row beside it
   report::SimulateInputs inputs = {};  // summary.json's "inputs"
   const std::atomic<bool>* stop = nullptr;
   std::function<void(double)> progress = {};  // of the policy's run
@@ -61,9 +61,11 @@ void StartUncapped(const RowRun& r, UncappedRun& u) {
   u.thread = std::thread([&r, &u] {
     sim::RunOptions run;
     run.stop = r.stop;
-    run.on_request = [&u](const sim::RequestResult& q) {
-      report::WriteRequestCsvRow(q, u.requests);
-    };
+    if (u.requests.is_open()) {
+      run.on_request = [&u](const sim::RequestResult& q) {
+        report::WriteRequestCsvRow(q, u.requests);
+      };
+    }
     u.result = sim::RunScenario(*r.resolved, std::string(policy::kUncappedPolicy), r.servers,
                                 r.trace, run);
   });
@@ -84,8 +86,10 @@ core::Result<SimulateResult> RunRow(const RowRun& r) {
   if (writing) HEADROOM_RETURN_IF_ERROR(OpenRequestCsv(r.out_dir, report::kRequestsFile, requests));
   UncappedRun uncapped;
   if (r.with_uncapped) {
-    HEADROOM_RETURN_IF_ERROR(
-        OpenRequestCsv(r.out_dir, report::kUncappedRequestsFile, uncapped.requests));
+    if (writing) {
+      HEADROOM_RETURN_IF_ERROR(
+          OpenRequestCsv(r.out_dir, report::kUncappedRequestsFile, uncapped.requests));
+    }
     StartUncapped(r, uncapped);
   }
   sim::RunOptions run;
@@ -100,14 +104,18 @@ core::Result<SimulateResult> RunRow(const RowRun& r) {
   auto result = sim::RunScenario(*r.resolved, r.policy, r.servers, r.trace, run);
   if (r.with_uncapped) uncapped.thread.join();
   if (!result) return core::Fail(result.error());
-  nlohmann::ordered_json summary = report::SimulationJson(*result);
-  SimulateResult out{.result = std::move(*result), .summary = std::move(summary)};
+  if (r.with_uncapped && !*uncapped.result) return core::Fail(uncapped.result->error());
+  SimulateResult out;
+  out.result = std::move(*result);
+  if (r.with_uncapped) out.uncapped = std::move(**uncapped.result);
+  out.summary = report::SimulationJson(out.result, out.uncapped ? &*out.uncapped : nullptr);
   out.summary["inputs"] = report::SimulateInputsJson(r.inputs);
-  if (r.with_uncapped) {
-    if (!*uncapped.result) return core::Fail(uncapped.result->error());
-    out.summary["uncapped"] = report::RunJson(sim::Summarize(**uncapped.result));
-    HEADROOM_RETURN_IF_ERROR(
-        CloseChecked(uncapped.requests, r.out_dir + "/" + report::kUncappedRequestsFile));
+  if (out.uncapped) {
+    out.summary["uncapped"] = report::RunJson(sim::Summarize(*out.uncapped));
+    if (writing) {
+      HEADROOM_RETURN_IF_ERROR(
+          CloseChecked(uncapped.requests, r.out_dir + "/" + report::kUncappedRequestsFile));
+    }
   }
   if (writing) {
     HEADROOM_RETURN_IF_ERROR(CloseChecked(requests, r.out_dir + "/" + report::kRequestsFile));
@@ -177,7 +185,9 @@ core::Result<SimulateResult> Simulate(const SimulateRequest& r) {
               .servers = n,
               .trace = r.trace,
               .out_dir = out,
-              .with_uncapped = r.report && r.policy != policy::kUncappedPolicy,
+              // A lowered budget's cost (energy not drawn, latency) is against the uncapped row.
+              .with_uncapped = (r.report || !resolved.row.power.budget_schedule.empty()) &&
+                               r.policy != policy::kUncappedPolicy,
               .inputs = SimulateInputsOf(resolved, r, n),
               .stop = r.stop,
               .progress = r.progress}));

@@ -1,7 +1,8 @@
 // What `headroom simulate` does below its flags: one row simulation of a policy, with the
 // uncapped row (policy none) on the same servers and trace run beside it on a second thread when
-// the report's comparison is wanted, and the --out directory written as simulate_dir.h reads it
-// (requests streamed to requests.csv as they complete, so memory stays flat in trace length).
+// the report's comparison is wanted or the scenario lowers the budget (the cost of meeting it), and
+// the --out directory written as simulate_dir.h reads it (requests streamed to requests.csv as they
+// complete, so memory stays flat in trace length).
 #ifndef HEADROOM_APP_SIMULATE_H_
 #define HEADROOM_APP_SIMULATE_H_
 
@@ -41,6 +42,8 @@ struct SimulateRequest {
 
 struct SimulateResult {
   sim::RowResult result;
+  // The uncapped row on the same servers and trace, where it ran (--report, a budget schedule).
+  std::optional<sim::RowResult> uncapped = {};
   nlohmann::ordered_json summary;          // summary.json (also what --json prints)
   std::string out_dir = {};                // where it was written; empty: nowhere
   std::optional<std::string> report = {};  // report.html's path

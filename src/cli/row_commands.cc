@@ -132,7 +132,8 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
   return PrintResult(
       {.json = o.json,
        .json_text = simulation->summary.dump(2),
-       .text = report::SimulationText(simulation->result, StdoutStyle()),
+       .text = report::SimulationText(simulation->result, StdoutStyle(),
+                                      simulation->uncapped ? &*simulation->uncapped : nullptr),
        .wrote = out.empty()
                     ? ""
                     : fmt::format("\nwrote {}/{{summary.json,power.csv,requests.csv}}\n", out),

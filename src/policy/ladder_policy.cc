@@ -57,12 +57,17 @@ void LadderPolicy::Step(const Observation& obs, Decision* out) {
 
   const double p = obs.Fraction();
   const bool fresh = obs.telemetry_age <= config_.stale_after;
-  const double predicted = predictor_ ? predictor_->Update(p, obs.now) : p;
+  // The trend is learnt on the provisioned scale, so that a lowered budget is not a rise.
+  const double to_budget = obs.Provisioned() / obs.budget;
+  const double predicted =
+      predictor_ ? predictor_->Update(obs.ProvisionedFraction(), obs.now) * to_budget : p;
   before_ = State();
 
   reasons_.clear();
   if (brake_) {
-    if (auto reason = brake_->Step(p, obs.now, fresh)) reasons_.push_back(std::move(*reason));
+    if (auto reason = brake_->Step(obs.BrakeFraction(), obs.now, fresh)) {
+      reasons_.push_back(std::move(*reason));
+    }
   }
   const bool braked = brake_ && brake_->on();
   const bool may_lift = fresh && !braked && !Settling(obs.now);

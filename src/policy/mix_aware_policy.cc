@@ -75,7 +75,9 @@ double MixAwarePolicy::PendingWatts(core::Duration now) const {
 }
 
 double MixAwarePolicy::ExcessWatts(double predicted, double budget_w, double pending_w) const {
-  return std::max(predicted - params_.mix_target, ReserveShortfall()) * budget_w + pending_w;
+  return std::max((predicted - params_.mix_target) * budget_w,
+                  ReserveShortfall() * brake_budget_w_) +
+         pending_w;
 }
 
 void MixAwarePolicy::CapCheapest(const Observation& obs, double excess_w) {
@@ -130,7 +132,8 @@ core::Megahertz MixAwarePolicy::LpClock() const {
 }
 
 double MixAwarePolicy::ReserveShortfall() const {
-  return reserve_.level() + reserve_.reserve() - params_.brake_threshold;
+  return (reserve_.level() + reserve_.reserve()) * (provisioned_w_ / brake_budget_w_) -
+         params_.brake_threshold;
 }
 
 bool MixAwarePolicy::UpdateHp(const Observation& obs, double p, bool may_lift) {
@@ -160,12 +163,20 @@ void MixAwarePolicy::Step(const Observation& obs, Decision* out) {
 
   const double p = obs.Fraction();
   const bool fresh = obs.telemetry_age <= params_.stale_after;
-  const double predicted = predictor_.Update(p, obs.now);
-  if (fresh) reserve_.Update(p, obs.now);
+  // The trend and the bursts are learnt on the provisioned scale, so that a lowered budget is
+  // neither a rise nor a burst to remember.
+  const double provisioned_p = obs.ProvisionedFraction();
+  const double predicted =
+      predictor_.Update(provisioned_p, obs.now) * (obs.Provisioned() / obs.budget);
+  if (fresh) reserve_.Update(provisioned_p, obs.now);
+  provisioned_w_ = obs.Provisioned().value();
+  brake_budget_w_ = (obs.brake_budget.value() > 0 ? obs.brake_budget : obs.budget).value();
   const std::string before = State(brake_.on());
 
   std::vector<std::string> reasons;
-  if (auto reason = brake_.Step(p, obs.now, fresh)) reasons.push_back(std::move(*reason));
+  if (auto reason = brake_.Step(obs.BrakeFraction(), obs.now, fresh)) {
+    reasons.push_back(std::move(*reason));
+  }
   const bool braked = brake_.on();
   const bool settling =
       brake_.released_at() && obs.now - *brake_.released_at() < params_.brake_settle;

@@ -84,7 +84,8 @@ class MixAwarePolicy final : public RowPolicy {
   void CapCheapest(const Observation& obs, double excess_w);
   void LiftCostliest(const Observation& obs, double room_w);
   bool AllLpCapped(const Observation& obs) const;
-  // The row's level plus the burst reserve, over the brake (a share of the budget; > 0: short).
+  // The row's level plus the burst reserve, over the brake (a share of the budget the brake
+  // guards; > 0: short).
   double ReserveShortfall() const;
   // What a capped LP server is capped to: mix_burst_clock while the caps are deepened.
   core::Megahertz LpClock() const;
@@ -101,6 +102,9 @@ class MixAwarePolicy final : public RowPolicy {
   std::optional<core::Duration> above_t2_since_;
   std::optional<core::Duration> last_now_;
   std::vector<size_t> order_;  // scratch for ranking
+  // This step's provisioned budget and the budget its brake guards (Observation).
+  double provisioned_w_ = 1;
+  double brake_budget_w_ = 1;
 };
 
 }  // namespace headroom::policy

@@ -186,9 +186,26 @@ void RowController::Observe(const RowView& in, core::Duration now) {
     o.serving = believed ? report.serving : std::nullopt;
   }
   obs_.now = now;
-  obs_.budget = in.budget;
   obs_.row_power = in.metered.value_or(step.servers_sum);
   obs_.telemetry_age = in.metered ? in.telemetry_age : core::Duration::zero();
+}
+
+void RowController::UpdateBudget(const RowView& in, core::Duration now) {
+  const core::Watts budget = in.requested ? std::min(*in.requested, in.budget) : in.budget;
+  // Lowered from what was in force: met within its time, the brake guarding the budget before
+  // it meanwhile (still the earlier one where a lowered budget is lowered again).
+  if (stepped_ && budget < budget_ && in.comply_within > core::Duration::zero()) {
+    if (!guard_) guard_ = budget_;
+    guard_until_ = now + in.comply_within;
+  }
+  if (guard_ && (now >= guard_until_ || budget >= *guard_)) guard_.reset();
+  budget_ = budget;
+  obs_.budget = budget;
+  obs_.provisioned = in.budget;
+  obs_.brake_budget = guard_.value_or(budget);
+  step_.budget = budget;
+  step_.brake_budget = obs_.brake_budget;
+  step_.complying = guard_.has_value();
 }
 
 const RowStep& RowController::Step(const RowView& in) {
@@ -197,6 +214,7 @@ const RowStep& RowController::Step(const RowView& in) {
   // Whole milliseconds: the policy's event texts print durations exactly ("after 40s").
   const core::Duration now = std::chrono::floor<std::chrono::milliseconds>(in.now);
   RowStep& step = step_;
+  UpdateBudget(in, now);
   stepped_ = true;
   Observe(in, now);
   policy_->Step(obs_, &step.decision);
@@ -209,7 +227,8 @@ const RowStep& RowController::Step(const RowView& in) {
     s.target = step.decision.targets[i];
     if (step.holding && s.held_at_start) s.target = Tightest(s.target, *s.held_at_start);
   }
-  UpdateEscalation(now, in.servers, step.decision.fraction, step.decision.state,
+  // Escalation brakes the row, so it too guards what the brake guards.
+  UpdateEscalation(now, in.servers, obs_.BrakeFraction(), step.decision.state,
                    &step.decision.events);
   bool braking = false;
   step.changed.resize(servers_.size());

@@ -12,6 +12,10 @@
 //   `restart_hold`, so a restarted controller lifts nothing before it knows the row;
 // - escalation: over budget for `escalate_after` while some server's caps have not taken, every
 //   server is braked until p falls below brake_release;
+// - the budget in force: the provisioned one, or a lower one the grid asks for; a lowered budget
+//   is to be met within its `comply_within`, and until then the brake (the policy's and
+//   escalation) guards the budget before it, so that caps, with their actuation delay, meet it
+//   and the brake stays the last resort; a raised one is in force at once;
 // - which targets changed against what each server accepted (SameTargets: the same clock of the
 //   server's GPU grid and power limits within 0.5 W, the rule its agent applies), and what one
 //   brake event is: a step at which the row goes from no server braked to some server braked
@@ -77,7 +81,11 @@ struct ServerReport {
 
 struct RowView {
   core::Duration now{0};  // since the controller started (monotonic)
-  core::Watts budget{0};
+  core::Watts budget{0};  // provisioned
+  // A lower budget the grid asks of the row now (BudgetSchedule, PUT /v1/budget), to be met
+  // within `comply_within` of the step that first sees it lower; nullopt: the provisioned one.
+  std::optional<core::Watts> requested;
+  core::Duration comply_within{0};
   std::optional<core::Watts> metered;  // the row meter's reading; nullopt: the servers' sum
   core::Duration telemetry_age{0};
   std::vector<ServerReport> servers;  // one per ControlledServer, same order
@@ -107,8 +115,11 @@ struct RowStep {
   std::vector<size_t> reasserted;
   // Servers whose caps have differed from their targets for converge_within or longer.
   std::vector<size_t> unconverged;
-  bool holding = false;      // the restart hold is on
-  bool brake_event = false;  // the row entered the brake at this step
+  bool holding = false;         // the restart hold is on
+  bool brake_event = false;     // the row entered the brake at this step
+  core::Watts budget{0};        // in force: the provisioned one or the lower one asked for
+  core::Watts brake_budget{0};  // what the brake guards (the one before while complying)
+  bool complying = false;       // a lowered budget is within its time to comply
 };
 
 class RowController {
@@ -132,7 +143,9 @@ class RowController {
   // Stepped at least once and at rest: not escalated, not over budget with caps untaken, no
   // server braked. With every server reachable and the row under budget, a step then does only
   // what its policy decides (RowPolicy::QuietBelow).
-  bool Resting() const { return stepped_ && !escalated_ && !over_since_ && !braking_; }
+  bool Resting() const { return stepped_ && !escalated_ && !over_since_ && !braking_ && !guard_; }
+  // The budget in force at the last step (0 before the first).
+  core::Watts budget() const { return budget_; }
   const RowPolicy& policy() const { return *policy_; }
 
  private:
@@ -153,6 +166,8 @@ class RowController {
   void TrackConvergence(size_t i, const ServerReport& r, core::Duration now, RowStep* step);
   void UpdateEscalation(core::Duration now, const std::vector<ServerReport>& reports,
                         double fraction, const std::string& state, std::vector<Event>* events);
+  // The budget in force and what the brake guards (the time to comply with a lowered budget).
+  void UpdateBudget(const RowView& in, core::Duration now);
 
   RowPolicy* policy_;
   ControlSettings settings_;
@@ -162,6 +177,11 @@ class RowController {
   bool braking_ = false;
   bool stepped_ = false;
   std::uint64_t brake_events_ = 0;
+  core::Watts budget_{0};  // in force at the last step
+  // While a lowered budget is within its time to comply: the budget before it, which the brake
+  // guards until `guard_until_`.
+  std::optional<core::Watts> guard_;
+  core::Duration guard_until_{0};
   RowStep step_;     // Step's result, reused
   Observation obs_;  // the policy's input, reused
 };

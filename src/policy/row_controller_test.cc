@@ -260,5 +260,75 @@ TEST_F(RowControllerTest, EscalatesWhenCapsDoNotTakeOverBudgetAndCountsBrakeEven
   EXPECT_TRUE(row.Step(View(13, 0, 12000.0)).brake_event) << "a new brake is a new event";
 }
 
+TEST_F(RowControllerTest, ALoweredBudgetIsMetWithinItsTimeWhileTheBrakeGuardsTheOneBefore) {
+  RowController row = Make({.escalate_after = seconds(10), .brake_release = 0.95});
+  RowStep step = row.Step(View(0, 0, 11000.0));
+  EXPECT_DOUBLE_EQ(step.budget.value(), 13000);
+  EXPECT_FALSE(step.complying);
+  // The grid asks for 25% less, to be met within 60 s: the policy sees the lowered budget at
+  // once (p 1.13), its brake the provisioned one until then (0.85).
+  const auto lowered = [&](double now_s, double metered) {
+    RowView v = View(now_s, 0, metered);
+    v.requested = core::Watts(9750);
+    v.comply_within = seconds(60);
+    v.servers[0].pending = true;  // caps on their way
+    return v;
+  };
+  step = row.Step(lowered(1, 11000));
+  EXPECT_DOUBLE_EQ(policy_.seen.budget.value(), 9750);
+  EXPECT_DOUBLE_EQ(policy_.seen.brake_budget.value(), 13000);
+  EXPECT_DOUBLE_EQ(policy_.seen.provisioned.value(), 13000);
+  EXPECT_NEAR(policy_.seen.BrakeFraction(), 11000.0 / 13000, 1e-12);
+  EXPECT_TRUE(step.complying);
+  EXPECT_FALSE(row.Resting()) << "a step skipped now could miss the deadline";
+  // Over the lowered budget with caps pending for longer than escalate_after: no escalation
+  // while complying (escalation is a brake, and guards what the brake guards).
+  for (int t = 2; t <= 60; ++t) {
+    step = row.Step(lowered(t, 11000));
+    EXPECT_EQ(step.state, "normal") << t;
+    EXPECT_EQ(step.complying, t < 61) << t;
+  }
+  // The time is up: the brake and escalation guard the lowered budget.
+  step = row.Step(lowered(61, 11000));
+  EXPECT_FALSE(step.complying);
+  EXPECT_DOUBLE_EQ(policy_.seen.brake_budget.value(), 9750);
+  for (int t = 62; t <= 71; ++t) step = row.Step(lowered(t, 11000));
+  EXPECT_EQ(step.state, "escalated") << "caps that do not meet it are the brake's to meet";
+  // Back to the provisioned budget: in force at once.
+  RowView back = View(72, 0, 9000.0);
+  step = row.Step(back);
+  EXPECT_DOUBLE_EQ(step.budget.value(), 13000);
+  EXPECT_DOUBLE_EQ(policy_.seen.brake_budget.value(), 13000);
+  EXPECT_FALSE(step.complying);
+}
+
+TEST_F(RowControllerTest, ALoweredBudgetLoweredAgainKeepsTheFirstGuardAndARaiseEndsIt) {
+  RowController row = Make();
+  row.Step(View(0, 0, 9000.0));
+  RowView v = View(1, 0, 9000.0);
+  v.requested = core::Watts(11000);
+  v.comply_within = seconds(30);
+  EXPECT_TRUE(row.Step(v).complying);
+  v.now = seconds(20);
+  v.requested = core::Watts(10000);
+  RowStep step = row.Step(v);
+  EXPECT_TRUE(step.complying);
+  EXPECT_DOUBLE_EQ(step.brake_budget.value(), 13000) << "the budget before the first cut";
+  v.now = seconds(49);
+  EXPECT_TRUE(row.Step(v).complying) << "30 s from the second cut";
+  v.now = seconds(50);
+  EXPECT_FALSE(row.Step(v).complying);
+  // No time to comply: in force at once. A requested budget above the provisioned is not.
+  v.now = seconds(51);
+  v.requested = core::Watts(9000);
+  v.comply_within = core::Duration::zero();
+  step = row.Step(v);
+  EXPECT_FALSE(step.complying);
+  EXPECT_DOUBLE_EQ(step.brake_budget.value(), 9000);
+  v.now = seconds(52);
+  v.requested = core::Watts(20000);
+  EXPECT_DOUBLE_EQ(row.Step(v).budget.value(), 13000);
+}
+
 }  // namespace
 }  // namespace headroom::policy

@@ -59,10 +59,26 @@ struct ServerObservation {
 struct Observation {
   core::Duration now{0};  // time since the controller started (monotonic)
   core::Watts row_power{0};
-  core::Watts budget{0};            // provisioned row power
+  // The budget in force: the provisioned one, or a lower one the grid asks for
+  // (BudgetSchedule, the controller's PUT /v1/budget).
+  core::Watts budget{0};
+  // The budget the brake guards (0: `budget`): while a lowered budget is within its time to
+  // comply, the one before it, so that caps are given their actuation delay to meet it and the
+  // brake stays the last resort.
+  core::Watts brake_budget{0};
+  // The provisioned budget (0: `budget`): the fixed scale of what a policy learns of the row's
+  // power over time (its trend, its bursts), which a budget that changes must not distort.
+  core::Watts provisioned{0};
   core::Duration telemetry_age{0};  // how old row_power is
   std::vector<ServerObservation> servers;
   double Fraction() const { return row_power / budget; }
+  // p against the budget the brake guards.
+  double BrakeFraction() const {
+    return row_power / (brake_budget.value() > 0 ? brake_budget : budget);
+  }
+  core::Watts Provisioned() const { return provisioned.value() > 0 ? provisioned : budget; }
+  // Row power as a share of the provisioned budget.
+  double ProvisionedFraction() const { return row_power / Provisioned(); }
 };
 
 // One line of explanation: why the policy changed state, for the audit log and tests.

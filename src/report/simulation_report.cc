@@ -60,7 +60,106 @@ std::string ServingText(const sim::RowResult& r) {
 
 }  // namespace
 
-nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
+namespace {
+
+// The uncapped run's event at the same time, where there is one.
+const sim::BudgetEvent* SameEvent(const sim::BudgetEvent& e, const sim::RowResult* uncapped) {
+  if (uncapped == nullptr) return nullptr;
+  for (const sim::BudgetEvent& u : uncapped->budget_events) {
+    if (u.start_s == e.start_s) return &u;
+  }
+  return nullptr;
+}
+
+// "d2 17:00": the day and time of day of a time on the simulator's clock.
+std::string DayAndTime(double seconds) {
+  const auto whole = static_cast<long long>(seconds);
+  return fmt::format("d{} {:02}:{:02}", whole / 86400, whole % 86400 / 3600, whole % 3600 / 60);
+}
+
+double PctChange(double value, double base) { return base > 0 ? (value / base - 1) * 100 : 0; }
+
+}  // namespace
+
+nlohmann::ordered_json BudgetEventsJson(const sim::RowResult& r, const sim::RowResult* uncapped) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (const sim::BudgetEvent& e : r.budget_events) {
+    nlohmann::ordered_json j;
+    j["reason"] = e.reason;
+    j["start_s"] = e.start_s;
+    j["end_s"] = e.end_s;
+    j["budget_w"] = e.budget_w;
+    j["shed"] = r.budget_w > 0 ? 1 - e.budget_w / r.budget_w : 0;
+    j["comply_within_s"] = e.comply_within_s;
+    j["power_before_w"] = e.power_before_w;
+    j["complied_after_s"] = e.compliance.complied_after_s
+                                ? nlohmann::ordered_json(*e.compliance.complied_after_s)
+                                : nlohmann::ordered_json();
+    j["complied_in_time"] =
+        e.compliance.complied_after_s && *e.compliance.complied_after_s <= e.comply_within_s;
+    j["over_after_deadline_s"] = e.compliance.over_after_deadline_s;
+    j["peak_after_deadline_w"] = e.compliance.peak_after_deadline_w;
+    j["mean_w"] = e.metered_s > 0 ? e.energy_j / e.metered_s : 0;
+    j["energy_j"] = e.energy_j;
+    j["metered_s"] = e.metered_s;
+    j["brake_events"] = e.brake_events;
+    for (const auto& [name, h] : {std::pair{"hp", &e.hp_e2e}, std::pair{"lp", &e.lp_e2e}}) {
+      j[name] = {{"requests", h->count()},
+                 {"e2e_p50_s", h->Quantile(0.5)},
+                 {"e2e_p99_s", h->Quantile(0.99)}};
+    }
+    if (const sim::BudgetEvent* u = SameEvent(e, uncapped)) {
+      j["energy_not_drawn_j"] = u->energy_j - e.energy_j;
+      j["uncapped_mean_w"] = u->metered_s > 0 ? u->energy_j / u->metered_s : 0;
+      j["hp"]["e2e_p50_change_pct"] = PctChange(e.hp_e2e.Quantile(0.5), u->hp_e2e.Quantile(0.5));
+      j["lp"]["e2e_p50_change_pct"] = PctChange(e.lp_e2e.Quantile(0.5), u->lp_e2e.Quantile(0.5));
+    }
+    events.push_back(std::move(j));
+  }
+  return events;
+}
+
+std::string BudgetEventsText(const sim::RowResult& r, const sim::RowResult* uncapped,
+                             const format::TextStyle& style) {
+  if (r.budget_events.empty()) return "";
+  format::TextTable table({{"LOWERED BUDGET", format::TextTable::Align::kLeft},
+                           {"SHED"},
+                           {"COMPLIED"},
+                           {"OVER AFTER"},
+                           {"BRAKES"},
+                           {"kW BEFORE"},
+                           {"kW DURING"},
+                           {"NOT DRAWN"},
+                           {"HP P50"},
+                           {"LP P50"},
+                           {"REASON", format::TextTable::Align::kLeft}});
+  for (const sim::BudgetEvent& e : r.budget_events) {
+    const sim::BudgetEvent* u = SameEvent(e, uncapped);
+    const auto change = [&](const sim::LatencyHistogram& h, const sim::LatencyHistogram* base) {
+      if (h.count() == 0) return std::string("-");
+      const std::string p50 = format::FormatSeconds(h.Quantile(0.5));
+      if (base == nullptr || base->count() == 0) return p50;
+      return fmt::format("{} ({:+.1f}%)", p50, PctChange(h.Quantile(0.5), base->Quantile(0.5)));
+    };
+    table.AddRow(
+        {fmt::format("{} for {}", DayAndTime(e.start_s),
+                     format::FormatSeconds(e.end_s - e.start_s)),
+         fmt::format("{:.0f}% to {:.0f} kW", (1 - e.budget_w / r.budget_w) * 100, e.budget_w / 1e3),
+         e.compliance.complied_after_s
+             ? fmt::format("{:.0f} s of {:.0f}", *e.compliance.complied_after_s, e.comply_within_s)
+             : std::string("never"),
+         fmt::format("{:.0f} s", e.compliance.over_after_deadline_s),
+         std::to_string(e.brake_events), fmt::format("{:.0f}", e.power_before_w / 1e3),
+         fmt::format("{:.0f}", e.metered_s > 0 ? e.energy_j / e.metered_s / 1e3 : 0),
+         u != nullptr ? fmt::format("{:.0f} kWh", (u->energy_j - e.energy_j) / 3.6e6) : "-",
+         change(e.hp_e2e, u != nullptr ? &u->hp_e2e : nullptr),
+         change(e.lp_e2e, u != nullptr ? &u->lp_e2e : nullptr), e.reason});
+  }
+  return "\n" + table.Render(style) +
+         (uncapped != nullptr ? "(not drawn and P50 E2E changes against the uncapped row)\n" : "");
+}
+
+nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowResult* uncapped) {
   nlohmann::ordered_json j = RunJson(sim::Summarize(r));
   j["serving"] = ServingJson(r);
   j["duration_s"] = r.duration_s;
@@ -83,10 +182,12 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r) {
   j["row_power"]["distribution"] = dist;
   j["events_processed"] = r.events_processed;
   j["iterations"] = r.iterations;
+  if (!r.budget_events.empty()) j["budget_events"] = BudgetEventsJson(r, uncapped);
   return j;
 }
 
-std::string SimulationText(const sim::RowResult& r, const format::TextStyle& style) {
+std::string SimulationText(const sim::RowResult& r, const format::TextStyle& style,
+                           const sim::RowResult* uncapped) {
   const sim::RunSummary s = sim::Summarize(r);
   std::string out = style.Bold(fmt::format(
                         "{} servers ({} HP, {} LP), policy {}, {:.1f} h of arrivals", s.servers,
@@ -123,7 +224,7 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
     }
     out += fmt::format("; cap actions {}, uncap actions {}\n", r.cap_actions, r.uncap_actions);
   }
-  return out;
+  return out + BudgetEventsText(r, uncapped, style);
 }
 
 namespace {

@@ -64,10 +64,21 @@ inline constexpr auto kPlanRunFields = std::tuple_cat(
 nlohmann::ordered_json RunJson(const sim::RunSummary& run);
 // RunJson plus the simulation's own detail: time in each state, cap actions, power
 // distribution as a fraction of budget, events processed.
-nlohmann::ordered_json SimulationJson(const sim::RowResult& result);
-// With a colour TextStyle: the headline bold, the table's header bold.
+// With the uncapped row's run on the same servers and trace, each lowered budget's energy not
+// drawn and latency change against it.
+nlohmann::ordered_json SimulationJson(const sim::RowResult& result,
+                                      const sim::RowResult* uncapped = nullptr);
+// With a colour TextStyle: the headline bold, the table's header bold. The lowered budgets'
+// table compares with `uncapped` where given.
 std::string SimulationText(const sim::RowResult& result,
-                           const format::TextStyle& style = format::TextStyle());
+                           const format::TextStyle& style = format::TextStyle(),
+                           const sim::RowResult* uncapped = nullptr);
+// Each lowered budget of a run (RowResult::budget_events): how fast and how well the row met it,
+// and (with the uncapped row's run) the energy it did not draw and its latency cost per class.
+nlohmann::ordered_json BudgetEventsJson(const sim::RowResult& result,
+                                        const sim::RowResult* uncapped);
+std::string BudgetEventsText(const sim::RowResult& result, const sim::RowResult* uncapped,
+                             const format::TextStyle& style);
 
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
 // how many simulations ran where (`ran_on`: "on 2 threads").

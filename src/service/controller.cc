@@ -79,6 +79,7 @@ Controller::Controller(ControllerConfig config, std::vector<Server> servers,
                        std::unique_ptr<RowMeter> meter, std::unique_ptr<policy::RowPolicy> policy,
                        core::Clock* clock, ControllerOptions options)
     : config_(std::move(config)),
+      grid_(config_.grid, config_.budget),
       servers_(std::move(servers)),
       meter_(std::move(meter)),
       policy_(std::move(policy)),
@@ -371,7 +372,10 @@ ordered_json Controller::Step() {
   ordered_json answers = CollectPuts(now);
   PollAgents();
   std::string source;
-  const policy::RowView view = ViewOfRow(now, &source);
+  const GridBudget::InForce asked = grid_.At(clock_->WallNow());
+  policy::RowView view = ViewOfRow(now, &source);
+  view.requested = asked.requested;
+  view.comply_within = asked.comply_within;
   const policy::RowStep& step = row_.Step(view);
   std::vector<std::string> notes;
   if (!checked_reachability_) NoteUnreachableAtStart(&notes);
@@ -383,7 +387,8 @@ ordered_json Controller::Step() {
   record["t_s"] =
       Round(core::ToSeconds(std::chrono::floor<std::chrono::milliseconds>(view.now)), 0.001);
   record["row_power_w"] = Round(view.metered.value_or(step.servers_sum).value(), 0.1);
-  record["budget_w"] = config_.budget.value();
+  record["budget_w"] = step.budget.value();
+  record["budget"] = NoteBudget(step, asked, now, record["row_power_w"].get<double>());
   record["fraction"] = Round(decision.fraction, 0.0001);
   record["source"] = source;
   record["telemetry_age_s"] =
@@ -419,8 +424,73 @@ ordered_json Controller::Step() {
     record["servers"].push_back(std::move(j));
   }
   record["answers"] = std::move(answers);
+  if (std::vector<ordered_json> requests = grid_.TakeAudit(); !requests.empty()) {
+    record["budget_requests"] = std::move(requests);
+  }
   Publish(record);
   return record;
+}
+
+ordered_json Controller::NoteBudget(const policy::RowStep& step, const GridBudget::InForce& asked,
+                                    core::TimePoint now, double row_w) {
+  ordered_json j = {{"provisioned_w", config_.budget.value()},
+                    {"in_force_w", step.budget.value()},
+                    {"source", asked.source}};
+  if (!asked.reason.empty()) j["reason"] = asked.reason;
+  if (asked.until) j["until"] = FormatUtcTime(*asked.until);
+  j["brake_guards_w"] = step.brake_budget.value();
+  j["complying"] = step.complying;
+  const bool lowered = step.budget < config_.budget;
+  if (!lowered) {
+    lowered_at_.reset();
+    return j;
+  }
+  // A new lowered budget (or a lower one): its compliance is measured afresh.
+  if (!lowered_at_ || step.budget != lowered_to_) {
+    lowered_at_ = now;
+    lowered_to_ = step.budget;
+    compliance_ = {};
+    last_budget_sample_ = now;
+  }
+  const double period_s = core::ToSeconds(now - *last_budget_sample_);
+  last_budget_sample_ = now;
+  const double since_s = core::ToSeconds(now - *lowered_at_);
+  if (period_s > 0) {
+    compliance_.Meter(since_s, row_w, period_s, step.budget.value(),
+                      core::ToSeconds(asked.comply_within), 0);
+  }
+  j["lowered_for_s"] = Round(since_s, 0.001);
+  if (compliance_.complied_after_s) j["complied_after_s"] = *compliance_.complied_after_s;
+  j["over_after_deadline_s"] = compliance_.over_after_deadline_s;
+  return j;
+}
+
+void Controller::BudgetMetrics(const ordered_json& budget, telemetry::PrometheusWriter& m) const {
+  m.Family("headroom_row_budget_watts", "gauge",
+           "The row's power budget in force: the provisioned one, or a lower one the grid asks "
+           "for (schedule or signal).");
+  m.Sample(budget["in_force_w"].get<double>());
+  m.Family("headroom_row_provisioned_budget_watts", "gauge", "The row's provisioned budget.");
+  m.Sample(config_.budget.value());
+  m.Family("headroom_row_brake_budget_watts", "gauge",
+           "The budget the brake guards: the one in force, or the one before a lowered budget "
+           "while its time to comply runs.");
+  m.Sample(budget["brake_guards_w"].get<double>());
+  m.Family("headroom_row_budget_lowered", "gauge",
+           "1 while the grid asks for less than the provisioned budget, by source.");
+  for (const char* source : {"schedule", "signal"}) {
+    m.Sample(budget["source"] == source ? 1 : 0, {{"source", source}});
+  }
+  m.Family("headroom_row_budget_complying", "gauge",
+           "1 while a lowered budget is within its time to comply.");
+  m.Sample(budget["complying"].get<bool>() ? 1 : 0);
+  m.Family("headroom_row_budget_over_after_deadline_seconds", "gauge",
+           "Metered time over the lowered budget in force after its time to comply.");
+  m.Sample(budget.value("over_after_deadline_s", 0.0));
+  m.Family("headroom_row_budget_requests_total", "counter",
+           "PUT and DELETE /v1/budget requests that passed the token check, by result.");
+  m.Sample(static_cast<double>(grid_.accepted()), {{"result", "accepted"}});
+  m.Sample(static_cast<double>(grid_.refused()), {{"result", "refused"}});
 }
 
 telemetry::PrometheusWriter Controller::MetricsOf(const ordered_json& record) const {
@@ -428,8 +498,7 @@ telemetry::PrometheusWriter Controller::MetricsOf(const ordered_json& record) co
   // No row label: Prometheus adds it from the scrape target (deploy/prometheus/).
   m.Family("headroom_row_power_watts", "gauge", "Row power the policy read this step.");
   m.Sample(record["row_power_w"].get<double>());
-  m.Family("headroom_row_budget_watts", "gauge", "The row's provisioned power budget.");
-  m.Sample(config_.budget.value());
+  BudgetMetrics(record["budget"], m);
   m.Family("headroom_row_power_ratio", "gauge", "Row power over budget (p).");
   m.Sample(record["fraction"].get<double>());
   m.Family("headroom_row_threshold_ratio", "gauge",
@@ -500,6 +569,7 @@ void Controller::Publish(const ordered_json& record) {
                           {"t2", config_.params.t2},
                           {"brake", config_.params.brake_threshold}};
   status["brake_events"] = row_.brake_events();
+  status["budget"] = record["budget"];
   status["servers"] = ordered_json::array();
   for (size_t i = 0; i < servers_.size(); ++i) status["servers"].push_back(ServerJson(i));
 
@@ -523,6 +593,20 @@ ordered_json Controller::Status() const {
     return {{"row", config_.row_name}, {"state", "starting"}, {"steps", 0}};
   }
   return status_;
+}
+
+core::Result<ordered_json> Controller::PutBudget(std::string_view body) {
+  return grid_.Put(body, clock_->WallNow());
+}
+
+core::Result<ordered_json> Controller::DeleteBudget() { return grid_.Delete(clock_->WallNow()); }
+
+ordered_json Controller::Budget() const {
+  ordered_json j = grid_.Json(clock_->WallNow());
+  core::MutexLock lock(&mu_);
+  // How the row is meeting it, as of the last step.
+  if (status_.contains("budget")) j["last_step"] = status_["budget"];
+  return j;
 }
 
 std::string Controller::Metrics() const {

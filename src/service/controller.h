@@ -29,6 +29,7 @@
 #include "policy/row_policy.h"
 #include "service/agent_link.h"
 #include "service/controller_config.h"
+#include "service/grid_budget.h"
 #include "service/row_meter.h"
 #include "telemetry/prometheus_text.h"
 
@@ -62,6 +63,13 @@ class Controller {
   void WaitForCommands();
 
   nlohmann::ordered_json Status() const EXCLUDES(mu_);
+  // PUT, DELETE and GET /v1/budget (GridBudget), on the calendar clock; the next step applies
+  // them.
+  [[nodiscard]] core::Result<nlohmann::ordered_json> PutBudget(std::string_view body);
+  [[nodiscard]] core::Result<nlohmann::ordered_json> DeleteBudget();
+  nlohmann::ordered_json Budget() const EXCLUDES(mu_);
+  // PUT and DELETE /v1/budget's token; empty: the endpoints are off.
+  const std::string& grid_token() const { return grid_.token(); }
   std::string Metrics() const EXCLUDES(mu_);
   // Steps so far (0 before the first).
   std::uint64_t steps() const EXCLUDES(mu_);
@@ -105,12 +113,19 @@ class Controller {
   // Names the servers that became unconverged (a warning) or converged again.
   void NoteConvergence(const policy::RowStep& step, std::vector<std::string>* notes);
   void Send(core::TimePoint now);
+  // The budget part of the step's record: what was asked, and how the row is meeting a lowered
+  // budget (policy::BudgetCompliance, as the simulator measures it).
+  nlohmann::ordered_json NoteBudget(const policy::RowStep& step, const GridBudget::InForce& asked,
+                                    core::TimePoint now, double row_w);
   nlohmann::ordered_json ServerJson(size_t i) const;
   // The step's metrics, all but the steps counter (Publish adds it under the lock).
   telemetry::PrometheusWriter MetricsOf(const nlohmann::ordered_json& record) const;
+  // The budget's metrics, from the step's record["budget"] (NoteBudget).
+  void BudgetMetrics(const nlohmann::ordered_json& budget, telemetry::PrometheusWriter& m) const;
   void Publish(const nlohmann::ordered_json& record) EXCLUDES(mu_);
 
   const ControllerConfig config_;
+  GridBudget grid_;
   std::vector<Server> servers_;
   std::unique_ptr<RowMeter> meter_;
   const std::unique_ptr<policy::RowPolicy> policy_;
@@ -128,6 +143,11 @@ class Controller {
   std::uint64_t commands_ok_ = 0;
   std::uint64_t commands_failed_ = 0;
   std::uint64_t audit_lines_lost_ = 0;
+  // The lowered budget the row is meeting (since when, what), and how.
+  std::optional<core::TimePoint> lowered_at_;
+  core::Watts lowered_to_{0};
+  std::optional<core::TimePoint> last_budget_sample_;
+  policy::BudgetCompliance compliance_;
 
   mutable core::Mutex mu_;
   std::uint64_t steps_ GUARDED_BY(mu_) = 0;

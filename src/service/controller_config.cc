@@ -154,6 +154,51 @@ core::Status ParseControl(const core::YamlReader& control, ControllerConfig& c) 
   return core::Ok();
 }
 
+core::Status ParseGrid(const core::YamlReader& doc, ControllerConfig& c) {
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader grid, doc.Map("grid"));
+  HEADROOM_RETURN_IF_ERROR(grid.CheckKnownKeys(
+      {"token_file", "comply_within", "min_interval", "max_duration", "budget_schedule"}));
+  if (grid.Has("token_file")) {
+    HEADROOM_ASSIGN_OR_RETURN(std::string path, grid.String("token_file"));
+    auto token = ReadTokenFile(path);
+    if (!token) return core::Fail(grid.ErrorAt("token_file", token.error().message()));
+    for (const AgentEndpoint& a : c.agents) {
+      if (a.token == *token) {
+        return core::Fail(grid.ErrorAt(
+            "token_file", fmt::format("the same token as agent {}'s: whoever holds a server's "
+                                      "token could then lower the row's budget",
+                                      a.name)));
+      }
+    }
+    c.grid.token = std::move(*token);
+  }
+  GridLimits& limits = c.grid.limits;
+  for (const auto& [key, out] : {std::pair{"comply_within", &limits.comply_within},
+                                 std::pair{"min_interval", &limits.min_interval},
+                                 std::pair{"max_duration", &limits.max_duration}}) {
+    if (!grid.Has(key)) continue;
+    HEADROOM_ASSIGN_OR_RETURN(std::string text, grid.String(key));
+    auto d = core::ParseDuration(text);
+    if (!d) return core::Fail(grid.ErrorAt(key, d.error().message()));
+    if (d->count() <= 0) return core::Fail(grid.ErrorAt(key, "must be positive"));
+    *out = *d;
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<core::YamlReader> items, grid.MapList("budget_schedule"));
+  HEADROOM_ASSIGN_OR_RETURN(c.grid.schedule,
+                            policy::ParseBudgetSchedule(items, /*once_allowed=*/false));
+  return core::Ok();
+}
+
+core::Status ParseTls(const core::YamlReader& doc, ControllerConfig& c) {
+  HEADROOM_ASSIGN_OR_RETURN(core::YamlReader tls, doc.Map("tls"));
+  HEADROOM_RETURN_IF_ERROR(tls.CheckKnownKeys({"ca_file"}));
+  HEADROOM_ASSIGN_OR_RETURN(c.tls_ca_file, tls.String("ca_file"));
+  if (auto ca = core::ReadFile(c.tls_ca_file); !ca) {
+    return core::Fail(tls.ErrorAt("ca_file", ca.error().message()));
+  }
+  return core::Ok();
+}
+
 }  // namespace
 
 core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
@@ -161,7 +206,7 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
                                                      const catalog::HardwareCatalog& catalog) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
   HEADROOM_RETURN_IF_ERROR(
-      doc.CheckKnownKeys({"row", "policy", "control", "telemetry", "agents", "tls"}));
+      doc.CheckKnownKeys({"row", "policy", "control", "telemetry", "agents", "tls", "grid"}));
   ControllerConfig c;
 
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader row, doc.Map("row"));
@@ -217,14 +262,8 @@ core::Result<ControllerConfig> ParseControllerConfig(std::string_view text,
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader control, doc.Map("control"));
     HEADROOM_RETURN_IF_ERROR(ParseControl(control, c));
   }
-  if (doc.Has("tls")) {
-    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader tls, doc.Map("tls"));
-    HEADROOM_RETURN_IF_ERROR(tls.CheckKnownKeys({"ca_file"}));
-    HEADROOM_ASSIGN_OR_RETURN(c.tls_ca_file, tls.String("ca_file"));
-    if (auto ca = core::ReadFile(c.tls_ca_file); !ca) {
-      return core::Fail(tls.ErrorAt("ca_file", ca.error().message()));
-    }
-  }
+  if (doc.Has("tls")) HEADROOM_RETURN_IF_ERROR(ParseTls(doc, c));
+  if (doc.Has("grid")) HEADROOM_RETURN_IF_ERROR(ParseGrid(doc, c));
   c.telemetry.timeout = c.agent_timeout;
   HEADROOM_ASSIGN_OR_RETURN(c.telemetry, ParseTelemetry(doc, c.telemetry));
   if (c.telemetry.timeout >= c.period) {

@@ -15,8 +15,10 @@
 #include "core/time.h"
 #include "core/units.h"
 #include "model/gpu_spec.h"
+#include "policy/budget_schedule.h"
 #include "policy/policy_params.h"
 #include "policy/row_policy.h"
+#include "service/budget_request.h"
 
 namespace headroom::service {
 
@@ -37,6 +39,15 @@ struct TelemetryConfig {
   std::string query;                 // prometheus: a PromQL expression giving row watts
   std::vector<std::string> command;  // command: argv of a program that prints watts
   core::Duration timeout{std::chrono::milliseconds(500)};  // default: control.agent_timeout
+};
+
+// The row's answer to the grid (row.yaml's `grid:` section): a lower budget asked by a signal
+// (PUT /v1/budget) or by a daily schedule.
+struct GridConfig {
+  // PUT and DELETE /v1/budget's bearer token (grid.token_file); empty: the endpoints are off.
+  std::string token;
+  GridLimits limits;
+  policy::BudgetSchedule schedule;  // daily windows, in UTC
 };
 
 struct ControllerConfig {
@@ -61,6 +72,7 @@ struct ControllerConfig {
   core::Duration converge_within{std::chrono::seconds(60)};
   TelemetryConfig telemetry;
   std::vector<AgentEndpoint> agents;
+  GridConfig grid;
   // PEM file of the CA that signed the agents' (and the meter's) HTTPS certificates; empty:
   // the system's trusted CAs. Certificates are always verified.
   std::string tls_ca_file;

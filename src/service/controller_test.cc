@@ -452,6 +452,75 @@ TEST_F(ControllerTest, MixAwareCapsTheLpServerWhoseEngineSaysItIsCheapest) {
   EXPECT_EQ(agents_[1]->CapsCommands(), 0);
 }
 
+// The grid's budget in the daemon: a signal lowers it, the policy caps to meet it and the brake
+// waits for its time to comply; refusals change nothing; the schedule's daily window applies on
+// the calendar clock; every request is in the next step's audit record.
+TEST_F(ControllerTest, AGridSignalLowersTheBudgetAndTheBrakeWaitsForItsTimeToComply) {
+  std::ofstream(dir_ / "grid-token") << "grid\n";
+  Start(Yaml() + fmt::format("grid: {{token_file: {}, comply_within: 20s}}\n",
+                             (dir_ / "grid-token").string()),
+        {0, 0, 0});
+  SetRowFraction(0.80);
+  Step();
+  EXPECT_EQ(controller_->Budget()["source"], "provisioned");
+  auto refused = controller_->PutBudget(R"({"budget_w": 20000, "duration": "1h", "reason": "r"})");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), core::Code::kOutOfRange);
+  EXPECT_FALSE(controller_->PutBudget(R"({"budget_w": 15000})"));
+  auto put = controller_->PutBudget(R"({"budget_w": 15000, "duration": "10m", "reason": "DR 7"})");
+  ASSERT_TRUE(put) << put.error().message();
+  EXPECT_EQ((*put)["comply_within_s"], 20.0) << "the grid section's default";
+  auto again = controller_->PutBudget(R"({"budget_w": 14000, "duration": "1h", "reason": "r"})");
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message().find("at most once every"), std::string::npos);
+  // Over the lowered budget (p 1.04) with caps that cannot bring it down (the fake agents' power
+  // does not follow their caps): no brake for 20 s, then the brake.
+  for (int t = 0; t < 20; ++t) {
+    auto record = Step();
+    EXPECT_DOUBLE_EQ(record["budget_w"].get<double>(), 15000) << t;
+    EXPECT_EQ(record["budget"]["source"], "signal");
+    EXPECT_TRUE(record["budget"]["complying"].get<bool>()) << t;
+    EXPECT_FALSE(record["servers"][0]["target"].value("brake", false)) << t;
+    if (t == 0) {
+      ASSERT_TRUE(record.contains("budget_requests"));
+      EXPECT_EQ(record["budget_requests"].size(), 4u) << "refused ones included";
+    }
+  }
+  auto record = Step();
+  EXPECT_FALSE(record["budget"]["complying"].get<bool>());
+  for (int t = 0; t < 3 && !record["servers"][0]["target"].value("brake", false); ++t) {
+    record = Step();
+  }
+  EXPECT_TRUE(record["servers"][0]["target"].value("brake", false)) << record.dump(1);
+  record = Step();
+  EXPECT_GT(record["budget"]["over_after_deadline_s"].get<double>(), 0);
+  EXPECT_NE(controller_->Metrics().find("headroom_row_budget_watts 15000"), std::string::npos);
+  // Deleted: the provisioned budget at once.
+  ASSERT_TRUE(controller_->DeleteBudget());
+  EXPECT_FALSE(controller_->DeleteBudget()) << "nothing left to delete";
+  record = Step();
+  EXPECT_DOUBLE_EQ(record["budget_w"].get<double>(), 19500);
+  EXPECT_EQ(record["budget"]["source"], "provisioned");
+}
+
+TEST_F(ControllerTest, TheGridScheduleLowersTheBudgetEveryDayInUtc) {
+  // The fake clock's calendar starts at 1970-01-01 00:00:00 UTC.
+  Start(Yaml() +
+            "grid:\n  budget_schedule:\n"
+            "    - {daily: '00:00', for: 2s, shed: 20%, comply_within: 1s, reason: nightly}\n",
+        {0, 0, 0});
+  SetRowFraction(0.60);
+  auto record = Step();
+  EXPECT_DOUBLE_EQ(record["budget_w"].get<double>(), 19500 * 0.8);
+  EXPECT_EQ(record["budget"]["source"], "schedule");
+  EXPECT_EQ(record["budget"]["reason"], "nightly");
+  Step();
+  record = Step();
+  EXPECT_DOUBLE_EQ(record["budget_w"].get<double>(), 19500) << "two seconds later";
+  auto put = controller_->PutBudget(R"({"budget_w": 15000, "duration": "1h", "reason": "r"})");
+  EXPECT_FALSE(put) << "no grid token: no signal";
+}
+
 TEST(ControllerConfigTest, ReadsTheShippedRowFile) {
   // deploy/controller/row.yaml gives each agent its own /etc/headroom/tokens/<name> (one token
   // per node); point each at a temporary file holding a token of its own.
@@ -540,6 +609,21 @@ TEST_F(ControllerTest, ConfigErrorsNameTheField) {
   EXPECT_NE(bad(y + "telemetry: {source: prometheus, url: 'http://p:9090'}\n").find("query"),
             std::string::npos);
   EXPECT_EQ(bad(y + "telemetry: {source: command, command: [cat, /tmp/w]}\n"), "accepted");
+  // The grid: its own token, daily windows only, positive bounds.
+  const std::string agent_token = (dir_ / "token").string();
+  EXPECT_NE(bad(y + "grid: {token_file: " + agent_token + "}\n").find("the same token as agent"),
+            std::string::npos);
+  EXPECT_NE(bad(y + "grid: {token_file: /nonexistent/grid}\n").find("grid.token_file"),
+            std::string::npos);
+  EXPECT_NE(bad(y + "grid: {min_interval: 0s}\n").find("grid.min_interval"), std::string::npos);
+  EXPECT_NE(bad(y + "grid: {budget_schedule: [{at: 1h, for: 1h, shed: 10%, reason: r}]}\n")
+                .find("PUT /v1/budget"),
+            std::string::npos);
+  EXPECT_NE(bad(y + "grid: {budget_schedule: [{daily: '17:00', for: 3h, shed: 10%, reason: a}, "
+                    "{daily: '19:00', for: 1h, shed: 20%, reason: b}]}\n")
+                .find("overlaps"),
+            std::string::npos);
+  EXPECT_NE(bad(y + "grid: {tokenfile: x}\n").find("tokenfile"), std::string::npos);
 }
 
 TEST(AgentLinkTest, ParsesTheAgentStateTightestCapAcrossGpus) {

@@ -318,7 +318,7 @@ bool HttpServer::running() const { return server_->is_running(); }
 
 void HttpServer::Stop() { server_->stop(); }
 
-ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::Duration stale_after,
+ControllerHttpServer::ControllerHttpServer(Controller* controller, core::Duration stale_after,
                                            const std::optional<TlsFiles>& tls)
     : HttpServer(tls) {
   SetHealth([controller, stale_after] {
@@ -339,6 +339,30 @@ ControllerHttpServer::ControllerHttpServer(const Controller* controller, core::D
   });
   server().Get("/v1/status", [controller](const httplib::Request&, httplib::Response& res) {
     SendJson(res, controller->Status());
+  });
+  server().Get("/v1/budget", [controller](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, controller->Budget());
+  });
+  // Every method but GET changes the row's budget: the grid's token, checked before the body is
+  // read; without one configured the endpoints do not exist.
+  SetAdmission([controller](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || req.method == "HEAD") return true;
+    const std::string& token = controller->grid_token();
+    if (!token.empty() && BearerAuthorized(AuthorizationHeader(req), token)) return true;
+    res.set_header("Connection", "close");
+    if (token.empty()) {
+      SendError(res, 404, "no budget signal is configured (row.yaml grid.token_file)");
+      return false;
+    }
+    res.set_header("WWW-Authenticate", "Bearer");
+    SendError(res, 401, "missing or wrong bearer token");
+    return false;
+  });
+  server().Put("/v1/budget", [controller](const httplib::Request& req, httplib::Response& res) {
+    SendResult(res, controller->PutBudget(req.body));
+  });
+  server().Delete("/v1/budget", [controller](const httplib::Request&, httplib::Response& res) {
+    SendResult(res, controller->DeleteBudget());
   });
 }
 

@@ -1,7 +1,8 @@
 // The daemons' HTTP APIs (cpp-httplib), thin adapters over their logic:
 // AgentHttpServer over Agent: GET /healthz, GET /metrics, GET /v1/state, PUT /v1/caps,
 // DELETE /v1/caps; the mutating endpoints require "Authorization: Bearer <token>".
-// ControllerHttpServer over Controller: GET /healthz, GET /metrics, GET /v1/status (read-only).
+// ControllerHttpServer over Controller: GET /healthz, GET /metrics, GET /v1/status, GET /v1/budget,
+// and with the grid's token PUT /v1/budget and DELETE /v1/budget.
 // Errors are JSON {"error": "..."} with the status HttpStatusFor() gives. Connections are
 // accepted by cpp-httplib and then held by an HttpConnectionFront until a request's head is in.
 // Bind() and Stop() may be called from any thread; Serve() blocks on the calling thread until
@@ -109,7 +110,8 @@ class ControllerHttpServer final : public HttpServer {
  public:
   // /healthz answers 503 once no step was taken for `stale_after` (a stuck loop).
   // REQUIRES: controller outlives the server.
-  ControllerHttpServer(const Controller* controller, core::Duration stale_after,
+  // PUT and DELETE /v1/budget need the controller's grid token (404 where it has none).
+  ControllerHttpServer(Controller* controller, core::Duration stale_after,
                        const std::optional<TlsFiles>& tls = std::nullopt);
 };
 

@@ -43,6 +43,7 @@ struct Request {
   SimTime first_token{0};
   Priority priority = Priority::kHigh;
   int server = 0;
+  int budget_event = -1;  // RowResult::budget_events in force at its arrival; -1: none
 };
 
 // One model instance and its continuous-batching scheduler.
@@ -235,6 +236,12 @@ class Simulation {
   double ServerPower(double gpu_w) const;     // and the rest of its server
   void OnTelemetry();
   void AddToWindow(double start_s, double row_w);
+  // PowerDeliveryConfig::budget_schedule: the event in force at `t` (made at its first sight),
+  // or -1; a metered sample of the period from `start` counted toward it.
+  int BudgetEventAt(SimTime t);
+  void MeterBudgetEvent(SimTime start, double row_w, double period_s);
+  // The lowered budget in force now, as the controller is shown it.
+  void ShowBudget(SimTime now, policy::RowView& view) const;
   void OnControl(double row_w);
   // Whether a control step of `row` would change nothing (its policy and the row at rest).
   bool Idle(const policy::RowController& row, const policy::RowView& view) const;
@@ -325,6 +332,7 @@ class Simulation {
   double power_sum_w_ = 0;                              // of the metered samples
   int window_samples_ = 0;                              // in the last power window
   std::deque<std::pair<SimTime, double>> rise_window_;  // (time, watts), increasing watts
+  std::deque<double> recent_w_;  // the last minute's samples, with a budget schedule only
   SimTime integrated_until_{0};
   double energy_at_last_sample_ = 0;
   bool over_budget_ = false;
@@ -494,6 +502,7 @@ core::Status Simulation::OnArrival() {
                   .prefilled = cached,
                   .priority = r.priority,
                   .server = inst.server};
+    if (!config_.power.budget_schedule.empty()) req.budget_event = BudgetEventAt(queue_.now());
     ++active_requests_;
     inst.waiting.push_back(slot);
     inst.outstanding += (req.prompt - cached) + req.output;
@@ -823,6 +832,10 @@ void Simulation::Complete(Instance& inst, int slot) {
   metrics.ttft.Add(out.ttft_s);
   if (r.output > 1) metrics.tbt.Add(out.tbt_s);
   metrics.e2e.Add(out.e2e_s);
+  if (r.budget_event >= 0) {
+    BudgetEvent& event = result_.budget_events[static_cast<std::size_t>(r.budget_event)];
+    (r.priority == Priority::kHigh ? event.hp_e2e : event.lp_e2e).Add(out.e2e_s);
+  }
   ++metrics.requests;
   metrics.output_tokens += r.output;
   if (options_.on_request) options_.on_request(out);
@@ -945,6 +958,9 @@ void Simulation::OnTelemetry() {
   // A server's period at a time, as a walk over the servers would add them, without the walk.
   for (int k = 0; k < braked_servers_; ++k) result_.brake_seconds += period_s;
   for (int k = 0; k < capped_servers_; ++k) result_.capped_server_seconds += period_s;
+  if (!config_.power.budget_schedule.empty()) {
+    MeterBudgetEvent(queue_.now() - config_.power.telemetry_period, row_w, period_s);
+  }
   if (source_done_ && active_requests_ == 0) return;  // the run is over
   if (config_.power.telemetry_delay.count() == 0) {
     gpu_w_fresh_ = true;
@@ -982,6 +998,7 @@ void Simulation::OnControl(double row_w) {
   policy::RowView& view = control_view_;
   view.now = now - control_start_;
   view.budget = config_.power.budget;
+  if (!config_.power.budget_schedule.empty()) ShowBudget(now, view);
   view.metered = core::Watts(row_w);
   view.telemetry_age = config_.power.telemetry_delay;
   if (!options_.unreachable.empty()) {
@@ -1079,8 +1096,65 @@ bool Simulation::Idle(const policy::RowController& row, const policy::RowView& v
   // (RowPolicy::QuietBelow): the step would decide what the last did and change nothing. Most
   // seconds of an uncapped row's run and of its shadows, and the quiet hours under POLCA.
   if (!all_answer_ || !row.Resting()) return false;
-  const double p = *view.metered / view.budget;  // as the policy's Observation::Fraction
+  // A budget that changed is the controller's to see at once (its time to comply starts then).
+  const core::Watts budget = view.requested ? std::min(*view.requested, view.budget) : view.budget;
+  if (budget != row.budget()) return false;
+  const double p = *view.metered / budget;  // as the policy's Observation::Fraction
   return p < 1 && p <= row.policy().QuietBelow();
+}
+
+void Simulation::ShowBudget(SimTime now, policy::RowView& view) const {
+  const policy::BudgetSchedule& schedule = config_.power.budget_schedule;
+  const std::optional<policy::BudgetOccurrence> in_force = schedule.At(now);
+  if (!in_force) {
+    view.requested.reset();
+    return;
+  }
+  const policy::BudgetWindow& w = schedule.windows()[static_cast<std::size_t>(in_force->window)];
+  view.requested = config_.power.budget * (1 - w.shed);
+  view.comply_within = w.comply_within;
+}
+
+int Simulation::BudgetEventAt(SimTime t) {
+  const policy::BudgetSchedule& schedule = config_.power.budget_schedule;
+  const std::optional<policy::BudgetOccurrence> in_force = schedule.At(t);
+  if (!in_force) return -1;
+  const double start_s = core::ToSeconds(in_force->begins);
+  std::vector<BudgetEvent>& events = result_.budget_events;
+  // Arrivals and samples reach an event in time order, give or take the instant at which one
+  // event ends and the next begins.
+  for (std::size_t k = events.size(); k-- > 0 && events[k].start_s >= start_s;) {
+    if (events[k].start_s == start_s) return static_cast<int>(k);
+  }
+  const policy::BudgetWindow& w = schedule.windows()[static_cast<std::size_t>(in_force->window)];
+  BudgetEvent event;
+  event.reason = w.reason;
+  event.start_s = start_s;
+  event.end_s = core::ToSeconds(in_force->ends);
+  event.budget_w = config_.power.budget.value() * (1 - w.shed);
+  event.comply_within_s = core::ToSeconds(w.comply_within);
+  double sum = 0;
+  for (double watts : recent_w_) sum += watts;
+  event.power_before_w = recent_w_.empty() ? 0 : sum / static_cast<double>(recent_w_.size());
+  event.brake_events_before = result_.brake_events;
+  events.push_back(std::move(event));
+  return static_cast<int>(events.size() - 1);
+}
+
+void Simulation::MeterBudgetEvent(SimTime start, double row_w, double period_s) {
+  const int k = BudgetEventAt(start);
+  if (k >= 0) {
+    BudgetEvent& e = result_.budget_events[static_cast<std::size_t>(k)];
+    const double since_s = core::ToSeconds(start) + period_s - e.start_s;  // at the sample's end
+    e.energy_j += row_w * period_s;
+    e.metered_s += period_s;
+    e.compliance.Meter(since_s, row_w, period_s, e.budget_w, e.comply_within_s,
+                       e.end_s - e.start_s);
+    e.brake_events = result_.brake_events - e.brake_events_before;
+  }
+  recent_w_.push_back(row_w);
+  const auto minute = static_cast<std::size_t>(std::max(1.0, std::round(60 / period_s)));
+  while (recent_w_.size() > minute) recent_w_.pop_front();
 }
 
 void Simulation::StepShadows(const policy::RowView& view) {

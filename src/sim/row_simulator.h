@@ -26,6 +26,7 @@
 #include "core/result.h"
 #include "model/gpu_spec.h"
 #include "model/inference_model.h"
+#include "policy/budget_schedule.h"
 #include "policy/row_controller.h"
 #include "policy/row_policy.h"
 #include "sim/event_queue.h"
@@ -85,6 +86,9 @@ struct PowerDeliveryConfig {
   // requests waiting and running) this often, as an agent scraping the engine's metrics would;
   // zero: no server reports one (the policy sees the GPUs' power only).
   SimTime engine_window = std::chrono::seconds(10);
+  // When the grid asks the row for less than its budget (scenario power.budget_schedule), on the
+  // simulator's clock (the trace's start as midnight of day 0).
+  policy::BudgetSchedule budget_schedule;
 };
 
 // The serving engine whose calibration the model runs: named in every output (issue 45).
@@ -146,6 +150,25 @@ struct PowerWindow {
   double max_w = 0;
 };
 
+// One occurrence of a lowered budget (PowerDeliveryConfig::budget_schedule) during a run: how
+// the row met it. Metered samples are attributed by the start of their period.
+struct BudgetEvent {
+  std::string reason;
+  double start_s = 0;
+  double end_s = 0;
+  double budget_w = 0;  // asked of the row
+  double comply_within_s = 0;
+  double power_before_w = 0;            // metered mean over the minute before it (0: none metered)
+  policy::BudgetCompliance compliance;  // how fast and how well the row met it
+  double energy_j = 0;                  // the row's, during it
+  double metered_s = 0;                 // how much of it the run metered
+  std::uint64_t brake_events = 0;
+  std::uint64_t brake_events_before = 0;  // the run's count at its start
+  // The E2E latency of the requests that arrived during it, per class.
+  LatencyHistogram hp_e2e;
+  LatencyHistogram lp_e2e;
+};
+
 struct RowResult {
   int servers = 0;
   int hp_servers = 0;
@@ -171,10 +194,11 @@ struct RowResult {
   // last everything from 100% up. Kept whether or not the series is.
   std::vector<std::uint64_t> power_bins = std::vector<std::uint64_t>(21, 0);
   std::uint64_t power_samples = 0;
-  std::vector<std::string> states;    // the policy's states
-  std::vector<double> state_seconds;  // time in each state
-  std::vector<policy::Event> events;  // policy state changes
-  std::uint64_t brake_events = 0;     // steps at which the row went from no brake to a brake
+  std::vector<std::string> states;         // the policy's states
+  std::vector<double> state_seconds;       // time in each state
+  std::vector<policy::Event> events;       // policy state changes
+  std::uint64_t brake_events = 0;          // steps at which the row went from no brake to a brake
+  std::vector<BudgetEvent> budget_events;  // in time order
   // Every change of a server's target as decided (sent or not), in order
   // (RunOptions::keep_target_changes).
   struct TargetChange {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -549,6 +550,73 @@ TEST(RowSimulatorTest, CapsTakeEffectOnlyAfterTheirActuationDelay) {
   EXPECT_GT(never->cap_actions, 0u);
   EXPECT_EQ(never->capped_server_seconds, 0);
   EXPECT_GT(fast->capped_server_seconds, 0);
+}
+
+// A lowered budget (the grid's demand response) is met by caps within its time to comply, the
+// brake guarding the provisioned budget until then; each event says how the row met it.
+TEST(RowSimulatorTest, ALoweredBudgetIsMetByCapsWithinItsTimeAndReported) {
+  ResolvedScenario s = Default();
+  auto probe = RunScenario(s, "none", 12, "azure", {});
+  ASSERT_TRUE(probe);
+  s.row.power.budget = core::Watts(probe->peak_w / 0.97);
+  const auto runs = [&](core::Duration comply_within) {
+    auto schedule = policy::BudgetSchedule::Make({{.start = std::chrono::minutes(20),
+                                                   .length = std::chrono::minutes(20),
+                                                   .shed = 0.10,
+                                                   .comply_within = comply_within,
+                                                   .reason = "demand response"}});
+    EXPECT_TRUE(schedule) << schedule.error().message();
+    s.row.power.budget_schedule = *schedule;
+    std::map<std::string, RowResult> out;
+    for (const std::string name : {"none", "brake-only", "polca"}) {
+      auto run = RunScenario(s, name, 12, "azure", {});
+      EXPECT_TRUE(run) << run.error().message();
+      out[name] = std::move(*run);
+    }
+    return out;
+  };
+  // When the brake first engaged in the event, in seconds from its start (-1: never).
+  const auto first_brake = [](const RowResult& r) {
+    for (const policy::Event& e : r.events) {
+      const double at = core::ToSeconds(e.at);
+      if (at >= 1200 && at < 2400 && e.to == "brake") return at - 1200;
+    }
+    return -1.0;
+  };
+  const std::map<std::string, RowResult> given = runs(std::chrono::seconds(60));
+  for (const auto& [name, run] : given) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(run.budget_events.size(), 1u);
+    const BudgetEvent& e = run.budget_events[0];
+    EXPECT_EQ(e.reason, "demand response");
+    EXPECT_DOUBLE_EQ(e.start_s, 1200);
+    EXPECT_DOUBLE_EQ(e.end_s, 2400);
+    EXPECT_DOUBLE_EQ(e.budget_w, s.row.power.budget.value() * 0.9);
+    EXPECT_DOUBLE_EQ(e.comply_within_s, 60);
+    EXPECT_NEAR(e.metered_s, 1200, 1);
+    EXPECT_GT(e.power_before_w, 0);
+    EXPECT_GT(e.hp_e2e.count(), 0u);
+    EXPECT_GT(e.lp_e2e.count(), 0u);
+    ASSERT_TRUE(e.compliance.complied_after_s);
+    EXPECT_GE(run.brake_events, e.brake_events);
+    // The brake guards the provisioned budget while the caps have their time to act.
+    const double brake = first_brake(run);
+    EXPECT_TRUE(brake < 0 || brake >= 60) << brake;
+  }
+  // The uncapped row goes over the lowered budget and never brakes; POLCA's caps keep it over
+  // for less, at a latency cost to LP first.
+  const BudgetEvent& none = given.at("none").budget_events[0];
+  const BudgetEvent& polca = given.at("polca").budget_events[0];
+  EXPECT_EQ(none.brake_events, 0u);
+  EXPECT_GT(none.compliance.over_after_deadline_s, 0);
+  EXPECT_LT(polca.compliance.over_after_deadline_s, none.compliance.over_after_deadline_s);
+  EXPECT_LT(polca.energy_j, none.energy_j);
+  EXPECT_GT(polca.lp_e2e.Quantile(0.5), none.lp_e2e.Quantile(0.5));
+  // With a second to comply, the brake meets the lowered budget at once.
+  const std::map<std::string, RowResult> at_once = runs(std::chrono::seconds(1));
+  const double brake = first_brake(at_once.at("brake-only"));
+  EXPECT_GE(brake, 0);
+  EXPECT_LT(brake, 60);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/files.h"
 #include "core/parse.h"
 #include "core/yaml_reader.h"
+#include "policy/budget_schedule.h"
 #include "policy/policy_factory.h"
 #include "sim/workload.h"
 
@@ -256,7 +257,12 @@ core::Status ParseWorkload(const core::YamlReader& doc, WorkloadConfig& w) {
 core::Status ParsePower(const core::YamlReader& doc, PowerDeliveryConfig& p) {
   HEADROOM_RETURN_IF_ERROR(
       doc.CheckKnownKeys({"telemetry_period", "telemetry_delay", "cap_delay", "brake_delay",
-                          "in_band", "in_band_delay", "engine_window"}));
+                          "in_band", "in_band_delay", "engine_window", "budget_schedule"}));
+  if (doc.Has("budget_schedule")) {
+    HEADROOM_ASSIGN_OR_RETURN(std::vector<core::YamlReader> items, doc.MapList("budget_schedule"));
+    HEADROOM_ASSIGN_OR_RETURN(p.budget_schedule,
+                              policy::ParseBudgetSchedule(items, /*once_allowed=*/true));
+  }
   HEADROOM_ASSIGN_OR_RETURN(p.telemetry_period,
                             DurationField(doc, "telemetry_period", p.telemetry_period));
   if (p.telemetry_period.count() <= 0) {
