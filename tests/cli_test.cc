@@ -764,6 +764,56 @@ TEST(CliTest, MixAwareKeepsRoomForBurstsAndTheRowUnderItsBudget) {
   EXPECT_GT(without["brake_events"].get<int>(), 0);
 }
 
+// A day of the A100 row at 50 servers during which the grid asks for 25% less for three hours
+// at its peak (tests/testdata/shed-day.yaml): simulate says how the row met it against the
+// uncapped row. It cannot: POLCA's caps and then the brake leave it over the lowered budget, and
+// the table says so (issue 50).
+TEST(CliTest, SimulateSaysHowTheRowMetALoweredBudget) {
+  const auto simulate = [](const std::string& config, const std::string& flags) {
+    return headroom::testing::RunShell(
+        fmt::format("timeout 300 {} simulate --config {} --servers 50 --policy polca {} 2>&1",
+                    HEADROOM_BINARY, config, flags));
+  };
+  const CommandRun json_run = simulate(SHED_DAY_SCENARIO, "--json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.out;
+  const nlohmann::json j = nlohmann::json::parse(json_run.out);
+  ASSERT_EQ(j["budget_events"].size(), 1u);
+  const nlohmann::json& e = j["budget_events"][0];
+  EXPECT_EQ(e["reason"], "utility demand response");
+  EXPECT_DOUBLE_EQ(e["start_s"].get<double>(), 13 * 3600);
+  EXPECT_DOUBLE_EQ(e["end_s"].get<double>(), 16 * 3600);
+  EXPECT_NEAR(e["shed"].get<double>(), 0.25, 1e-9);
+  EXPECT_DOUBLE_EQ(e["comply_within_s"].get<double>(), 60);
+  EXPECT_FALSE(e["complied_in_time"].get<bool>());
+  EXPECT_GT(e["over_after_deadline_s"].get<double>(), 0);
+  EXPECT_GT(e["power_before_w"].get<double>(), e["budget_w"].get<double>());
+  EXPECT_LT(e["mean_w"].get<double>(), e["power_before_w"].get<double>());
+  EXPECT_GT(e["energy_not_drawn_j"].get<double>(), 0) << "against the uncapped row";
+  EXPECT_GT(e["lp"]["e2e_p50_change_pct"].get<double>(), 0);
+  EXPECT_GT(e["lp"]["requests"].get<int>(), 0);
+  const CommandRun text = simulate(SHED_DAY_SCENARIO, "");
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("LOWERED BUDGET"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("d0 13:00 for 3h"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("never"), std::string::npos) << text.out;
+  // Two windows that overlap: one error naming the file, the line and both windows.
+  std::ifstream in(SHED_DAY_SCENARIO);
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string window =
+      "    - {daily: \"13:00\", for: 3h, shed: 25%, comply_within: 60s, reason: utility demand "
+      "response}\n";
+  ASSERT_NE(yaml.find(window), std::string::npos);
+  yaml.insert(yaml.find(window) + window.size(),
+              "    - {at: 15h, for: 1h, shed: 10%, reason: emergency}\n");
+  const std::string overlapping = WriteTempFile("headroom_shed_overlap.yaml", yaml);
+  const CommandRun bad = Headroom("simulate --config " + overlapping + " --servers 50");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("power.budget_schedule[1]"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("('emergency') overlaps budget window 1 ('utility demand response')"),
+            std::string::npos)
+      << bad.out;
+}
+
 TEST(CliTest, SimulateBadInput) {
   std::string unknown_key = kSmallScenario;
   unknown_key.replace(unknown_key.find("  servers: 4\n"), 13, "  servers: 4\n  bogus_key: 3\n");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/parse.h"
 #include "format/table.h"
 #include "report/plan_report.h"
 
@@ -143,7 +144,8 @@ std::string BudgetEventsText(const sim::RowResult& r, const sim::RowResult* unca
     };
     table.AddRow(
         {fmt::format("{} for {}", DayAndTime(e.start_s),
-                     format::FormatSeconds(e.end_s - e.start_s)),
+                     core::FormatDuration(std::chrono::round<std::chrono::seconds>(
+                         core::FromSeconds(e.end_s - e.start_s)))),
          fmt::format("{:.0f}% to {:.0f} kW", (1 - e.budget_w / r.budget_w) * 100, e.budget_w / 1e3),
          e.compliance.complied_after_s
              ? fmt::format("{:.0f} s of {:.0f}", *e.compliance.complied_after_s, e.comply_within_s)
