@@ -89,6 +89,7 @@ SPEC_METRICS = {
     "headroom_row_provisioned_budget_watts", "headroom_row_brake_budget_watts",
     "headroom_row_budget_lowered", "headroom_row_budget_complying",
     "headroom_row_budget_over_after_deadline_seconds", "headroom_row_budget_requests_total",
+    "headroom_row_ramp_held_servers", "headroom_row_load_ramps_total",
 }
 POLICIES = {"none", "brake-only", "polca", "uniform", "power-cap", "polca-ladder", "mix-aware"}
 POLICY_KEYS = {

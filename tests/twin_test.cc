@@ -192,6 +192,8 @@ class TwinTest : public ::testing::Test {
     // The grid's daily windows on the daemon's calendar clock, which the fake clock starts at
     // the epoch's midnight: the simulator's day 0.
     config.grid.schedule = row_.power.budget_schedule;
+    config.grid.ramp_up_w_per_s = row_.control.ramp_up_w_per_s;
+    config.grid.ramp_window = row_.control.ramp_window;
     for (int s = 0; s < kServers; ++s) {
       const bool hp = sim::HpServers(s + 1, row_.hp_server_fraction) >
                       sim::HpServers(s, row_.hp_server_fraction);
@@ -527,6 +529,23 @@ TEST_F(TwinTest, SimulatorAndDaemonMeetALoweredBudgetAlike) {
     return c.at_ms >= 1'200'000 && c.at_ms < 1'230'000 && c.targets.sm_clock_cap.has_value();
   });
   EXPECT_TRUE(capped_in_event) << "the lowered budget must make the row act";
+  const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
+  EXPECT_EQ(FirstDifference(twin, daemon), "");
+  EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// A ramp limit of 500 W/s over 10 s: both twins lift caps and the brake in the same steps, the
+// lifts beyond what the window allows held back alike (the release of a lift is counted from the
+// server's reported GPU power, so the daemon's agents report the simulator's).
+TEST_F(TwinTest, SimulatorAndDaemonReleaseCapsAlikeUnderARampLimit) {
+  SetBudgetForPeak(1.08);
+  replay_servers_ = true;
+  row_.control.ramp_up_w_per_s = 500;
+  row_.control.ramp_window = seconds(10);
+  const sim::RowResult simulated = Simulate("polca", {});
+  EXPECT_GT(simulated.ramp_held_server_steps, 0u) << "the limit must hold some lift back";
+  const std::vector<Change> twin = SimulatorDecisions(simulated);
+  EXPECT_GT(twin.size(), 10u);
   const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
   EXPECT_EQ(FirstDifference(twin, daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);

@@ -25,6 +25,15 @@ constexpr std::string_view kImplausible = "implausible";
 constexpr std::string_view kRatedMax = "rated-max";
 constexpr std::string_view kLastValue = "last-value";
 
+// Whether `to` loosens any control `from` holds (a lift): a brake released, a cap raised or gone.
+bool Loosens(const ServerTargets& from, const ServerTargets& to) {
+  const auto raised = [](auto before, auto after) {
+    return before && (!after || *after > *before);
+  };
+  return (from.brake && !to.brake) || raised(from.sm_clock_cap, to.sm_clock_cap) ||
+         raised(from.power_limit, to.power_limit);
+}
+
 }  // namespace
 
 core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power) {
@@ -208,6 +217,44 @@ void RowController::UpdateBudget(const RowView& in, core::Duration now) {
   step_.complying = guard_.has_value();
 }
 
+void RowController::LimitRamp(core::Duration now, RowStep* step) {
+  step->ramp_held.clear();
+  while (!released_.empty() && now - released_.front().first >= settings_.ramp_window) {
+    released_.pop_front();
+  }
+  double room_w = settings_.ramp_up_w_per_s * core::ToSeconds(settings_.ramp_window);
+  for (const auto& [at, watts] : released_) room_w -= watts;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    if (!s.accepted || !step->changed[i] || !Loosens(*s.accepted, s.target)) continue;
+    // At most what its GPUs can still rise by: from what they draw now to their power budget.
+    const ServerObservation& o = obs_.servers[i];
+    const double release_w = std::max(0.0, (o.gpu_max - o.gpu_power).value());
+    if (release_w <= room_w || released_.empty()) {
+      released_.emplace_back(now, release_w);
+      room_w -= release_w;
+      continue;
+    }
+    s.target = *s.accepted;
+    step->changed[i] = 0;
+    step->ramp_held.push_back(i);
+  }
+}
+
+void RowController::NoteLoadRamp(core::Duration now, RowStep* step) {
+  const double row_w = obs_.row_power.value();
+  while (!lows_.empty() && lows_.back().second >= row_w) lows_.pop_back();
+  lows_.emplace_back(now, row_w);
+  while (now - lows_.front().first > settings_.ramp_window) lows_.pop_front();
+  const double window_s = core::ToSeconds(settings_.ramp_window);
+  // Faster than the limit with none of the controller's lifts in the window: the load's own.
+  const bool ramping =
+      released_.empty() && row_w - lows_.front().second > settings_.ramp_up_w_per_s * window_s;
+  step->load_ramp = ramping && !load_ramping_;
+  if (step->load_ramp) ++load_ramps_;
+  load_ramping_ = ramping;
+}
+
 const RowStep& RowController::Step(const RowView& in) {
   HEADROOM_CHECK(in.servers.size() == servers_.size())
       << in.servers.size() << " reports for " << servers_.size() << " servers";
@@ -230,16 +277,21 @@ const RowStep& RowController::Step(const RowView& in) {
   // Escalation brakes the row, so it too guards what the brake guards.
   UpdateEscalation(now, in.servers, obs_.BrakeFraction(), step.decision.state,
                    &step.decision.events);
-  bool braking = false;
   step.changed.resize(servers_.size());
   for (size_t i = 0; i < servers_.size(); ++i) {
     Server& s = servers_[i];
     if (escalated_) s.target.brake = true;
-    step.decision.targets[i] = s.target;
-    TrackConvergence(i, in.servers[i], now, &step);
     step.changed[i] = !s.accepted || !SameTargets(*s.accepted, s.target, s.spec.gpu);
-    braking = braking || s.target.brake;
   }
+  if (settings_.ramp_up_w_per_s > 0) LimitRamp(now, &step);
+  holding_lifts_ = !step.ramp_held.empty();
+  bool braking = false;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    step.decision.targets[i] = servers_[i].target;
+    TrackConvergence(i, in.servers[i], now, &step);
+    braking = braking || servers_[i].target.brake;
+  }
+  if (settings_.ramp_up_w_per_s > 0) NoteLoadRamp(now, &step);
   step.brake_event = braking && !braking_;
   if (step.brake_event) ++brake_events_;
   braking_ = braking;

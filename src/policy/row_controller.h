@@ -25,10 +25,12 @@
 #define HEADROOM_POLICY_ROW_CONTROLLER_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/time.h"
@@ -63,6 +65,12 @@ struct ControlSettings {
   // counts as unconfirmed for escalation): longer than the slowest actuation path (out-of-band
   // caps take up to 40 s) and a few periods, so that a change on its way is not named.
   core::Duration converge_within{std::chrono::seconds(60)};
+  // A utility's ramp limit (0: none): caps and the brake are lifted in steps, so that what the
+  // lifts can release within any `ramp_window` stays within ramp_up_w_per_s x ramp_window. A
+  // lift's release is counted at the most it can be (the server's GPU power budget less what
+  // its GPUs draw now); one lift at a time is always allowed, so that lifting never stalls.
+  double ramp_up_w_per_s = 0;
+  core::Duration ramp_window{std::chrono::seconds(10)};
 };
 
 // One server this step, as its agent reported it (the simulator reports what it modelled).
@@ -120,6 +128,11 @@ struct RowStep {
   core::Watts budget{0};        // in force: the provisioned one or the lower one asked for
   core::Watts brake_budget{0};  // what the brake guards (the one before while complying)
   bool complying = false;       // a lowered budget is within its time to comply
+  // ControlSettings::ramp_up_w_per_s: servers whose lift this step was held back (their targets
+  // stay what they accepted), and whether the row rose faster than the limit with no lift of the
+  // controller's in the window (the load's own ramp; true on its first step).
+  std::vector<size_t> ramp_held;
+  bool load_ramp = false;
 };
 
 class RowController {
@@ -139,11 +152,16 @@ class RowController {
   // holding something other than its target).
   bool Unconfirmed(size_t i, const ServerReport& report) const;
   std::uint64_t brake_events() const { return brake_events_; }
+  // Times the row rose faster than ControlSettings::ramp_up_w_per_s on its own (RowStep::load_ramp
+  // rising edges).
+  std::uint64_t load_ramps() const { return load_ramps_; }
   bool escalated() const { return escalated_; }
   // Stepped at least once and at rest: not escalated, not over budget with caps untaken, no
   // server braked. With every server reachable and the row under budget, a step then does only
   // what its policy decides (RowPolicy::QuietBelow).
-  bool Resting() const { return stepped_ && !escalated_ && !over_since_ && !braking_ && !guard_; }
+  bool Resting() const {
+    return stepped_ && !escalated_ && !over_since_ && !braking_ && !guard_ && !holding_lifts_;
+  }
   // The budget in force at the last step (0 before the first).
   core::Watts budget() const { return budget_; }
   const RowPolicy& policy() const { return *policy_; }
@@ -168,6 +186,10 @@ class RowController {
                         double fraction, const std::string& state, std::vector<Event>* events);
   // The budget in force and what the brake guards (the time to comply with a lowered budget).
   void UpdateBudget(const RowView& in, core::Duration now);
+  // ControlSettings::ramp_up_w_per_s: holds back the lifts beyond what the window allows, and
+  // notes the row's own ramps.
+  void LimitRamp(core::Duration now, RowStep* step);
+  void NoteLoadRamp(core::Duration now, RowStep* step);
 
   RowPolicy* policy_;
   ControlSettings settings_;
@@ -182,6 +204,14 @@ class RowController {
   // guards until `guard_until_`.
   std::optional<core::Watts> guard_;
   core::Duration guard_until_{0};
+  // The lifts released within the last ramp_window: (when, the most they can release).
+  std::deque<std::pair<core::Duration, double>> released_;
+  // Row power over the last ramp_window, lowest first (a monotonic queue), and whether the last
+  // step was a load ramp.
+  std::deque<std::pair<core::Duration, double>> lows_;
+  bool load_ramping_ = false;
+  bool holding_lifts_ = false;  // the last step held a lift back for the ramp limit
+  std::uint64_t load_ramps_ = 0;
   RowStep step_;     // Step's result, reused
   Observation obs_;  // the policy's input, reused
 };

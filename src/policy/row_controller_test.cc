@@ -330,5 +330,54 @@ TEST_F(RowControllerTest, ALoweredBudgetLoweredAgainKeepsTheFirstGuardAndARaiseE
   EXPECT_DOUBLE_EQ(row.Step(v).budget.value(), 13000);
 }
 
+TEST_F(RowControllerTest, LiftsAreReleasedWithinTheRampLimitOneWindowAtATime) {
+  // Each server's GPUs may rise by 3200 - 1000 W when lifted; the window allows 1000 W.
+  RowController row = Make({.ramp_up_w_per_s = 100, .ramp_window = seconds(10)});
+  // The servers report holding what they were last asked.
+  std::vector<ServerTargets> held = {kCap1275, kCap1275};
+  const auto view = [&](double now_s) {
+    RowView v = View(now_s, 1000);
+    for (size_t i = 0; i < 2; ++i) v.servers[i].holds = held[i];
+    return v;
+  };
+  policy_.next = held;
+  RowStep step = row.Step(view(0));
+  // The policy lifts both: one now (one lift at a time always goes), the other held.
+  policy_.next = {ServerTargets{}, ServerTargets{}};
+  step = row.Step(view(1));
+  EXPECT_TRUE(step.changed[0]);
+  EXPECT_FALSE(step.changed[1]);
+  EXPECT_EQ(step.decision.targets[1], kCap1275) << "held: what it accepted";
+  EXPECT_EQ(step.ramp_held, std::vector<size_t>{1});
+  EXPECT_FALSE(row.Resting()) << "a step skipped would never release it";
+  row.Accepted(0, ServerTargets{});
+  held[0] = ServerTargets{};
+  for (int t = 2; t <= 10; ++t) {
+    step = row.Step(view(t));
+    EXPECT_FALSE(step.changed[1]) << t;
+  }
+  step = row.Step(view(11));
+  EXPECT_TRUE(step.changed[1]) << "the window has passed";
+  EXPECT_TRUE(step.ramp_held.empty());
+  row.Accepted(1, ServerTargets{});
+  held[1] = ServerTargets{};
+  // A brake is never held back, nor a cap that tightens.
+  policy_.next = {ServerTargets{.brake = true}, kCap1275};
+  step = row.Step(view(12));
+  EXPECT_TRUE(step.changed[0] && step.changed[1]);
+}
+
+TEST_F(RowControllerTest, TheLoadsOwnRampBeyondTheLimitIsNotedOnce) {
+  RowController row = Make({.ramp_up_w_per_s = 100, .ramp_window = seconds(10)});
+  EXPECT_FALSE(row.Step(View(0, 1000)).load_ramp);
+  EXPECT_FALSE(row.Step(View(5, 1400)).load_ramp) << "800 W in 5 s: within 1000 W a window";
+  EXPECT_TRUE(row.Step(View(6, 1600)).load_ramp) << "1200 W within the window";
+  EXPECT_FALSE(row.Step(View(7, 1700)).load_ramp) << "the same ramp";
+  EXPECT_EQ(row.load_ramps(), 1u);
+  EXPECT_FALSE(row.Step(View(30, 1700)).load_ramp);
+  EXPECT_TRUE(row.Step(View(31, 2400)).load_ramp) << "a new one";
+  EXPECT_EQ(row.load_ramps(), 2u);
+}
+
 }  // namespace
 }  // namespace headroom::policy

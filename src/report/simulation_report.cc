@@ -184,6 +184,9 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowRes
   j["row_power"]["distribution"] = dist;
   j["events_processed"] = r.events_processed;
   j["iterations"] = r.iterations;
+  j["row_power"]["max_ramp_w_per_s"] = r.max_ramp_w_per_s;
+  j["ramp_held_server_steps"] = r.ramp_held_server_steps;
+  j["load_ramps"] = r.load_ramps;
   if (!r.budget_events.empty()) j["budget_events"] = BudgetEventsJson(r, uncapped);
   return j;
 }
@@ -198,10 +201,17 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
   out += ServingText(r);
   out += fmt::format(
       "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%, largest rise {:.1f}% within the cap "
-      "delay; brake "
-      "events {}; over budget {:.0f} s; capped {:.1f}% of server time\n\n",
-      s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100, s.brake_events,
-      s.over_budget_s, s.capped_server_fraction * 100);
+      "delay and {:.1f} kW/s between samples; brake "
+      "events {}; over budget {:.0f} s; capped {:.1f}% of server time\n",
+      s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100,
+      r.max_ramp_w_per_s / 1e3, s.brake_events, s.over_budget_s, s.capped_server_fraction * 100);
+  if (r.ramp_held_server_steps > 0 || r.load_ramps > 0) {
+    out += fmt::format(
+        "ramp limit: lifts held back {} server-steps; the load rose faster than the limit on its "
+        "own {} times\n",
+        r.ramp_held_server_steps, r.load_ramps);
+  }
+  out += "\n";
   format::TextTable table({{"CLASS", format::TextTable::Align::kLeft},
                            {"REQUESTS"},
                            {"TTFT P50"},

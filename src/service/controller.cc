@@ -87,7 +87,9 @@ Controller::Controller(ControllerConfig config, std::vector<Server> servers,
            {.restart_hold = config_.restart_hold,
             .escalate_after = config_.escalate_after,
             .brake_release = config_.params.brake_release,
-            .converge_within = config_.converge_within},
+            .converge_within = config_.converge_within,
+            .ramp_up_w_per_s = config_.grid.ramp_up_w_per_s,
+            .ramp_window = config_.grid.ramp_window},
            ControlledServers(config_)),
       clock_(clock),
       options_(std::move(options)),
@@ -389,6 +391,15 @@ ordered_json Controller::Step() {
   record["row_power_w"] = Round(view.metered.value_or(step.servers_sum).value(), 0.1);
   record["budget_w"] = step.budget.value();
   record["budget"] = NoteBudget(step, asked, now, record["row_power_w"].get<double>());
+  if (!step.ramp_held.empty()) {
+    record["ramp_held"] = ordered_json::array();
+    for (size_t i : step.ramp_held) record["ramp_held"].push_back(servers_[i].endpoint.name);
+  }
+  if (step.load_ramp) {
+    spdlog::warn("the row rose faster than grid.ramp_up_w_per_s {:.0f} W/s on its own",
+                 config_.grid.ramp_up_w_per_s);
+    record["load_ramp"] = true;
+  }
   record["fraction"] = Round(decision.fraction, 0.0001);
   record["source"] = source;
   record["telemetry_age_s"] =
@@ -439,6 +450,7 @@ ordered_json Controller::NoteBudget(const policy::RowStep& step, const GridBudge
   if (!asked.reason.empty()) j["reason"] = asked.reason;
   if (asked.until) j["until"] = FormatUtcTime(*asked.until);
   j["brake_guards_w"] = step.brake_budget.value();
+  j["ramp_held"] = step.ramp_held.size();
   j["complying"] = step.complying;
   const bool lowered = step.budget < config_.budget;
   if (!lowered) {
@@ -487,6 +499,12 @@ void Controller::BudgetMetrics(const ordered_json& budget, telemetry::Prometheus
   m.Family("headroom_row_budget_over_after_deadline_seconds", "gauge",
            "Metered time over the lowered budget in force after its time to comply.");
   m.Sample(budget.value("over_after_deadline_s", 0.0));
+  m.Family("headroom_row_ramp_held_servers", "gauge",
+           "Servers whose lift this step waits for the ramp limit (grid.ramp_up_w_per_s).");
+  m.Sample(static_cast<double>(budget.value("ramp_held", 0)));
+  m.Family("headroom_row_load_ramps_total", "counter",
+           "Times the row rose faster than the ramp limit with no lift of the controller's.");
+  m.Sample(static_cast<double>(row_.load_ramps()));
   m.Family("headroom_row_budget_requests_total", "counter",
            "PUT and DELETE /v1/budget requests that passed the token check, by result.");
   m.Sample(static_cast<double>(grid_.accepted()), {{"result", "accepted"}});

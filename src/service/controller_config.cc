@@ -156,8 +156,13 @@ core::Status ParseControl(const core::YamlReader& control, ControllerConfig& c) 
 
 core::Status ParseGrid(const core::YamlReader& doc, ControllerConfig& c) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader grid, doc.Map("grid"));
-  HEADROOM_RETURN_IF_ERROR(grid.CheckKnownKeys(
-      {"token_file", "comply_within", "min_interval", "max_duration", "budget_schedule"}));
+  HEADROOM_RETURN_IF_ERROR(
+      grid.CheckKnownKeys({"token_file", "comply_within", "min_interval", "max_duration",
+                           "budget_schedule", "ramp_up_w_per_s", "ramp_window"}));
+  if (grid.Has("ramp_up_w_per_s")) {
+    // Zero would hold every lift for ever: leave the key out for no limit.
+    HEADROOM_ASSIGN_OR_RETURN(c.grid.ramp_up_w_per_s, grid.NumberIn("ramp_up_w_per_s", 1e-3, 1e9));
+  }
   if (grid.Has("token_file")) {
     HEADROOM_ASSIGN_OR_RETURN(std::string path, grid.String("token_file"));
     auto token = ReadTokenFile(path);
@@ -175,7 +180,8 @@ core::Status ParseGrid(const core::YamlReader& doc, ControllerConfig& c) {
   GridLimits& limits = c.grid.limits;
   for (const auto& [key, out] : {std::pair{"comply_within", &limits.comply_within},
                                  std::pair{"min_interval", &limits.min_interval},
-                                 std::pair{"max_duration", &limits.max_duration}}) {
+                                 std::pair{"max_duration", &limits.max_duration},
+                                 std::pair{"ramp_window", &c.grid.ramp_window}}) {
     if (!grid.Has(key)) continue;
     HEADROOM_ASSIGN_OR_RETURN(std::string text, grid.String(key));
     auto d = core::ParseDuration(text);

@@ -48,6 +48,9 @@ struct GridConfig {
   std::string token;
   GridLimits limits;
   policy::BudgetSchedule schedule;  // daily windows, in UTC
+  // The row's ramp limit (policy::ControlSettings::ramp_up_w_per_s; 0: none) and its window.
+  double ramp_up_w_per_s = 0;
+  core::Duration ramp_window{std::chrono::seconds(10)};
 };
 
 struct ControllerConfig {

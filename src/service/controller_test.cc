@@ -624,6 +624,9 @@ TEST_F(ControllerTest, ConfigErrorsNameTheField) {
                 .find("overlaps"),
             std::string::npos);
   EXPECT_NE(bad(y + "grid: {tokenfile: x}\n").find("tokenfile"), std::string::npos);
+  EXPECT_NE(bad(y + "grid: {ramp_up_w_per_s: 0}\n").find("grid.ramp_up_w_per_s"),
+            std::string::npos);
+  EXPECT_NE(bad(y + "grid: {ramp_window: 0s}\n").find("grid.ramp_window"), std::string::npos);
 }
 
 TEST(AgentLinkTest, ParsesTheAgentStateTightestCapAcrossGpus) {

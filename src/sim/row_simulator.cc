@@ -243,6 +243,8 @@ class Simulation {
   // The lowered budget in force now, as the controller is shown it.
   void ShowBudget(SimTime now, policy::RowView& view) const;
   void OnControl(double row_w);
+  // What the run keeps of a control step: its state, events and ramp notes.
+  void NoteStep(const policy::RowStep& step);
   // Whether a control step of `row` would change nothing (its policy and the row at rest).
   bool Idle(const policy::RowController& row, const policy::RowView& view) const;
   // RunOptions::shadows: each quiet one stepped on the view; the first to act is done.
@@ -333,6 +335,7 @@ class Simulation {
   int window_samples_ = 0;                              // in the last power window
   std::deque<std::pair<SimTime, double>> rise_window_;  // (time, watts), increasing watts
   std::deque<double> recent_w_;  // the last minute's samples, with a budget schedule only
+  double last_row_w_ = 0;        // the last metered sample
   SimTime integrated_until_{0};
   double energy_at_last_sample_ = 0;
   bool over_budget_ = false;
@@ -951,6 +954,10 @@ void Simulation::OnTelemetry() {
   }
   result_.max_rise_w = std::max(result_.max_rise_w, row_w - rise_window_.front().second);
   result_.peak_w = std::max(result_.peak_w, row_w);
+  if (result_.power_samples > 1) {
+    result_.max_ramp_w_per_s = std::max(result_.max_ramp_w_per_s, (row_w - last_row_w_) / period_s);
+  }
+  last_row_w_ = row_w;
   const bool over = row_w > result_.budget_w;
   if (over) result_.over_budget_s += period_s;
   if (over && !over_budget_) ++result_.over_budget_episodes;
@@ -1026,9 +1033,7 @@ void Simulation::OnControl(double row_w) {
   StepShadows(view);
   if (Idle(*row_, view)) return;
   const policy::RowStep& step = row_->Step(view);
-  state_ = StateIndex(step.decision.state);
-  result_.events.insert(result_.events.end(), step.decision.events.begin(),
-                        step.decision.events.end());
+  NoteStep(step);
   for (std::size_t s = 0; s < servers_.size(); ++s) {
     const ServerTargets& want = step.decision.targets[s];
     if (options_.keep_target_changes) {
@@ -1090,12 +1095,21 @@ void Simulation::ApplyOutsideCommands() {
   }
 }
 
+void Simulation::NoteStep(const policy::RowStep& step) {
+  state_ = StateIndex(step.decision.state);
+  result_.ramp_held_server_steps += step.ramp_held.size();
+  result_.load_ramps += step.load_ramp ? 1 : 0;
+  result_.events.insert(result_.events.end(), step.decision.events.begin(),
+                        step.decision.events.end());
+}
+
 bool Simulation::Idle(const policy::RowController& row, const policy::RowView& view) const {
   // At rest, every server holding what the last step asked (sent at once, all answering), the
   // row under budget (nothing escalates) and its power where the policy's state cannot move
   // (RowPolicy::QuietBelow): the step would decide what the last did and change nothing. Most
   // seconds of an uncapped row's run and of its shadows, and the quiet hours under POLCA.
-  if (!all_answer_ || !row.Resting()) return false;
+  // A ramp limit watches the row's own ramps at every step.
+  if (!all_answer_ || !row.Resting() || config_.control.ramp_up_w_per_s > 0) return false;
   // A budget that changed is the controller's to see at once (its time to comply starts then).
   const core::Watts budget = view.requested ? std::min(*view.requested, view.budget) : view.budget;
   if (budget != row.budget()) return false;

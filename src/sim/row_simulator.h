@@ -89,6 +89,9 @@ struct PowerDeliveryConfig {
   // When the grid asks the row for less than its budget (scenario power.budget_schedule), on the
   // simulator's clock (the trace's start as midnight of day 0).
   policy::BudgetSchedule budget_schedule;
+  // The grid's ramp limit (policy::ControlSettings::ramp_up_w_per_s; 0: none) and its window.
+  double ramp_up_w_per_s = 0;
+  SimTime ramp_window = std::chrono::seconds(10);
 };
 
 // The serving engine whose calibration the model runs: named in every output (issue 45).
@@ -186,6 +189,12 @@ struct RowResult {
   // Largest rise of metered row power within one out-of-band actuation delay (40 s by
   // default): the production row's was 11.8% of its budget (brief §1).
   double max_rise_w = 0;
+  // Largest rise from one metered sample to the next, per second (the row's ramp).
+  double max_ramp_w_per_s = 0;
+  // With a ramp limit (PowerDeliveryConfig::ramp_up_w_per_s): lifts held back, server-steps,
+  // and the times the row rose faster than the limit on its own.
+  std::uint64_t ramp_held_server_steps = 0;
+  std::uint64_t load_ramps = 0;
   std::vector<PowerSample> power;  // every metered sample
   // RunOptions::power_window_periods samples each, reduced as the run goes (the last may hold
   // fewer): a week's power for a plot without keeping its 600,000 samples.

@@ -255,9 +255,15 @@ core::Status ParseWorkload(const core::YamlReader& doc, WorkloadConfig& w) {
 }
 
 core::Status ParsePower(const core::YamlReader& doc, PowerDeliveryConfig& p) {
-  HEADROOM_RETURN_IF_ERROR(
-      doc.CheckKnownKeys({"telemetry_period", "telemetry_delay", "cap_delay", "brake_delay",
-                          "in_band", "in_band_delay", "engine_window", "budget_schedule"}));
+  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
+      {"telemetry_period", "telemetry_delay", "cap_delay", "brake_delay", "in_band",
+       "in_band_delay", "engine_window", "budget_schedule", "ramp_up_w_per_s", "ramp_window"}));
+  if (doc.Has("ramp_up_w_per_s")) {
+    // Zero is no limit at all: leave the key out for that.
+    HEADROOM_ASSIGN_OR_RETURN(p.ramp_up_w_per_s, doc.NumberIn("ramp_up_w_per_s", 1e-3, 1e9));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(p.ramp_window, DurationField(doc, "ramp_window", p.ramp_window));
+  if (p.ramp_window.count() <= 0) return core::Fail(doc.ErrorAt("ramp_window", "must be positive"));
   if (doc.Has("budget_schedule")) {
     HEADROOM_ASSIGN_OR_RETURN(std::vector<core::YamlReader> items, doc.MapList("budget_schedule"));
     HEADROOM_ASSIGN_OR_RETURN(p.budget_schedule,
@@ -678,6 +684,8 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
                                           : scenario.budget_servers.value_or(scenario.servers) *
                                                 server->max_system_power.value();
   row.power.budget = core::Watts(budget);
+  row.control.ramp_up_w_per_s = row.power.ramp_up_w_per_s;
+  row.control.ramp_window = row.power.ramp_window;
   if (auto shape = InstancesPerServer(row.instance, server->gpus_per_server, server->name);
       !shape) {
     return core::Fail(shape.error().WithContext(where + ": serving"));

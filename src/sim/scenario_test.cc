@@ -53,6 +53,32 @@ TEST(ScenarioTest, EngineWindowIsAPowerKey) {
   }
 }
 
+// Issue 50: the grid's budget schedule and ramp limit are power keys, checked where they are
+// read; a ramp limit of zero is an error (leave the key out for none).
+TEST(ScenarioTest, TheGridsScheduleAndRampLimitArePowerKeys) {
+  auto ok = ParseScenario(
+      Minimal("power:\n  ramp_up_w_per_s: 2000\n  ramp_window: 5s\n  budget_schedule:\n"
+              "    - {daily: \"17:00\", for: 3h, shed: 25%, reason: evening}\n"),
+      "e.yaml");
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_DOUBLE_EQ(ok->power.ramp_up_w_per_s, 2000);
+  EXPECT_EQ(ok->power.ramp_window, std::chrono::seconds(5));
+  ASSERT_EQ(ok->power.budget_schedule.windows().size(), 1u);
+  EXPECT_DOUBLE_EQ(ok->power.budget_schedule.windows()[0].shed, 0.25);
+  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+           {"power:\n  ramp_up_w_per_s: 0\n", "power.ramp_up_w_per_s"},
+           {"power:\n  ramp_up_w_per_s: -5\n", "power.ramp_up_w_per_s"},
+           {"power:\n  ramp_window: 0s\n", "power.ramp_window"},
+           {"power:\n  budget_schedule:\n    - {daily: \"17:00\", for: 3h, shed: 120%, reason: "
+            "r}\n",
+            "power.budget_schedule[0]"}}) {
+    auto rejected = ParseScenario(Minimal(bad), "e.yaml");
+    ASSERT_FALSE(rejected) << bad;
+    EXPECT_NE(rejected.error().message().find(says), std::string::npos)
+        << rejected.error().message();
+  }
+}
+
 // Issue 45: chunked prefill, prefix caching and the server's overhead are serving keys, checked
 // where they are read.
 TEST(ScenarioTest, ServingKeysOfAModernEngine) {
