@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -791,8 +792,17 @@ TEST(CliTest, SimulateSaysHowTheRowMetALoweredBudget) {
   EXPECT_GT(e["energy_not_drawn_j"].get<double>(), 0) << "against the uncapped row";
   EXPECT_GT(e["lp"]["e2e_p50_change_pct"].get<double>(), 0);
   EXPECT_GT(e["lp"]["requests"].get<int>(), 0);
-  const CommandRun text = simulate(SHED_DAY_SCENARIO, "");
+  const std::string dir = std::filesystem::temp_directory_path() / "headroom-shed-day-report";
+  std::filesystem::remove_all(dir);
+  const CommandRun text = simulate(SHED_DAY_SCENARIO, "--report --out " + dir);
   ASSERT_EQ(text.exit_code, 0) << text.out;
+  // The report's row power plot draws the budget in force, down from 13:00 to 16:00.
+  std::ifstream plot_data(dir + "/plots/row-power.dat");
+  const std::string data((std::istreambuf_iterator<char>(plot_data)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(data.find("budget in force"), std::string::npos) << data.substr(0, 400);
+  EXPECT_NE(data.find("13 195"), std::string::npos) << "the step down at 13 h to 195 kW";
+  std::filesystem::remove_all(dir);
   EXPECT_NE(text.out.find("LOWERED BUDGET"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("d0 13:00 for 3h"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("never"), std::string::npos) << text.out;

@@ -47,6 +47,25 @@ format::CaptionedPlot CapacityPlot(const PlanReport& report) {
 
 }  // namespace
 
+namespace {
+
+// The budget as a step line: the provisioned one, down to each lowered budget while it lasts.
+format::Series BudgetInForce(const PowerTrace& p, double end_h) {
+  format::Series s{.label = "budget in force (the grid's)", .style = format::Style::kLines};
+  const double full = p.budget_w / 1e3;
+  s.points.emplace_back(0, full);
+  for (const PowerTrace::Lowered& l : p.lowered) {
+    s.points.emplace_back(l.start_s / 3600, full);
+    s.points.emplace_back(l.start_s / 3600, l.budget_w / 1e3);
+    s.points.emplace_back(l.end_s / 3600, l.budget_w / 1e3);
+    s.points.emplace_back(l.end_s / 3600, full);
+  }
+  s.points.emplace_back(end_h, full);
+  return s;
+}
+
+}  // namespace
+
 format::CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
                                    const std::string& what) {
   format::Plot plot{.name = "row-power",
@@ -70,6 +89,7 @@ format::CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t
       Level(fmt::format("T2 ({:.0f}%)", t2_frac * 100), t2_frac * p.budget_w / 1e3, 0, end_h));
   plot.series.push_back(
       Level(fmt::format("T1 ({:.0f}%)", t1_frac * 100), t1_frac * p.budget_w / 1e3, 0, end_h));
+  if (!p.lowered.empty()) plot.series.push_back(BudgetInForce(p, end_h));
   format::Series brakes{.label = "brake engaged", .style = format::Style::kPoints};
   for (double t : p.brake_s) brakes.points.emplace_back(t / 3600, p.budget_w / 1e3);
   plot.series.push_back(std::move(brakes));

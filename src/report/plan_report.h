@@ -44,6 +44,13 @@ struct PowerTrace {
   double window_s = 0;
   std::vector<PowerWindow> windows = {};
   std::vector<double> brake_s = {};  // times the brake engaged
+  // Lowered budgets in force (sim::BudgetEvent), drawn as the budget's steps.
+  struct Lowered {
+    double start_s = 0;
+    double end_s = 0;
+    double budget_w = 0;
+  };
+  std::vector<Lowered> lowered = {};
 };
 
 struct PlanReport {

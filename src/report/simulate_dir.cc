@@ -71,6 +71,37 @@ core::Status ReadPower(const std::string& path, PowerTrace& trace) {
   return core::Ok();
 }
 
+// summary.json's budget_events (sim::BudgetEvent), in time order: what the power plot draws.
+core::Result<std::vector<PowerTrace::Lowered>> ReadLowered(const json& summary,
+                                                           const std::string& path) {
+  std::vector<PowerTrace::Lowered> out;
+  if (!summary.contains("budget_events")) return out;
+  const json& events = summary["budget_events"];
+  const auto bad = [&](std::size_t i, std::string_view what) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: field 'budget_events[{}]': {}", path, i, what)));
+  };
+  if (!events.is_array()) return bad(0, "expected a list");
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const json& e = events[i];
+    PowerTrace::Lowered l;
+    for (const auto& [key, out_value] :
+         {std::pair{"start_s", &l.start_s}, std::pair{"end_s", &l.end_s},
+          std::pair{"budget_w", &l.budget_w}}) {
+      if (!e.is_object() || !e.contains(key) || !e[key].is_number()) {
+        return bad(i, fmt::format("'{}' must be a number", key));
+      }
+      *out_value = e[key].get<double>();
+    }
+    if (!(l.end_s > l.start_s) || !(l.budget_w > 0) ||
+        (!out.empty() && l.start_s < out.back().end_s)) {
+      return bad(i, "not a lowered budget after the one before");
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
 core::Result<RequestLatencies> ReadRequests(const std::string& path) {
   RequestLatencies out;
   HEADROOM_RETURN_IF_ERROR(core::ReadCsv(
@@ -114,6 +145,7 @@ core::Result<SimulateReport> ReadSimulateDir(const std::string& dir) {
   report.power.servers = report.run.servers;
   report.power.budget_w = report.run.budget_w;
   HEADROOM_RETURN_IF_ERROR(ReadPower(fmt::format("{}/{}", dir, kSimulatePowerFile), report.power));
+  HEADROOM_ASSIGN_OR_RETURN(report.power.lowered, ReadLowered(j, path));
   HEADROOM_ASSIGN_OR_RETURN(report.requests,
                             ReadRequests(fmt::format("{}/{}", dir, kRequestsFile)));
   if (report.uncapped) {
