@@ -741,16 +741,33 @@ TEST(CliTest, SimulateOversubscriptionOfAScenarioFile) {
   EXPECT_DOUBLE_EQ(j["budget_w"].get<double>(), 26'000);
 }
 
-// A day of the A100 row at 52 servers (+30%) whose bursts triple the traffic: mix-aware's burst
-// reserve keeps the row under its budget, where the same policy without it (no floor, a rise
+// A day of the A100 row (tests/testdata/*-day.yaml) cut to half the row (20 servers' budget) and
+// its first 16 hours, written to a temporary file: a run costs about a minute under the
+// sanitizers, where the whole row's day costs three to four.
+std::string HalfRowFirst16Hours(const std::string& day, const std::string& name) {
+  std::ifstream in(day);
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [from, to] : {std::pair{"  servers: 40\n", "  servers: 20\n"},
+                                 std::pair{"budget_servers: 40 ", "budget_servers: 20 "},
+                                 std::pair{"duration: 1d\n", "duration: 16h\n"}}) {
+    EXPECT_NE(yaml.find(from), std::string::npos) << day << ": " << from;
+    if (yaml.find(from) != std::string::npos)
+      yaml.replace(yaml.find(from), std::string(from).size(), to);
+  }
+  return WriteTempFile(name, yaml);
+}
+
+// Half the A100 row at 26 servers (+30%) for 16 hours whose bursts triple the traffic: mix-aware's
+// burst reserve keeps the row under its budget, where the same policy without it (no floor, a rise
 // forgotten at once, no deeper caps) brakes.
 TEST(CliTest, MixAwareKeepsRoomForBurstsAndTheRowUnderItsBudget) {
-  const auto run_day = [](const std::string& sets) {
-    // A day at 52 servers: longer than Headroom()'s minute under the sanitizers.
+  const std::string config = HalfRowFirst16Hours(BURST_DAY_SCENARIO, "headroom_burst_hours.yaml");
+  const auto run_day = [&config](const std::string& sets) {
+    // Longer than Headroom()'s minute under the sanitizers.
     const CommandRun run = headroom::testing::RunShell(
-        fmt::format("timeout 300 {} simulate --config {} --servers 52 --policy mix-aware {} --json "
+        fmt::format("timeout 300 {} simulate --config {} --servers 26 --policy mix-aware {} --json "
                     "2>&1",
-                    HEADROOM_BINARY, BURST_DAY_SCENARIO, sets));
+                    HEADROOM_BINARY, config, sets));
     EXPECT_EQ(run.exit_code, 0) << run.out;
     return run.exit_code == 0 ? nlohmann::json::parse(run.out) : nlohmann::json{};
   };
@@ -765,22 +782,13 @@ TEST(CliTest, MixAwareKeepsRoomForBurstsAndTheRowUnderItsBudget) {
   EXPECT_GT(without["brake_events"].get<int>(), 0);
 }
 
-// A day of the A100 row at 50 servers during which the grid asks for 25% less for three hours
-// at its peak (tests/testdata/shed-day.yaml): simulate says how the row met it against the
+// Half the A100 row at 25 servers (+25%) while the grid asks for 25% less for three hours at its
+// peak (tests/testdata/shed-day.yaml): simulate says how the row met it against the
 // uncapped row. It cannot: POLCA's caps and then the brake leave it over the lowered budget, and
 // the table says so (issue 50).
 TEST(CliTest, SimulateSaysHowTheRowMetALoweredBudget) {
-  // Half the row (20 servers' budget, 25 servers) for the 16 hours that hold the shed: one run
-  // of each row costs a minute under the sanitizers (the whole day at 50 servers, eight).
-  std::ifstream in(SHED_DAY_SCENARIO);
-  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const auto& [from, to] : {std::pair{"  servers: 40\n", "  servers: 20\n"},
-                                 std::pair{"budget_servers: 40 ", "budget_servers: 20 "},
-                                 std::pair{"duration: 1d\n", "duration: 16h\n"}}) {
-    ASSERT_NE(yaml.find(from), std::string::npos) << from;
-    yaml.replace(yaml.find(from), std::string(from).size(), to);
-  }
-  const std::string config = WriteTempFile("headroom_shed_hours.yaml", yaml);
+  // Half the row at 25 servers for the 16 hours that hold the shed, simulated once.
+  const std::string config = HalfRowFirst16Hours(SHED_DAY_SCENARIO, "headroom_shed_hours.yaml");
   const std::string dir = std::filesystem::temp_directory_path() / "headroom-shed-day-report";
   std::filesystem::remove_all(dir);
   const CommandRun text = headroom::testing::RunShell(
@@ -816,6 +824,8 @@ TEST(CliTest, SimulateSaysHowTheRowMetALoweredBudget) {
   EXPECT_NE(data.find("13 97.5"), std::string::npos) << "the step down at 13 h to 97.5 kW";
   std::filesystem::remove_all(dir);
   // Two windows that overlap: one error naming the file, the line and both windows.
+  std::ifstream in(config);
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string window =
       "    - {daily: \"13:00\", for: 3h, shed: 25%, comply_within: 60s, reason: utility demand "
       "response}\n";
