@@ -36,6 +36,10 @@ bool Loosens(const ServerTargets& from, const ServerTargets& to) {
 
 }  // namespace
 
+core::Watts BudgetInForce(const RowView& view) {
+  return view.requested ? std::min(*view.requested, view.budget) : view.budget;
+}
+
 core::Watts IdleFloor(int gpus, core::Watts gpu_idle_power) {
   return core::Watts(kIdleFloorShare * gpus * gpu_idle_power.value());
 }
@@ -200,7 +204,7 @@ void RowController::Observe(const RowView& in, core::Duration now) {
 }
 
 void RowController::UpdateBudget(const RowView& in, core::Duration now) {
-  const core::Watts budget = in.requested ? std::min(*in.requested, in.budget) : in.budget;
+  const core::Watts budget = BudgetInForce(in);
   // Lowered from what was in force: met within its time, the brake guarding the budget before
   // it meanwhile (still the earlier one where a lowered budget is lowered again).
   if (stepped_ && budget < budget_ && in.comply_within > core::Duration::zero()) {

@@ -99,6 +99,9 @@ struct RowView {
   std::vector<ServerReport> servers;  // one per ControlledServer, same order
 };
 
+// The budget in force: the provisioned one, or the lower one the grid asks for (never above it).
+core::Watts BudgetInForce(const RowView& view);
+
 struct ServerCount {
   core::Watts watts{0};
   // "reported", "implausible" (counted at the rated maximum), "rated-max" or "last-value"

@@ -1111,7 +1111,7 @@ bool Simulation::Idle(const policy::RowController& row, const policy::RowView& v
   // A ramp limit watches the row's own ramps at every step.
   if (!all_answer_ || !row.Resting() || config_.control.ramp_up_w_per_s > 0) return false;
   // A budget that changed is the controller's to see at once (its time to comply starts then).
-  const core::Watts budget = view.requested ? std::min(*view.requested, view.budget) : view.budget;
+  const core::Watts budget = policy::BudgetInForce(view);
   if (budget != row.budget()) return false;
   const double p = *view.metered / budget;  // as the policy's Observation::Fraction
   return p < 1 && p <= row.policy().QuietBelow();
