@@ -29,6 +29,9 @@ struct BudgetWindow {
   // take, and the brake guards the budget before it until then.
   core::Duration comply_within{std::chrono::seconds(60)};
   std::string reason;
+
+  // The budget it asks of a row provisioned for `provisioned`.
+  core::Watts Budget(core::Watts provisioned) const { return provisioned * (1 - shed); }
 };
 
 // The window in force at a time, one occurrence of it.

@@ -44,7 +44,7 @@ GridBudget::InForce GridBudget::At(WallTime now) const {
   if (!daily) return out;
   const policy::BudgetWindow& w =
       config_.schedule.windows()[static_cast<std::size_t>(daily->window)];
-  out.requested = provisioned_ * (1 - w.shed);
+  out.requested = w.Budget(provisioned_);
   out.comply_within = w.comply_within;
   out.source = "schedule";
   out.reason = w.reason;

@@ -1125,7 +1125,7 @@ void Simulation::ShowBudget(SimTime now, policy::RowView& view) const {
     return;
   }
   const policy::BudgetWindow& w = schedule.windows()[static_cast<std::size_t>(in_force->window)];
-  view.requested = config_.power.budget * (1 - w.shed);
+  view.requested = w.Budget(config_.power.budget);
   view.comply_within = w.comply_within;
 }
 
@@ -1145,7 +1145,7 @@ int Simulation::BudgetEventAt(SimTime t) {
   event.reason = w.reason;
   event.start_s = start_s;
   event.end_s = core::ToSeconds(in_force->ends);
-  event.budget_w = config_.power.budget.value() * (1 - w.shed);
+  event.budget_w = w.Budget(config_.power.budget).value();
   event.comply_within_s = core::ToSeconds(w.comply_within);
   double sum = 0;
   for (double watts : recent_w_) sum += watts;
