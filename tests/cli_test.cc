@@ -1100,6 +1100,65 @@ TEST(CliTest, PlanOutKeepsTheChosenPolicysRowPowerFromItsOwnRun) {
   EXPECT_NEAR(peak_w / power["budget_w"].get<double>(), chosen["peak_frac"].get<double>(), 1e-5);
 }
 
+// Demand response at the answers (issue 50), on the small row's hour (tests/testdata): asked at
+// the hour's peak to shed 10% within 60 s for 20 minutes, power-cap's answer holds it without a
+// brake; brake-only's cannot, for it has nothing but the brake, and the plan says so and why.
+TEST(CliTest, PlanShedSaysWhichAnswersHoldADemandResponseAndWhyNot) {
+  const std::string dir = std::filesystem::temp_directory_path() / "headroom-plan-shed";
+  std::filesystem::remove_all(dir);
+  const std::string plan = "plan --config " + std::string(SMALL_SYNTH_ROW_SCENARIO) +
+                           " --policies none,brake-only,power-cap --validate 0 --threads 2";
+  const CommandRun run = Headroom(plan + " --shed 10%:20m --json --report --out " + dir);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out.substr(0, run.out.rfind("}\n") + 1));
+  const nlohmann::json& dr = j["demand_response"];
+  EXPECT_DOUBLE_EQ(dr["shed"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(dr["length_s"].get<double>(), 1200);
+  EXPECT_DOUBLE_EQ(dr["comply_within_s"].get<double>(), 60);
+  ASSERT_EQ(dr["policies"].size(), 2u) << dr.dump(1);
+  const nlohmann::json& brake_only = dr["policies"][0];
+  EXPECT_EQ(brake_only["policy"], "brake-only");
+  EXPECT_FALSE(brake_only["holds"].get<bool>());
+  EXPECT_NE(brake_only["why_not"].get<std::string>().find("brake"), std::string::npos)
+      << brake_only["why_not"];
+  EXPECT_EQ(brake_only["largest_held"].get<double>(), 0);
+  const nlohmann::json& power_cap = dr["policies"][1];
+  EXPECT_EQ(power_cap["policy"], "power-cap");
+  EXPECT_TRUE(power_cap["holds"].get<bool>()) << power_cap.dump(1);
+  EXPECT_GE(power_cap["largest_held"].get<double>(), 10);
+  ASSERT_EQ(power_cap["weeks"].size(), 1u);
+  const nlohmann::json& week = power_cap["weeks"][0];
+  EXPECT_TRUE(week["held"].get<bool>());
+  EXPECT_LE(week["complied_after_s"].get<double>(), 60);
+  EXPECT_EQ(week["brake_events"], 0);
+  EXPECT_EQ(week["over_after_deadline_s"].get<double>(), 0);
+  EXPECT_NEAR(week["budget_w"].get<double>(), 0.9 * 65000, 1);
+  EXPECT_GT(week["uncapped_mean_w"].get<double>(), 0);
+  EXPECT_FALSE(dr["power"].empty()) << "the event's row power, for the report's plot";
+
+  std::ifstream html(dir + "/report.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<h2>Demand response</h2>"), std::string::npos);
+  EXPECT_NE(page.find("Row power through a 10% shed"), std::string::npos);
+  // headroom report DIR reads plan.json's demand response back and draws the same page.
+  const CommandRun again = Headroom("report " + dir);
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+
+  const CommandRun text = Headroom(plan + " --shed 10%:20m");
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("Demand response: shed 10% of 65 kW (to 58.5 kW) within 60 s"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("brake-only at 11 servers cannot hold 10% for 20m within 60 s"),
+            std::string::npos)
+      << text.out;
+  // A bad --shed is refused before the plan runs.
+  const CommandRun bad = Headroom(plan + " --shed 10%");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--shed '10%': two or three fields"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("simulations"), std::string::npos) << bad.out;
+}
+
 TEST(CliTest, PlanWeeksBadInput) {
   std::string zero_weeks = ReadAll(SMALL_SYNTH_ROW_SCENARIO);
   zero_weeks.replace(zero_weeks.find("  weeks: 1\n"), 11, "  weeks: 0\n");

@@ -108,9 +108,33 @@ core::Result<sim::PlanOptions> PlanOptionsOf(const PlanRequest& r) {
   return options;
 }
 
+// --shed, else the scenario's plan.demand_response; nullopt for none. Read before the plan
+// runs, so that a bad one costs no simulation.
+core::Result<std::optional<sim::DemandResponse>> DemandResponseOf(const PlanRequest& r,
+                                                                  const sim::Scenario& s) {
+  if (r.shed.empty()) return s.plan_demand_response;
+  HEADROOM_ASSIGN_OR_RETURN(sim::DemandResponse asked, sim::ParseShed(r.shed));
+  return asked;
+}
+
+core::Result<std::optional<sim::ShedPlan>> PlanShedOf(
+    const std::optional<sim::DemandResponse>& asked, const sim::ResolvedScenario& resolved,
+    const sim::PlanOptions& options, const sim::CapacityPlan& plan) {
+  if (!asked) return std::nullopt;
+  HEADROOM_ASSIGN_OR_RETURN(sim::ShedPlan shed, sim::PlanShed(resolved, plan,
+                                                              {.asked = *asked,
+                                                               .trace = options.trace,
+                                                               .threads = options.threads,
+                                                               .stop = options.stop,
+                                                               .progress = options.progress}));
+  return shed;
+}
+
 core::Result<PlanOutcome> Plan(const PlanRequest& r) {
   HEADROOM_ASSIGN_OR_RETURN(const sim::ResolvedScenario resolved, ResolveScenario(r.scenario));
   HEADROOM_ASSIGN_OR_RETURN(sim::PlanOptions options, PlanOptionsOf(r));
+  HEADROOM_ASSIGN_OR_RETURN(const std::optional<sim::DemandResponse> asked,
+                            DemandResponseOf(r, resolved.scenario));
   HEADROOM_ASSIGN_OR_RETURN(
       std::unique_ptr<sim::BatchExecutor> executor,
       PlanExecutor(r, resolved.scenario, PlanTaskRequestJson(r, options.power_windows)));
@@ -121,6 +145,8 @@ core::Result<PlanOutcome> Plan(const PlanRequest& r) {
       .scenario = resolved.scenario,
       .threads = options.threads,
       .ran_on = executor ? executor->Describe() : fmt::format("on {} threads", options.threads)};
+  HEADROOM_ASSIGN_OR_RETURN(outcome.data.shed,
+                            PlanShedOf(asked, resolved, options, outcome.data.plan));
   outcome.out_dir = r.out.empty() && r.report ? kDefaultPlanDir : r.out;
   if (!outcome.out_dir.empty()) {
     HEADROOM_ASSIGN_OR_RETURN(outcome.report, WritePlanOut(r, outcome.out_dir, outcome.data));

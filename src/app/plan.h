@@ -41,9 +41,10 @@ struct PlanRequest {
   std::string confidence = {};       // a percentage, "95%"; empty: the scenario's
   std::optional<int> risk_beyond = {};
   std::vector<std::string> stress = {};  // stress case specs; "none" drops the scenario's
-  std::string out = {};                  // empty: nothing written (kDefaultPlanDir with report)
-  bool report = false;                   // report.html written into out
-  std::string version = {};              // plan.json's
+  std::string shed = {};     // --shed "25%:3h[:60s]"; empty: the scenario's plan.demand_response
+  std::string out = {};      // empty: nothing written (kDefaultPlanDir with report)
+  bool report = false;       // report.html written into out
+  std::string version = {};  // plan.json's
   ExecutorRequest executor = {};
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress = {};   // simulations run, of those planned

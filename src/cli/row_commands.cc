@@ -19,6 +19,7 @@
 #include "format/table.h"
 #include "report/plan_dir.h"
 #include "report/plan_report.h"
+#include "report/shed_report.h"
 #include "report/simulation_report.h"
 
 namespace headroom::cli {
@@ -57,6 +58,7 @@ struct PlanCliOptions {
   std::string confidence;           // --confidence
   std::optional<int> risk_beyond;   // --risk-beyond
   std::vector<std::string> stress;  // --stress, repeated; "none" drops the scenario's
+  std::string shed;                 // --shed
   bool calibrate = false;
   bool html = false;  // --report
   app::ExecutorRequest executor;
@@ -152,6 +154,7 @@ app::PlanRequest PlanRequestOf(const GlobalOptions& global, const PlanCliOptions
           .confidence = cli.confidence,
           .risk_beyond = cli.risk_beyond,
           .stress = cli.stress,
+          .shed = cli.shed,
           .out = o.out,
           .report = cli.html,
           .version = HEADROOM_VERSION,
@@ -185,8 +188,11 @@ int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
   return PrintResult(
       {.json = json,
        .json_text = report::PlanReportJson(plan->data).dump(2),
-       .text = report::PlanText(plan->data.plan, plan->scenario, plan->data.inputs.engine,
-                                plan->ran_on, StdoutStyle()),
+       .text =
+           report::PlanText(plan->data.plan, plan->scenario, plan->data.inputs.engine, plan->ran_on,
+                            StdoutStyle()) +
+           (plan->data.shed ? report::ShedPlanText(plan->data.plan, *plan->data.shed, StdoutStyle())
+                            : ""),
        .wrote = out.empty() ? "" : fmt::format("wrote {}/{}\n", out, report::kPlanFile),
        .report = plan->report});
 }
@@ -392,6 +398,11 @@ void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run) 
                   "e.g. growth:load=1.1 or bursts:burst_size=3,bursts_per_day=24 (keys: load, "
                   "hp_load, lp_load, bursts_per_day, burst_size, burst_length, peak_to_trough); "
                   "repeat for more; 'none': no stress case (default: the scenario's plan.stress)");
+  cmd->add_option("--shed", options->shed,
+                  "Demand response: can each policy's answer give up SHED% of the budget within "
+                  "COMPLY_WITHIN (60 s by default) and hold it for DURATION, on every planning "
+                  "week with the event at its peak, and what is the largest shed it holds; e.g. "
+                  "25%:3h or 30%:1h:30s (default: the scenario's plan.demand_response)");
   cmd->add_option("--out", options->row.out,
                   "Write plan.json and row-power.csv here (the chosen policy's row power at its "
                   "capacity, on the planning week where it peaked highest)");

@@ -7,6 +7,7 @@
 
 #include "core/csv_reader.h"
 #include "core/files.h"
+#include "report/shed_report.h"
 #include "report/simulation_report.h"
 
 namespace headroom::report {
@@ -118,7 +119,9 @@ constexpr auto kPlanFileFields = std::tuple{
     format::Inline(&PlanReport::plan,
                    std::tuple{format::Field("runs", &CapacityPlan::runs, kPlanRunFields)}),
     // Plans written before the power trace was kept have none.
-    format::Field("row_power", &PlanReport::power, kPowerTraceFields, {.may_be_absent = true})};
+    format::Field("row_power", &PlanReport::power, kPowerTraceFields, {.may_be_absent = true}),
+    // Only where demand response was asked (plan --shed, plan.demand_response).
+    format::Field("demand_response", &PlanReport::shed, kShedPlanFields, {.omit_empty = true})};
 
 core::Status ReadPowerWindows(const std::string& path, PowerTrace& trace) {
   return core::ReadCsv(path, {"start_s", "mean_w", "max_w"},

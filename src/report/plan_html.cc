@@ -9,6 +9,7 @@
 #include "report/plan_dir.h"
 #include "report/plan_plots.h"
 #include "report/plan_report.h"
+#include "report/shed_report.h"
 
 namespace headroom::report {
 namespace {
@@ -169,6 +170,39 @@ std::string Risk(const sim::CapacityPlan& plan) {
                    which);
 }
 
+std::string DemandResponse(const PlanReport& r) {
+  if (!r.shed) return "";
+  const sim::ShedPlan& shed = *r.shed;
+  std::string out = fmt::format(
+      "<section id=\"demand-response\">\n<h2>Demand response</h2>\n<p>Each policy at its "
+      "answer, asked at each planning week's peak to shed {:.0f}% of its budget within {:.0f} s "
+      "and hold it for {:.1f} h. It holds when the row is under the lowered budget for a minute "
+      "within that time, stays under it, and never brakes.</p>\n<table>\n",
+      shed.shed * 100, shed.comply_within_s, shed.length_s / 3600);
+  out += format::HtmlRow(
+      {"policy", "servers", "week", "kW before", "kW during", "uncapped kW", "complied",
+       "over after", "brakes", "not drawn", "HP P50", "LP P50", "LP P99", "held"},
+      "th");
+  for (const sim::PolicyShed& p : shed.policies) {
+    for (const sim::ShedTrial& t : p.asked) {
+      out += format::HtmlRow(
+          {p.policy, std::to_string(p.servers), sim::WeekName(r.plan, t.week),
+           fmt::format("{:.1f}", t.power_before_w / 1e3), fmt::format("{:.1f}", t.mean_w / 1e3),
+           fmt::format("{:.1f}", t.uncapped_mean_w / 1e3),
+           t.complied_after_s ? fmt::format("{:.0f} s", *t.complied_after_s) : "never",
+           fmt::format("{:.0f} s", t.over_after_deadline_s), std::to_string(t.brake_events),
+           fmt::format("{:.0f} kWh", t.energy_not_drawn_j / 3.6e6),
+           fmt::format("{:+.1f}%", t.hp_p50_pct), fmt::format("{:+.1f}%", t.lp_p50_pct),
+           fmt::format("{:+.1f}%", t.lp_p99_pct), t.held ? "yes" : "no: " + t.why_not});
+    }
+  }
+  out += "</table>\n<ul>\n";
+  for (const sim::PolicyShed& p : shed.policies) {
+    out += "<li>" + format::HtmlEscape(ShedVerdict(shed, p)) + "</li>\n";
+  }
+  return out + "</ul>\n</section>\n";
+}
+
 std::string Notes(const PlanReport& r) {
   std::string out =
       "<section id=\"notes\">\n<h2>Not shown</h2>\n<ul class=\"note\">\n<li>Latency "
@@ -188,7 +222,8 @@ format::HtmlReport PlanReportHtml(const PlanReport& report, const std::string& p
   format::HtmlReport out;
   const std::string body = Header(report) + Inputs(report.inputs) + Policies(report.plan) +
                            format::HtmlPlots(PlanPlots(report), plot_dir, out.warnings) +
-                           Weeks(report.plan) + Risk(report.plan) + Notes(report) +
+                           DemandResponse(report) + Weeks(report.plan) + Risk(report.plan) +
+                           Notes(report) +
                            format::HtmlFooter(report.inputs.version, "headroom plan --out DIR");
   out.html = format::HtmlPage(fmt::format("headroom plan: {}", report.inputs.scenario), body);
   return out;

@@ -66,6 +66,36 @@ format::Series BudgetInForce(const PowerTrace& p, double end_h) {
 
 }  // namespace
 
+std::optional<format::CaptionedPlot> ShedPowerPlot(const sim::ShedPlan& shed) {
+  if (shed.power.empty()) return std::nullopt;
+  format::Plot plot{.name = "demand-response",
+                    .title = fmt::format("Row power through a {:.0f}% shed, {}", shed.shed * 100,
+                                         shed.plotted_policy),
+                    .x_label = "time from the stretch's start (h)",
+                    .y_label = "row power (kW)"};
+  for (const auto& [label, windows] : {std::pair{shed.plotted_policy, &shed.power},
+                                       std::pair{std::string("uncapped"), &shed.uncapped_power}}) {
+    format::Series mean{.label = fmt::format("{}, mean per window", label),
+                        .style = format::Style::kLines};
+    for (const PowerWindow& w : *windows)
+      mean.points.emplace_back(w.start_s / 3600, w.mean_w / 1e3);
+    plot.series.push_back(std::move(mean));
+  }
+  const double end_h = shed.power.back().start_s / 3600;
+  PowerTrace budget;
+  budget.budget_w = shed.budget_w;
+  budget.lowered.push_back({.start_s = shed.event_at_s,
+                            .end_s = shed.event_at_s + shed.length_s,
+                            .budget_w = shed.budget_w * (1 - shed.shed)});
+  plot.series.push_back(BudgetInForce(budget, end_h));
+  return format::CaptionedPlot{
+      std::move(plot),
+      fmt::format("The chosen policy's row on the first planning week, asked at its peak to shed "
+                  "{:.0f}% within {:.0f} s and hold it for {:.1f} h, against the uncapped row "
+                  "over the same hours and the budget in force.",
+                  shed.shed * 100, shed.comply_within_s, shed.length_s / 3600)};
+}
+
 format::CaptionedPlot RowPowerPlot(const PowerTrace& p, double t1_frac, double t2_frac,
                                    const std::string& what) {
   format::Plot plot{.name = "row-power",
@@ -395,6 +425,9 @@ std::vector<format::CaptionedPlot> PlanPlots(const PlanReport& report) {
         RowPowerPlot(*report.power, report.inputs.t1_frac, report.inputs.t2_frac,
                      "Metered row power of the chosen policy at its capacity, on the planning "
                      "week where it peaked highest, as the plan ran it"));
+  }
+  if (report.shed) {
+    if (auto p = ShedPowerPlot(*report.shed)) plots.push_back(std::move(*p));
   }
   plots.push_back(PeakPowerPlot(report.plan));
   plots.push_back(RiskPlot(report.plan));

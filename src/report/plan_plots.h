@@ -5,6 +5,7 @@
 #ifndef HEADROOM_REPORT_PLAN_PLOTS_H_
 #define HEADROOM_REPORT_PLAN_PLOTS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ std::vector<format::CaptionedPlot> PlanPlots(const PlanReport& report);
 // at its capacity, or the run of `headroom simulate`. `what` opens the caption.
 format::CaptionedPlot RowPowerPlot(const PowerTrace& power, double t1_frac, double t2_frac,
                                    const std::string& what);
+
+// Row power through the plan's demand-response event (plan --shed): the chosen policy's and the
+// uncapped row's, against the budget in force; nullopt when the plan kept none.
+std::optional<format::CaptionedPlot> ShedPowerPlot(const sim::ShedPlan& shed);
 
 }  // namespace headroom::report
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/capacity_planner.h"
+#include "sim/demand_response.h"
 #include "sim/row_simulator.h"
 #include "sim/scenario.h"
 
@@ -57,6 +58,8 @@ struct PlanReport {
   sim::CapacityPlan plan;
   PlanInputs inputs;
   std::optional<PowerTrace> power = {};  // empty: not simulated (the plot is left out)
+  // Demand response at the answers (plan --shed, plan.demand_response); empty: none asked.
+  std::optional<sim::ShedPlan> shed = {};
 };
 
 // The row power a plan kept of one of its runs (PlanOptions::power_windows); nullopt when it

@@ -61,6 +61,11 @@ std::string ServingText(const sim::RowResult& r) {
 
 }  // namespace
 
+std::string DayAndTime(double seconds) {
+  const auto whole = static_cast<long long>(seconds);
+  return fmt::format("d{} {:02}:{:02}", whole / 86400, whole % 86400 / 3600, whole % 3600 / 60);
+}
+
 namespace {
 
 // The uncapped run's event at the same time, where there is one.
@@ -70,12 +75,6 @@ const sim::BudgetEvent* SameEvent(const sim::BudgetEvent& e, const sim::RowResul
     if (u.start_s == e.start_s) return &u;
   }
   return nullptr;
-}
-
-// "d2 17:00": the day and time of day of a time on the simulator's clock.
-std::string DayAndTime(double seconds) {
-  const auto whole = static_cast<long long>(seconds);
-  return fmt::format("d{} {:02}:{:02}", whole / 86400, whole % 86400 / 3600, whole % 3600 / 60);
 }
 
 double PctChange(double value, double base) { return base > 0 ? (value / base - 1) * 100 : 0; }

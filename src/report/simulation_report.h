@@ -80,6 +80,9 @@ nlohmann::ordered_json BudgetEventsJson(const sim::RowResult& result,
 std::string BudgetEventsText(const sim::RowResult& result, const sim::RowResult* uncapped,
                              const format::TextStyle& style);
 
+// "d2 17:00": the day and time of day of a time on the simulator's clock.
+std::string DayAndTime(double seconds);
+
 // What `plan` prints: the scenario, the budget and the uncapped baseline, the SLO, the table, and
 // how many simulations ran where (`ran_on`: "on 2 threads").
 std::string PlanText(const sim::CapacityPlan& plan, const sim::Scenario& scenario,

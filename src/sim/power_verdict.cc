@@ -94,6 +94,33 @@ std::vector<VerdictWindow> HotWindows(const std::vector<const TraceSynth*>& stre
   return out;
 }
 
+double PeakStretch(const std::vector<const TraceSynth*>& streams, double duration_s,
+                   double length_s) {
+  std::vector<StreamLoad> loads;
+  for (const TraceSynth* s : streams) loads.emplace_back(*s);
+  std::vector<double> load;  // per kLoadStepS
+  for (double t = 0; t < duration_s; t += kLoadStepS) {
+    double sum = 0;
+    for (StreamLoad& l : loads) sum += l.At(t);
+    load.push_back(sum);
+  }
+  const std::size_t n =
+      std::min(load.size(), static_cast<std::size_t>(std::max(1.0, length_s / kLoadStepS)));
+  double sum = 0;
+  for (std::size_t k = 0; k < n; ++k) sum += load[k];
+  double best = sum;
+  std::size_t best_start = 0;
+  for (std::size_t k = n; k < load.size(); ++k) {
+    sum += load[k] - load[k - n];
+    if (sum > best) {
+      best = sum;
+      best_start = k - n + 1;
+    }
+  }
+  const double start = static_cast<double>(best_start) * kLoadStepS;
+  return std::floor(start / kBlockS) * kBlockS;
+}
+
 namespace {
 
 // The windows' runs added up: power events, the highest peak and rise, time over budget and

@@ -56,6 +56,12 @@ struct VerdictWindow {
 std::vector<VerdictWindow> HotWindows(const std::vector<const TraceSynth*>& streams,
                                       double duration_s, const VerdictOptions& options);
 
+// The start (whole minutes, in the trace's seconds) of the `length_s`-long stretch of the
+// streams' first `duration_s` seconds whose expected load, bursts included, is highest: where a
+// week's demand-response event is hardest to hold (sim/demand_response.h).
+double PeakStretch(const std::vector<const TraceSynth*>& streams, double duration_s,
+                   double length_s);
+
 // What a verdict found, and the shadows (RunOptions::shadows, by name) that never acted in any
 // of its windows: their verdicts would have been this one, window for window.
 struct PowerVerdict {

@@ -1165,6 +1165,10 @@ void Simulation::MeterBudgetEvent(SimTime start, double row_w, double period_s) 
     e.compliance.Meter(since_s, row_w, period_s, e.budget_w, e.comply_within_s,
                        e.end_s - e.start_s);
     e.brake_events = result_.brake_events - e.brake_events_before;
+    if (braked_servers_ == static_cast<int>(servers_.size())) {
+      e.braked_s += period_s;
+      e.braked_energy_j += row_w * period_s;
+    }
   }
   recent_w_.push_back(row_w);
   const auto minute = static_cast<std::size_t>(std::max(1.0, std::round(60 / period_s)));

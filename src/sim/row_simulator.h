@@ -167,6 +167,10 @@ struct BudgetEvent {
   double metered_s = 0;                 // how much of it the run metered
   std::uint64_t brake_events = 0;
   std::uint64_t brake_events_before = 0;  // the run's count at its start
+  // Metered time during it with every server braked, and the row's energy then: how much the
+  // row draws at the brake's floor under this load.
+  double braked_s = 0;
+  double braked_energy_j = 0;
   // The E2E latency of the requests that arrived during it, per class.
   LatencyHistogram hp_e2e;
   LatencyHistogram lp_e2e;

@@ -418,6 +418,27 @@ core::Status ParseExecutor(const core::YamlReader& plan, Scenario::Executor& e) 
   return core::Ok();
 }
 
+core::Status ParseDemandResponse(const core::YamlReader& plan, Scenario& s) {
+  HEADROOM_ASSIGN_OR_RETURN(const core::YamlReader x, plan.Map("demand_response"));
+  HEADROOM_RETURN_IF_ERROR(x.CheckKnownKeys({"shed", "for", "comply_within"}));
+  DemandResponse d;
+  HEADROOM_ASSIGN_OR_RETURN(const std::string shed, x.String("shed"));
+  auto pct = core::ParsePercent(shed);
+  if (!pct) return core::Fail(x.ErrorAt("shed", pct.error().message()));
+  d.shed = *pct / 100;
+  for (auto [key, value] :
+       {std::pair{"for", &d.length}, std::pair{"comply_within", &d.comply_within}}) {
+    HEADROOM_ASSIGN_OR_RETURN(const std::optional<std::string> text, x.OptionalString(key));
+    if (!text) continue;
+    auto duration = core::ParseDuration(*text);
+    if (!duration) return core::Fail(x.ErrorAt(key, duration.error().message()));
+    *value = *duration;
+  }
+  if (auto ok = CheckDemandResponse(d); !ok) return core::Fail(x.ErrorAt("", ok.error().message()));
+  s.plan_demand_response = d;
+  return core::Ok();
+}
+
 }  // namespace
 
 core::Result<Scenario> ParseScenario(std::string_view text, std::string source) {
@@ -457,11 +478,12 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   }
   if (doc.Has("plan")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader plan, doc.Map("plan"));
-    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys({"policies", "max_extra_pct", "weeks",
-                                                  "validate_weeks", "max_weekly_risk", "confidence",
-                                                  "stress", "risk_beyond", "executor"}));
+    HEADROOM_RETURN_IF_ERROR(plan.CheckKnownKeys(
+        {"policies", "max_extra_pct", "weeks", "validate_weeks", "max_weekly_risk", "confidence",
+         "stress", "risk_beyond", "executor", "demand_response"}));
     if (plan.Has("stress")) HEADROOM_RETURN_IF_ERROR(ParseStressList(plan, s));
     if (plan.Has("executor")) HEADROOM_RETURN_IF_ERROR(ParseExecutor(plan, s.plan_executor));
+    if (plan.Has("demand_response")) HEADROOM_RETURN_IF_ERROR(ParseDemandResponse(plan, s));
     if (plan.Has("policies")) {
       HEADROOM_ASSIGN_OR_RETURN(s.plan_policies, plan.StringList("policies"));
     }
@@ -483,6 +505,26 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   }
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "seed", 0, 9e15, &s.seed));
   return s;
+}
+
+core::Status CheckDemandResponse(const DemandResponse& d) {
+  const auto bad = [](std::string why) { return core::Fail(core::Error::InvalidArgument(why)); };
+  if (!(d.shed > 0 && d.shed < 1)) {
+    return bad(fmt::format("a shed of {:g}% is not in (0%, 100%)", d.shed * 100));
+  }
+  // The plan searches the largest shed held in whole percents, and asks in them too.
+  if (std::abs(d.shed * 100 - std::round(d.shed * 100)) > 1e-9) {
+    return bad(fmt::format("a shed of {:g}%: give a whole percent", d.shed * 100));
+  }
+  // A day of the busiest row is the most a plan simulates per event and policy.
+  if (d.length <= core::Duration::zero() || d.length > std::chrono::hours(24)) {
+    return bad(fmt::format("an event of {} is not in (0, 24h]", core::FormatDuration(d.length)));
+  }
+  if (d.comply_within <= core::Duration::zero() || d.comply_within >= d.length) {
+    return bad(fmt::format("a time to comply of {} must be above 0 and shorter than the event ({})",
+                           core::FormatDuration(d.comply_within), core::FormatDuration(d.length)));
+  }
+  return core::Ok();
 }
 
 core::Status SetStressKey(StressCase& c, std::string_view key, std::string_view value) {

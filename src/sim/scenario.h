@@ -80,6 +80,19 @@ struct WorkloadConfig {
   std::optional<Window> synth_window;
 };
 
+// A demand-response event each policy's answer is asked to hold (plan.demand_response, `plan
+// --shed`, sim/demand_response.h): give up `shed` of the provisioned budget within
+// `comply_within`, for `length`.
+struct DemandResponse {
+  double shed = 0;
+  core::Duration length{std::chrono::hours(3)};
+  core::Duration comply_within{std::chrono::seconds(60)};
+};
+
+// kInvalidArgument unless the shed is in (0, 1), the event lasts (0, 24h] and the time to
+// comply is positive and shorter than the event.
+[[nodiscard]] core::Status CheckDemandResponse(const DemandResponse& d);
+
 // A stressed copy of a planning week that a plan must also survive: the same seed as planning
 // week 1, with more load, another HP/LP mix, or larger or more frequent bursts.
 struct StressCase {
@@ -162,6 +175,8 @@ struct Scenario {
     int runs_per_task = 0;
   };
   Executor plan_executor;
+  // plan.demand_response: {shed: 25%, for: 3h, comply_within: 60s}; none when absent.
+  std::optional<DemandResponse> plan_demand_response;
   std::uint64_t seed = 1;
 };
 

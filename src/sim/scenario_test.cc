@@ -79,6 +79,36 @@ TEST(ScenarioTest, TheGridsScheduleAndRampLimitArePowerKeys) {
   }
 }
 
+// Issue 50: the demand response a plan asks of its answers, read and checked with the plan's keys.
+TEST(ScenarioTest, APlansDemandResponseIsReadAndChecked) {
+  auto ok = ParseScenario(
+      Minimal("plan:\n  demand_response: {shed: 25%, for: 3h, comply_within: 30s}\n"), "d.yaml");
+  ASSERT_TRUE(ok) << ok.error().message();
+  ASSERT_TRUE(ok->plan_demand_response.has_value());
+  EXPECT_DOUBLE_EQ(ok->plan_demand_response->shed, 0.25);
+  EXPECT_EQ(ok->plan_demand_response->length, std::chrono::hours(3));
+  EXPECT_EQ(ok->plan_demand_response->comply_within, std::chrono::seconds(30));
+  auto plain = ParseScenario(Minimal("plan:\n  demand_response: {shed: 10%}\n"), "d.yaml");
+  ASSERT_TRUE(plain) << plain.error().message();
+  EXPECT_EQ(plain->plan_demand_response->length, std::chrono::hours(3));
+  EXPECT_EQ(plain->plan_demand_response->comply_within, std::chrono::seconds(60));
+  EXPECT_FALSE(ParseScenario(Minimal(""), "d.yaml")->plan_demand_response.has_value());
+  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+           {"plan:\n  demand_response: {shed: 0%}\n", "not in (0%, 100%)"},
+           {"plan:\n  demand_response: {shed: 25%, for: 2d}\n", "not in (0, 24h]"},
+           {"plan:\n  demand_response: {shed: 25%, for: 1h, comply_within: 2h}\n",
+            "shorter than the event"},
+           {"plan:\n  demand_response: {shed: 25%, soon: yes}\n", "soon"},
+           {"plan:\n  demand_response: {for: 1h}\n", "shed"}}) {
+    auto rejected = ParseScenario(Minimal(bad), "d.yaml");
+    ASSERT_FALSE(rejected) << bad;
+    EXPECT_NE(rejected.error().message().find(says), std::string::npos)
+        << rejected.error().message();
+    EXPECT_NE(rejected.error().message().find("d.yaml"), std::string::npos)
+        << rejected.error().message();
+  }
+}
+
 // Issue 45: chunked prefill, prefix caching and the server's overhead are serving keys, checked
 // where they are read.
 TEST(ScenarioTest, ServingKeysOfAModernEngine) {
