@@ -11,6 +11,7 @@
 #include "app/check_verdict.h"
 #include "app/plan.h"
 #include "app/simulate.h"
+#include "app/training_row.h"
 #include "cli/cluster_commands.h"
 #include "cli/commands.h"
 #include "console/progress.h"
@@ -20,6 +21,7 @@
 #include "report/plan_dir.h"
 #include "report/plan_report.h"
 #include "report/simulation_report.h"
+#include "report/training_row_report.h"
 
 namespace headroom::cli {
 namespace {
@@ -109,8 +111,32 @@ app::ScenarioRequest ScenarioRequestOf(const GlobalOptions& global, const RowOpt
           .engine = o.engine};
 }
 
+// A training-row scenario: every mitigation weighed against the grid's limits.
+int RunTrainingRow(const GlobalOptions& global, const SimulateOptions& options) {
+  const RowOptions& o = options.row;
+  auto run = app::SimulateTrainingRow({.scenario = o.scenario,
+                                       .catalog_dir = global.catalog_dir,
+                                       .servers = options.servers,
+                                       .seed = o.seed_given ? std::optional(o.seed) : std::nullopt,
+                                       .out = o.out,
+                                       .report = options.html,
+                                       .version = HEADROOM_VERSION,
+                                       .on_warning = PrintWarning});
+  if (!run) return ReportError(run.error());
+  const std::string& out = run->out_dir;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = run->summary.dump(2),
+       .text = report::TrainingRowText(run->verdict, StdoutStyle()),
+       .wrote = out.empty() ? ""
+                            : fmt::format("\nwrote {}/{{{},{}}}\n", out, report::kTrainingRowFile,
+                                          report::kTrainingPowerFile),
+       .report = run->report});
+}
+
 int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
   const RowOptions& o = options.row;
+  if (app::IsTrainingRowScenario(o.scenario)) return RunTrainingRow(global, options);
   InstallStopHandlers();
   ProgressBar bar("simulating", ProgressWanted());
   auto simulation = app::Simulate({.scenario = ScenarioRequestOf(global, o),

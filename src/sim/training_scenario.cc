@@ -94,8 +94,8 @@ core::Status ParseSmoothing(const core::YamlReader& m, Mitigation& x) {
   HEADROOM_RETURN_IF_ERROR(
       TrainingDuration(m, "ramp_down_hysteresis", false, &x.ramp_down_hysteresis));
   if (x.name.empty()) {
-    x.name = fmt::format("smoothing {:g}% {:g}/{:g} W/s", x.floor_pct, x.ramp_up_w_per_s,
-                         x.ramp_down_w_per_s);
+    x.name = fmt::format("smoothing {:g}% {:g}/{:g} W/s {}", x.floor_pct, x.ramp_up_w_per_s,
+                         x.ramp_down_w_per_s, core::FormatDuration(x.ramp_down_hysteresis));
   }
   return core::Ok();
 }

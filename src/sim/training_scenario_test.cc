@@ -40,7 +40,8 @@ TEST_F(TrainingScenarioTest, TheBuiltInTrainingRowParses) {
   ASSERT_TRUE(s) << s.error().message();
   EXPECT_EQ(s->servers, 40);
   EXPECT_EQ(s->checkpoint_every, std::chrono::minutes(30));
-  EXPECT_EQ(s->mitigations.size(), 5u);
+  EXPECT_EQ(s->mitigations.size(), 6u);
+  EXPECT_EQ(s->mitigations[3].name, "smoothing 60% 100/100 W/s 1s");
   EXPECT_EQ(s->mitigations[1].kind, MitigationKind::kClockLock);
   EXPECT_EQ(s->mitigations[3].kind, MitigationKind::kPowerSmoothing);
   EXPECT_EQ(s->mitigations[3].ramp_down_hysteresis, std::chrono::seconds(1));
