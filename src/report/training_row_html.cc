@@ -104,7 +104,7 @@ format::CaptionedPlot SpectrumPlot(const sim::TrainingRowVerdict& v) {
           "stand out; the checkpoint's pause lies below 0.1 Hz."};
 }
 
-std::string TableHtml(const sim::TrainingRowVerdict& v) {
+std::string MitigationTableHtml(const sim::TrainingRowVerdict& v) {
   std::string rows =
       format::HtmlRow({"mitigation", "avg kW", "peak kW", "ramp up kW/s", "ramp down kW/s",
                        "0.1-2 Hz kW", "3-30 Hz kW", "iter/h", "energy/iter", "within limits"},
@@ -154,7 +154,7 @@ core::Result<format::WrittenReport> WriteTrainingRowReport(const std::string& di
                           core::FormatDuration(s.checkpoint_for))},
              {"simulated", fmt::format("{} at {} steps, seed {}", core::FormatDuration(s.duration),
                                        core::FormatDuration(s.step), s.seed)}}) +
-        TableHtml(v) + format::HtmlPlots(plots, plot_dir, out.warnings) +
+        MitigationTableHtml(v) + format::HtmlPlots(plots, plot_dir, out.warnings) +
         format::HtmlFooter(version, "headroom simulate --config SCENARIO --report");
     out.html = format::HtmlPage("headroom training row: " + s.name, body);
     return out;

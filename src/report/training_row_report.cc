@@ -12,9 +12,9 @@
 namespace headroom::report {
 namespace {
 
-std::string Percent(double change) { return fmt::format("{:+.1f}%", 100 * change); }
+std::string SignedPercent(double change) { return fmt::format("{:+.1f}%", 100 * change); }
 
-std::string Kw(double w) { return fmt::format("{:.1f}", w / 1e3); }
+std::string KwText(double w) { return fmt::format("{:.1f}", w / 1e3); }
 
 const char* KindName(sim::MitigationKind k) {
   switch (k) {
@@ -48,7 +48,7 @@ nlohmann::ordered_json MitigationJson(const sim::Mitigation& m) {
   return j;
 }
 
-nlohmann::ordered_json OutcomeJson(const sim::MitigationOutcome& o) {
+nlohmann::ordered_json MitigationOutcomeJson(const sim::MitigationOutcome& o) {
   const sim::TrainingRowRun& r = o.run;
   nlohmann::ordered_json broken = nlohmann::ordered_json::array();
   for (const sim::BrokenLimit& b : o.broken)
@@ -97,7 +97,7 @@ std::string TrainingAnswer(const sim::TrainingRowVerdict& v) {
   if (*v.chosen == 0) return "the row is within its limits with no mitigation";
   return fmt::format(
       "{} keeps the row within its limits at {} iterations per hour and {} energy per iteration",
-      o.mitigation.name, Percent(o.throughput_change), Percent(o.energy_change));
+      o.mitigation.name, SignedPercent(o.throughput_change), SignedPercent(o.energy_change));
 }
 
 std::string TrainingRowText(const sim::TrainingRowVerdict& v, const format::TextStyle& style) {
@@ -120,15 +120,16 @@ std::string TrainingRowText(const sim::TrainingRowVerdict& v, const format::Text
   for (std::size_t i = 0; i < v.outcomes.size(); ++i) {
     const sim::MitigationOutcome& o = v.outcomes[i];
     const sim::TrainingRowRun& r = o.run;
-    t.AddRow({o.mitigation.name, Kw(r.average_w), Kw(r.peak_w),
-              Kw(r.ramp_up_window_w_per_s) + " / " + Kw(r.ramp_down_window_w_per_s),
-              fmt::format("{:.0f} / {:.0f}", r.ramp_up_step_w_per_s / 1e3,
-                          r.ramp_down_step_w_per_s / 1e3),
-              fmt::format("{:.0f}%, {}", 100 * r.low_band.share, Kw(r.low_band.amplitude_w)),
-              fmt::format("{:.0f}%, {}", 100 * r.high_band.share, Kw(r.high_band.amplitude_w)),
-              fmt::format("{:.0f} ({})", r.iterations_per_hour(), Percent(o.throughput_change)),
-              Percent(o.energy_change), o.within() ? "yes" : "no"},
-             v.chosen == i ? format::Tone::kGreen : format::Tone::kPlain);
+    t.AddRow(
+        {o.mitigation.name, KwText(r.average_w), KwText(r.peak_w),
+         KwText(r.ramp_up_window_w_per_s) + " / " + KwText(r.ramp_down_window_w_per_s),
+         fmt::format("{:.0f} / {:.0f}", r.ramp_up_step_w_per_s / 1e3,
+                     r.ramp_down_step_w_per_s / 1e3),
+         fmt::format("{:.0f}%, {}", 100 * r.low_band.share, KwText(r.low_band.amplitude_w)),
+         fmt::format("{:.0f}%, {}", 100 * r.high_band.share, KwText(r.high_band.amplitude_w)),
+         fmt::format("{:.0f} ({})", r.iterations_per_hour(), SignedPercent(o.throughput_change)),
+         SignedPercent(o.energy_change), o.within() ? "yes" : "no"},
+        v.chosen == i ? format::Tone::kGreen : format::Tone::kPlain);
   }
   out += t.Render(style);
   for (const sim::MitigationOutcome& o : v.outcomes) {
@@ -142,7 +143,7 @@ nlohmann::ordered_json TrainingRowJson(const sim::TrainingRowVerdict& v,
                                        const std::string& version) {
   const sim::TrainingScenario& s = v.scenario;
   nlohmann::ordered_json outcomes = nlohmann::ordered_json::array();
-  for (const sim::MitigationOutcome& o : v.outcomes) outcomes.push_back(OutcomeJson(o));
+  for (const sim::MitigationOutcome& o : v.outcomes) outcomes.push_back(MitigationOutcomeJson(o));
   return {{"kind", "training-row"},
           {"version", version},
           {"scenario", {{"name", s.name}, {"description", s.description}, {"source", s.source}}},

@@ -48,7 +48,7 @@ double SmoothedPower(const PowerSmoothing& s, double drawn_w, double demand_w, d
   return std::max(target, drawn_w - s.ramp_down_w_per_s * dt);
 }
 
-double Overlap(double a0, double a1, double b0, double b1) {
+double StepOverlap(double a0, double a1, double b0, double b1) {
   return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
 }
 
@@ -107,7 +107,7 @@ class TrainingJob {
 
   double StepServer(TrainingServerState& g, double t0, double t1) {
     const double dt = t1 - t0;
-    const double k = Overlap(t0, t1, checkpoint_begin_s_, checkpoint_end_s_) / dt;
+    const double k = StepOverlap(t0, t1, checkpoint_begin_s_, checkpoint_end_s_) / dt;
     double a = 0;
     const double from = std::max(t0, g.start_s);
     if (g.work_left_s > 0 && from < t1) a = std::min((t1 - from) / dt, g.work_left_s / dt);
@@ -160,7 +160,7 @@ std::pair<double, double> WindowRamps(const std::vector<double>& p, std::size_t 
   return {up, down};
 }
 
-void Summarize(const TrainingRowConfig& c, TrainingRowRun& run) {
+void SummarizeTrainingRun(const TrainingRowConfig& c, TrainingRowRun& run) {
   const std::vector<double>& p = run.power_w;
   const double dt = run.step_s;
   double sum = 0;
@@ -222,7 +222,7 @@ TrainingRowRun SimulateTrainingRow(const TrainingRowConfig& config, const Iterat
   for (std::size_t i = 0; i < steps; ++i) {
     run.power_w.push_back(job.Step(i * run.step_s, (i + 1) * run.step_s));
   }
-  Summarize(config, run);
+  SummarizeTrainingRun(config, run);
   return std::move(run);
 }
 
