@@ -953,6 +953,11 @@ TEST(CliTest, SimulateATrainingRowRefusesBadInput) {
             std::string::npos)
       << run.out;
   EXPECT_EQ(Lines(run.out).size(), 1u) << run.out;
+  const std::string good = WriteTempFile("headroom_training_row.yaml", kSmallTrainingRow);
+  const CommandRun policy = Headroom("simulate --config " + good + " --policy none");
+  EXPECT_EQ(policy.exit_code, 2) << policy.out;
+  EXPECT_NE(policy.out.find("--policy does not apply to a training row"), std::string::npos)
+      << policy.out;
 }
 
 // simulate --as-recorded: a user's request log replayed as recorded, whatever the row's size:

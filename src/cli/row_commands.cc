@@ -111,9 +111,31 @@ app::ScenarioRequest ScenarioRequestOf(const GlobalOptions& global, const RowOpt
           .engine = o.engine};
 }
 
+// The inference row's flags that a training row would silently ignore; empty when none is given.
+std::string InferenceOnlyFlag(const SimulateOptions& options) {
+  const RowOptions& o = options.row;
+  for (const auto& [given, flag] :
+       {std::pair{!o.trace.empty(), "--trace"}, std::pair{!o.set.empty(), "--set"},
+        std::pair{!o.slo.empty(), "--slo"}, std::pair{!o.serving.empty(), "--serving"},
+        std::pair{!o.engine.engine.empty() || !o.engine.engine_file.empty(), "--engine"},
+        std::pair{options.policy != SimulateOptions{}.policy, "--policy"},
+        std::pair{!options.oversubscription.empty(), "--oversubscription"},
+        std::pair{options.per_iteration, "--per-iteration"},
+        std::pair{options.as_recorded, "--as-recorded"}}) {
+    if (given) return flag;
+  }
+  return "";
+}
+
 // A training-row scenario: every mitigation weighed against the grid's limits.
 int RunTrainingRow(const GlobalOptions& global, const SimulateOptions& options) {
   const RowOptions& o = options.row;
+  if (const std::string flag = InferenceOnlyFlag(options); !flag.empty()) {
+    return ReportError(core::Error::InvalidArgument(fmt::format(
+        "{} does not apply to a training row ({}): it takes --servers, --seed, --json, --out "
+        "and --report",
+        flag, o.scenario)));
+  }
   auto run = app::SimulateTrainingRow({.scenario = o.scenario,
                                        .catalog_dir = global.catalog_dir,
                                        .servers = options.servers,
