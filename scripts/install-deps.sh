@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libnlopt-cxx-dev              # derivative-free fitting of the inference model
+  libkissfft-dev                # FFT of the training row's power swings (sim/power_spectrum)
   gnuplot-nox                   # plots (SVG) of characterizations and reports
   chromium libpng-dev           # tests: report.html rendered in headless Chromium, screenshot decoded
   python3-yaml yamllint         # deploy/check.sh: the deployment files parse

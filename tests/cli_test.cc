@@ -866,6 +866,100 @@ TEST(CliTest, SimulateBadInput) {
   }
 }
 
+// A training row of 4 servers for 2 minutes with one checkpoint: every mitigation weighed, the
+// cheapest within the limits chosen, the table, the JSON and the report (issue 50).
+constexpr const char* kSmallTrainingRow =
+    "kind: training-row\n"
+    "name: small-training\n"
+    "row:\n"
+    "  server: dgx-a100\n"
+    "  servers: 4\n"
+    "workload:\n"
+    "  training: gpt-neox-20b\n"
+    "  checkpoint_every: 60s\n"
+    "  checkpoint_for: 10s\n"
+    "simulation:\n"
+    "  duration: 2m\n"
+    "grid:\n"
+    "  max_ramp_w_per_s: 3000\n"
+    "  max_low_band_amplitude_w: 600\n"
+    "mitigations:\n"
+    "  - {kind: none}\n"
+    "  - {kind: clock-lock, clock_mhz: 1110}\n"
+    "  - {kind: power-smoothing, floor_pct: 70, ramp_up_w_per_s: 50, ramp_down_w_per_s: 50, "
+    "ramp_down_hysteresis: 2s}\n";
+
+TEST(CliTest, SimulateATrainingRowWeighsItsMitigations) {
+  const std::string config = WriteTempFile("headroom_training_row.yaml", kSmallTrainingRow);
+  const CommandRun text = Headroom("simulate --config " + config);
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  for (const char* says : {"mitigation", "ramp up/down kW/s", "0.1-2 Hz share, kW", "iter/h",
+                           "clock-lock 1110 MHz", "smoothing 70% 50/50 W/s 2s", "within"}) {
+    EXPECT_NE(text.out.find(says), std::string::npos) << says << "\n" << text.out;
+  }
+  const CommandRun run = Headroom("simulate --config " + config + " --servers 2 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["kind"], "training-row");
+  EXPECT_EQ(j["servers"], 2);
+  ASSERT_EQ(j["mitigations"].size(), 3u);
+  const auto& none = j["mitigations"][0];
+  const auto& lock = j["mitigations"][1];
+  const auto& smooth = j["mitigations"][2];
+  EXPECT_EQ(none["throughput_change"], 0.0);
+  EXPECT_LT(lock["throughput_change"].get<double>(), -0.05);
+  EXPECT_LT(lock["peak_w"].get<double>(), none["peak_w"].get<double>());
+  EXPECT_GT(smooth["energy_change"].get<double>(), 0);
+  EXPECT_LT(smooth["ramp_up_window_w_per_s"].get<double>(),
+            none["ramp_up_window_w_per_s"].get<double>() / 3);
+  for (const char* key : {"iterations_per_hour", "energy_per_iteration_j", "average_w",
+                          "ramp_down_window_w_per_s", "ramp_up_step_w_per_s"}) {
+    EXPECT_GT(none[key].get<double>(), 0) << key;
+  }
+  EXPECT_GT(none["low_band"]["amplitude_w"].get<double>(), 600);
+  EXPECT_FALSE(none["within_limits"].get<bool>());
+  EXPECT_FALSE(none["broken"].empty());
+  // Within the limits only with smoothing, at a throughput cost below the clock lock's.
+  EXPECT_TRUE(smooth["within_limits"].get<bool>()) << smooth.dump(2);
+  EXPECT_EQ(j["chosen"], smooth["mitigation"]["name"]);
+}
+
+TEST(CliTest, SimulateATrainingRowWritesItsReport) {
+  const std::string config = WriteTempFile("headroom_training_row.yaml", kSmallTrainingRow);
+  const std::string dir = ::testing::TempDir() + "headroom_training_out";
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+  const CommandRun run = Headroom("simulate --config " + config + " --json --report --out " + dir);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  // With --json stdout is the summary itself (and the report's path after it).
+  EXPECT_EQ(run.out.rfind(ReadAll(dir + "/training-row.json"), 0), 0u) << run.out;
+  const std::string power = ReadAll(dir + "/training-power.csv");
+  EXPECT_EQ(power.rfind("time_s,\"none W\",\"clock-lock 1110 MHz W\",", 0), 0u)
+      << power.substr(0, 80);
+  EXPECT_NEAR(CountLines(power) - 1, 1200, 1);  // 2 minutes at 100 ms
+  const std::string html = ReadAll(dir + "/report.html");
+  for (const char* plot :
+       {"data-plot=\"iterations\"", "data-plot=\"checkpoint\"", "data-plot=\"spectrum\""}) {
+    EXPECT_NE(html.find(plot), std::string::npos) << plot;
+  }
+}
+
+TEST(CliTest, SimulateATrainingRowRefusesBadInput) {
+  std::string zero_ramp = kSmallTrainingRow;
+  zero_ramp.replace(zero_ramp.find("ramp_up_w_per_s: 50"), 19, "ramp_up_w_per_s: 0");
+  const std::string bad = WriteTempFile("headroom_training_zero_ramp.yaml", zero_ramp);
+  const CommandRun run = Headroom("simulate --config " + bad);
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_NE(run.out.find(bad + ":18: field 'mitigations[2].ramp_up_w_per_s': a ramp limit of 0"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(Lines(run.out).size(), 1u) << run.out;
+  const std::string good = WriteTempFile("headroom_training_row.yaml", kSmallTrainingRow);
+  const CommandRun policy = Headroom("simulate --config " + good + " --policy none");
+  EXPECT_EQ(policy.exit_code, 2) << policy.out;
+  EXPECT_NE(policy.out.find("--policy does not apply to a training row"), std::string::npos)
+      << policy.out;
+}
+
 // simulate --as-recorded: a user's request log replayed as recorded, whatever the row's size:
 // every row served once (here all low priority: the log has no priority column) over the log's
 // own span; without the flag the same log is scaled to the scenario's per-server rates.

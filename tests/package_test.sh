@@ -33,7 +33,7 @@ echo "$deb"
 
 echo "== metadata"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libfmt libspdlog libyaml-cpp libcpp-httplib libnlopt libssl libstdc++6; do
+for lib in libfmt libspdlog libyaml-cpp libcpp-httplib libnlopt libkissfft libssl libstdc++6; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')

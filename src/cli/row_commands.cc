@@ -11,6 +11,7 @@
 #include "app/check_verdict.h"
 #include "app/plan.h"
 #include "app/simulate.h"
+#include "app/training_row.h"
 #include "cli/cluster_commands.h"
 #include "cli/commands.h"
 #include "console/progress.h"
@@ -21,6 +22,7 @@
 #include "report/plan_report.h"
 #include "report/shed_report.h"
 #include "report/simulation_report.h"
+#include "report/training_row_report.h"
 
 namespace headroom::cli {
 namespace {
@@ -111,8 +113,54 @@ app::ScenarioRequest ScenarioRequestOf(const GlobalOptions& global, const RowOpt
           .engine = o.engine};
 }
 
+// The inference row's flags that a training row would silently ignore; empty when none is given.
+std::string InferenceOnlyFlag(const SimulateOptions& options) {
+  const RowOptions& o = options.row;
+  for (const auto& [given, flag] :
+       {std::pair{!o.trace.empty(), "--trace"}, std::pair{!o.set.empty(), "--set"},
+        std::pair{!o.slo.empty(), "--slo"}, std::pair{!o.serving.empty(), "--serving"},
+        std::pair{!o.engine.engine.empty() || !o.engine.engine_file.empty(), "--engine"},
+        std::pair{options.policy != SimulateOptions{}.policy, "--policy"},
+        std::pair{!options.oversubscription.empty(), "--oversubscription"},
+        std::pair{options.per_iteration, "--per-iteration"},
+        std::pair{options.as_recorded, "--as-recorded"}}) {
+    if (given) return flag;
+  }
+  return "";
+}
+
+// A training-row scenario: every mitigation weighed against the grid's limits.
+int RunTrainingRow(const GlobalOptions& global, const SimulateOptions& options) {
+  const RowOptions& o = options.row;
+  if (const std::string flag = InferenceOnlyFlag(options); !flag.empty()) {
+    return ReportError(core::Error::InvalidArgument(fmt::format(
+        "{} does not apply to a training row ({}): it takes --servers, --seed, --json, --out "
+        "and --report",
+        flag, o.scenario)));
+  }
+  auto run = app::SimulateTrainingRow({.scenario = o.scenario,
+                                       .catalog_dir = global.catalog_dir,
+                                       .servers = options.servers,
+                                       .seed = o.seed_given ? std::optional(o.seed) : std::nullopt,
+                                       .out = o.out,
+                                       .report = options.html,
+                                       .version = HEADROOM_VERSION,
+                                       .on_warning = PrintWarning});
+  if (!run) return ReportError(run.error());
+  const std::string& out = run->out_dir;
+  return PrintResult(
+      {.json = o.json,
+       .json_text = run->summary.dump(2),
+       .text = report::TrainingRowText(run->verdict, StdoutStyle()),
+       .wrote = out.empty() ? ""
+                            : fmt::format("\nwrote {}/{{{},{}}}\n", out, report::kTrainingRowFile,
+                                          report::kTrainingPowerFile),
+       .report = run->report});
+}
+
 int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
   const RowOptions& o = options.row;
+  if (app::IsTrainingRowScenario(o.scenario)) return RunTrainingRow(global, options);
   InstallStopHandlers();
   ProgressBar bar("simulating", ProgressWanted());
   auto simulation = app::Simulate({.scenario = ScenarioRequestOf(global, o),

@@ -443,6 +443,13 @@ core::Status ParseDemandResponse(const core::YamlReader& plan, Scenario& s) {
 
 core::Result<Scenario> ParseScenario(std::string_view text, std::string source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
+  // A training row (sim/training_scenario.h) is its own file: only `simulate` runs it.
+  if (doc.Has("kind")) {
+    return core::Fail(
+        doc.ErrorAt("kind",
+                    "a training-row scenario: `headroom simulate --config` runs it, nothing else "
+                    "does; an inference row has no `kind`"));
+  }
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"name", "description", "row", "serving", "workload",
                                                "power", "policy", "slo", "plan", "seed"}));
   Scenario s;
@@ -645,12 +652,12 @@ std::vector<std::string> ScenarioNames() {
   return names;
 }
 
-core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
+core::Result<ScenarioFile> ReadScenarioFile(std::string_view name_or_path) {
   for (const core::EmbeddedFile& f : catalog::EmbeddedScenarioFiles()) {
     std::string_view path = f.path;
     std::string_view base = path.substr(path.find_last_of('/') + 1);
     if (base == std::string(name_or_path) + ".yaml") {
-      return ParseScenario(f.parse_text(), std::string(path));
+      return ScenarioFile{std::string(f.parse_text()), std::string(path)};
     }
   }
   auto text = core::ReadFile(std::string(name_or_path));
@@ -659,7 +666,12 @@ core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
         fmt::format("no scenario '{}': not a built-in one ({}) and not a readable file ({})",
                     name_or_path, fmt::join(ScenarioNames(), ", "), text.error().message())));
   }
-  return ParseScenario(*text, std::string(name_or_path));
+  return ScenarioFile{std::move(*text), std::string(name_or_path)};
+}
+
+core::Result<Scenario> LoadScenario(std::string_view name_or_path) {
+  HEADROOM_ASSIGN_OR_RETURN(ScenarioFile file, ReadScenarioFile(name_or_path));
+  return ParseScenario(file.text, std::move(file.source));
 }
 
 namespace {

@@ -188,6 +188,12 @@ struct Scenario {
 [[nodiscard]] core::Result<Scenario> ParseScenario(std::string_view text, std::string source);
 // A scenario compiled into the binary by name (e.g. "polca-a100-row"), else a file.
 [[nodiscard]] core::Result<Scenario> LoadScenario(std::string_view name_or_path);
+// The text of a built-in scenario by name, else of a file, and where it came from.
+struct ScenarioFile {
+  std::string text;
+  std::string source;
+};
+[[nodiscard]] core::Result<ScenarioFile> ReadScenarioFile(std::string_view name_or_path);
 std::vector<std::string> ScenarioNames();
 inline constexpr std::string_view kDefaultScenario = "polca-a100-row";
 
