@@ -24,7 +24,8 @@ class NvmlBackendTest : public ::testing::Test {
           "HEADROOM_FAKE_NVML_LOST_AFTER", "CUDA_VISIBLE_DEVICES", "HEADROOM_FAKE_NVML_MIG",
           "HEADROOM_FAKE_NVML_MIG_LAYOUT", "HEADROOM_FAKE_NVML_MIG_STATE",
           "HEADROOM_FAKE_NVML_MIG_FAIL_CREATE", "HEADROOM_FAKE_NVML_PROCESSES",
-          "HEADROOM_FAKE_NVML_MIG_PERTURB", "HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG"}) {
+          "HEADROOM_FAKE_NVML_MIG_PERTURB", "HEADROOM_FAKE_NVML_MIG_PROFILES_NEED_MIG",
+          "HEADROOM_FAKE_NVML_POWER_SMOOTHING"}) {
       ::unsetenv(var);
     }
     ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML, 1);
@@ -387,6 +388,83 @@ TEST_F(NvmlBackendTest, MigProfilesWithoutTheEntryPointsAreUnimplementedAndSaySo
             0u)
       << profiles.error().message();
   EXPECT_NE(profiles.error().message().find(FAKE_NVML_LEGACY), std::string::npos);
+}
+
+TEST_F(NvmlBackendTest, ReadsAndSetsPowerSmoothingInSiUnits) {
+  ::setenv("HEADROOM_FAKE_NVML_POWER_SMOOTHING", "1", 1);
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+  auto devices = Open();
+  ASSERT_EQ(devices.size(), 1u);
+  Device& d = *devices[0];
+  auto state = d.PowerSmoothing();
+  ASSERT_TRUE(state) << state.error().message();
+  EXPECT_FALSE(state->enabled);
+  EXPECT_EQ(state->active_profile, 0);
+  ASSERT_EQ(state->profiles.size(), 5u);
+  // The simulator's preset 1, through the fields' mW/s and ms.
+  EXPECT_EQ(state->profiles[1], (PowerSmoothingProfile{.floor_percent = 30,
+                                                       .ramp_up_w_per_s = 1000,
+                                                       .ramp_down_w_per_s = 500,
+                                                       .ramp_down_hysteresis_ms = 500}));
+  EXPECT_EQ(state->lifetime_remaining_percent, 100);
+
+  ASSERT_TRUE(d.UpdatePowerSmoothingProfile(3, {.floor_percent = 40, .ramp_up_w_per_s = 300}));
+  ASSERT_TRUE(d.ActivatePowerSmoothingProfile(3));
+  ASSERT_TRUE(d.SetPowerSmoothingEnabled(true));
+  Advance(std::chrono::seconds(5));
+  state = d.PowerSmoothing();
+  ASSERT_TRUE(state) << state.error().message();
+  EXPECT_TRUE(state->enabled);
+  EXPECT_EQ(state->active_profile, 3);
+  EXPECT_EQ(state->profiles[3].floor_percent, 40);
+  EXPECT_EQ(state->profiles[3].ramp_up_w_per_s, 300);
+  EXPECT_EQ(state->profiles[3].ramp_down_w_per_s, 100);  // the preset's, untouched
+  EXPECT_EQ(state->applied_floor, Watts(160));           // 40% of the A100's 400 W
+  // An idle GPU held at the floor.
+  EXPECT_NEAR(d.PowerAverage()->value(), 160, 1);
+
+  auto bad = d.ActivatePowerSmoothingProfile(7);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), core::Code::kInvalidArgument);
+  ASSERT_TRUE(d.SetPowerSmoothingEnabled(false));
+  EXPECT_FALSE(d.PowerSmoothing()->enabled);
+}
+
+TEST_F(NvmlBackendTest, PowerSmoothingUnsupportedIsUnimplementedAndSaysSo) {
+  ::setenv("HEADROOM_FAKE_NVML_COUNT", "1", 1);
+  auto devices = Open();
+  ASSERT_EQ(devices.size(), 1u);
+  auto state = devices[0]->PowerSmoothing();
+  ASSERT_FALSE(state);
+  EXPECT_EQ(state.error().code(), core::Code::kUnimplemented);
+  EXPECT_NE(state.error().message().find("power smoothing"), std::string::npos)
+      << state.error().message();
+  auto set = devices[0]->SetPowerSmoothingEnabled(true);
+  ASSERT_FALSE(set);
+  EXPECT_EQ(set.error().code(), core::Code::kUnimplemented);
+}
+
+TEST_F(NvmlBackendTest, PowerSmoothingNeedsRoot) {
+  ::setenv("HEADROOM_FAKE_NVML_POWER_SMOOTHING", "1", 1);
+  ::setenv("HEADROOM_FAKE_NVML_NOT_ROOT", "1", 1);
+  auto devices = Open();
+  ASSERT_FALSE(devices.empty());
+  auto denied = devices[0]->ActivatePowerSmoothingProfile(1);
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code(), core::Code::kPermissionDenied);
+}
+
+TEST_F(NvmlBackendTest, PowerSmoothingWithoutTheEntryPointsIsUnimplemented) {
+  // The 11.x-era library has neither the fields nor the setters.
+  ::setenv("HEADROOM_NVML_LIBRARY", FAKE_NVML_LEGACY, 1);
+  ::setenv("HEADROOM_FAKE_NVML_POWER_SMOOTHING", "1", 1);
+  auto legacy = Open();
+  ASSERT_FALSE(legacy.empty());
+  EXPECT_EQ(legacy[0]->PowerSmoothing().error().code(), core::Code::kUnimplemented);
+  auto set = legacy[0]->UpdatePowerSmoothingProfile(0, {.floor_percent = 10});
+  ASSERT_FALSE(set);
+  EXPECT_EQ(set.error().code(), core::Code::kUnimplemented);
+  EXPECT_NE(set.error().message().find("not available"), std::string::npos);
 }
 
 }  // namespace

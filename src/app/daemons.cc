@@ -56,6 +56,7 @@ core::Result<bool> RunAgent(const AgentRequest& options) {
   if (!catalog) return core::Fail(catalog.error());
   auto gpus = service::AgentGpusOf(set->devices, *catalog, options.failsafe_sm_clock_mhz);
   if (!gpus) return core::Fail(gpus.error());
+  settings->agent.power_smoothing = options.power_smoothing;
   auto agent = service::Agent::Create(std::move(*gpus), settings->agent, &clock);
   if (!agent) return core::Fail(agent.error());
   service::AgentHttpServer server(agent->get(), settings->token, settings->tls);

@@ -27,6 +27,7 @@ struct AgentRequest {
   service::AgentSettingsText settings = {};
   std::optional<double> failsafe_sm_clock_mhz = {};
   std::string sim_load_file = {};  // the sim backend's load, re-read when it changes
+  std::optional<service::PowerSmoothingConfig> power_smoothing = {};  // agent.yaml's section
   const std::atomic<bool>* stop = nullptr;
   PrintLine print = {};
 };

@@ -40,6 +40,7 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   if (file.failsafe_sm_clock_mhz && cmd.count("--failsafe-sm-clock") == 0) {
     o->failsafe_sm_clock_mhz = file.failsafe_sm_clock_mhz;
   }
+  o->power_smoothing = file.power_smoothing;
   return core::Ok();
 }
 
@@ -56,6 +57,7 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
                              .settings = options.settings,
                              .failsafe_sm_clock_mhz = options.failsafe_sm_clock_mhz,
                              .sim_load_file = options.sim_load_file,
+                             .power_smoothing = options.power_smoothing,
                              .stop = &StopRequested(),
                              .print = PrintLineFlushed});
   if (!done) return ReportError(done.error());

@@ -28,6 +28,7 @@ struct AgentCliOptions {
   std::optional<double> failsafe_sm_clock_mhz;
   std::string config;
   std::string sim_load_file;
+  std::optional<service::PowerSmoothingConfig> power_smoothing;  // config file only
 };
 
 struct ControllerCliOptions {

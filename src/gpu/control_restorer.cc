@@ -13,7 +13,40 @@ core::Result<ControlSettings> ReadControls(Device& device) {
         "GPU {}: cannot save its power limit, so nothing will be changed", device.info().index)));
   }
   auto lock = device.SmClockLock();
-  return ControlSettings{limits->requested, lock ? *lock : std::nullopt};
+  ControlSettings settings{.power_limit = limits->requested, .lock = lock ? *lock : std::nullopt};
+  if (auto smoothing = device.PowerSmoothing()) {
+    settings.smoothing = SmoothingSettings{.enabled = smoothing->enabled,
+                                           .active_profile = smoothing->active_profile,
+                                           .profiles = smoothing->profiles};
+  }
+  return settings;
+}
+
+core::Status RestoreSmoothing(Device& device, const SmoothingSettings& want) {
+  auto now = device.PowerSmoothing();
+  if (!now) {
+    return core::Fail(now.error().WithContext(
+        fmt::format("GPU {}: restoring power smoothing", device.info().index)));
+  }
+  std::optional<core::Error> first;
+  auto keep = [&first](core::Status st) {
+    if (!st && !first) first = st.error();
+  };
+  for (size_t p = 0; p < want.profiles.size() && p < now->profiles.size(); ++p) {
+    const PowerSmoothingProfile& w = want.profiles[p];
+    if (now->profiles[p] == w) continue;
+    keep(device.UpdatePowerSmoothingProfile(
+        static_cast<int>(p), {.floor_percent = w.floor_percent,
+                              .ramp_up_w_per_s = w.ramp_up_w_per_s,
+                              .ramp_down_w_per_s = w.ramp_down_w_per_s,
+                              .ramp_down_hysteresis_ms = w.ramp_down_hysteresis_ms}));
+  }
+  if (now->active_profile != want.active_profile) {
+    keep(device.ActivatePowerSmoothingProfile(want.active_profile));
+  }
+  if (now->enabled != want.enabled) keep(device.SetPowerSmoothingEnabled(want.enabled));
+  if (first) return core::Fail(*first);
+  return core::Ok();
 }
 
 core::Status RestoreControls(Device& device, const ControlSettings& settings) {
@@ -30,16 +63,23 @@ core::Status RestoreControls(Device& device, const ControlSettings& settings) {
   const bool same_lock = lock && lock->has_value() == want.has_value() &&
                          (!want || ((*lock)->min == want->min && (*lock)->max == want->max));
   if (!same_lock) keep(want ? device.LockSmClocks(want->min, want->max) : device.ResetSmClocks());
+  if (settings.smoothing) keep(RestoreSmoothing(device, *settings.smoothing));
   if (first) return core::Fail(*first);
   return core::Ok();
 }
 
 std::string DescribeControls(const ControlSettings& settings) {
-  return fmt::format("power limit {:.0f} W, SM clocks {}", settings.power_limit.value(),
-                     settings.lock
-                         ? fmt::format("locked {:.0f}-{:.0f} MHz", settings.lock->min.value(),
-                                       settings.lock->max.value())
-                         : std::string("unlocked"));
+  std::string text = fmt::format(
+      "power limit {:.0f} W, SM clocks {}", settings.power_limit.value(),
+      settings.lock ? fmt::format("locked {:.0f}-{:.0f} MHz", settings.lock->min.value(),
+                                  settings.lock->max.value())
+                    : std::string("unlocked"));
+  if (settings.smoothing) {
+    text +=
+        fmt::format(", power smoothing {}, profile {}", settings.smoothing->enabled ? "on" : "off",
+                    settings.smoothing->active_profile);
+  }
+  return text;
 }
 
 core::Result<ControlRestorer> ControlRestorer::Save(std::vector<Device*> devices) {

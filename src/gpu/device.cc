@@ -33,6 +33,11 @@ core::Error NoMig(const DeviceInfo& info, const char* what) {
       fmt::format("GPU {}: {}: this backend has no MIG support", info.index, what));
 }
 
+core::Error NoPowerSmoothing(const DeviceInfo& info, const char* what) {
+  return core::Error::Unimplemented(fmt::format(
+      "GPU {}: {}: power smoothing is not supported by this backend", info.index, what));
+}
+
 }  // namespace
 
 core::Result<MigModeState> Device::MigMode() { return core::Fail(NoMig(info(), "MIG mode")); }
@@ -67,6 +72,23 @@ core::Status Device::DestroyGpuInstance(int /*gpu_instance_id*/) {
 core::Result<std::vector<GpuProcess>> Device::RunningProcesses() {
   return core::Fail(core::Error::Unimplemented(
       fmt::format("GPU {}: running processes: not available from this backend", info().index)));
+}
+
+core::Result<PowerSmoothingState> Device::PowerSmoothing() {
+  return core::Fail(NoPowerSmoothing(info(), "power smoothing"));
+}
+
+core::Status Device::SetPowerSmoothingEnabled(bool /*enabled*/) {
+  return core::Fail(NoPowerSmoothing(info(), "set power smoothing"));
+}
+
+core::Status Device::ActivatePowerSmoothingProfile(int /*profile*/) {
+  return core::Fail(NoPowerSmoothing(info(), "activate power-smoothing profile"));
+}
+
+core::Status Device::UpdatePowerSmoothingProfile(int /*profile*/,
+                                                 const PowerSmoothingUpdate& /*update*/) {
+  return core::Fail(NoPowerSmoothing(info(), "update power-smoothing profile"));
 }
 
 }  // namespace headroom::gpu

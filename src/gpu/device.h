@@ -128,6 +128,36 @@ struct GpuProcess {
   std::optional<int> gpu_instance_id = {};              // on a MIG GPU, where it runs
 };
 
+// One power-smoothing preset profile (Blackwell and later): a power floor the GPU holds while
+// smoothing is on, and how fast its power may rise and fall (nvml.md, NVML_FI_PWR_SMOOTHING_*).
+struct PowerSmoothingProfile {
+  double floor_percent = 0;            // % of the GPU's total module power (TDP)
+  double ramp_up_w_per_s = 0;          // fastest rise of the power
+  double ramp_down_w_per_s = 0;        // fastest fall of the power
+  double ramp_down_hysteresis_ms = 0;  // how long a drop waits before the ramp down starts
+  bool operator==(const PowerSmoothingProfile&) const = default;
+};
+
+// A change to some parameters of one profile; the others keep their values.
+struct PowerSmoothingUpdate {
+  std::optional<double> floor_percent = {};
+  std::optional<double> ramp_up_w_per_s = {};
+  std::optional<double> ramp_down_w_per_s = {};
+  std::optional<double> ramp_down_hysteresis_ms = {};
+  bool empty() const {
+    return !floor_percent && !ramp_up_w_per_s && !ramp_down_w_per_s && !ramp_down_hysteresis_ms;
+  }
+};
+
+// The power-smoothing state of a GPU that has the feature.
+struct PowerSmoothingState {
+  bool enabled = false;
+  int active_profile = 0;
+  std::optional<core::Watts> applied_floor = {};          // the floor in force now
+  std::optional<double> lifetime_remaining_percent = {};  // of the smoothing circuitry
+  std::vector<PowerSmoothingProfile> profiles = {};       // every preset, by profile id
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -187,6 +217,15 @@ class Device {
   [[nodiscard]] virtual core::Result<std::vector<MigProfileInfo>> MigProfiles();
   // The compute processes running on the GPU now.
   [[nodiscard]] virtual core::Result<std::vector<GpuProcess>> RunningProcesses();
+
+  // Power smoothing (Blackwell and later, through NVML). A GPU, driver or backend without it:
+  // kUnimplemented, saying so; these defaults serve backends without it. Setting needs root
+  // (kPermissionDenied); a profile id or value outside the GPU's range is kOutOfRange.
+  [[nodiscard]] virtual core::Result<PowerSmoothingState> PowerSmoothing();
+  [[nodiscard]] virtual core::Status SetPowerSmoothingEnabled(bool enabled);
+  [[nodiscard]] virtual core::Status ActivatePowerSmoothingProfile(int profile);
+  [[nodiscard]] virtual core::Status UpdatePowerSmoothingProfile(
+      int profile, const PowerSmoothingUpdate& update);
 };
 
 }  // namespace headroom::gpu

@@ -10,6 +10,7 @@ core::Result<GpuListing> ReadListing(Device& device, core::TimePoint now) {
   if (auto clocks = device.SupportedSmClocks(); clocks && !clocks->empty()) {
     listing.sm_clock_min = clocks->back();
   }
+  if (auto smoothing = device.PowerSmoothing()) listing.power_smoothing = *smoothing;
   return listing;
 }
 

@@ -1,6 +1,6 @@
 // GpuListing: what `headroom gpus`, `gpus --prometheus` and the node agent show of one GPU: its
-// identity, a telemetry snapshot, its SM clock lock and lowest supported clock. Plain value type;
-// ReadListing reads one through the Device.
+// identity, a telemetry snapshot, its SM clock lock, lowest supported clock and power smoothing.
+// Plain value type; ReadListing reads one through the Device.
 #ifndef HEADROOM_GPU_LISTING_H_
 #define HEADROOM_GPU_LISTING_H_
 
@@ -17,7 +17,8 @@ struct GpuListing {
   DeviceInfo info;
   DeviceSnapshot snapshot;
   std::optional<ClockLock> clock_lock;
-  std::optional<core::Megahertz> sm_clock_min;  // lowest supported clock
+  std::optional<core::Megahertz> sm_clock_min;         // lowest supported clock
+  std::optional<PowerSmoothingState> power_smoothing;  // nullopt: the GPU has none
 };
 
 // Fails when the snapshot does (naming the GPU); an unreadable lock or clock list is left out.

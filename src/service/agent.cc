@@ -44,6 +44,24 @@ ordered_json OrNull(const std::optional<T>& v) {
   return v ? ordered_json(v->value()) : ordered_json(nullptr);
 }
 
+// What /v1/state shows of a GPU's power smoothing: whether it has it, and the active preset.
+ordered_json SmoothingJson(const std::optional<gpu::PowerSmoothingState>& s) {
+  if (!s) return {{"supported", false}};
+  ordered_json out{{"supported", true},
+                   {"enabled", s->enabled},
+                   {"profile", s->active_profile},
+                   {"applied_floor_w", OrNull(s->applied_floor)}};
+  const auto p = static_cast<size_t>(s->active_profile);
+  if (s->active_profile >= 0 && p < s->profiles.size()) {
+    const gpu::PowerSmoothingProfile& a = s->profiles[p];
+    out["floor_percent"] = a.floor_percent;
+    out["ramp_up_w_per_s"] = a.ramp_up_w_per_s;
+    out["ramp_down_w_per_s"] = a.ramp_down_w_per_s;
+    out["ramp_down_hysteresis_ms"] = a.ramp_down_hysteresis_ms;
+  }
+  return out;
+}
+
 std::string Utc(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(t));
 }
@@ -142,6 +160,12 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
   spdlog::info("saved the original GPU settings to {}", options.state_file);
   auto agent = std::unique_ptr<Agent>(
       new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));
+  if (auto st = agent->ApplyPowerSmoothing(); !st) {
+    if (auto restored = agent->Shutdown(); !restored) {
+      spdlog::error("restoring after the failed start: {}", restored.error().message());
+    }
+    return core::Fail(st.error().WithContext("applying power_smoothing at start"));
+  }
   // Fail safe from the start: until a controller's PUT arrives the GPUs hold the failsafe cap,
   // as after a lease that ran out. An agent restarted while no controller reaches it (a crash,
   // an OOM kill, an upgrade, a reboot during a controller outage) would otherwise run uncapped.
@@ -352,13 +376,47 @@ core::Result<ordered_json> Agent::PutCaps(std::string_view body) {
   return response;
 }
 
-core::Status Agent::RestoreLocked(std::vector<std::string>* lines) {
+core::Status Agent::ApplyPowerSmoothing() {
+  if (!options_.power_smoothing) return core::Ok();
+  const PowerSmoothingConfig& want = *options_.power_smoothing;
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    gpu::Device& device = *gpus_[i].device;
+    const gpu::DeviceInfo& info = device.info();
+    const std::optional<gpu::SmoothingSettings>& saved = originals_[i].power_smoothing;
+    if (!saved) {
+      // Not saved means not restorable: such a GPU is never changed.
+      auto why = device.PowerSmoothing();
+      spdlog::warn("GPU {} ({}): no power smoothing ({}); power_smoothing changes nothing on it",
+                   info.index, info.name,
+                   why ? "its settings could not be saved" : why.error().message());
+      continue;
+    }
+    if (want.profile >= static_cast<int>(saved->profiles.size())) {
+      return core::Fail(core::Error::OutOfRange(
+          fmt::format("GPU {}: power_smoothing.profile {}: this GPU has presets 0-{}", info.index,
+                      want.profile, static_cast<int>(saved->profiles.size()) - 1)));
+    }
+    if (!want.update.empty()) {
+      HEADROOM_RETURN_IF_ERROR(device.UpdatePowerSmoothingProfile(want.profile, want.update));
+    }
+    HEADROOM_RETURN_IF_ERROR(device.ActivatePowerSmoothingProfile(want.profile));
+    HEADROOM_RETURN_IF_ERROR(device.SetPowerSmoothingEnabled(true));
+    spdlog::info("GPU {}: power smoothing on, profile {}", info.index, want.profile);
+  }
+  return core::Ok();
+}
+
+core::Status Agent::RestoreLocked(std::vector<std::string>* lines, bool keep_smoothing) {
   caps_.assign(gpus_.size(), Caps{});
   pending_.clear();
   lease_deadline_.reset();
   lease_expired_ = false;
   failsafe_active_ = false;
-  HEADROOM_ASSIGN_OR_RETURN(*lines, RestoreOriginals(Devices(), originals_));
+  std::vector<OriginalSettings> targets = originals_;
+  if (keep_smoothing) {
+    for (OriginalSettings& o : targets) o.power_smoothing.reset();
+  }
+  HEADROOM_ASSIGN_OR_RETURN(*lines, RestoreOriginals(Devices(), targets));
   for (size_t i = 0; i < gpus_.size(); ++i) {
     readback_[i] = Readback{};
     listings_[i] = Listing(*gpus_[i].device, clock_->Now(), listings_[i]);
@@ -369,7 +427,7 @@ core::Status Agent::RestoreLocked(std::vector<std::string>* lines) {
 core::Result<ordered_json> Agent::DeleteCaps() {
   core::MutexLock lock(&mu_);
   std::vector<std::string> lines;
-  if (auto st = RestoreLocked(&lines); !st) {
+  if (auto st = RestoreLocked(&lines, /*keep_smoothing=*/true); !st) {
     NoteCommand("", "failed");
     return core::Fail(st.error());
   }
@@ -381,7 +439,7 @@ core::Result<ordered_json> Agent::DeleteCaps() {
 core::Result<std::vector<std::string>> Agent::Shutdown() {
   core::MutexLock lock(&mu_);
   std::vector<std::string> lines;
-  HEADROOM_RETURN_IF_ERROR(RestoreLocked(&lines));
+  HEADROOM_RETURN_IF_ERROR(RestoreLocked(&lines, /*keep_smoothing=*/false));
   // Only a clean stop removes the state file: its presence at start means a crash.
   std::error_code ec;
   if (!std::filesystem::remove(options_.state_file, ec) && ec) {
@@ -463,6 +521,7 @@ nlohmann::ordered_json Agent::State() {
                              ? ordered_json(l.snapshot.power_limits->requested.value())
                              : ordered_json(nullptr);
     g["sm_clock_lock"] = LockJson(l.clock_lock);
+    g["power_smoothing"] = SmoothingJson(l.power_smoothing);
     g["caps"] = GpuCapsJson(i);
     out["gpus"].push_back(std::move(g));
     brake = brake || caps_[i].brake;

@@ -30,6 +30,7 @@
 #include "gpu/device.h"
 #include "gpu/listing.h"
 #include "model/gpu_spec.h"
+#include "service/agent_config.h"
 #include "service/caps_request.h"
 #include "service/engine_metrics.h"
 #include "service/state_file.h"
@@ -48,6 +49,9 @@ struct AgentOptions {
   std::string backend = "sim";  // reported only
   core::Duration actuation_delay{0};
   core::Duration sample_interval{std::chrono::seconds(1)};
+  // Applied at start to every GPU with power smoothing (the others say so in the log and are
+  // left alone); restored with the other settings at shutdown, kept across DELETE /v1/caps.
+  std::optional<PowerSmoothingConfig> power_smoothing = {};
 };
 
 // Number of request_ids remembered for idempotency: at one request a second this covers the
@@ -60,9 +64,10 @@ class Agent {
   // settings it holds and removes it, logging what it restored; fails if that is impossible
   // (then the GPUs need a person). Then reads the original settings it will restore later and
   // saves them to the state file (failing, kInvalidArgument, when it cannot be written). Then
-  // applies the failsafe clock cap, held until the first caps request (fails, the originals
-  // restored, when it cannot be applied).
-  // REQUIRES: every gpus[i].device and clock outlive the Agent.
+  // applies the config's power smoothing where the GPUs have it (failing, the originals
+  // restored, when a GPU that has it refuses), then the failsafe clock cap, held until the first
+  // caps request (fails, the originals restored, when it cannot be applied). REQUIRES: every
+  // gpus[i].device and clock outlive the Agent.
   [[nodiscard]] static core::Result<std::unique_ptr<Agent>> Create(std::vector<AgentGpu> gpus,
                                                                    AgentOptions options,
                                                                    core::Clock* clock);
@@ -129,7 +134,12 @@ class Agent {
   core::Status ApplyGpu(size_t i) REQUIRES(mu_);
   core::Status ApplyAll() REQUIRES(mu_);
   core::Result<nlohmann::ordered_json> ApplyRequest(const CapsRequest& request) REQUIRES(mu_);
-  core::Status RestoreLocked(std::vector<std::string>* lines) REQUIRES(mu_);
+  // Puts the originals back; `keep_smoothing` leaves power smoothing as configured (DeleteCaps
+  // lifts caps, not the config).
+  core::Status RestoreLocked(std::vector<std::string>* lines, bool keep_smoothing) REQUIRES(mu_);
+  // The config's power smoothing on every GPU that has it. Fails, naming the GPU, when a GPU
+  // that has it refuses it; a GPU without it is logged and skipped.
+  core::Status ApplyPowerSmoothing();
   void SampleLocked() REQUIRES(mu_);
   void Remember(const CapsRequest& request, const nlohmann::ordered_json& response) REQUIRES(mu_);
   void NoteCommand(const std::string& request_id, const std::string& result) REQUIRES(mu_);

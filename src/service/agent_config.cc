@@ -36,6 +36,42 @@ core::Status CheckOneOf(const core::YamlReader& yaml, const char* key,
   return core::Fail(yaml.ErrorAt(key, fmt::format("'{}' is not {} or {}", *value, a, b)));
 }
 
+// A rate that is not positive, a floor outside 0-100 % or a negative hysteresis: each an error
+// naming the key, since the driver would refuse it at start anyway.
+core::Status ReadSmoothingValue(const core::YamlReader& yaml, const char* key, double min,
+                                bool min_allowed, double max, std::optional<double>* out) {
+  HEADROOM_ASSIGN_OR_RETURN(*out, yaml.OptionalNumber(key));
+  if (!*out) return core::Ok();
+  const double v = **out;
+  if (!(v > min || (min_allowed && v == min)) || !(v <= max)) {
+    return core::Fail(yaml.ErrorAt(
+        key, fmt::format("{} is outside {}{}, {}]", v, min_allowed ? "[" : "(", min, max)));
+  }
+  return core::Ok();
+}
+
+core::Result<PowerSmoothingConfig> ParsePowerSmoothing(const core::YamlReader& section) {
+  HEADROOM_RETURN_IF_ERROR(
+      section.CheckKnownKeys({"profile", "floor_percent", "ramp_up_w_per_s", "ramp_down_w_per_s",
+                              "ramp_down_hysteresis_ms"}));
+  PowerSmoothingConfig c;
+  // NVML_POWER_SMOOTHING_MAX_NUM_PROFILES is 5.
+  HEADROOM_ASSIGN_OR_RETURN(c.profile, section.IntegerIn("profile", 0, 4));
+  // Any rate a GPU's power can plausibly move at: 1 MW/s is far beyond any single GPU.
+  constexpr double kMaxRateWPerS = 1e6;
+  constexpr double kMaxHysteresisMs = 3.6e6;  // an hour
+  gpu::PowerSmoothingUpdate& u = c.update;
+  HEADROOM_RETURN_IF_ERROR(
+      ReadSmoothingValue(section, "floor_percent", 0, true, 100, &u.floor_percent));
+  HEADROOM_RETURN_IF_ERROR(
+      ReadSmoothingValue(section, "ramp_up_w_per_s", 0, false, kMaxRateWPerS, &u.ramp_up_w_per_s));
+  HEADROOM_RETURN_IF_ERROR(ReadSmoothingValue(section, "ramp_down_w_per_s", 0, false, kMaxRateWPerS,
+                                              &u.ramp_down_w_per_s));
+  HEADROOM_RETURN_IF_ERROR(ReadSmoothingValue(section, "ramp_down_hysteresis_ms", 0, true,
+                                              kMaxHysteresisMs, &u.ramp_down_hysteresis_ms));
+  return c;
+}
+
 }  // namespace
 
 core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std::string& source) {
@@ -60,7 +96,8 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "engine_prompt_tokens_metric",
                                                 "engine_generation_tokens_metric",
                                                 "engine_running_metric",
-                                                "engine_waiting_metric"}));
+                                                "engine_waiting_metric",
+                                                "power_smoothing"}));
   AgentConfigFile c;
   for (auto [key, field] : {std::pair{"backend", &c.backend},
                             {"sim_gpu", &c.sim_gpu},
@@ -97,6 +134,10 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
   HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "sample_interval", c.sample_interval, false));
   HEADROOM_RETURN_IF_ERROR(
       CheckDuration(yaml, "engine_metrics_interval", c.engine_metrics_interval, false));
+  if (yaml.Has("power_smoothing")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader section, yaml.Map("power_smoothing"));
+    HEADROOM_ASSIGN_OR_RETURN(c.power_smoothing, ParsePowerSmoothing(section));
+  }
   return c;
 }
 

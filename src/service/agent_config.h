@@ -1,8 +1,8 @@
 // AgentConfigFile: the node agent's optional YAML config (`headroom agent --config`, keys in
 // docs/agent.md), read strictly: unknown or duplicate keys, wrong types, a backend other than sim
-// or nvml, a priority policy::ParsePriority does not take and durations that do not parse are
-// errors naming the file, line and key. Every key is optional; the CLI lets flags given on the
-// command line win. Pure (parses text); a value type.
+// or nvml, a priority policy::ParsePriority does not take, durations that do not parse and
+// power_smoothing values out of range are errors naming the file, line and key. Every key is
+// optional; the CLI lets flags given on the command line win. Pure (parses text); a value type.
 #ifndef HEADROOM_SERVICE_AGENT_CONFIG_H_
 #define HEADROOM_SERVICE_AGENT_CONFIG_H_
 
@@ -11,8 +11,16 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "gpu/device.h"
 
 namespace headroom::service {
+
+// The config's `power_smoothing:` section: the preset to activate at start on every GPU that has
+// power smoothing (Blackwell and later), and parameters of that preset to set first.
+struct PowerSmoothingConfig {
+  int profile = 0;  // 0..4 (NVML has at most 5 presets); each GPU checks its own count
+  gpu::PowerSmoothingUpdate update = {};
+};
 
 struct AgentConfigFile {
   std::optional<std::string> backend;  // "sim" or "nvml"
@@ -36,6 +44,7 @@ struct AgentConfigFile {
   std::optional<std::string> engine_generation_tokens_metric;
   std::optional<std::string> engine_running_metric;
   std::optional<std::string> engine_waiting_metric;
+  std::optional<PowerSmoothingConfig> power_smoothing;
 };
 
 [[nodiscard]] core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text,

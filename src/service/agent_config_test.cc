@@ -45,5 +45,47 @@ TEST(AgentConfigTest, BadValuesNameTheFileAndKey) {
   }
 }
 
+TEST(AgentConfigTest, ReadsThePowerSmoothingSection) {
+  auto c = ParseAgentConfig(
+      "power_smoothing:\n  profile: 2\n  floor_percent: 40\n  ramp_up_w_per_s: 500\n"
+      "  ramp_down_w_per_s: 250.5\n  ramp_down_hysteresis_ms: 0\n",
+      "agent.yaml");
+  ASSERT_TRUE(c) << c.error().message();
+  ASSERT_TRUE(c->power_smoothing.has_value());
+  EXPECT_EQ(c->power_smoothing->profile, 2);
+  EXPECT_EQ(c->power_smoothing->update.floor_percent, 40);
+  EXPECT_EQ(c->power_smoothing->update.ramp_up_w_per_s, 500);
+  EXPECT_EQ(c->power_smoothing->update.ramp_down_w_per_s, 250.5);
+  EXPECT_EQ(c->power_smoothing->update.ramp_down_hysteresis_ms, 0);
+  // The profile alone activates the preset as it is.
+  auto only = ParseAgentConfig("power_smoothing:\n  profile: 0\n", "agent.yaml");
+  ASSERT_TRUE(only) << only.error().message();
+  EXPECT_TRUE(only->power_smoothing->update.empty());
+  EXPECT_FALSE(ParseAgentConfig("listen: 127.0.0.1:1\n", "a.yaml")->power_smoothing);
+}
+
+TEST(AgentConfigTest, BadPowerSmoothingValuesNameTheField) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"power_smoothing:\n  floor_percent: 10\n", "profile"},
+      {"power_smoothing:\n  profile: 5\n", "profile"},
+      {"power_smoothing:\n  profile: -1\n", "profile"},
+      {"power_smoothing:\n  profile: 1.5\n", "profile"},
+      {"power_smoothing:\n  profile: 1\n  floor_percent: 101\n", "floor_percent"},
+      {"power_smoothing:\n  profile: 1\n  floor_percent: -1\n", "floor_percent"},
+      {"power_smoothing:\n  profile: 1\n  ramp_up_w_per_s: 0\n", "ramp_up_w_per_s"},
+      {"power_smoothing:\n  profile: 1\n  ramp_down_w_per_s: .nan\n", "ramp_down_w_per_s"},
+      {"power_smoothing:\n  profile: 1\n  ramp_down_hysteresis_ms: -5\n",
+       "ramp_down_hysteresis_ms"},
+      {"power_smoothing:\n  profile: 1\n  ramp_up: 5\n", "ramp_up"},
+      {"power_smoothing: 2\n", "power_smoothing"},
+  };
+  for (const auto& [text, key] : cases) {
+    auto c = ParseAgentConfig(text, "agent.yaml");
+    ASSERT_FALSE(c) << text;
+    EXPECT_NE(c.error().message().find("agent.yaml"), std::string::npos) << c.error().message();
+    EXPECT_NE(c.error().message().find(key), std::string::npos) << c.error().message();
+  }
+}
+
 }  // namespace
 }  // namespace headroom::service

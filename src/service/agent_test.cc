@@ -387,5 +387,83 @@ TEST_F(AgentTest, ActuationDelayQueuesTheChange) {
   EXPECT_EQ((*agent->PutCaps(kCap1275))["result"], "applied");  // the repeat sees the outcome
 }
 
+// GPUs 0 and 1 have power smoothing (as Blackwell does), 2 and 3 do not.
+std::vector<std::unique_ptr<gpu::Device>> MixedSmoothingGpus(core::Clock* clock) {
+  gpu::sim::SimOptions with;
+  with.power_smoothing = true;
+  std::vector<std::unique_ptr<gpu::Device>> out;
+  for (int i = 0; i < 4; ++i) {
+    out.push_back(std::make_unique<gpu::sim::SimDevice>(i, A100(), clock,
+                                                        i < 2 ? with : gpu::sim::SimOptions{}));
+  }
+  return out;
+}
+
+TEST_F(AgentTest, AppliesPowerSmoothingWhereSupportedAndRestoresItAtStop) {
+  devices_ = MixedSmoothingGpus(&clock_);
+  options_.power_smoothing = PowerSmoothingConfig{.profile = 2, .update = {.floor_percent = 40}};
+  auto agent = MakeAgent();
+  ASSERT_NE(agent, nullptr);
+  for (int i : {0, 1}) {
+    const gpu::PowerSmoothingState s = *devices_[i]->PowerSmoothing();
+    EXPECT_TRUE(s.enabled);
+    EXPECT_EQ(s.active_profile, 2);
+    EXPECT_EQ(s.profiles[2].floor_percent, 40);
+    EXPECT_EQ(s.applied_floor, core::Watts(160));
+  }
+  // The GPUs without it: nothing of it changed, and the agent runs.
+  for (int i : {2, 3}) {
+    EXPECT_EQ(devices_[i]->PowerSmoothing().error().code(), core::Code::kUnimplemented);
+  }
+  agent->Tick();
+  const auto state = agent->State();
+  EXPECT_EQ(state["gpus"][0]["power_smoothing"]["supported"], true);
+  EXPECT_EQ(state["gpus"][0]["power_smoothing"]["enabled"], true);
+  EXPECT_EQ(state["gpus"][0]["power_smoothing"]["profile"], 2);
+  EXPECT_EQ(state["gpus"][0]["power_smoothing"]["floor_percent"], 40);
+  EXPECT_EQ(state["gpus"][2]["power_smoothing"]["supported"], false);
+  const std::string metrics = agent->Metrics();
+  EXPECT_NE(metrics.find("headroom_gpu_power_smoothing_enabled{gpu=\"1\""), std::string::npos);
+  EXPECT_NE(metrics.find("headroom_gpu_power_smoothing_floor_watts{gpu=\"0\""), std::string::npos);
+  EXPECT_NE(metrics.find("headroom_gpu_power_smoothing_supported{gpu=\"3\""), std::string::npos);
+  EXPECT_EQ(metrics.find("headroom_gpu_power_smoothing_enabled{gpu=\"3\""), std::string::npos);
+
+  // Lifting the caps keeps the config's smoothing; stopping puts the originals back.
+  ASSERT_TRUE(agent->DeleteCaps());
+  EXPECT_TRUE(devices_[0]->PowerSmoothing()->enabled);
+  auto lines = agent->Shutdown();
+  ASSERT_TRUE(lines) << lines.error().message();
+  for (int i : {0, 1}) {
+    const gpu::PowerSmoothingState s = *devices_[i]->PowerSmoothing();
+    EXPECT_FALSE(s.enabled);
+    EXPECT_EQ(s.active_profile, 0);
+    EXPECT_EQ(s.profiles, gpu::sim::kSimPowerSmoothingPresets);
+  }
+  EXPECT_FALSE(StateFileExists());
+}
+
+TEST_F(AgentTest, GpusWithoutPowerSmoothingKeepTheAgentRunning) {
+  options_.power_smoothing = PowerSmoothingConfig{.profile = 1};
+  auto agent = MakeAgent();  // four A100s: none has it, and the agent starts
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(agent->State()["gpus"][0]["power_smoothing"]["supported"], false);
+  ASSERT_TRUE(agent->Shutdown());
+}
+
+TEST_F(AgentTest, APowerSmoothingGpuThatRefusesFailsTheStartAndIsRestored) {
+  gpu::sim::SimOptions denied;
+  denied.power_smoothing = true;
+  denied.controls_denied = true;
+  devices_.clear();
+  devices_.push_back(std::make_unique<gpu::sim::SimDevice>(0, A100(), &clock_, denied));
+  options_.power_smoothing = PowerSmoothingConfig{.profile = 1};
+  auto agent = Agent::Create(Gpus(), options_, &clock_);
+  ASSERT_FALSE(agent);
+  EXPECT_EQ(agent.error().code(), core::Code::kPermissionDenied);
+  EXPECT_NE(agent.error().message().find("power_smoothing"), std::string::npos)
+      << agent.error().message();
+  EXPECT_FALSE(devices_[0]->PowerSmoothing()->enabled);
+}
+
 }  // namespace
 }  // namespace headroom::service

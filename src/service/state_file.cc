@@ -24,11 +24,23 @@ struct StateFile {
 
 constexpr auto kClockLockFields = std::tuple{format::Field("min_mhz", &gpu::ClockLock::min),
                                              format::Field("max_mhz", &gpu::ClockLock::max)};
+constexpr auto kSmoothingProfileFields = std::tuple{
+    format::Field("floor_percent", &gpu::PowerSmoothingProfile::floor_percent),
+    format::Field("ramp_up_w_per_s", &gpu::PowerSmoothingProfile::ramp_up_w_per_s),
+    format::Field("ramp_down_w_per_s", &gpu::PowerSmoothingProfile::ramp_down_w_per_s),
+    format::Field("ramp_down_hysteresis_ms", &gpu::PowerSmoothingProfile::ramp_down_hysteresis_ms)};
+constexpr auto kSmoothingFields = std::tuple{
+    format::Field("enabled", &gpu::SmoothingSettings::enabled),
+    format::Field("active_profile", &gpu::SmoothingSettings::active_profile),
+    format::Field("profiles", &gpu::SmoothingSettings::profiles, kSmoothingProfileFields)};
 constexpr auto kOriginalSettingsFields =
     std::tuple{format::Field("index", &OriginalSettings::index, {.is_signed = true}),
                format::Field("uuid", &OriginalSettings::uuid),
                format::Field("power_limit_w", &OriginalSettings::power_limit),
-               format::Field("sm_clock_lock", &OriginalSettings::lock, kClockLockFields)};
+               format::Field("sm_clock_lock", &OriginalSettings::lock, kClockLockFields),
+               // Files of agents from before power smoothing lack it.
+               format::Field("power_smoothing", &OriginalSettings::power_smoothing,
+                             kSmoothingFields, {.omit_empty = true})};
 constexpr auto kStateVersionFields =
     std::tuple{format::Field("version", &StateFile::version, {.is_signed = true})};
 constexpr auto kStateFileFields =
@@ -45,7 +57,8 @@ core::Result<std::vector<OriginalSettings>> ReadOriginals(
     out.push_back(OriginalSettings{.index = d->info().index,
                                    .uuid = d->info().uuid,
                                    .power_limit = settings.power_limit,
-                                   .lock = settings.lock});
+                                   .lock = settings.lock,
+                                   .power_smoothing = settings.smoothing});
   }
   return out;
 }
@@ -88,7 +101,8 @@ core::Result<std::vector<std::string>> RestoreOriginals(
           fmt::format("GPU {} ({}) is not on this node; not restored", o.index, o.uuid))));
       continue;
     }
-    const gpu::ControlSettings settings{o.power_limit, o.lock};
+    const gpu::ControlSettings settings{
+        .power_limit = o.power_limit, .lock = o.lock, .smoothing = o.power_smoothing};
     keep(gpu::RestoreControls(**it, settings));
     lines.push_back(fmt::format("GPU {}: {}", o.index, gpu::DescribeControls(settings)));
   }

@@ -1,6 +1,7 @@
 // The agent's state file: each GPU's settings as the agent found them (power limit, SM clock
-// lock), written before the agent's first change so that a restarted agent can put them back
-// after a crash. Free functions; thread-safe (no state), but the devices' own rules apply.
+// lock, power smoothing where the GPU has it), written before the agent's first change so that a
+// restarted agent can put them back after a crash. Free functions; thread-safe (no state), but the
+// devices' own rules apply.
 #ifndef HEADROOM_SERVICE_STATE_FILE_H_
 #define HEADROOM_SERVICE_STATE_FILE_H_
 
@@ -10,6 +11,7 @@
 
 #include "core/result.h"
 #include "core/units.h"
+#include "gpu/control_restorer.h"
 #include "gpu/device.h"
 
 namespace headroom::service {
@@ -19,6 +21,8 @@ struct OriginalSettings {
   std::string uuid;
   core::Watts power_limit{0};          // the requested (in-band) limit
   std::optional<gpu::ClockLock> lock;  // nullopt: SM clocks unlocked
+  // nullopt: the GPU has no power smoothing (or a file from before it was saved); left alone.
+  std::optional<gpu::SmoothingSettings> power_smoothing = {};
 };
 
 // Reads each device's power limit and clock lock. Fails (naming the GPU) if a power limit cannot

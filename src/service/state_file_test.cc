@@ -129,5 +129,43 @@ TEST(StateFileTest, RestoresWhatDiffersAndRefusesOtherGpus) {
   EXPECT_EQ(refused.error().code(), core::Code::kFailedPrecondition);
 }
 
+// A crashed agent's successor puts power smoothing back from the file, as it does the limits.
+TEST(StateFileTest, SavesAndRestoresPowerSmoothingThroughTheFile) {
+  core::FakeClock clock;
+  gpu::sim::SimOptions options;
+  options.power_smoothing = true;
+  auto devices = gpu::sim::CreateSimDevices(A100(), 2, &clock, options);
+  ASSERT_TRUE(devices[1]->ActivatePowerSmoothingProfile(2));
+  auto originals = ReadOriginals(Raw(devices));
+  ASSERT_TRUE(originals) << originals.error().message();
+  ASSERT_TRUE((*originals)[1].power_smoothing.has_value());
+  const std::string json = OriginalsToJson(*originals);
+  EXPECT_NE(json.find("\"ramp_down_hysteresis_ms\""), std::string::npos) << json;
+  auto back = OriginalsFromJson(json);
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ((*back)[1].power_smoothing, (*originals)[1].power_smoothing);
+
+  ASSERT_TRUE(devices[1]->UpdatePowerSmoothingProfile(2, {.floor_percent = 75}));
+  ASSERT_TRUE(devices[1]->ActivatePowerSmoothingProfile(4));
+  ASSERT_TRUE(devices[1]->SetPowerSmoothingEnabled(true));
+  auto lines = RestoreOriginals(Raw(devices), *back);
+  ASSERT_TRUE(lines) << lines.error().message();
+  EXPECT_NE((*lines)[1].find("power smoothing off, profile 2"), std::string::npos) << (*lines)[1];
+  const gpu::PowerSmoothingState now = *devices[1]->PowerSmoothing();
+  EXPECT_FALSE(now.enabled);
+  EXPECT_EQ(now.active_profile, 2);
+  EXPECT_EQ(now.profiles, gpu::sim::kSimPowerSmoothingPresets);
+}
+
+// A GPU without power smoothing writes no key for it, so the file reads as before.
+TEST(StateFileTest, AGpuWithoutPowerSmoothingWritesNothingForIt) {
+  core::FakeClock clock;
+  auto devices = gpu::sim::CreateSimDevices(A100(), 1, &clock, {});
+  auto originals = ReadOriginals(Raw(devices));
+  ASSERT_TRUE(originals);
+  EXPECT_FALSE((*originals)[0].power_smoothing.has_value());
+  EXPECT_EQ(OriginalsToJson(*originals).find("power_smoothing"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace headroom::service

@@ -94,6 +94,64 @@ constexpr std::array<std::pair<std::uint64_t, const char*>, 6> kReasons = {{
     {gpu::kThrottleHwPowerBrake, "power_brake"},
 }};
 
+// The active power-smoothing preset, or nullptr when the driver named one it did not list.
+const gpu::PowerSmoothingProfile* ActiveSmoothingProfile(const gpu::PowerSmoothingState& s) {
+  const auto p = static_cast<size_t>(s.active_profile);
+  return s.active_profile >= 0 && p < s.profiles.size() ? &s.profiles[p] : nullptr;
+}
+
+using SmoothingValue = std::optional<double> (*)(const gpu::PowerSmoothingState&);
+struct SmoothingFamily {
+  const char* name;
+  const char* help;
+  SmoothingValue value;
+};
+
+// Written only for GPUs that have power smoothing; the active preset's values.
+const std::array<SmoothingFamily, 6> kSmoothingFamilies = {{
+    {"headroom_gpu_power_smoothing_enabled", "1 while power smoothing is on.",
+     [](const gpu::PowerSmoothingState& s) -> std::optional<double> { return s.enabled ? 1 : 0; }},
+    {"headroom_gpu_power_smoothing_profile", "The active power-smoothing preset.",
+     [](const gpu::PowerSmoothingState& s) -> std::optional<double> { return s.active_profile; }},
+    {"headroom_gpu_power_smoothing_floor_watts", "The power floor in force (0 while off).",
+     [](const gpu::PowerSmoothingState& s) {
+       return Map(s.applied_floor, [](core::Watts w) { return w.value(); });
+     }},
+    {"headroom_gpu_power_smoothing_floor_ratio", "The active preset's floor as a fraction of TDP.",
+     [](const gpu::PowerSmoothingState& s) -> std::optional<double> {
+       const auto* p = ActiveSmoothingProfile(s);
+       if (p == nullptr) return std::nullopt;
+       return p->floor_percent / 100;
+     }},
+    {"headroom_gpu_power_smoothing_ramp_up_watts_per_second",
+     "The active preset's fastest power rise.",
+     [](const gpu::PowerSmoothingState& s) -> std::optional<double> {
+       const auto* p = ActiveSmoothingProfile(s);
+       if (p == nullptr) return std::nullopt;
+       return p->ramp_up_w_per_s;
+     }},
+    {"headroom_gpu_power_smoothing_ramp_down_watts_per_second",
+     "The active preset's fastest power fall.",
+     [](const gpu::PowerSmoothingState& s) -> std::optional<double> {
+       const auto* p = ActiveSmoothingProfile(s);
+       if (p == nullptr) return std::nullopt;
+       return p->ramp_down_w_per_s;
+     }},
+}};
+
+void WritePowerSmoothingMetrics(const std::vector<gpu::GpuListing>& gpus, PrometheusWriter& out) {
+  out.Family("headroom_gpu_power_smoothing_supported", "gauge",
+             "1 when the GPU has power smoothing (Blackwell and later).");
+  for (const gpu::GpuListing& g : gpus) out.Sample(g.power_smoothing ? 1 : 0, Labels(g));
+  for (const SmoothingFamily& f : kSmoothingFamilies) {
+    out.Family(f.name, "gauge", f.help);
+    for (const gpu::GpuListing& g : gpus) {
+      if (!g.power_smoothing) continue;
+      if (auto v = f.value(*g.power_smoothing)) out.Sample(*v, Labels(g));
+    }
+  }
+}
+
 }  // namespace
 
 std::string EscapeLabelValue(std::string_view value) {
@@ -154,6 +212,7 @@ void WriteGpuMetrics(const std::vector<gpu::GpuListing>& gpus, PrometheusWriter&
       out.Sample((*g.snapshot.throttle_reasons & bit) != 0 ? 1 : 0, labels);
     }
   }
+  WritePowerSmoothingMetrics(gpus, out);
 }
 
 std::string GpuMetricsText(const std::vector<gpu::GpuListing>& gpus) {

@@ -38,6 +38,9 @@
 //   HEADROOM_FAKE_NVML_MIG_NEEDS_RESET=1    nvmlDeviceSetMigMode reports RESET_REQUIRED and
 //                                            changes nothing (a real GPU would hold the mode
 //                                            as pending until a reset)
+// Power smoothing (none of it in the legacy build):
+//   HEADROOM_FAKE_NVML_POWER_SMOOTHING=1     every GPU has it, as Blackwell does (the simulator's
+//                                            presets, off at start); default: NOT_SUPPORTED
 // Overlapping or excess placements return INSUFFICIENT_RESOURCES, and with
 // HEADROOM_FAKE_NVML_NOT_ROOT creating, destroying or setting MIG mode returns NO_PERMISSION.
 // The MIG entry points are in fake_nvml_mig.cc, the state they share in fake_state.h.
@@ -152,6 +155,7 @@ nvmlReturn_t CreateState() {
   headroom::gpu::sim::SimOptions options;
   options.script = *script;
   options.controls_denied = EnvFlag("HEADROOM_FAKE_NVML_NOT_ROOT");
+  options.power_smoothing = EnvFlag("HEADROOM_FAKE_NVML_POWER_SMOOTHING");
   if (nvmlReturn_t rc = ConfigureMig((*spec)->name, &options); rc != nvml::kSuccess) return rc;
   for (int i = 0; i < *count; ++i) {
     state->devices.push_back(std::make_unique<SimDevice>(i, **spec, state->clock, options));
@@ -411,6 +415,10 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t handle, int count
     nvml::nvmlFieldValue_t& v = values[i];
     v.timestamp = now_us;
     v.latencyUsec = 0;
+    if (IsPowerSmoothingField(v.fieldId)) {
+      v.nvmlReturn = PowerSmoothingField(*device, v);
+      continue;
+    }
     auto power = v.fieldId == nvml::kFieldPowerInstant ? device->PowerInstant()
                  : v.fieldId == nvml::kFieldPowerAverage
                      ? device->PowerAverage()

@@ -61,6 +61,13 @@ nvmlReturn_t Lookup(nvmlDevice_t handle, SimDevice** out);
 // The NVML return code for a SimDevice error.
 nvmlReturn_t ReturnFor(const core::Error& e);
 nvmlReturn_t CopyString(const std::string& s, char* out, unsigned int length);
+// Appends one settings change to HEADROOM_FAKE_NVML_SETTINGS_LOG, if set.
+void LogSetting(const SimDevice& device, const std::string& what);
+
+// Power smoothing (fake_nvml_power_smoothing.cc): whether a field id is one of
+// NVML_FI_PWR_SMOOTHING_*, and that field's value for `device`, its status returned.
+bool IsPowerSmoothingField(unsigned int field_id);
+nvmlReturn_t PowerSmoothingField(SimDevice& device, nvml::nvmlFieldValue_t& v);
 
 // The entry behind a MIG handle of `kind`, or nullptr.
 MigHandle* ResolveMig(const void* handle, MigHandle::Kind kind);

@@ -91,6 +91,11 @@ core::Result<NvmlApi> NvmlApi::Load(const NvmlLibrary& lib) {
   // _v3 and _v2 fill the same 24-byte struct; the unversioned call a 16-byte one, not bound.
   Bind(lib, api.get_compute_running_processes,
        {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+  Bind(lib, api.power_smoothing_activate_profile,
+       {"nvmlDevicePowerSmoothingActivatePresetProfile"});
+  Bind(lib, api.power_smoothing_update_profile,
+       {"nvmlDevicePowerSmoothingUpdatePresetProfileParam"});
+  Bind(lib, api.power_smoothing_set_state, {"nvmlDevicePowerSmoothingSetState"});
   return api;
 }
 

@@ -77,6 +77,10 @@ struct NvmlApi {
   nvmlReturn_t (*get_gi_id_of_mig_device)(Dev, unsigned int*) = nullptr;
   nvmlReturn_t (*get_ci_id_of_mig_device)(Dev, unsigned int*) = nullptr;
   nvmlReturn_t (*get_compute_running_processes)(Dev, unsigned int*, nvmlProcessInfo_t*) = nullptr;
+  // Power smoothing (Blackwell and later; drivers before R575 lack them).
+  nvmlReturn_t (*power_smoothing_activate_profile)(Dev, nvmlPowerSmoothingProfile_t*) = nullptr;
+  nvmlReturn_t (*power_smoothing_update_profile)(Dev, nvmlPowerSmoothingProfile_t*) = nullptr;
+  nvmlReturn_t (*power_smoothing_set_state)(Dev, nvmlPowerSmoothingState_t*) = nullptr;
 
   // Binds every entry point. kUnavailable naming the first missing required symbol.
   // REQUIRES: library outlives the returned table.

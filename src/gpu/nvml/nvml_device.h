@@ -84,6 +84,14 @@ class NvmlDevice final : public Device {
   core::Status DestroyGpuInstance(int gpu_instance_id) override;
   core::Result<std::vector<GpuProcess>> RunningProcesses() override;
 
+  // Power smoothing, in nvml_power_smoothing.cc: read through the NVML_FI_PWR_SMOOTHING_*
+  // fields on each call, set through the three nvmlDevicePowerSmoothing* calls.
+  core::Result<PowerSmoothingState> PowerSmoothing() override;
+  core::Status SetPowerSmoothingEnabled(bool enabled) override;
+  core::Status ActivatePowerSmoothingProfile(int profile) override;
+  core::Status UpdatePowerSmoothingProfile(int profile,
+                                           const PowerSmoothingUpdate& update) override;
+
  private:
   struct GiEntry;
   struct CiEntry;
@@ -105,6 +113,9 @@ class NvmlDevice final : public Device {
   core::Result<GiEntry> FindGpuInstance(int gpu_instance_id, const char* what) const;
   core::Result<std::vector<CiEntry>> ComputeInstances(nvmlGpuInstance_t gi) const;
   void FillMigDeviceUuids(std::vector<MigGpuInstance>* instances) const;
+  // Reads `fields` in one call; each entry's own status is checked, naming `what`.
+  core::Status ReadFields(std::vector<nvmlFieldValue_t>* fields, const char* what) const;
+  core::Result<std::vector<PowerSmoothingProfile>> PowerSmoothingProfiles(unsigned int count) const;
 
   std::shared_ptr<NvmlSession> session_;
   const NvmlApi& api_;

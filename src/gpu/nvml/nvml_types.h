@@ -154,6 +154,24 @@ struct nvmlProcessInfo_t {
 };
 static_assert(sizeof(nvmlProcessInfo_t) == 24, "NVML ABI: nvmlProcessInfo_t (v2/v3)");
 
+// Power smoothing (Blackwell and later; NVML 12.9+): the argument of
+// nvmlDevicePowerSmoothingActivatePresetProfile (only profileId read) and
+// nvmlDevicePowerSmoothingUpdatePresetProfileParam (value in %, W/s or ms by paramId).
+struct nvmlPowerSmoothingProfile_t {
+  unsigned int version;  // kPowerSmoothingProfileV1
+  unsigned int profileId;
+  unsigned int paramId;  // kPowerSmoothingParam*
+  double value;
+};
+static_assert(sizeof(nvmlPowerSmoothingProfile_t) == 24, "NVML ABI: power smoothing profile v1");
+
+// The argument of nvmlDevicePowerSmoothingSetState.
+struct nvmlPowerSmoothingState_t {
+  unsigned int version;  // kPowerSmoothingStateV1
+  unsigned int state;    // nvmlEnableState_t: 0 disabled, 1 enabled
+};
+static_assert(sizeof(nvmlPowerSmoothingState_t) == 8, "NVML ABI: power smoothing state v1");
+
 }  // extern "C"
 
 // Return codes (nvml.md §3).
@@ -170,6 +188,7 @@ inline constexpr nvmlReturn_t kErrorFunctionNotFound = 13;
 inline constexpr nvmlReturn_t kErrorGpuIsLost = 15;
 inline constexpr nvmlReturn_t kErrorInUse = 19;
 inline constexpr nvmlReturn_t kErrorInsufficientResources = 23;
+inline constexpr nvmlReturn_t kErrorArgumentVersionMismatch = 25;
 inline constexpr nvmlReturn_t kErrorUnknown = 999;
 
 // "INSUFFICIENT_RESOURCES" for NVML_ERROR_INSUFFICIENT_RESOURCES ("SUCCESS" for 0); nullptr for
@@ -236,7 +255,38 @@ inline constexpr int kTemperatureGpu = 0;
 // Field IDs (nvml.md §2, "Field values").
 inline constexpr unsigned int kFieldPowerAverage = 185;
 inline constexpr unsigned int kFieldPowerInstant = 186;
+// nvmlValueType_t: which member of nvmlValue_t a field value fills.
+inline constexpr int kValueTypeDouble = 0;
 inline constexpr int kValueTypeUnsignedInt = 1;
+inline constexpr int kValueTypeUnsignedLong = 2;
+inline constexpr int kValueTypeUnsignedLongLong = 3;
+inline constexpr int kValueTypeSignedLongLong = 4;
+inline constexpr int kValueTypeSignedInt = 5;
+inline constexpr int kValueTypeUnsignedShort = 6;
+
+// Power-smoothing fields (NVML_FI_PWR_SMOOTHING_*, 256-270 in the 12.9/13.x headers; the
+// PROFILE_* ones read one preset, chosen by scopeId). Ramp rates are in mW/s, the hysteresis in
+// ms, the floors in % of TMP (total module power), the applied floor in W.
+inline constexpr unsigned int kFieldPowerSmoothingEnabled = 256;
+inline constexpr unsigned int kFieldPowerSmoothingAppliedFloor = 260;
+inline constexpr unsigned int kFieldPowerSmoothingLifetimeRemaining = 263;
+inline constexpr unsigned int kFieldPowerSmoothingPresetCount = 264;
+inline constexpr unsigned int kFieldPowerSmoothingProfileFloor = 265;
+inline constexpr unsigned int kFieldPowerSmoothingProfileRampUp = 266;
+inline constexpr unsigned int kFieldPowerSmoothingProfileRampDown = 267;
+inline constexpr unsigned int kFieldPowerSmoothingProfileHysteresis = 268;
+inline constexpr unsigned int kFieldPowerSmoothingActiveProfile = 269;
+// NVML_POWER_SMOOTHING_MAX_NUM_PROFILES.
+inline constexpr unsigned int kPowerSmoothingMaxProfiles = 5;
+// NVML_POWER_SMOOTHING_PROFILE_PARAM_*: what UpdatePresetProfileParam sets (in %, W/s, W/s, ms).
+inline constexpr unsigned int kPowerSmoothingParamFloor = 0;
+inline constexpr unsigned int kPowerSmoothingParamRampUp = 1;
+inline constexpr unsigned int kPowerSmoothingParamRampDown = 2;
+inline constexpr unsigned int kPowerSmoothingParamHysteresis = 3;
+inline constexpr unsigned int kPowerSmoothingProfileV1 =
+    sizeof(nvmlPowerSmoothingProfile_t) | (1U << 24);
+inline constexpr unsigned int kPowerSmoothingStateV1 =
+    sizeof(nvmlPowerSmoothingState_t) | (1U << 24);
 
 inline constexpr int kTotalPowerSamples = 0;
 

@@ -1,5 +1,6 @@
 #include "gpu/sim/sim_device.h"
 
+#include <cmath>
 #include <functional>
 
 #include <fmt/format.h>
@@ -32,6 +33,31 @@ DeviceInfo MakeInfo(int index, const model::GpuSpec& spec) {
   return info;
 }
 
+// Each value the driver would refuse: a floor outside 0-90% of TDP, a ramp rate that is not
+// positive, a negative hysteresis.
+core::Status CheckPowerSmoothingUpdate(int index, const PowerSmoothingUpdate& u) {
+  auto bad = [index](const char* what, double v, const char* range) {
+    return Fail(Error::OutOfRange(
+        fmt::format("GPU {}: power-smoothing {} {} is outside the settable range ({})", index, what,
+                    v, range)));
+  };
+  if (u.floor_percent &&
+      !(*u.floor_percent >= 0 && *u.floor_percent <= kSimPowerSmoothingFloorMaxPercent)) {
+    return bad("floor", *u.floor_percent, "0-90 % of TDP");
+  }
+  if (u.ramp_up_w_per_s && !(*u.ramp_up_w_per_s > 0 && std::isfinite(*u.ramp_up_w_per_s))) {
+    return bad("ramp-up rate", *u.ramp_up_w_per_s, "> 0 W/s");
+  }
+  if (u.ramp_down_w_per_s && !(*u.ramp_down_w_per_s > 0 && std::isfinite(*u.ramp_down_w_per_s))) {
+    return bad("ramp-down rate", *u.ramp_down_w_per_s, "> 0 W/s");
+  }
+  if (u.ramp_down_hysteresis_ms &&
+      !(*u.ramp_down_hysteresis_ms >= 0 && std::isfinite(*u.ramp_down_hysteresis_ms))) {
+    return bad("ramp-down hysteresis", *u.ramp_down_hysteresis_ms, ">= 0 ms");
+  }
+  return core::Ok();
+}
+
 }  // namespace
 
 SimDevice::SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock, SimOptions options)
@@ -43,6 +69,13 @@ SimDevice::SimDevice(int index, const model::GpuSpec& spec, core::Clock* clock, 
       last_sync_(clock->Now()) {
   if (options_.mig.has_value()) {
     mig_.emplace(*options_.mig, options_.mig_enabled, info_.index, info_.uuid, options_.processes);
+  }
+  if (options_.power_smoothing) {
+    smoothing_ = PowerSmoothingState{.enabled = false,
+                                     .active_profile = 0,
+                                     .applied_floor = core::Watts(0),
+                                     .lifetime_remaining_percent = 100,
+                                     .profiles = kSimPowerSmoothingPresets};
   }
 }
 
@@ -130,6 +163,86 @@ core::Result<MigModeState> SimDevice::SetMigMode(bool enabled) {
 }
 
 core::Result<std::vector<GpuProcess>> SimDevice::RunningProcesses() { return options_.processes; }
+
+core::Result<PowerSmoothingState*> SimDevice::Smoothing(const char* what) {
+  if (!smoothing_.has_value()) {
+    return Fail(Error::Unimplemented(
+        fmt::format("GPU {}: {}: {} has no power smoothing (Blackwell and later)", info_.index,
+                    what, info_.name)));
+  }
+  return &*smoothing_;
+}
+
+void SimDevice::ApplySmoothing() {
+  if (!smoothing_ || !smoothing_->enabled) {
+    gpu_.set_smoothing(std::nullopt);
+    if (smoothing_) smoothing_->applied_floor = core::Watts(0);
+    return;
+  }
+  const PowerSmoothingProfile& p = smoothing_->profiles[smoothing_->active_profile];
+  const core::Watts floor(spec_.power_limit_default.value() * p.floor_percent / 100.0);
+  smoothing_->applied_floor = floor;
+  gpu_.set_smoothing(
+      SimGpu::Smoothing{.floor = floor,
+                        .ramp_up_w_per_s = p.ramp_up_w_per_s,
+                        .ramp_down_w_per_s = p.ramp_down_w_per_s,
+                        .ramp_down_hysteresis = std::chrono::duration_cast<core::Duration>(
+                            std::chrono::duration<double, std::milli>(p.ramp_down_hysteresis_ms))});
+}
+
+core::Result<PowerSmoothingState> SimDevice::PowerSmoothing() {
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(PowerSmoothingState * state, Smoothing("power smoothing"));
+  return *state;
+}
+
+core::Status SimDevice::SetPowerSmoothingEnabled(bool enabled) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("set power smoothing"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(PowerSmoothingState * state, Smoothing("set power smoothing"));
+  HEADROOM_RETURN_IF_ERROR(Sync(""));
+  state->enabled = enabled;
+  ApplySmoothing();
+  return core::Ok();
+}
+
+core::Status SimDevice::ActivatePowerSmoothingProfile(int profile) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("activate power-smoothing profile"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(PowerSmoothingState * state,
+                            Smoothing("activate power-smoothing profile"));
+  if (profile < 0 || profile >= static_cast<int>(state->profiles.size())) {
+    return Fail(Error::OutOfRange(
+        fmt::format("GPU {}: power-smoothing profile {} does not exist (presets 0-{})", info_.index,
+                    profile, state->profiles.size() - 1)));
+  }
+  HEADROOM_RETURN_IF_ERROR(Sync(""));
+  state->active_profile = profile;
+  ApplySmoothing();
+  return core::Ok();
+}
+
+core::Status SimDevice::UpdatePowerSmoothingProfile(int profile,
+                                                    const PowerSmoothingUpdate& update) {
+  HEADROOM_RETURN_IF_ERROR(CheckControl("update power-smoothing profile"));
+  core::MutexLock lock(&mu_);
+  HEADROOM_ASSIGN_OR_RETURN(PowerSmoothingState * state,
+                            Smoothing("update power-smoothing profile"));
+  if (profile < 0 || profile >= static_cast<int>(state->profiles.size())) {
+    return Fail(Error::OutOfRange(
+        fmt::format("GPU {}: power-smoothing profile {} does not exist (presets 0-{})", info_.index,
+                    profile, state->profiles.size() - 1)));
+  }
+  HEADROOM_RETURN_IF_ERROR(CheckPowerSmoothingUpdate(info_.index, update));
+  HEADROOM_RETURN_IF_ERROR(Sync(""));
+  PowerSmoothingProfile& p = state->profiles[profile];
+  p.floor_percent = update.floor_percent.value_or(p.floor_percent);
+  p.ramp_up_w_per_s = update.ramp_up_w_per_s.value_or(p.ramp_up_w_per_s);
+  p.ramp_down_w_per_s = update.ramp_down_w_per_s.value_or(p.ramp_down_w_per_s);
+  p.ramp_down_hysteresis_ms = update.ramp_down_hysteresis_ms.value_or(p.ramp_down_hysteresis_ms);
+  ApplySmoothing();
+  return core::Ok();
+}
 
 core::Status SimDevice::RestoreMig(bool enabled, const std::vector<MigGpuInstance>& instances) {
   core::MutexLock lock(&mu_);

@@ -37,7 +37,37 @@ struct SimOptions {
   // Pretend compute processes; one with a GPU-instance id blocks destroying that instance, one
   // without blocks destroying any.
   std::vector<GpuProcess> processes;
+  // Power smoothing, as on Blackwell and later (no GPU type in the catalog has it yet, so it is
+  // asked for): the presets of kSimPowerSmoothingPresets, off at start with profile 0 active.
+  bool power_smoothing = false;
 };
+
+// The simulated GPU's power-smoothing presets: the simulator's own spread from no floor and fast
+// ramps to a high floor and slow ramps, not NVIDIA's factory values (which the driver reports).
+inline const std::vector<PowerSmoothingProfile> kSimPowerSmoothingPresets = {
+    {.floor_percent = 0,
+     .ramp_up_w_per_s = 2000,
+     .ramp_down_w_per_s = 2000,
+     .ramp_down_hysteresis_ms = 0},
+    {.floor_percent = 30,
+     .ramp_up_w_per_s = 1000,
+     .ramp_down_w_per_s = 500,
+     .ramp_down_hysteresis_ms = 500},
+    {.floor_percent = 50,
+     .ramp_up_w_per_s = 500,
+     .ramp_down_w_per_s = 250,
+     .ramp_down_hysteresis_ms = 1000},
+    {.floor_percent = 65,
+     .ramp_up_w_per_s = 250,
+     .ramp_down_w_per_s = 100,
+     .ramp_down_hysteresis_ms = 2000},
+    {.floor_percent = 80,
+     .ramp_up_w_per_s = 100,
+     .ramp_down_w_per_s = 50,
+     .ramp_down_hysteresis_ms = 5000},
+};
+// The settable floor, % of TDP (NVIDIA's application note on Blackwell power smoothing: 0-90%).
+inline constexpr double kSimPowerSmoothingFloorMaxPercent = 90;
 
 class SimDevice final : public Device {
  public:
@@ -79,6 +109,12 @@ class SimDevice final : public Device {
   core::Result<MigModeState> SetMigMode(bool enabled) override EXCLUDES(mu_);
   core::Result<std::vector<GpuProcess>> RunningProcesses() override;
 
+  core::Result<PowerSmoothingState> PowerSmoothing() override EXCLUDES(mu_);
+  core::Status SetPowerSmoothingEnabled(bool enabled) override EXCLUDES(mu_);
+  core::Status ActivatePowerSmoothingProfile(int profile) override EXCLUDES(mu_);
+  core::Status UpdatePowerSmoothingProfile(int profile, const PowerSmoothingUpdate& update) override
+      EXCLUDES(mu_);
+
   // Simulation-only: replaces the MIG state, ids included (SimMig::Restore), e.g. a driver's
   // state carried from an earlier process.
   core::Status RestoreMig(bool enabled, const std::vector<MigGpuInstance>& instances) EXCLUDES(mu_);
@@ -93,6 +129,10 @@ class SimDevice final : public Device {
   core::Status CheckControl(const char* what) const;
   // The MIG state, or kUnimplemented for a GPU without MIG.
   core::Result<SimMig*> Mig(const char* what) REQUIRES(mu_);
+  // The smoothing state, or kUnimplemented for a GPU without it.
+  core::Result<PowerSmoothingState*> Smoothing(const char* what) REQUIRES(mu_);
+  // Hands the GPU the smoothing now in force.
+  void ApplySmoothing() REQUIRES(mu_);
 
   const DeviceInfo info_;
   const model::GpuSpec spec_;
@@ -103,6 +143,7 @@ class SimDevice final : public Device {
   SimGpu gpu_ GUARDED_BY(mu_);
   core::TimePoint last_sync_ GUARDED_BY(mu_);
   std::optional<SimMig> mig_ GUARDED_BY(mu_);
+  std::optional<PowerSmoothingState> smoothing_ GUARDED_BY(mu_);
 
   // Declared after mu_ so that the lock annotation can name it.
   // Locks, syncs, and returns get(gpu_) unless `read` is unsupported.

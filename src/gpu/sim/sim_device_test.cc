@@ -128,5 +128,73 @@ TEST(SimDeviceTest, SupportedClocksAndMemory) {
   EXPECT_GT(memory->used_bytes, memory->total_bytes / 2);
 }
 
+TEST(SimDeviceTest, PowerSmoothingIsUnimplementedUnlessTheGpuHasIt) {
+  core::FakeClock clock;
+  SimDevice device(0, A100(), &clock, SimOptions{});
+  auto state = device.PowerSmoothing();
+  ASSERT_FALSE(state);
+  EXPECT_EQ(state.error().code(), core::Code::kUnimplemented);
+  EXPECT_NE(state.error().message().find("no power smoothing"), std::string::npos);
+  auto set = device.SetPowerSmoothingEnabled(true);
+  ASSERT_FALSE(set);
+  EXPECT_EQ(set.error().code(), core::Code::kUnimplemented);
+}
+
+TEST(SimDeviceTest, PowerSmoothingHoldsTheFloorAndLimitsTheRampDown) {
+  core::FakeClock clock;
+  // Decode draws a steady ~251 W below the power limit, so its power never wants to fall.
+  SimOptions options = WithScript("decode:2s,idle:20s");
+  options.power_smoothing = true;
+  SimDevice device(0, A100(), &clock, options);
+  auto initial = device.PowerSmoothing();
+  ASSERT_TRUE(initial) << initial.error().message();
+  EXPECT_FALSE(initial->enabled);
+  EXPECT_EQ(initial->profiles, kSimPowerSmoothingPresets);
+  // A 30% floor of the A100's 400 W TDP, 100 W/s down after 1 s of hysteresis.
+  ASSERT_TRUE(device.UpdatePowerSmoothingProfile(
+      2, {.floor_percent = 30, .ramp_down_w_per_s = 100, .ramp_down_hysteresis_ms = 1000}));
+  ASSERT_TRUE(device.ActivatePowerSmoothingProfile(2));
+  ASSERT_TRUE(device.SetPowerSmoothingEnabled(true));
+  auto state = device.PowerSmoothing();
+  ASSERT_TRUE(state);
+  EXPECT_TRUE(state->enabled);
+  EXPECT_EQ(state->active_profile, 2);
+  EXPECT_EQ(state->applied_floor, Watts(120));
+  EXPECT_EQ(state->profiles[2].floor_percent, 30);
+  EXPECT_EQ(state->profiles[2].ramp_up_w_per_s, kSimPowerSmoothingPresets[2].ramp_up_w_per_s);
+
+  clock.Advance(std::chrono::milliseconds(2500));  // the load stopped 0.5 s ago: hysteresis
+  EXPECT_NEAR(device.PowerInstant()->value(), 251, 5);
+  clock.Advance(std::chrono::milliseconds(1550));  // 1 s into the ramp down at 100 W/s
+  EXPECT_NEAR(device.PowerInstant()->value(), 151, 5);
+  clock.Advance(seconds(6));  // down to the floor, not to idle
+  EXPECT_NEAR(device.PowerInstant()->value(), 120, 1);
+  ASSERT_TRUE(device.SetPowerSmoothingEnabled(false));
+  clock.Advance(seconds(2));
+  EXPECT_LT(device.PowerInstant()->value(), 100);
+  EXPECT_EQ(device.PowerSmoothing()->applied_floor, Watts(0));
+}
+
+TEST(SimDeviceTest, PowerSmoothingRefusesWhatTheDriverWould) {
+  core::FakeClock clock;
+  SimOptions options;
+  options.power_smoothing = true;
+  SimDevice device(0, A100(), &clock, options);
+  for (const core::Status& st :
+       {device.ActivatePowerSmoothingProfile(5), device.UpdatePowerSmoothingProfile(-1, {}),
+        device.UpdatePowerSmoothingProfile(0, {.floor_percent = 95}),
+        device.UpdatePowerSmoothingProfile(0, {.ramp_up_w_per_s = 0}),
+        device.UpdatePowerSmoothingProfile(0, {.ramp_down_hysteresis_ms = -1})}) {
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code(), core::Code::kOutOfRange) << st.error().message();
+  }
+  EXPECT_EQ(device.PowerSmoothing()->profiles, kSimPowerSmoothingPresets);  // nothing changed
+  options.controls_denied = true;
+  SimDevice not_root(1, A100(), &clock, options);
+  auto denied = not_root.SetPowerSmoothingEnabled(true);
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code(), core::Code::kPermissionDenied);
+}
+
 }  // namespace
 }  // namespace headroom::gpu::sim

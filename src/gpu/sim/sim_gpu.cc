@@ -77,7 +77,7 @@ void SimGpu::Step() {
     activity.sm *= seg.busy;
     activity.mem *= seg.busy;
   }
-  power_w_ = model_.Power(activity, core::Megahertz(f_eff_mhz_)).value();
+  power_w_ = Smooth(model_.Power(activity, core::Megahertz(f_eff_mhz_)).value());
   energy_j_ += power_w_ * kStepS;
 
   // While the ring fills, the entry leaving it is a zero.
@@ -113,6 +113,20 @@ void SimGpu::Step() {
     counter_j_ = std::floor(energy_j_ * 1000.0) / 1000.0;  // the driver counts whole mJ
     next_counter_update_ += s.sensor.energy_update_period;
   }
+}
+
+double SimGpu::Smooth(double demand_w) {
+  if (!smoothing_) return demand_w;
+  const double target = std::max(demand_w, smoothing_->floor.value());
+  if (target >= power_w_) {
+    falling_for_ = core::Duration::zero();
+    return std::min(target, power_w_ + smoothing_->ramp_up_w_per_s * kStepS);
+  }
+  if (falling_for_ < smoothing_->ramp_down_hysteresis) {
+    falling_for_ += kStep;
+    return power_w_;
+  }
+  return std::max(target, power_w_ - smoothing_->ramp_down_w_per_s * kStepS);
 }
 
 core::Watts SimGpu::average_power() const {

@@ -24,6 +24,18 @@ class SimGpu {
  public:
   static constexpr core::Duration kStep = std::chrono::milliseconds(1);
 
+  // Power smoothing in force (Blackwell's firmware feature, as NVML describes it): the power
+  // never falls below `floor`, rises at most `ramp_up_w_per_s`, and falls, once a drop has lasted
+  // `ramp_down_hysteresis`, at most `ramp_down_w_per_s`. The GPU burns what the load does not
+  // draw, so the energy counts the smoothed power. A rise is not made to slow the load: the
+  // model has no lever for that, so only the power shows the ramp.
+  struct Smoothing {
+    core::Watts floor{0};
+    double ramp_up_w_per_s = 0;    // > 0
+    double ramp_down_w_per_s = 0;  // > 0
+    core::Duration ramp_down_hysteresis{0};
+  };
+
   SimGpu(const model::GpuSpec& spec, LoadScript script);
 
   // Advances the state by dt (carried over in whole steps; a remainder waits for the next call).
@@ -34,6 +46,8 @@ class SimGpu {
   // REQUIRES: lock, if any, within the supported clock range with min <= max.
   void set_clock_lock(std::optional<ClockLock> lock) { lock_ = lock; }
   void set_script(LoadScript script);
+  // nullopt: smoothing off (the power follows the load).
+  void set_smoothing(std::optional<Smoothing> smoothing) { smoothing_ = smoothing; }
 
   const model::GpuSpec& spec() const { return model_.spec(); }
   core::Watts power_limit() const { return power_limit_; }
@@ -56,6 +70,8 @@ class SimGpu {
 
  private:
   void Step();
+  // The power after smoothing, from the load's demand and the previous step's power.
+  double Smooth(double demand_w);
   core::Megahertz Ceiling() const;
   core::Megahertz TargetClock(const LoadSegment& seg, core::Megahertz ceiling);
 
@@ -64,6 +80,8 @@ class SimGpu {
   model::PowerLimiter limiter_;
   core::Watts power_limit_;
   std::optional<ClockLock> lock_;
+  std::optional<Smoothing> smoothing_;
+  core::Duration falling_for_{0};  // how long the smoothed power has wanted to fall
 
   core::Duration elapsed_{0};
   core::Duration pending_{0};

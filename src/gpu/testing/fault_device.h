@@ -86,6 +86,19 @@ class FaultDevice final : public Device {
   core::Result<std::vector<GpuProcess>> RunningProcesses() override {
     return Call(&Device::RunningProcesses);
   }
+  core::Result<PowerSmoothingState> PowerSmoothing() override {
+    return Call(&Device::PowerSmoothing);
+  }
+  core::Status SetPowerSmoothingEnabled(bool enabled) override {
+    return Call(&Device::SetPowerSmoothingEnabled, enabled);
+  }
+  core::Status ActivatePowerSmoothingProfile(int profile) override {
+    return Call(&Device::ActivatePowerSmoothingProfile, profile);
+  }
+  core::Status UpdatePowerSmoothingProfile(int profile,
+                                           const PowerSmoothingUpdate& update) override {
+    return Call(&Device::UpdatePowerSmoothingProfile, profile, update);
+  }
 
  private:
   template <class R, class... Args, class... Passed>
