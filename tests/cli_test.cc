@@ -960,6 +960,23 @@ TEST(CliTest, SimulateATrainingRowRefusesBadInput) {
       << policy.out;
 }
 
+// A training row's plan is its mitigation (issue 50): `plan` weighs them as `simulate` does, and
+// refuses the capacity search's flags.
+TEST(CliTest, PlanATrainingRowChoosesItsMitigation) {
+  const std::string config = WriteTempFile("headroom_training_row.yaml", kSmallTrainingRow);
+  const CommandRun plan = Headroom("plan --config " + config + " --json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.out;
+  const CommandRun simulate = Headroom("simulate --config " + config + " --json");
+  ASSERT_EQ(simulate.exit_code, 0) << simulate.out;
+  const auto j = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(j, nlohmann::json::parse(simulate.out));
+  EXPECT_EQ(j["chosen"], j["mitigations"][2]["mitigation"]["name"]);
+  const CommandRun shed = Headroom("plan --config " + config + " --shed 10%:1h");
+  EXPECT_EQ(shed.exit_code, 2) << shed.out;
+  EXPECT_NE(shed.out.find("--shed does not apply to a training row"), std::string::npos)
+      << shed.out;
+}
+
 // simulate --as-recorded: a user's request log replayed as recorded, whatever the row's size:
 // every row served once (here all low priority: the log has no priority column) over the log's
 // own span; without the flag the same log is scaled to the scenario's per-server rates.

@@ -211,7 +211,38 @@ app::PlanRequest PlanRequestOf(const GlobalOptions& global, const PlanCliOptions
           .on_warning = PrintWarning};
 }
 
+// The capacity search's flags, which a training row (one job, its mitigations weighed) has no
+// use for; empty when none is given.
+std::string CapacityOnlyFlag(const PlanCliOptions& cli) {
+  for (const auto& [given, flag] :
+       {std::pair{!cli.policies.empty(), "--policies"}, std::pair{cli.weeks.has_value(), "--weeks"},
+        std::pair{cli.validate.has_value(), "--validate"},
+        std::pair{!cli.max_weekly_risk.empty(), "--max-weekly-risk"},
+        std::pair{!cli.confidence.empty(), "--confidence"},
+        std::pair{cli.risk_beyond.has_value(), "--risk-beyond"},
+        std::pair{!cli.stress.empty(), "--stress"}, std::pair{!cli.shed.empty(), "--shed"},
+        std::pair{cli.calibrate, "--calibrate"},
+        std::pair{!cli.executor.kind.empty(), "--executor"}}) {
+    if (given) return flag;
+  }
+  return "";
+}
+
 int RunPlan(const GlobalOptions& global, const PlanCliOptions& cli) {
+  // A training row's plan is the mitigation that keeps it within the grid's limits: what
+  // `simulate` weighs on it.
+  if (app::IsTrainingRowScenario(cli.row.scenario)) {
+    if (const std::string flag = CapacityOnlyFlag(cli); !flag.empty()) {
+      return ReportError(core::Error::InvalidArgument(
+          fmt::format("{} does not apply to a training row ({}): its plan weighs the "
+                      "mitigations, and takes --seed, --json, --out and --report",
+                      flag, cli.row.scenario)));
+    }
+    SimulateOptions simulate;
+    simulate.row = cli.row;
+    simulate.html = cli.html;
+    return RunTrainingRow(global, simulate);
+  }
   const bool json = cli.row.json;
   app::PlanRequest request = PlanRequestOf(global, cli);
   InstallStopHandlers();

@@ -443,12 +443,12 @@ core::Status ParseDemandResponse(const core::YamlReader& plan, Scenario& s) {
 
 core::Result<Scenario> ParseScenario(std::string_view text, std::string source) {
   HEADROOM_ASSIGN_OR_RETURN(core::YamlReader doc, core::YamlReader::Parse(text, source));
-  // A training row (sim/training_scenario.h) is its own file: only `simulate` runs it.
+  // A training row (sim/training_scenario.h) is its own file: `simulate` and `plan` run it.
   if (doc.Has("kind")) {
     return core::Fail(
         doc.ErrorAt("kind",
-                    "a training-row scenario: `headroom simulate --config` runs it, nothing else "
-                    "does; an inference row has no `kind`"));
+                    "a training-row scenario: `headroom simulate --config` and `plan --config` run "
+                    "it, nothing else does; an inference row has no `kind`"));
   }
   HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"name", "description", "row", "serving", "workload",
                                                "power", "policy", "slo", "plan", "seed"}));
