@@ -78,6 +78,22 @@ nvmlReturn_t PowerSmoothingField(SimDevice& device, nvml::nvmlFieldValue_t& v) {
 }
 
 #ifndef HEADROOM_FAKE_NVML_LEGACY
+namespace {
+
+// The device a profile call names, after the checks the driver makes of its arguments.
+// REQUIRES: g_mu held.
+nvmlReturn_t ProfileDevice(nvmlDevice_t handle, const nvml::nvmlPowerSmoothingProfile_t* profile,
+                           SimDevice** device) {
+  if (nvmlReturn_t rc = Lookup(handle, device); rc != nvml::kSuccess) return rc;
+  if (profile == nullptr) return nvml::kErrorInvalidArgument;
+  if (profile->version != nvml::kPowerSmoothingProfileV1) {
+    return nvml::kErrorArgumentVersionMismatch;
+  }
+  return nvml::kSuccess;
+}
+
+}  // namespace
+
 FAKE_EXPORT nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t handle,
                                                           nvml::nvmlPowerSmoothingState_t* state) {
   std::lock_guard lock(g_mu);
@@ -95,11 +111,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(
     nvmlDevice_t handle, nvml::nvmlPowerSmoothingProfile_t* profile) {
   std::lock_guard lock(g_mu);
   SimDevice* device = nullptr;
-  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
-  if (profile == nullptr) return nvml::kErrorInvalidArgument;
-  if (profile->version != nvml::kPowerSmoothingProfileV1) {
-    return nvml::kErrorArgumentVersionMismatch;
-  }
+  if (nvmlReturn_t rc = ProfileDevice(handle, profile, &device); rc != nvml::kSuccess) return rc;
   auto st = device->ActivatePowerSmoothingProfile(static_cast<int>(profile->profileId));
   if (st) LogSetting(*device, fmt::format("smoothing-profile {}", profile->profileId));
   return st ? nvml::kSuccess : ReturnFor(st.error());
@@ -109,11 +121,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(
     nvmlDevice_t handle, nvml::nvmlPowerSmoothingProfile_t* profile) {
   std::lock_guard lock(g_mu);
   SimDevice* device = nullptr;
-  if (nvmlReturn_t rc = Lookup(handle, &device); rc != nvml::kSuccess) return rc;
-  if (profile == nullptr) return nvml::kErrorInvalidArgument;
-  if (profile->version != nvml::kPowerSmoothingProfileV1) {
-    return nvml::kErrorArgumentVersionMismatch;
-  }
+  if (nvmlReturn_t rc = ProfileDevice(handle, profile, &device); rc != nvml::kSuccess) return rc;
   gpu::PowerSmoothingUpdate update;
   switch (profile->paramId) {
     case nvml::kPowerSmoothingParamFloor:
