@@ -61,6 +61,34 @@ std::string ServingText(const sim::RowResult& r) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::ordered_json SwingJson(const sim::BandSwing& b) {
+  return {{"lo_hz", b.lo_hz},
+          {"hi_hz", b.hi_hz},
+          {"share", b.share},
+          {"rms_w", b.rms_w},
+          {"amplitude_w", b.amplitude_w}};
+}
+
+// The row's swing in the grid's bands, each as far as the metering resolves it.
+std::string SwingText(const sim::RowResult& r) {
+  const auto band = [&](const sim::BandSwing& b) {
+    if (b.lo_hz >= r.swing_nyquist_hz) {
+      return fmt::format("{:g}-{:g} Hz not resolved", b.lo_hz, b.hi_hz);
+    }
+    return fmt::format("{:g}-{:g} Hz {:.1f} kW amplitude ({:.0f}% of the swing{})", b.lo_hz,
+                       b.hi_hz, b.amplitude_w / 1e3, b.share * 100,
+                       b.hi_hz > r.swing_nyquist_hz
+                           ? fmt::format(", up to {:g} Hz", r.swing_nyquist_hz)
+                           : std::string());
+  };
+  return fmt::format("swing: {}; {} (metered every {:g} s)\n", band(r.swing_low),
+                     band(r.swing_high), 0.5 / r.swing_nyquist_hz);
+}
+
+}  // namespace
+
 std::string DayAndTime(double seconds) {
   const auto whole = static_cast<long long>(seconds);
   return fmt::format("d{} {:02}:{:02}", whole / 86400, whole % 86400 / 3600, whole % 3600 / 60);
@@ -184,6 +212,11 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowRes
   j["events_processed"] = r.events_processed;
   j["iterations"] = r.iterations;
   j["row_power"]["max_ramp_w_per_s"] = r.max_ramp_w_per_s;
+  if (r.swing_nyquist_hz > 0) {
+    j["row_power"]["swing"] = {{"nyquist_hz", r.swing_nyquist_hz},
+                               {"low_band", SwingJson(r.swing_low)},
+                               {"high_band", SwingJson(r.swing_high)}};
+  }
   j["ramp_held_server_steps"] = r.ramp_held_server_steps;
   j["load_ramps"] = r.load_ramps;
   if (!r.budget_events.empty()) j["budget_events"] = BudgetEventsJson(r, uncapped);
@@ -204,6 +237,7 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
       "events {}; over budget {:.0f} s; capped {:.1f}% of server time\n",
       s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100,
       r.max_ramp_w_per_s / 1e3, s.brake_events, s.over_budget_s, s.capped_server_fraction * 100);
+  if (r.swing_nyquist_hz > 0) out += SwingText(r);
   if (r.ramp_held_server_steps > 0 || r.load_ramps > 0) {
     out += fmt::format(
         "ramp limit: lifts held back {} server-steps; the load rose faster than the limit on its "

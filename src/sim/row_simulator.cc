@@ -240,6 +240,8 @@ class Simulation {
   // or -1; a metered sample of the period from `start` counted toward it.
   int BudgetEventAt(SimTime t);
   void MeterBudgetEvent(SimTime start, double row_w, double period_s);
+  // RowResult::swing_*, from the kept series.
+  void MeasureSwing();
   // The lowered budget in force now, as the controller is shown it.
   void ShowBudget(SimTime now, policy::RowView& view) const;
   void OnControl(double row_w);
@@ -1155,6 +1157,18 @@ int Simulation::BudgetEventAt(SimTime t) {
   return static_cast<int>(events.size() - 1);
 }
 
+void Simulation::MeasureSwing() {
+  std::vector<double> watts;
+  watts.reserve(result_.power.size());
+  for (const PowerSample& p : result_.power) watts.push_back(p.row_w);
+  const double period_s = core::ToSeconds(config_.power.telemetry_period);
+  const Spectrum spectrum = WelchSpectrum(watts, period_s);
+  if (spectrum.psd.empty()) return;
+  result_.swing_nyquist_hz = 0.5 / period_s;
+  result_.swing_low = Band(spectrum, 0.1, 2);
+  result_.swing_high = Band(spectrum, 3, 30);
+}
+
 void Simulation::MeterBudgetEvent(SimTime start, double row_w, double period_s) {
   const int k = BudgetEventAt(start);
   if (k >= 0) {
@@ -1303,6 +1317,7 @@ core::Result<RowResult> Simulation::Run() {
       core::ToSeconds(queue_.now() - last_control_);
   result_.mean_w =
       result_.power_samples == 0 ? 0 : power_sum_w_ / static_cast<double>(result_.power_samples);
+  if (options_.keep_power_series) MeasureSwing();
   for (ClassMetrics* m : {&result_.hp, &result_.lp}) {
     m->throughput_tok_s = result_.duration_s > 0 ? m->output_tokens / result_.duration_s : 0;
   }

@@ -31,6 +31,7 @@
 #include "policy/row_policy.h"
 #include "sim/event_queue.h"
 #include "sim/latency_histogram.h"
+#include "sim/power_spectrum.h"
 #include "sim/request_source.h"
 
 namespace headroom::sim {
@@ -199,6 +200,13 @@ struct RowResult {
   // and the times the row rose faster than the limit on its own.
   std::uint64_t ramp_held_server_steps = 0;
   std::uint64_t load_ramps = 0;
+  // The metered row power's swing in the grid's bands (sim/power_spectrum.h), from the kept
+  // series (RunOptions::keep_power_series; none without it): 0.1-2 Hz and 3-30 Hz, each only up to
+  // the metering's Nyquist frequency (swing_nyquist_hz: 0.5 Hz at the PDU's 1 s), so a band
+  // above it is empty, not absent.
+  double swing_nyquist_hz = 0;  // 0: not computed
+  BandSwing swing_low;
+  BandSwing swing_high;
   std::vector<PowerSample> power;  // every metered sample
   // RunOptions::power_window_periods samples each, reduced as the run goes (the last may hold
   // fewer): a week's power for a plot without keeping its 600,000 samples.
