@@ -1,0 +1,104 @@
+#include "policy/energy_saver.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/parse.h"
+
+namespace headroom::policy {
+
+core::Result<EnergySaver> EnergySaver::Make(EnergySaverSettings settings) {
+  const auto bad = [](std::string why) {
+    return core::Fail(core::Error::InvalidArgument("energy-saver: " + why));
+  };
+  if (settings.clocks.empty()) return bad("clocks: give at least one");
+  for (std::size_t k = 0; k < settings.clocks.size(); ++k) {
+    if (!(settings.clocks[k].value() > 0)) {
+      return bad(fmt::format("clocks: {} MHz is not positive", settings.clocks[k].value()));
+    }
+    if (k > 0 && !(settings.clocks[k] < settings.clocks[k - 1])) {
+      return bad("clocks: give them highest first, each lower than the one before");
+    }
+  }
+  if (!(settings.itl_p50_slo_s > 0)) return bad("itl_p50_slo must be above 0");
+  if (!(settings.ttft_p99_slo_s > 0)) return bad("ttft_p99_slo must be above 0");
+  if (!(settings.margin >= 0 && settings.margin < 1)) return bad("margin must be in [0, 1)");
+  for (const auto& [name, d] :
+       {std::pair{"stale_after", settings.stale_after}, std::pair{"settle", settings.settle},
+        std::pair{"breach_memory", settings.breach_memory}}) {
+    if (d < core::Duration::zero()) return bad(fmt::format("{} must not be negative", name));
+  }
+  return EnergySaver(std::move(settings));
+}
+
+std::string EnergySaver::Distrust(core::Duration now,
+                                  const std::optional<LatencyWindow>& window) const {
+  if (!window) return "no engine metrics yet";
+  if (!window->invalid.empty()) return "engine metrics unusable: " + window->invalid;
+  if (now - window->at > settings_.stale_after) {
+    return fmt::format("engine metrics stale: the last window ended {} ago",
+                       core::FormatDuration(now - window->at));
+  }
+  return "";
+}
+
+std::string EnergySaver::Breach(const LatencyWindow& w) const {
+  if (w.itl_p50_s && *w.itl_p50_s > settings_.itl_p50_slo_s) {
+    return fmt::format("ITL P50 {:.1f} ms above its SLO {:.1f} ms", *w.itl_p50_s * 1e3,
+                       settings_.itl_p50_slo_s * 1e3);
+  }
+  if (w.ttft_p99_s && *w.ttft_p99_s > settings_.ttft_p99_slo_s) {
+    return fmt::format("TTFT P99 {:.0f} ms above its SLO {:.0f} ms", *w.ttft_p99_s * 1e3,
+                       settings_.ttft_p99_slo_s * 1e3);
+  }
+  return "";
+}
+
+// Slack needs the inter-token latency seen: an idle window says nothing about a lower clock.
+bool EnergySaver::Slack(const LatencyWindow& w) const {
+  const double keep = 1 - settings_.margin;
+  return w.itl_p50_s && *w.itl_p50_s <= settings_.itl_p50_slo_s * keep &&
+         (!w.ttft_p99_s || *w.ttft_p99_s <= settings_.ttft_p99_slo_s * keep);
+}
+
+std::size_t EnergySaver::LowestAllowed(core::Duration now) const {
+  const std::size_t lowest = settings_.clocks.size() - 1;
+  if (!breach_at_ || now - *breach_at_ >= settings_.breach_memory || breach_level_ == 0) {
+    return lowest;
+  }
+  return std::min(lowest, breach_level_ - 1);
+}
+
+ClockChoice EnergySaver::Step(core::Duration now, const std::optional<LatencyWindow>& window,
+                              std::optional<core::Megahertz> row_cap) {
+  const std::size_t before = level_;
+  std::string reason;
+  if (std::string why = Distrust(now, window); !why.empty()) {
+    level_ = 0;
+    reason = why + ": the highest clock";
+  } else if (std::string breach = Breach(*window); !breach.empty()) {
+    if (level_ > 0) {
+      breach_at_ = now;
+      breach_level_ = level_;
+    }
+    level_ = 0;
+    reason = breach + ": the highest clock at once";
+  } else if (Slack(*window) && level_ < LowestAllowed(now) &&
+             (!last_change_ || now - *last_change_ >= settings_.settle)) {
+    ++level_;
+    reason = "latencies within their SLO with the margin: one clock lower";
+  } else {
+    reason = "holding";
+  }
+  const bool changed = level_ != before;
+  if (changed) last_change_ = now;
+  ClockChoice out{.saver = clock(), .applied = clock(), .changed = changed, .reason = reason};
+  if (row_cap && *row_cap < out.saver) {
+    out.applied = *row_cap;
+    out.row_cap_wins = true;
+  }
+  return out;
+}
+
+}  // namespace headroom::policy
