@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -109,6 +110,104 @@ core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
     }
   }
   return sample;
+}
+
+namespace {
+
+// The value of label `key` in a label set `{a="1",le="0.5"}`; nullopt when absent.
+std::optional<std::string_view> LabelValue(std::string_view labels, std::string_view key) {
+  const std::string wanted = std::string(key) + "=\"";
+  for (size_t at = labels.find(wanted); at != std::string_view::npos;
+       at = labels.find(wanted, at + 1)) {
+    if (at > 0 && labels[at - 1] != '{' && labels[at - 1] != ',' && labels[at - 1] != ' ') continue;
+    const size_t begin = at + wanted.size();
+    const size_t end = labels.find('"', begin);
+    if (end == std::string_view::npos) return std::nullopt;
+    return labels.substr(begin, end - begin);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(std::string_view text,
+                                                                          std::string_view name) {
+  const std::string bucket = std::string(name) + "_bucket{";
+  std::map<double, double> counts;  // by le, summed over label sets
+  int number = 0;
+  const auto bad = [&](std::string why) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("engine metrics, line {}: {}: {}", number, name, std::move(why))));
+  };
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    const std::string_view line = Trim(text.substr(0, eol));
+    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+    ++number;
+    if (line.rfind(bucket, 0) != 0) continue;
+    const std::string_view rest = line.substr(bucket.size() - 1);
+    const auto after = SkipLabels(rest);
+    if (!after) return bad("the labels do not close");
+    const std::string_view labels = rest.substr(0, rest.size() - after->size());
+    const std::optional<std::string_view> le = LabelValue(labels, "le");
+    const std::optional<double> bound = le ? ParseSampleValue(*le) : std::nullopt;
+    // Bounds are finite but the last, +Inf.
+    if (!bound || std::isnan(*bound) || *bound == -std::numeric_limits<double>::infinity()) {
+      return bad("a bucket without a numeric le");
+    }
+    const std::string_view tail = Trim(*after);
+    const std::string_view value_text = tail.substr(0, tail.find_first_of(kBlank));
+    const std::optional<double> value = ParseSampleValue(value_text);
+    if (!value || !std::isfinite(*value) || *value < 0) {
+      return bad(fmt::format("a bucket count '{}' is not a finite count", value_text));
+    }
+    counts[*bound] += *value;
+  }
+  if (counts.empty()) return std::nullopt;
+  LatencyHistogramSample out;
+  for (const auto& [le, count] : counts) {
+    if (!out.buckets.empty() && count < out.buckets.back().second) {
+      return bad(fmt::format("bucket le={} holds fewer than the one below it", le));
+    }
+    out.buckets.emplace_back(le, count);
+  }
+  if (!std::isinf(out.buckets.back().first)) return bad("no le=\"+Inf\" bucket");
+  return out;
+}
+
+core::Result<std::optional<double>> WindowQuantile(const LatencyHistogramSample& before,
+                                                   const LatencyHistogramSample& after, double q) {
+  const auto& b = before.buckets;
+  const auto& a = after.buckets;
+  if (a.size() != b.size()) {
+    return core::Fail(core::Error::InvalidArgument("the histogram's buckets changed"));
+  }
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a[k].first != b[k].first) {
+      return core::Fail(core::Error::InvalidArgument("the histogram's buckets changed"));
+    }
+    if (a[k].second < b[k].second) {
+      return core::Fail(
+          core::Error::InvalidArgument("a histogram count went down (the engine restarted)"));
+    }
+  }
+  const double total = after.count() - before.count();
+  if (a.empty() || total <= 0) return std::nullopt;
+  const double rank = q * total;
+  double lower_bound = 0;
+  double below = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    const double upto = a[k].second - b[k].second;
+    if (upto >= rank) {
+      if (std::isinf(a[k].first)) return k > 0 ? a[k - 1].first : 0.0;
+      const double in_bucket = upto - below;
+      const double share = in_bucket > 0 ? (rank - below) / in_bucket : 1;
+      return lower_bound + (a[k].first - lower_bound) * share;
+    }
+    lower_bound = a[k].first;
+    below = upto;
+  }
+  return a.size() > 1 ? a[a.size() - 2].first : 0.0;
 }
 
 void EngineWindow::Add(const EngineSample& sample, core::TimePoint at) {

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/result.h"
 #include "core/time.h"
@@ -44,6 +46,27 @@ struct EngineSample {
 // this format for C++: prometheus-cpp only exposes metrics.)
 [[nodiscard]] core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
                                                             const EngineMetricNames& names);
+
+// A latency histogram of the engine (vLLM's vllm:time_to_first_token_seconds,
+// vllm:time_per_output_token_seconds; issue 51's energy saver reads them): its cumulative bucket
+// counts by upper bound, summed over label sets, the +Inf bucket last.
+struct LatencyHistogramSample {
+  std::vector<std::pair<double, double>> buckets;  // (le, cumulative count), le ascending
+  double count() const { return buckets.empty() ? 0 : buckets.back().second; }
+};
+
+// `name`'s histogram in the exposition (`name_bucket{le="..."}` lines); nullopt when the page has
+// none. InvalidArgument naming the line for a bucket without a numeric `le`, a count that is not
+// finite or is negative, buckets that are not cumulative, or no +Inf bucket.
+[[nodiscard]] core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(
+    std::string_view text, std::string_view name);
+
+// The `q` quantile of the observations made between two scrapes of one histogram, interpolated
+// linearly within its bucket as Prometheus' histogram_quantile does (the +Inf bucket's answer is
+// the highest finite bound); nullopt when nothing was observed between them. InvalidArgument when
+// the buckets differ or a count went down (the engine restarted): no window can be trusted.
+[[nodiscard]] core::Result<std::optional<double>> WindowQuantile(
+    const LatencyHistogramSample& before, const LatencyHistogramSample& after, double q);
 
 // The window between the last two good scrapes. A failed scrape, or a counter that went down
 // (the engine restarted), leaves no window until two more good scrapes: an agent never reports

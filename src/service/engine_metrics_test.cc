@@ -288,5 +288,89 @@ TEST(AgentSettingsEngineTest, FlagsAreChecked) {
   std::filesystem::remove(token);
 }
 
+// Issue 51: the engine's latency histograms, as vLLM writes them (one label set per model),
+// summed per bucket; the window's quantile between two scrapes as histogram_quantile reads it.
+constexpr const char* kTtftBefore =
+    "# TYPE vllm:time_to_first_token_seconds histogram\n"
+    "vllm:time_to_first_token_seconds_bucket{le=\"0.1\",model_name=\"a\"} 10.0\n"
+    "vllm:time_to_first_token_seconds_bucket{le=\"0.5\",model_name=\"a\"} 20.0\n"
+    "vllm:time_to_first_token_seconds_bucket{le=\"1.0\",model_name=\"a\"} 30.0\n"
+    "vllm:time_to_first_token_seconds_bucket{le=\"+Inf\",model_name=\"a\"} 30.0\n"
+    "vllm:time_to_first_token_seconds_bucket{model_name=\"b\",le=\"0.1\"} 0\n"
+    "vllm:time_to_first_token_seconds_bucket{model_name=\"b\",le=\"0.5\"} 0\n"
+    "vllm:time_to_first_token_seconds_bucket{model_name=\"b\",le=\"1.0\"} 0\n"
+    "vllm:time_to_first_token_seconds_bucket{model_name=\"b\",le=\"+Inf\"} 0\n"
+    "vllm:time_to_first_token_seconds_count{model_name=\"a\"} 30.0\n";
+
+std::string Shifted(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST(EngineLatencyTest, AHistogramIsSummedOverItsLabelSetsBucketByBucket) {
+  auto h = ParseLatencyHistogram(kTtftBefore, "vllm:time_to_first_token_seconds");
+  ASSERT_TRUE(h.has_value()) << h.error().message();
+  ASSERT_TRUE(h->has_value());
+  ASSERT_EQ((*h)->buckets.size(), 4u);
+  EXPECT_DOUBLE_EQ((*h)->buckets[1].first, 0.5);
+  EXPECT_DOUBLE_EQ((*h)->buckets[1].second, 20);
+  EXPECT_DOUBLE_EQ((*h)->count(), 30);
+  auto absent = ParseLatencyHistogram(kTtftBefore, "vllm:time_per_output_token_seconds");
+  ASSERT_TRUE(absent.has_value());
+  EXPECT_FALSE(absent->has_value());
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {Shifted(kTtftBefore, "le=\"0.5\",model_name=\"a\"} 20.0",
+                    "le=\"0.5\",model_name=\"a\"} 5.0"),
+            "fewer than the one below it"},
+           {Shifted(kTtftBefore, "le=\"0.1\",model_name=\"a\"", "le=\"soon\",model_name=\"a\""),
+            "line 2: vllm:time_to_first_token_seconds: a bucket without a numeric le"},
+           {Shifted(kTtftBefore, "\"a\"} 30.0\nvllm:time_to_first_token_seconds_bucket{model",
+                    "\"a\"} NaN\nvllm:time_to_first_token_seconds_bucket{model"),
+            "not a finite count"}}) {
+    auto rejected = ParseLatencyHistogram(text, "vllm:time_to_first_token_seconds");
+    ASSERT_FALSE(rejected.has_value()) << says;
+    EXPECT_NE(rejected.error().message().find(says), std::string::npos)
+        << rejected.error().message();
+  }
+  const std::string no_inf =
+      "x_bucket{le=\"0.1\"} 1\n"
+      "x_bucket{le=\"0.5\"} 2\n";
+  auto rejected = ParseLatencyHistogram(no_inf, "x");
+  ASSERT_FALSE(rejected.has_value());
+  EXPECT_NE(rejected.error().message().find("no le=\"+Inf\" bucket"), std::string::npos);
+}
+
+TEST(EngineLatencyTest, TheWindowsQuantileIsInterpolatedWithinItsBucket) {
+  const auto parse = [](const std::string& text) {
+    return **ParseLatencyHistogram(text, "vllm:time_to_first_token_seconds");
+  };
+  const LatencyHistogramSample before = parse(kTtftBefore);
+  // 40 more observations: 0 below 0.1 s, 20 in (0.1, 0.5], 10 in (0.5, 1], 10 above 1 s.
+  std::string later = kTtftBefore;
+  later = Shifted(later, "le=\"0.5\",model_name=\"a\"} 20.0", "le=\"0.5\",model_name=\"a\"} 40.0");
+  later = Shifted(later, "le=\"1.0\",model_name=\"a\"} 30.0", "le=\"1.0\",model_name=\"a\"} 60.0");
+  later =
+      Shifted(later, "le=\"+Inf\",model_name=\"a\"} 30.0", "le=\"+Inf\",model_name=\"a\"} 70.0");
+  const LatencyHistogramSample after = parse(later);
+  // The median: the 20th of 40, the last of the (0.1, 0.5] bucket's 20.
+  auto p50 = WindowQuantile(before, after, 0.5);
+  ASSERT_TRUE(p50.has_value()) << p50.error().message();
+  EXPECT_NEAR(**p50, 0.5, 1e-12);
+  // The 0.25 quantile: the 10th of 40, halfway through (0.1, 0.5].
+  EXPECT_NEAR(**WindowQuantile(before, after, 0.25), 0.3, 1e-12);
+  // The 0.625 quantile: the 25th, halfway through (0.5, 1].
+  EXPECT_NEAR(**WindowQuantile(before, after, 0.625), 0.75, 1e-12);
+  // P99 falls in +Inf: the highest finite bound, as histogram_quantile answers.
+  EXPECT_DOUBLE_EQ(**WindowQuantile(before, after, 0.99), 1.0);
+  // Nothing observed between two scrapes: no quantile.
+  auto idle = WindowQuantile(after, after, 0.5);
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_FALSE(idle->has_value());
+  // A count that went down (the engine restarted): no window to trust.
+  auto restarted = WindowQuantile(after, before, 0.5);
+  ASSERT_FALSE(restarted.has_value());
+  EXPECT_NE(restarted.error().message().find("went down"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace headroom::service
