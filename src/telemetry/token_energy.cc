@@ -1,0 +1,102 @@
+#include "telemetry/token_energy.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace headroom::telemetry {
+namespace {
+
+using Vec3 = std::array<double, 3>;
+using Mat3 = std::array<Vec3, 3>;
+
+double Det(const Mat3& m) {
+  return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+         m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+         m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+}
+
+// The inverse of a symmetric 3x3 matrix by its adjugate. Written here, not taken from a linear
+// algebra package: three unknowns are all the fit has, and their closed form is a few lines.
+Mat3 Inverse(const Mat3& m, double det) {
+  Mat3 inv{};
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      const int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+      inv[r][c] = (m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]) / det;
+    }
+  }
+  return inv;
+}
+
+// A window's regressors: its length (for idle power), its prompt and its generated tokens.
+Vec3 Row(const EnergyWindowSample& w) { return {w.seconds, w.prompt_tokens, w.generated_tokens}; }
+
+}  // namespace
+
+void TokenEnergyFit::Add(const EnergyWindowSample& w) {
+  const bool sound = std::isfinite(w.seconds) && w.seconds > 0 && std::isfinite(w.energy_j) &&
+                     w.energy_j >= 0 && std::isfinite(w.prompt_tokens) && w.prompt_tokens >= 0 &&
+                     std::isfinite(w.generated_tokens) && w.generated_tokens >= 0;
+  if (!sound) return;
+  windows_.push_back(w);
+  while (windows_.size() > max_windows_) windows_.pop_front();
+}
+
+std::optional<TokenEnergy> TokenEnergyFit::Fit() const {
+  const std::size_t n = windows_.size();
+  if (n < 5) {
+    why_ = "fewer than 5 windows";
+    return std::nullopt;
+  }
+  // Each column scaled by its largest value, so that seconds and thousands of tokens weigh
+  // alike when deciding whether the windows tell the terms apart.
+  Vec3 scale{0, 0, 0};
+  for (const EnergyWindowSample& w : windows_) {
+    const Vec3 x = Row(w);
+    for (int k = 0; k < 3; ++k) scale[k] = std::max(scale[k], x[k]);
+  }
+  if (scale[1] <= 0 || scale[2] <= 0) {
+    why_ = "no prompt or no generated tokens in the windows";
+    return std::nullopt;
+  }
+  Mat3 xtx{};
+  Vec3 xty{0, 0, 0};
+  for (const EnergyWindowSample& w : windows_) {
+    Vec3 x = Row(w);
+    for (int k = 0; k < 3; ++k) x[k] /= scale[k];
+    for (int r = 0; r < 3; ++r) {
+      xty[r] += x[r] * w.energy_j;
+      for (int c = 0; c < 3; ++c) xtx[r][c] += x[r] * x[c];
+    }
+  }
+  const double det = Det(xtx);
+  if (!(std::abs(det) > 1e-9 * static_cast<double>(n * n * n))) {
+    why_ = "the windows' mixes of prefill and decode do not tell the two costs apart";
+    return std::nullopt;
+  }
+  const Mat3 inv = Inverse(xtx, det);
+  Vec3 beta{0, 0, 0};
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) beta[r] += inv[r][c] * xty[c];
+  }
+  double rss = 0;
+  for (const EnergyWindowSample& w : windows_) {
+    const Vec3 x = Row(w);
+    double predicted = 0;
+    for (int k = 0; k < 3; ++k) predicted += beta[k] * x[k] / scale[k];
+    rss += (w.energy_j - predicted) * (w.energy_j - predicted);
+  }
+  const double sigma2 = rss / static_cast<double>(n - 3);
+  const auto se = [&](int k) { return std::sqrt(std::max(0.0, sigma2 * inv[k][k])) / scale[k]; };
+  why_.clear();
+  return TokenEnergy{.j_per_prompt_token = beta[1] / scale[1],
+                     .j_per_generated_token = beta[2] / scale[2],
+                     .idle_w = beta[0] / scale[0],
+                     .j_per_prompt_token_se = se(1),
+                     .j_per_generated_token_se = se(2),
+                     .idle_w_se = se(0),
+                     .windows = static_cast<int>(n)};
+}
+
+}  // namespace headroom::telemetry

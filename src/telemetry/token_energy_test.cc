@@ -1,0 +1,76 @@
+#include "telemetry/token_energy.h"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace headroom::telemetry {
+namespace {
+
+// Windows of 10 s whose mix of prefill and decode varies, their energy made from known costs
+// (0.25 J a prompt token, 2.0 J a generated token, 400 W idle) plus noise of `noise_j`.
+std::vector<EnergyWindowSample> Windows(int n, double noise_j, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> prompt(0, 20000), generated(200, 3000);
+  std::normal_distribution<double> noise(0, noise_j);
+  std::vector<EnergyWindowSample> out;
+  for (int k = 0; k < n; ++k) {
+    EnergyWindowSample w{
+        .seconds = 10, .prompt_tokens = prompt(rng), .generated_tokens = generated(rng)};
+    if (k % 3 == 0) w.seconds = 5;
+    w.energy_j = 400 * w.seconds + 0.25 * w.prompt_tokens + 2.0 * w.generated_tokens + noise(rng);
+    out.push_back(w);
+  }
+  return out;
+}
+
+TEST(TokenEnergyTest, RecoversTheCostsOfPromptAndGeneratedTokensWithTheirErrors) {
+  TokenEnergyFit exact(64);
+  for (const EnergyWindowSample& w : Windows(20, 0, 1)) exact.Add(w);
+  const auto e = exact.Fit();
+  ASSERT_TRUE(e.has_value()) << exact.why();
+  EXPECT_NEAR(e->j_per_prompt_token, 0.25, 1e-9);
+  EXPECT_NEAR(e->j_per_generated_token, 2.0, 1e-9);
+  EXPECT_NEAR(e->idle_w, 400, 1e-6);
+  EXPECT_EQ(e->windows, 20);
+
+  TokenEnergyFit noisy(64);
+  for (const EnergyWindowSample& w : Windows(60, 200, 2)) noisy.Add(w);
+  const auto n = noisy.Fit();
+  ASSERT_TRUE(n.has_value()) << noisy.why();
+  EXPECT_GT(n->j_per_generated_token_se, 0);
+  // Within three standard errors of the truth, and the errors say how well it is known.
+  EXPECT_NEAR(n->j_per_prompt_token, 0.25, 3 * n->j_per_prompt_token_se);
+  EXPECT_NEAR(n->j_per_generated_token, 2.0, 3 * n->j_per_generated_token_se);
+  EXPECT_LT(n->j_per_generated_token_se, 0.2);
+  // Only the last 64 windows are kept.
+  for (const EnergyWindowSample& w : Windows(100, 200, 3)) noisy.Add(w);
+  EXPECT_EQ(noisy.windows(), 64u);
+}
+
+TEST(TokenEnergyTest, WindowsThatCannotTellTheCostsApartGiveNoFitAndSayWhy) {
+  TokenEnergyFit few(64);
+  for (const EnergyWindowSample& w : Windows(4, 0, 1)) few.Add(w);
+  EXPECT_FALSE(few.Fit().has_value());
+  EXPECT_EQ(few.why(), "fewer than 5 windows");
+  // Prefill always a fixed proportion of decode: the two costs cannot be told apart.
+  TokenEnergyFit same_mix(64);
+  for (int k = 0; k < 10; ++k) {
+    const double g = 100.0 * (k + 1);
+    same_mix.Add({.seconds = 10.0 + k,
+                  .energy_j = 4000 + 2.5 * g,
+                  .prompt_tokens = 5 * g,
+                  .generated_tokens = g});
+  }
+  EXPECT_FALSE(same_mix.Fit().has_value());
+  EXPECT_NE(same_mix.why().find("do not tell the two costs apart"), std::string::npos);
+  // A window it cannot trust (a counter reset gives negative tokens; a zero length) is not kept.
+  TokenEnergyFit guarded(64);
+  guarded.Add({.seconds = 10, .energy_j = 100, .prompt_tokens = -5, .generated_tokens = 10});
+  guarded.Add({.seconds = 0, .energy_j = 100, .prompt_tokens = 5, .generated_tokens = 10});
+  guarded.Add({.seconds = 10, .energy_j = NAN, .prompt_tokens = 5, .generated_tokens = 10});
+  EXPECT_EQ(guarded.windows(), 0u);
+}
+
+}  // namespace
+}  // namespace headroom::telemetry
