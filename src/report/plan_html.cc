@@ -180,20 +180,14 @@ std::string DemandResponse(const PlanReport& r) {
       "within that time, stays under it, and never brakes.</p>\n<table>\n",
       shed.shed * 100, shed.comply_within_s, shed.length_s / 3600);
   out += format::HtmlRow(
-      {"policy", "servers", "week", "kW before", "kW during", "uncapped kW", "complied",
+      {"policy", "servers", "week", "event at", "kW before", "kW during", "uncapped kW", "complied",
        "over after", "brakes", "not drawn", "HP P50", "LP P50", "LP P99", "held"},
       "th");
   for (const sim::PolicyShed& p : shed.policies) {
     for (const sim::ShedTrial& t : p.asked) {
-      out += format::HtmlRow(
-          {p.policy, std::to_string(p.servers), sim::WeekName(r.plan, t.week),
-           fmt::format("{:.1f}", t.power_before_w / 1e3), fmt::format("{:.1f}", t.mean_w / 1e3),
-           fmt::format("{:.1f}", t.uncapped_mean_w / 1e3),
-           t.complied_after_s ? fmt::format("{:.0f} s", *t.complied_after_s) : "never",
-           fmt::format("{:.0f} s", t.over_after_deadline_s), std::to_string(t.brake_events),
-           fmt::format("{:.0f} kWh", t.energy_not_drawn_j / 3.6e6),
-           fmt::format("{:+.1f}%", t.hp_p50_pct), fmt::format("{:+.1f}%", t.lp_p50_pct),
-           fmt::format("{:+.1f}%", t.lp_p99_pct), t.held ? "yes" : "no: " + t.why_not});
+      std::vector<std::string> cells = ShedTrialCells(r.plan, p, t);
+      cells.push_back(t.held ? "yes" : "no: " + t.why_not);
+      out += format::HtmlRow(cells);
     }
   }
   out += "</table>\n<ul>\n";

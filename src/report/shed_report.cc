@@ -45,6 +45,24 @@ std::string ShedVerdict(const sim::ShedPlan& shed, const sim::PolicyShed& p) {
                      p.why_not, largest);
 }
 
+std::vector<std::string> ShedTrialCells(const sim::CapacityPlan& plan, const sim::PolicyShed& p,
+                                        const sim::ShedTrial& t) {
+  return {p.policy,
+          std::to_string(p.servers),
+          sim::WeekName(plan, t.week),
+          DayAndTime(t.start_s),
+          fmt::format("{:.1f}", t.power_before_w / 1e3),
+          fmt::format("{:.1f}", t.mean_w / 1e3),
+          fmt::format("{:.1f}", t.uncapped_mean_w / 1e3),
+          Complied(t),
+          fmt::format("{:.0f} s", t.over_after_deadline_s),
+          std::to_string(t.brake_events),
+          fmt::format("{:.0f} kWh", t.energy_not_drawn_j / 3.6e6),
+          fmt::format("{:+.1f}%", t.hp_p50_pct),
+          fmt::format("{:+.1f}%", t.lp_p50_pct),
+          fmt::format("{:+.1f}%", t.lp_p99_pct)};
+}
+
 std::string ShedPlanText(const sim::CapacityPlan& plan, const sim::ShedPlan& shed,
                          const format::TextStyle& style) {
   format::TextTable table({{"POLICY", format::TextTable::Align::kLeft},
@@ -64,14 +82,9 @@ std::string ShedPlanText(const sim::CapacityPlan& plan, const sim::ShedPlan& she
                            {"HELD", format::TextTable::Align::kLeft}});
   for (const sim::PolicyShed& p : shed.policies) {
     for (const sim::ShedTrial& t : p.asked) {
-      table.AddRow(
-          {p.policy, std::to_string(p.servers), sim::WeekName(plan, t.week), DayAndTime(t.start_s),
-           fmt::format("{:.1f}", t.power_before_w / 1e3), fmt::format("{:.1f}", t.mean_w / 1e3),
-           fmt::format("{:.1f}", t.uncapped_mean_w / 1e3), Complied(t),
-           fmt::format("{:.0f} s", t.over_after_deadline_s), std::to_string(t.brake_events),
-           fmt::format("{:.0f} kWh", t.energy_not_drawn_j / 3.6e6),
-           fmt::format("{:+.1f}%", t.hp_p50_pct), fmt::format("{:+.1f}%", t.lp_p50_pct),
-           fmt::format("{:+.1f}%", t.lp_p99_pct), t.held ? "yes" : "no"});
+      std::vector<std::string> cells = ShedTrialCells(plan, p, t);
+      cells.push_back(t.held ? "yes" : "no");
+      table.AddRow(cells);
     }
   }
   const double budget_kw = shed.budget_w / 1e3;

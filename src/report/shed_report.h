@@ -5,6 +5,7 @@
 
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "format/json_fields.h"
 #include "format/text_style.h"
@@ -60,6 +61,12 @@ inline constexpr auto kShedPlanFields =
                format::Field("budget_w", &sim::ShedPlan::budget_w),
                format::Field("power", &sim::ShedPlan::power, kShedPowerFields),
                format::Field("uncapped_power", &sim::ShedPlan::uncapped_power, kShedPowerFields)};
+
+// One trial's row of the text table and the report's: policy, servers, week, the event's start,
+// kW before, during and uncapped, complied, over after the deadline, brakes, energy not drawn,
+// HP P50, LP P50 and LP P99 E2E changes.
+std::vector<std::string> ShedTrialCells(const sim::CapacityPlan& plan, const sim::PolicyShed& p,
+                                        const sim::ShedTrial& t);
 
 // What `plan --shed` prints after the plan: per policy and planning week, whether the asked shed
 // held and what it cost, then the largest shed each policy holds.

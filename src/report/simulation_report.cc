@@ -105,8 +105,6 @@ const sim::BudgetEvent* SameEvent(const sim::BudgetEvent& e, const sim::RowResul
   return nullptr;
 }
 
-double PctChange(double value, double base) { return base > 0 ? (value / base - 1) * 100 : 0; }
-
 }  // namespace
 
 nlohmann::ordered_json BudgetEventsJson(const sim::RowResult& r, const sim::RowResult* uncapped) {
@@ -127,7 +125,7 @@ nlohmann::ordered_json BudgetEventsJson(const sim::RowResult& r, const sim::RowR
         e.compliance.complied_after_s && *e.compliance.complied_after_s <= e.comply_within_s;
     j["over_after_deadline_s"] = e.compliance.over_after_deadline_s;
     j["peak_after_deadline_w"] = e.compliance.peak_after_deadline_w;
-    j["mean_w"] = e.metered_s > 0 ? e.energy_j / e.metered_s : 0;
+    j["mean_w"] = e.mean_w();
     j["energy_j"] = e.energy_j;
     j["metered_s"] = e.metered_s;
     j["brake_events"] = e.brake_events;
@@ -138,9 +136,11 @@ nlohmann::ordered_json BudgetEventsJson(const sim::RowResult& r, const sim::RowR
     }
     if (const sim::BudgetEvent* u = SameEvent(e, uncapped)) {
       j["energy_not_drawn_j"] = u->energy_j - e.energy_j;
-      j["uncapped_mean_w"] = u->metered_s > 0 ? u->energy_j / u->metered_s : 0;
-      j["hp"]["e2e_p50_change_pct"] = PctChange(e.hp_e2e.Quantile(0.5), u->hp_e2e.Quantile(0.5));
-      j["lp"]["e2e_p50_change_pct"] = PctChange(e.lp_e2e.Quantile(0.5), u->lp_e2e.Quantile(0.5));
+      j["uncapped_mean_w"] = u->mean_w();
+      j["hp"]["e2e_p50_change_pct"] =
+          sim::PctChange(e.hp_e2e.Quantile(0.5), u->hp_e2e.Quantile(0.5));
+      j["lp"]["e2e_p50_change_pct"] =
+          sim::PctChange(e.lp_e2e.Quantile(0.5), u->lp_e2e.Quantile(0.5));
     }
     events.push_back(std::move(j));
   }
@@ -167,7 +167,8 @@ std::string BudgetEventsText(const sim::RowResult& r, const sim::RowResult* unca
       if (h.count() == 0) return std::string("-");
       const std::string p50 = format::FormatSeconds(h.Quantile(0.5));
       if (base == nullptr || base->count() == 0) return p50;
-      return fmt::format("{} ({:+.1f}%)", p50, PctChange(h.Quantile(0.5), base->Quantile(0.5)));
+      return fmt::format("{} ({:+.1f}%)", p50,
+                         sim::PctChange(h.Quantile(0.5), base->Quantile(0.5)));
     };
     table.AddRow(
         {fmt::format("{} for {}", DayAndTime(e.start_s),
@@ -179,7 +180,7 @@ std::string BudgetEventsText(const sim::RowResult& r, const sim::RowResult* unca
              : std::string("never"),
          fmt::format("{:.0f} s", e.compliance.over_after_deadline_s),
          std::to_string(e.brake_events), fmt::format("{:.0f}", e.power_before_w / 1e3),
-         fmt::format("{:.0f}", e.metered_s > 0 ? e.energy_j / e.metered_s / 1e3 : 0),
+         fmt::format("{:.0f}", e.mean_w() / 1e3),
          u != nullptr ? fmt::format("{:.0f} kWh", (u->energy_j - e.energy_j) / 3.6e6) : "-",
          change(e.hp_e2e, u != nullptr ? &u->hp_e2e : nullptr),
          change(e.lp_e2e, u != nullptr ? &u->lp_e2e : nullptr), e.reason});

@@ -15,6 +15,7 @@
 #include "policy/budget_schedule.h"
 #include "policy/policies.h"
 #include "sim/power_verdict.h"
+#include "sim/run_summary.h"
 #include "sim/scenario_run.h"
 #include "sim/workload.h"
 
@@ -25,8 +26,6 @@ namespace {
 constexpr double kPlotWindowS = 30;
 // The largest shed searched, in whole percents: a row cannot shed all of its budget.
 constexpr int kMostShedPct = 99;
-
-double PctChange(double value, double base) { return base > 0 ? (value / base - 1) * 100 : 0; }
 
 // One run of the plan's event: a policy at a count on a planning week, asked to shed `shed`.
 struct EventRun {
@@ -196,8 +195,6 @@ std::string WhyNot(const BudgetEvent& e) {
   return fmt::format("{}", fmt::join(why, "; "));
 }
 
-double MeanW(const BudgetEvent& e) { return e.metered_s > 0 ? e.energy_j / e.metered_s : 0; }
-
 ShedTrial ShedSearch::Trial(const EventRun& run) const {
   const Stretch& at = stretches_.at({run.week, run.servers});
   const RowResult& r = results_.at(run);
@@ -221,8 +218,8 @@ ShedTrial ShedSearch::Trial(const EventRun& run) const {
   t.peak_after_deadline_w = e.compliance.peak_after_deadline_w;
   t.brake_events = e.brake_events;
   t.power_before_w = e.power_before_w;
-  t.mean_w = MeanW(e);
-  t.uncapped_mean_w = MeanW(b);
+  t.mean_w = e.mean_w();
+  t.uncapped_mean_w = b.mean_w();
   t.energy_not_drawn_j = b.energy_j - e.energy_j;
   t.hp_p50_pct = PctChange(e.hp_e2e.Quantile(0.5), b.hp_e2e.Quantile(0.5));
   t.hp_p99_pct = PctChange(e.hp_e2e.Quantile(0.99), b.hp_e2e.Quantile(0.99));

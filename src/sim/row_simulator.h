@@ -166,6 +166,8 @@ struct BudgetEvent {
   policy::BudgetCompliance compliance;  // how fast and how well the row met it
   double energy_j = 0;                  // the row's, during it
   double metered_s = 0;                 // how much of it the run metered
+  // The row's mean power over what was metered of it (0: nothing metered).
+  double mean_w() const { return metered_s > 0 ? energy_j / metered_s : 0; }
   std::uint64_t brake_events = 0;
   std::uint64_t brake_events_before = 0;  // the run's count at its start
   // Metered time during it with every server braked, and the row's energy then: how much the

@@ -23,9 +23,9 @@ RunSummary::Class SummarizeClass(const ClassMetrics& m, double span_s) {
   return c;
 }
 
-double Pct(double value, double base) { return base > 0 ? (value / base - 1) * 100 : 0; }
-
 }  // namespace
+
+double PctChange(double value, double base) { return base > 0 ? (value / base - 1) * 100 : 0; }
 
 RunSummary Summarize(const RowResult& r) {
   RunSummary s;
@@ -55,12 +55,12 @@ RunSummary Summarize(const RowResult& r) {
 
 Impact Compare(const RunSummary& run, const RunSummary& base) {
   Impact i;
-  i.hp_p50_e2e_pct = Pct(run.hp.e2e_p50_s, base.hp.e2e_p50_s);
-  i.hp_p99_e2e_pct = Pct(run.hp.e2e_p99_s, base.hp.e2e_p99_s);
-  i.lp_p50_e2e_pct = Pct(run.lp.e2e_p50_s, base.lp.e2e_p50_s);
-  i.lp_p99_e2e_pct = Pct(run.lp.e2e_p99_s, base.lp.e2e_p99_s);
-  i.hp_throughput_pct = Pct(run.hp.throughput_tok_s, base.hp.throughput_tok_s);
-  i.lp_throughput_pct = Pct(run.lp.throughput_tok_s, base.lp.throughput_tok_s);
+  i.hp_p50_e2e_pct = PctChange(run.hp.e2e_p50_s, base.hp.e2e_p50_s);
+  i.hp_p99_e2e_pct = PctChange(run.hp.e2e_p99_s, base.hp.e2e_p99_s);
+  i.lp_p50_e2e_pct = PctChange(run.lp.e2e_p50_s, base.lp.e2e_p50_s);
+  i.lp_p99_e2e_pct = PctChange(run.lp.e2e_p99_s, base.lp.e2e_p99_s);
+  i.hp_throughput_pct = PctChange(run.hp.throughput_tok_s, base.hp.throughput_tok_s);
+  i.lp_throughput_pct = PctChange(run.lp.throughput_tok_s, base.lp.throughput_tok_s);
   return i;
 }
 

@@ -51,6 +51,9 @@ struct RunSummary {
 };
 RunSummary Summarize(const RowResult& result);
 
+// The change of `value` against `base`, in percent; 0 without a base.
+double PctChange(double value, double base);
+
 // A run against the uncapped baseline at the same servers: changes in percent.
 struct Impact {
   double hp_p50_e2e_pct = 0, hp_p99_e2e_pct = 0, lp_p50_e2e_pct = 0, lp_p99_e2e_pct = 0,
