@@ -16,6 +16,9 @@ core::Result<sim::ResolvedScenario> ResolveScenario(const ScenarioRequest& reque
   for (const std::string& kv : request.serving) {
     HEADROOM_RETURN_IF_ERROR(sim::SetServing(scenario, kv));
   }
+  for (const std::string& kv : request.energy_saver) {
+    HEADROOM_RETURN_IF_ERROR(sim::SetEnergySaver(scenario, kv));
+  }
   for (const std::string& kv : request.set) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos) {

@@ -26,8 +26,9 @@ struct ScenarioRequest {
   std::string catalog_dir = {};                          // empty: the built-in catalog
   std::optional<std::uint64_t> seed = {};                // nullopt: the scenario's
   std::vector<std::string> slo = {};                     // "key=value" SLO bound overrides (--slo)
-  std::vector<std::string> serving = {};  // "key=value" serving overrides (--serving)
-  std::vector<std::string> set = {};      // "key=value" policy constant overrides (--set)
+  std::vector<std::string> serving = {};       // "key=value" serving overrides (--serving)
+  std::vector<std::string> set = {};           // "key=value" policy constant overrides (--set)
+  std::vector<std::string> energy_saver = {};  // "key=value" (--energy-saver)
   EngineOptions engine = {};
 };
 

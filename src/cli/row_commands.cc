@@ -30,9 +30,10 @@ namespace {
 struct RowOptions {
   std::string scenario = std::string(app::kDefaultScenario);
   std::string trace;
-  std::vector<std::string> set;      // policy constant overrides "key=value"
-  std::vector<std::string> slo;      // SLO overrides "key=value"
-  std::vector<std::string> serving;  // serving overrides "key=value"
+  std::vector<std::string> set;           // policy constant overrides "key=value"
+  std::vector<std::string> slo;           // SLO overrides "key=value"
+  std::vector<std::string> serving;       // serving overrides "key=value"
+  std::vector<std::string> energy_saver;  // "key=value"
   std::uint64_t seed = 0;
   bool seed_given = false;
   EngineOptions engine;
@@ -97,6 +98,9 @@ void AddRowOptions(CLI::App* cmd, RowOptions* o) {
                   "Override a serving setting, e.g. --serving max_num_batched_tokens=2048, or "
                   "one vLLM server on one GPU: --serving tp=1 --serving instances_per_server=1 "
                   "(keys: docs/row-simulator.md)");
+  cmd->add_option("--energy-saver", o->energy_saver,
+                  "Run the energy saver on every server, e.g. --energy-saver itl_p50_slo=60ms "
+                  "--energy-saver ttft_p99_slo=3s (keys: docs/policies.md#energy-saver)");
   cmd->add_option("--seed", o->seed, "Random seed (default: the scenario's)")
       ->each([o](const std::string&) { o->seed_given = true; });
   AddEngineOptions(cmd, &o->engine);
@@ -110,6 +114,7 @@ app::ScenarioRequest ScenarioRequestOf(const GlobalOptions& global, const RowOpt
           .slo = o.slo,
           .serving = o.serving,
           .set = o.set,
+          .energy_saver = o.energy_saver,
           .engine = o.engine};
 }
 
@@ -119,6 +124,7 @@ std::string InferenceOnlyFlag(const SimulateOptions& options) {
   for (const auto& [given, flag] :
        {std::pair{!o.trace.empty(), "--trace"}, std::pair{!o.set.empty(), "--set"},
         std::pair{!o.slo.empty(), "--slo"}, std::pair{!o.serving.empty(), "--serving"},
+        std::pair{!o.energy_saver.empty(), "--energy-saver"},
         std::pair{!o.engine.engine.empty() || !o.engine.engine_file.empty(), "--engine"},
         std::pair{options.policy != SimulateOptions{}.policy, "--policy"},
         std::pair{!options.oversubscription.empty(), "--oversubscription"},

@@ -8,6 +8,18 @@
 
 namespace headroom::policy {
 
+std::vector<core::Megahertz> EnergySaverClocks(const model::GpuSpec& spec, double floor,
+                                               double step) {
+  const double max = spec.sm_clock_max.value();
+  const double lowest = std::max(spec.sm_clock_min.value(), floor * max);
+  std::vector<core::Megahertz> clocks;
+  for (int k = 0; max * (1 - k * step) >= lowest - 1e-9; ++k) {
+    const core::Megahertz f = spec.SnapClock(core::Megahertz(max * (1 - k * step)));
+    if (clocks.empty() || f < clocks.back()) clocks.push_back(f);
+  }
+  return clocks;
+}
+
 core::Result<EnergySaver> EnergySaver::Make(EnergySaverSettings settings) {
   const auto bad = [](std::string why) {
     return core::Fail(core::Error::InvalidArgument("energy-saver: " + why));

@@ -21,6 +21,7 @@
 #include "core/result.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "model/gpu_spec.h"
 
 namespace headroom::policy {
 
@@ -56,6 +57,12 @@ struct ClockChoice {
   bool changed = false;  // the saver's own clock changed this step
   std::string reason;    // why the saver holds this clock
 };
+
+// The clocks an energy saver chooses from on a GPU: its maximum, then about `step` of the maximum
+// lower each time, down to `floor` of it (never below the GPU's least clock), on its clock grid,
+// highest first. REQUIRES: floor in (0, 1], step in (0, 1).
+std::vector<core::Megahertz> EnergySaverClocks(const model::GpuSpec& spec, double floor,
+                                               double step);
 
 class EnergySaver {
  public:

@@ -108,6 +108,21 @@ TEST(EnergySaverTest, TheRowsCapAlwaysWins) {
   EXPECT_FALSE(c.row_cap_wins);
 }
 
+TEST(EnergySaverTest, ItsClocksStepDownTheGpusGridToTheFloor) {
+  model::GpuSpec spec;
+  spec.sm_clock_min = core::Megahertz(210);
+  spec.sm_clock_max = core::Megahertz(1410);
+  spec.sm_clock_step = core::Megahertz(15);
+  const std::vector<core::Megahertz> clocks = EnergySaverClocks(spec, 0.5, 0.05);
+  ASSERT_FALSE(clocks.empty());
+  EXPECT_EQ(clocks.front().value(), 1410);
+  EXPECT_EQ(clocks.back().value(), 705);  // 50% of 1410, on the 15 MHz grid
+  EXPECT_EQ(clocks.size(), 11u);
+  for (std::size_t k = 1; k < clocks.size(); ++k) EXPECT_LT(clocks[k], clocks[k - 1]);
+  EXPECT_TRUE(EnergySaver::Make({.clocks = clocks, .itl_p50_slo_s = 0.05, .ttft_p99_slo_s = 1})
+                  .has_value());
+}
+
 TEST(EnergySaverTest, BadSettingsAreRefusedNamingTheSetting) {
   const auto refused = [](EnergySaverSettings s, const std::string& says) {
     auto made = EnergySaver::Make(std::move(s));

@@ -36,6 +36,7 @@ nlohmann::ordered_json ServingJson(const sim::RowResult& r) {
                        {"hit_rate", i.prefix_cache.hit_rate}};
   j["overhead"] = {{"per_request_s", i.overhead.per_request_s},
                    {"per_prompt_token_s", i.overhead.per_prompt_token_s}};
+  if (i.sm_clock_lock_mhz > 0) j["sm_clock_lock_mhz"] = i.sm_clock_lock_mhz;
   return j;
 }
 
@@ -56,6 +57,8 @@ std::string ServingText(const sim::RowResult& r) {
                        format::FormatSeconds(i.overhead.per_request_s),
                        i.overhead.per_prompt_token_s * 1e6);
   }
+  if (i.sm_clock_lock_mhz > 0)
+    out += fmt::format(", SM clock locked at {:.0f} MHz", i.sm_clock_lock_mhz);
   return out + "\n";
 }
 
@@ -189,6 +192,53 @@ std::string BudgetEventsText(const sim::RowResult& r, const sim::RowResult* unca
          (uncapped != nullptr ? "(not drawn and P50 E2E changes against the uncapped row)\n" : "");
 }
 
+namespace {
+
+// The GPUs' energy by phase and per token, and what the energy saver did (RowResult).
+nlohmann::ordered_json GpuEnergyJson(const sim::RowResult& r) {
+  nlohmann::ordered_json j;
+  j["decode_j"] = r.decode_energy_j;
+  j["prefill_j"] = r.prefill_energy_j;
+  j["decode_instance_seconds"] = r.decode_seconds;
+  j["prompt_tokens"] = r.prompt_tokens;
+  j["generated_tokens"] = r.generated_tokens;
+  return j;
+}
+
+nlohmann::ordered_json EnergySaverJson(const sim::EnergySaverRun& e) {
+  nlohmann::ordered_json j;
+  j["mean_clock_mhz"] = e.MeanClockMhz();
+  j["lowered"] = e.lowered;
+  j["raised"] = e.raised;
+  j["row_cap_won_server_windows"] = e.row_cap_won;
+  nlohmann::ordered_json held = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < e.clocks_mhz.size(); ++k) {
+    held.push_back({{"mhz", e.clocks_mhz[k]}, {"server_seconds", e.server_seconds[k]}});
+  }
+  j["clocks"] = held;
+  return j;
+}
+
+std::string EnergyText(const sim::RowResult& r) {
+  std::string out = fmt::format(
+      "GPU energy: decode {:.1f} kWh ({:.3f} J per generated token), iterations with prefill "
+      "{:.1f} kWh\n",
+      r.decode_energy_j / 3.6e6,
+      r.generated_tokens > 0 ? r.decode_energy_j / r.generated_tokens : 0.0,
+      r.prefill_energy_j / 3.6e6);
+  if (r.energy_saver) {
+    const sim::EnergySaverRun& e = *r.energy_saver;
+    out += fmt::format(
+        "energy saver: mean clock {:.0f} MHz of {:.0f}; stepped down {} times, back up {}; the "
+        "row's cap won {} server-windows\n",
+        e.MeanClockMhz(), e.clocks_mhz.empty() ? 0.0 : e.clocks_mhz.front(), e.lowered, e.raised,
+        e.row_cap_won);
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowResult* uncapped) {
   nlohmann::ordered_json j = RunJson(sim::Summarize(r));
   j["serving"] = ServingJson(r);
@@ -220,6 +270,8 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowRes
   }
   j["ramp_held_server_steps"] = r.ramp_held_server_steps;
   j["load_ramps"] = r.load_ramps;
+  j["gpu_energy"] = GpuEnergyJson(r);
+  if (r.energy_saver) j["energy_saver"] = EnergySaverJson(*r.energy_saver);
   if (!r.budget_events.empty()) j["budget_events"] = BudgetEventsJson(r, uncapped);
   return j;
 }
@@ -239,6 +291,7 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
       s.peak_frac * 100, s.budget_w / 1e3, s.mean_frac * 100, s.max_rise_frac * 100,
       r.max_ramp_w_per_s / 1e3, s.brake_events, s.over_budget_s, s.capped_server_fraction * 100);
   if (r.swing_nyquist_hz > 0) out += SwingText(r);
+  out += EnergyText(r);
   if (r.ramp_held_server_steps > 0 || r.load_ramps > 0) {
     out += fmt::format(
         "ramp limit: lifts held back {} server-steps; the load rose faster than the limit on its "

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/least_work_table.h"
+#include "telemetry/engine_histogram.h"
 
 namespace headroom::sim {
 namespace {
@@ -99,6 +100,13 @@ struct Server {
   double generated_tokens = 0;
   double window_prompt_tokens = 0;
   double window_generated_tokens = 0;
+  // RowConfig::energy_saver: its step, the engine's latency histograms since the last window, and
+  // the clock it holds (the GPUs run at the lower of it and the row's cap).
+  std::optional<policy::EnergySaver> saver;
+  std::optional<telemetry::BucketCounter> ttft;
+  std::optional<telemetry::BucketCounter> itl;
+  std::size_t saver_level = 0;
+  std::optional<core::Megahertz> saver_clock;
 };
 
 bool Capped(const ServerTargets& t) { return t.sm_clock_cap || t.power_limit; }
@@ -218,7 +226,9 @@ class Simulation {
   // Decode steps of the run under way completed by now (0 for a prefill or an idle instance).
   int StepsDone(Instance& inst) const;
   void Complete(Instance& inst, int slot);
-  core::Megahertz ClockFor(const Server& server, const model::Phase& phase) const;
+  // The clock an iteration runs at: `prefill` when it prefills (a phase-aware energy saver leaves
+  // those at the highest clock the row allows).
+  core::Megahertz ClockFor(const Server& server, const model::Phase& phase, bool prefill) const;
   struct Step {
     double seconds;
     double joules;  // all the instance's GPUs
@@ -252,6 +262,11 @@ class Simulation {
   // RunOptions::shadows: each quiet one stepped on the view; the first to act is done.
   void StepShadows(const policy::RowView& view);
   void UpdateEngineWindows();
+  // RowConfig::energy_saver: each server's saver made, and stepped at the end of a window.
+  core::Status SetupEnergySaver();
+  void StepEnergySaver(Server& server, SimTime window);
+  // What an iteration's end adds to the engine's histograms and the run's energy by phase.
+  void NoteIteration(const Instance& inst, Server& server, double batch);
   // The control view's report of server s, where what it reads changes.
   void ReportHolds(std::size_t s);
   void ReportPending(std::size_t s);
@@ -325,6 +340,7 @@ class Simulation {
   int hp_cursor_ = 0;
   int lp_cursor_ = 0;
 
+  core::Megahertz clock_lock_{0};  // InstanceConfig::sm_clock_lock_mhz on the GPU's grid
   double kv_capacity_ = 0;
   bool has_overhead_ = false;      // InstanceConfig::overhead adds to TTFT and E2E
   double instance_idle_w_ = 0;     // an instance with nothing to do
@@ -406,6 +422,7 @@ core::Status Simulation::Setup() {
         fmt::format("{} at tensor parallelism {} does not fit in {:.0f} GB per GPU",
                     model_.model().name, tp, static_cast<double>(spec_.memory_bytes) / 1e9)));
   }
+  clock_lock_ = spec_.SnapClock(core::Megahertz(config_.instance.sm_clock_lock_mhz));
   instance_idle_w_ = spec_.idle_power.value() * tp;
   unused_gpus_idle_w_ = spec_.idle_power.value() * (gpus - tp * per_server);
   non_gpu_slope_ = model::NonGpuSlope(config_.server, spec_);
@@ -441,6 +458,25 @@ core::Status Simulation::Setup() {
   control_view_.servers.resize(servers_.size());
   for (std::size_t s = 0; s < servers_.size(); ++s) ReportHolds(s);
   if (options_.keep_target_changes) decided_.resize(servers_.size());
+  return SetupEnergySaver();
+}
+
+core::Status Simulation::SetupEnergySaver() {
+  if (!config_.energy_saver) return core::Ok();
+  if (config_.power.engine_window.count() <= 0) {
+    return core::Fail(core::Error::InvalidArgument(
+        "the energy saver reads the engine's windows: power.engine_window must be positive"));
+  }
+  EnergySaverRun& run = result_.energy_saver.emplace();
+  for (const core::Megahertz f : config_.energy_saver->clocks) run.clocks_mhz.push_back(f.value());
+  run.server_seconds.assign(run.clocks_mhz.size(), 0.0);
+  for (Server& server : servers_) {
+    HEADROOM_ASSIGN_OR_RETURN(policy::EnergySaver saver,
+                              policy::EnergySaver::Make(*config_.energy_saver));
+    server.saver.emplace(std::move(saver));
+    server.ttft.emplace(telemetry::kVllmTtftBucketsS);
+    server.itl.emplace(telemetry::kVllmItlBucketsS);
+  }
   return core::Ok();
 }
 
@@ -606,12 +642,17 @@ bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
   return admitted == 0 || tokens + (r.prompt - r.cached) <= config_.instance.max_prefill_tokens;
 }
 
-core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase) const {
+core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase,
+                                     bool prefill) const {
   const ServerTargets& t = server.effective;
   // Locks land on the clock grid, as the agent sets them (288 MHz on an A100 is 285 MHz).
   if (t.brake) return spec_.SnapClock(spec_.brake_clock);
   core::Megahertz f = spec_.sm_clock_max;
   if (t.sm_clock_cap) f = std::min(f, *t.sm_clock_cap);
+  if (server.saver_clock && !(prefill && config_.energy_saver_phase_aware)) {
+    f = std::min(f, *server.saver_clock);
+  }
+  if (config_.instance.sm_clock_lock_mhz > 0) f = std::min(f, clock_lock_);
   if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
     f = gpu_.MaxClockUnder(*t.power_limit, phase, 1.0, f);
   }
@@ -668,7 +709,7 @@ void Simulation::Plan(int i) {
         batch == 0
             ? prefill
             : model_.MixedPhase(prefill, model_.DecodeStep(DecodeTerms(batch), inst.context), tp);
-    const core::Megahertz f = ClockFor(server, phase);
+    const core::Megahertz f = ClockFor(server, phase, /*prefill=*/true);
     inst.mixed = true;
     inst.steps = 1;
     const Step step = Evaluate(phase, RatesAt(f));
@@ -684,7 +725,7 @@ void Simulation::Plan(int i) {
     }
     const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
     const model::Phase first = model_.DecodeStep(terms, inst.context);
-    const core::Megahertz f = ClockFor(server, first);
+    const core::Megahertz f = ClockFor(server, first, /*prefill=*/false);
     inst.mixed = false;
     inst.steps = steps;
     inst.step_growth_s = 0;
@@ -857,6 +898,7 @@ void Simulation::OnIterationEnd(int i) {
   const int steps = inst.steps;
   const auto batch = static_cast<double>(inst.running.size());
   Server& server = servers_[static_cast<std::size_t>(inst.server)];
+  NoteIteration(inst, server, batch);
   server.generated_tokens += batch * steps;
   inst.step += steps;
   inst.context += batch * steps;
@@ -872,6 +914,11 @@ void Simulation::OnIterationEnd(int i) {
     }
     if (!inst.prefilling.empty() && inst.prefilling.front() == slot) inst.prefilling.pop_front();
     r.first_token = now;
+    if (server.ttft) {
+      server.ttft->Add(
+          core::ToSeconds(now - r.arrival) +
+          (has_overhead_ ? ServerOverheadSeconds(config_.instance.overhead, r.prompt) : 0.0));
+    }
     // The prefill made the first token; each later step makes one more.
     r.done_at_step = inst.step + r.output - 1;
     r.order = next_order_++;
@@ -888,6 +935,18 @@ void Simulation::OnIterationEnd(int i) {
   }
   inst.busy = false;
   Plan(i);
+}
+
+void Simulation::NoteIteration(const Instance& inst, Server& server, double batch) {
+  const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, inst.steps);
+  if (inst.mixed) {
+    result_.prefill_energy_j += joules;
+  } else {
+    result_.decode_energy_j += joules;
+    result_.decode_seconds += ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
+  }
+  // Each running sequence's token of each step came one step's time after its last.
+  if (server.itl) server.itl->AddRun(inst.first_step_s, inst.step_growth_s, inst.steps, batch);
 }
 
 void Simulation::AddToWindow(double start_s, double row_w) {
@@ -1225,7 +1284,36 @@ void Simulation::UpdateEngineWindows() {
       signal.running += static_cast<double>(inst.running.size() + inst.admitted.size());
     }
     control_view_.servers[s].serving = signal;
+    if (server.saver) StepEnergySaver(server, config_.power.engine_window);
   }
+}
+
+void Simulation::StepEnergySaver(Server& server, SimTime window) {
+  EnergySaverRun& run = *result_.energy_saver;
+  run.server_seconds[server.saver_level] += core::ToSeconds(window);
+  const SimTime now = queue_.now();
+  // The window the agent would read: the engine's histograms between its last two scrapes.
+  const telemetry::BucketCounter empty_itl(telemetry::kVllmItlBucketsS);
+  const telemetry::BucketCounter empty_ttft(telemetry::kVllmTtftBucketsS);
+  policy::LatencyWindow w{.at = now};
+  if (auto q = telemetry::WindowQuantile(empty_itl.Sample(), server.itl->Sample(), 0.5)) {
+    w.itl_p50_s = *q;
+  }
+  if (auto q = telemetry::WindowQuantile(empty_ttft.Sample(), server.ttft->Sample(), 0.99)) {
+    w.ttft_p99_s = *q;
+  }
+  server.itl->Clear();
+  server.ttft->Clear();
+  const policy::ClockChoice choice = server.saver->Step(now, w, server.effective.sm_clock_cap);
+  if (choice.row_cap_wins) ++run.row_cap_won;
+  if (!choice.changed) return;
+  const std::size_t level = static_cast<std::size_t>(
+      std::find(run.clocks_mhz.begin(), run.clocks_mhz.end(), choice.saver.value()) -
+      run.clocks_mhz.begin());
+  (level > server.saver_level ? run.lowered : run.raised) += 1;
+  server.saver_level = std::min(level, run.clocks_mhz.size() - 1);
+  server.saver_clock = choice.saver;
+  Reschedule(server);
 }
 
 void Simulation::Reschedule(Server& server) {
@@ -1313,6 +1401,10 @@ core::Result<RowResult> Simulation::Run() {
   result_.simulated_s = core::ToSeconds(queue_.now());
   result_.duration_s = last_arrival_s_;
   result_.energy_j = row_energy_j_;
+  for (const Server& server : servers_) {
+    result_.prompt_tokens += server.prompt_tokens;
+    result_.generated_tokens += server.generated_tokens;
+  }
   result_.state_seconds[static_cast<std::size_t>(state_)] +=
       core::ToSeconds(queue_.now() - last_control_);
   result_.mean_w =

@@ -27,6 +27,7 @@
 #include "model/gpu_spec.h"
 #include "model/inference_model.h"
 #include "policy/budget_schedule.h"
+#include "policy/energy_saver.h"
 #include "policy/row_controller.h"
 #include "policy/row_policy.h"
 #include "sim/event_queue.h"
@@ -73,6 +74,9 @@ struct InstanceConfig {
   PrefixCacheConfig prefix_cache;
   ServerOverheadConfig overhead;
   double memory_fraction = 0.9;  // of GPU memory for weights + KV cache (vLLM's default)
+  // Every GPU's SM clock locked here by its operator (nvidia-smi -lgc), MHz; 0: none. The row's
+  // caps and the energy saver only lower it further.
+  double sm_clock_lock_mhz = 0;
 };
 
 struct PowerDeliveryConfig {
@@ -117,6 +121,37 @@ struct RowConfig {
   // escalation to the brake when caps do not take over budget, and its release.
   policy::ControlSettings control;
   bool macro_steps = true;  // false: one event per decode iteration (the reference for tests)
+  // The energy saver (policy::EnergySaver, issue 51) on every server, as the agent beside each
+  // engine runs it: stepped at the end of each engine window (PowerDeliveryConfig::engine_window,
+  // which must be set) on the window of the engine's own latency histograms, kept at vLLM's
+  // bucket bounds (telemetry/engine_histogram.h) so that it reads what the agent reads; its clock
+  // applied at once (the agent sets it through NVML in milliseconds), the row controller's clock
+  // cap always winning. Absent: every server at the highest clock the row allows.
+  std::optional<policy::EnergySaverSettings> energy_saver;
+  // The saver's clock applies to decode-only iterations; those that prefill run at the highest
+  // clock the row allows. An agent cannot do this from outside the engine (an iteration lasts
+  // tens of milliseconds); an engine that sets the clock before each iteration could: the
+  // simulator shows what that would be worth.
+  bool energy_saver_phase_aware = false;
+};
+
+// What the energy saver did over a run (RowConfig::energy_saver).
+struct EnergySaverRun {
+  std::vector<double> clocks_mhz;      // its clocks, highest first
+  std::vector<double> server_seconds;  // by clock: server-seconds the saver held it
+  std::uint64_t lowered = 0;           // steps down, all servers
+  std::uint64_t raised = 0;            // steps back to the highest clock
+  std::uint64_t row_cap_won = 0;       // server-windows where the row's cap was lower
+  // The time-weighted mean of the saver's clock over the servers and the run.
+  double MeanClockMhz() const {
+    double seconds = 0;
+    double weighted = 0;
+    for (std::size_t k = 0; k < clocks_mhz.size() && k < server_seconds.size(); ++k) {
+      seconds += server_seconds[k];
+      weighted += server_seconds[k] * clocks_mhz[k];
+    }
+    return seconds > 0 ? weighted / seconds : 0;
+  }
 };
 
 // One request's outcome (per-request CSV).
@@ -191,7 +226,16 @@ struct RowResult {
   ClassMetrics hp;
   ClassMetrics lp;
   double energy_j = 0;  // row energy over the simulated span
-  double peak_w = 0;    // highest metered sample
+  // The GPUs' energy in iterations, exact: those that decode only, and those that prefill (with
+  // the running sequences' decode step beside them); idle time in neither. Tokens prefilled
+  // (cached ones not) and generated, all servers.
+  double decode_energy_j = 0;
+  double prefill_energy_j = 0;
+  double decode_seconds = 0;  // instance-seconds in decode-only iterations
+  double prompt_tokens = 0;
+  double generated_tokens = 0;
+  std::optional<EnergySaverRun> energy_saver;  // RowConfig::energy_saver
+  double peak_w = 0;                           // highest metered sample
   double mean_w = 0;
   // Largest rise of metered row power within one out-of-band actuation delay (40 s by
   // default): the production row's was 11.8% of its budget (brief §1).

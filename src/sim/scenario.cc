@@ -135,9 +135,10 @@ core::Status ParseServingExtras(const core::YamlReader& doc, InstanceConfig& ins
 }
 
 core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys(
-      {"model", "engine", "tp", "max_batch_sequences", "max_prefill_tokens", "memory_fraction",
-       "router", "max_num_batched_tokens", "prefix_cache", "overhead", "instances_per_server"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"model", "engine", "tp", "max_batch_sequences", "max_prefill_tokens",
+                          "memory_fraction", "router", "max_num_batched_tokens", "prefix_cache",
+                          "overhead", "instances_per_server", "sm_clock_lock"}));
   for (const char* key : {"max_batch_sequences", "max_num_batched_tokens"}) {
     if (doc.Has(key)) s.serving_given.insert(key);
   }
@@ -155,6 +156,8 @@ core::Status ParseServing(const core::YamlReader& doc, Scenario& s) {
       OptionalNumberInto(doc, "memory_fraction", 0.05, 1, &s.instance.memory_fraction));
   HEADROOM_RETURN_IF_ERROR(OptionalNumberInto(doc, "max_num_batched_tokens", 0, 1 << 24,
                                               &s.instance.max_num_batched_tokens));
+  HEADROOM_RETURN_IF_ERROR(
+      OptionalNumberInto(doc, "sm_clock_lock", 1, 1e5, &s.instance.sm_clock_lock_mhz));
   HEADROOM_RETURN_IF_ERROR(ParseServingExtras(doc, s.instance));
   // The settings together (sim::ValidateServing, which a run checks too), named in the file.
   if (auto st = ValidateServing(s.instance); !st) {
@@ -357,6 +360,12 @@ core::Status SetServingValue(InstanceConfig& i, std::string_view key, std::strin
   if (key.starts_with("overhead_")) i.overhead.from_engine = false;
   if (key == "overhead_per_request") return seconds(&i.overhead.per_request_s);
   if (key == "overhead_per_prompt_token") return seconds(&i.overhead.per_prompt_token_s);
+  if (key == "sm_clock_lock") {
+    HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(text));
+    if (!(v > 0)) return core::Fail(core::Error::InvalidArgument("expected a clock in MHz"));
+    i.sm_clock_lock_mhz = v;
+    return core::Ok();
+  }
   if (key == "prefix_hit_rate" || key == "memory_fraction") {
     HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(text));
     (key == "prefix_hit_rate" ? i.prefix_cache.hit_rate : i.memory_fraction) = v;
@@ -365,10 +374,101 @@ core::Status SetServingValue(InstanceConfig& i, std::string_view key, std::strin
   return core::Fail(core::Error::InvalidArgument(
       "unknown key (known: tp, instances_per_server, max_batch_sequences, max_prefill_tokens, "
       "max_num_batched_tokens, memory_fraction, prefix_shared_tokens, prefix_hit_rate, "
-      "overhead_per_request, overhead_per_prompt_token)"));
+      "overhead_per_request, overhead_per_prompt_token, sm_clock_lock)"));
 }
 
 }  // namespace
+
+namespace {
+
+core::Status SetEnergySaverValue(EnergySaverScenario& e, std::string_view key,
+                                 std::string_view text) {
+  const auto fraction = [&](double lo, double hi, double* out) -> core::Status {
+    HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(text));
+    if (!(v > lo && v <= hi)) {
+      return core::Fail(core::Error::InvalidArgument(fmt::format("must be in ({}, {}]", lo, hi)));
+    }
+    *out = v;
+    return core::Ok();
+  };
+  const auto duration = [&](core::Duration* out) -> core::Status {
+    HEADROOM_ASSIGN_OR_RETURN(*out, core::ParseDuration(text));
+    if (out->count() < 0) return core::Fail(core::Error::InvalidArgument("must not be negative"));
+    return core::Ok();
+  };
+  const auto slo = [&](double* out) -> core::Status {
+    core::Duration d{};
+    HEADROOM_RETURN_IF_ERROR(duration(&d));
+    if (d.count() <= 0) return core::Fail(core::Error::InvalidArgument("must be above 0"));
+    *out = core::ToSeconds(d);
+    return core::Ok();
+  };
+  policy::EnergySaverSettings& s = e.settings;
+  if (key == "itl_p50_slo") return slo(&s.itl_p50_slo_s);
+  if (key == "ttft_p99_slo") return slo(&s.ttft_p99_slo_s);
+  if (key == "settle") return duration(&s.settle);
+  if (key == "stale_after") return duration(&s.stale_after);
+  if (key == "breach_memory") return duration(&s.breach_memory);
+  if (key == "floor") return fraction(0, 1, &e.floor);
+  if (key == "phase_aware") {
+    if (text != "true" && text != "false") {
+      return core::Fail(core::Error::InvalidArgument("expected true or false"));
+    }
+    e.phase_aware = text == "true";
+    return core::Ok();
+  }
+  if (key == "step") return fraction(0, 0.5, &e.step);
+  if (key == "margin") {
+    HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(text));
+    if (!(v >= 0 && v < 1)) return core::Fail(core::Error::InvalidArgument("must be in [0, 1)"));
+    s.margin = v;
+    return core::Ok();
+  }
+  return core::Fail(core::Error::InvalidArgument(
+      "unknown key (known: itl_p50_slo, ttft_p99_slo, margin, settle, stale_after, "
+      "breach_memory, floor, step, phase_aware)"));
+}
+
+// Both SLOs must be given: there is no latency a saver could assume for an engine.
+core::Status CheckEnergySaverSlos(const EnergySaverScenario& e) {
+  if (e.settings.itl_p50_slo_s <= 0 || e.settings.ttft_p99_slo_s <= 0) {
+    return core::Fail(
+        core::Error::InvalidArgument("give both itl_p50_slo and ttft_p99_slo (e.g. 60ms, 3s)"));
+  }
+  return core::Ok();
+}
+
+core::Status ParseEnergySaver(const core::YamlReader& doc, Scenario& s) {
+  EnergySaverScenario e;
+  for (const std::string& key : doc.Keys()) {
+    HEADROOM_ASSIGN_OR_RETURN(std::string text, doc.String(key));
+    if (auto st = SetEnergySaverValue(e, key, text); !st) {
+      return core::Fail(doc.ErrorAt(key, st.error().message()));
+    }
+  }
+  if (auto st = CheckEnergySaverSlos(e); !st) {
+    return core::Fail(st.error().WithContext(s.source + ": energy_saver"));
+  }
+  s.energy_saver = e;
+  return core::Ok();
+}
+
+}  // namespace
+
+core::Status SetEnergySaver(Scenario& scenario, std::string_view key_value) {
+  const auto eq = key_value.find('=');
+  if (eq == std::string_view::npos) {
+    return core::Fail(core::Error::InvalidArgument(fmt::format(
+        "--energy-saver {}: expected key=value, e.g. --energy-saver itl_p50_slo=60ms", key_value)));
+  }
+  EnergySaverScenario& e =
+      scenario.energy_saver ? *scenario.energy_saver : scenario.energy_saver.emplace();
+  const std::string_view key = core::Trim(key_value.substr(0, eq));
+  if (auto st = SetEnergySaverValue(e, key, core::Trim(key_value.substr(eq + 1))); !st) {
+    return core::Fail(st.error().WithContext(fmt::format("--energy-saver {}", key_value)));
+  }
+  return core::Ok();
+}
 
 core::Status SetServing(Scenario& scenario, std::string_view key_value) {
   const auto eq = key_value.find('=');
@@ -450,8 +550,9 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
                     "a training-row scenario: `headroom simulate --config` and `plan --config` run "
                     "it, nothing else does; an inference row has no `kind`"));
   }
-  HEADROOM_RETURN_IF_ERROR(doc.CheckKnownKeys({"name", "description", "row", "serving", "workload",
-                                               "power", "policy", "slo", "plan", "seed"}));
+  HEADROOM_RETURN_IF_ERROR(
+      doc.CheckKnownKeys({"name", "description", "row", "serving", "workload", "power", "policy",
+                          "slo", "plan", "seed", "energy_saver"}));
   Scenario s;
   s.source = std::move(source);
   HEADROOM_ASSIGN_OR_RETURN(s.name, doc.String("name"));
@@ -466,6 +567,10 @@ core::Result<Scenario> ParseScenario(std::string_view text, std::string source) 
   if (doc.Has("power")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader power, doc.Map("power"));
     HEADROOM_RETURN_IF_ERROR(ParsePower(power, s.power));
+  }
+  if (doc.Has("energy_saver")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader saver, doc.Map("energy_saver"));
+    HEADROOM_RETURN_IF_ERROR(ParseEnergySaver(saver, s));
   }
   if (doc.Has("policy")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader policy, doc.Map("policy"));
@@ -697,6 +802,31 @@ void ApplyEngineDefaults(const Scenario& scenario, const catalog::InferenceFits&
 
 }  // namespace
 
+namespace {
+
+// serving.sm_clock_lock within the GPU's range, and the energy saver's clocks on its grid.
+core::Status ApplyClockSettings(const Scenario& scenario, const model::GpuSpec& gpu,
+                                const std::string& where, RowConfig& row) {
+  if (const double lock = row.instance.sm_clock_lock_mhz;
+      lock > 0 && (lock < gpu.sm_clock_min.value() || lock > gpu.sm_clock_max.value())) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("{}: serving.sm_clock_lock {:.0f} MHz is outside {}'s {:.0f}-{:.0f} MHz", where,
+                    lock, gpu.name, gpu.sm_clock_min.value(), gpu.sm_clock_max.value())));
+  }
+  if (scenario.energy_saver) {
+    if (auto st = CheckEnergySaverSlos(*scenario.energy_saver); !st) {
+      return core::Fail(st.error().WithContext(where + ": energy_saver"));
+    }
+    row.energy_saver = scenario.energy_saver->settings;
+    row.energy_saver_phase_aware = scenario.energy_saver->phase_aware;
+    row.energy_saver->clocks =
+        policy::EnergySaverClocks(gpu, scenario.energy_saver->floor, scenario.energy_saver->step);
+  }
+  return core::Ok();
+}
+
+}  // namespace
+
 core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs& catalogs) {
   const std::string where = scenario.source;
   HEADROOM_ASSIGN_OR_RETURN(const model::ServerSpec* server,
@@ -740,6 +870,7 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   row.power.budget = core::Watts(budget);
   row.control.ramp_up_w_per_s = row.power.ramp_up_w_per_s;
   row.control.ramp_window = row.power.ramp_window;
+  HEADROOM_RETURN_IF_ERROR(ApplyClockSettings(scenario, *gpu, where, row));
   if (auto shape = InstancesPerServer(row.instance, server->gpus_per_server, server->name);
       !shape) {
     return core::Fail(shape.error().WithContext(where + ": serving"));

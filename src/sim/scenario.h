@@ -19,6 +19,7 @@
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
 #include "core/result.h"
+#include "policy/energy_saver.h"
 #include "policy/policy_params.h"
 #include "sim/request_source.h"
 #include "sim/row_simulator.h"
@@ -92,6 +93,19 @@ struct DemandResponse {
 // kInvalidArgument unless the shed is in (0, 1), the event lasts (0, 24h] and the time to
 // comply is positive and shorter than the event.
 [[nodiscard]] core::Status CheckDemandResponse(const DemandResponse& d);
+
+// The energy saver on every server (scenario section `energy_saver:`, `simulate --energy-saver
+// KEY=VALUE`; RowConfig::energy_saver): its SLOs and pace, and the span of clocks it chooses from.
+// Keys: itl_p50_slo and ttft_p99_slo (durations, required), margin (0-1), settle, stale_after,
+// breach_memory (durations), floor and step (fractions of the GPU's highest clock), phase_aware
+// (true/false).
+struct EnergySaverScenario {
+  policy::EnergySaverSettings settings;  // clocks filled in by Resolve
+  double floor = 0.5;
+  double step = 0.05;
+  bool phase_aware = false;  // RowConfig::energy_saver_phase_aware
+};
+[[nodiscard]] core::Status SetEnergySaver(Scenario& scenario, std::string_view key_value);
 
 // A stressed copy of a planning week that a plan must also survive: the same seed as planning
 // week 1, with more load, another HP/LP mix, or larger or more frequent bursts.
@@ -175,6 +189,7 @@ struct Scenario {
     int runs_per_task = 0;
   };
   Executor plan_executor;
+  std::optional<EnergySaverScenario> energy_saver;
   // plan.demand_response: {shed: 25%, for: 3h, comply_within: 60s}; none when absent.
   std::optional<DemandResponse> plan_demand_response;
   std::uint64_t seed = 1;
