@@ -26,6 +26,7 @@ struct RowRun {
   std::string trace = {};              // as --trace; empty: the scenario's workload
   std::string out_dir = {};            // empty: nothing written
   bool with_uncapped = false;          // the uncapped row beside it
+  bool token_energy = false;           // sim::RunOptions::attribute_token_energy
   report::SimulateInputs inputs = {};  // summary.json's "inputs"
   const std::atomic<bool>* stop = nullptr;
   std::function<void(double)> progress = {};  // of the policy's run
@@ -98,6 +99,7 @@ core::Result<SimulateResult> RunRow(const RowRun& r) {
   // Kept whether written or not: the row's swing in the grid's bands is read from it (14 MB a
   // week at the PDU's 1 s).
   run.keep_power_series = true;
+  run.attribute_token_energy = r.token_energy;
   if (writing) {
     run.on_request = [&requests](const sim::RequestResult& q) {
       report::WriteRequestCsvRow(q, requests);
@@ -190,6 +192,7 @@ core::Result<SimulateResult> Simulate(const SimulateRequest& r) {
               // A lowered budget's cost (energy not drawn, latency) is against the uncapped row.
               .with_uncapped = (r.report || !resolved.row.power.budget_schedule.empty()) &&
                                r.policy != policy::kUncappedPolicy,
+              .token_energy = r.token_energy,
               .inputs = SimulateInputsOf(resolved, r, n),
               .stop = r.stop,
               .progress = r.progress}));

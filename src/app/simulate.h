@@ -32,6 +32,7 @@ struct SimulateRequest {
   std::string oversubscription = {};  // "30%": servers beyond the provisioned row
   bool per_iteration = false;         // one event per decode iteration (no macro steps)
   bool as_recorded = false;           // replay the --trace log as recorded
+  bool token_energy = false;          // sim::RunOptions::attribute_token_energy
   std::string out = {};               // empty: nothing written (kDefaultSimulateDir with report)
   bool report = false;       // the uncapped row beside it, and report.html written into out
   std::string version = {};  // summary.json's

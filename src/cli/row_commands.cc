@@ -49,6 +49,7 @@ struct SimulateOptions {
   bool per_iteration = false;
   bool html = false;  // --report
   bool as_recorded = false;
+  bool token_energy = false;
 };
 
 struct PlanCliOptions {
@@ -129,7 +130,8 @@ std::string InferenceOnlyFlag(const SimulateOptions& options) {
         std::pair{options.policy != SimulateOptions{}.policy, "--policy"},
         std::pair{!options.oversubscription.empty(), "--oversubscription"},
         std::pair{options.per_iteration, "--per-iteration"},
-        std::pair{options.as_recorded, "--as-recorded"}}) {
+        std::pair{options.as_recorded, "--as-recorded"},
+        std::pair{options.token_energy, "--token-energy"}}) {
     if (given) return flag;
   }
   return "";
@@ -176,6 +178,7 @@ int RunSimulate(const GlobalOptions& global, const SimulateOptions& options) {
                                    .oversubscription = options.oversubscription,
                                    .per_iteration = options.per_iteration,
                                    .as_recorded = options.as_recorded,
+                                   .token_energy = options.token_energy,
                                    .out = o.out,
                                    .report = options.html,
                                    .version = HEADROOM_VERSION,
@@ -440,6 +443,10 @@ void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* r
                             "report.html (self-contained HTML, plots inline) into --out "
                             "(default {}/); print its path",
                             app::kDefaultSimulateDir));
+  cmd->add_flag("--token-energy", options->token_energy,
+                "Attribute each server's GPU energy to prompt tokens, generated tokens and idle "
+                "power from its engine windows, as the agent does live, and check it against the "
+                "simulator's exact split");
   cmd->add_flag("--per-iteration", options->per_iteration,
                 "One event per decode iteration (slow; the reference for the macro steps)");
   cmd->add_flag("--as-recorded", options->as_recorded,

@@ -6,6 +6,8 @@
 #include "core/parse.h"
 #include "format/table.h"
 #include "report/plan_report.h"
+#include "sim/run_summary.h"
+#include "telemetry/token_energy.h"
 
 namespace headroom::report {
 namespace {
@@ -219,6 +221,94 @@ nlohmann::ordered_json EnergySaverJson(const sim::EnergySaverRun& e) {
   return j;
 }
 
+// The attribution of each class's servers, averaged over those with a fit, and the exact split.
+struct ClassTokenEnergy {
+  int servers = 0;
+  int fitted = 0;
+  telemetry::TokenEnergy fit;                    // means over the fitted servers
+  double prompt = 0, generated = 0, idle_w = 0;  // exact, means over the fitted servers
+};
+
+ClassTokenEnergy TokenEnergyOf(const sim::RowResult& r, bool hp) {
+  ClassTokenEnergy c;
+  for (const sim::ServerTokenEnergy& s : r.token_energy) {
+    if (s.hp != hp) continue;
+    ++c.servers;
+    if (!s.fit) continue;
+    ++c.fitted;
+    c.fit.j_per_prompt_token += s.fit->j_per_prompt_token;
+    c.fit.j_per_generated_token += s.fit->j_per_generated_token;
+    c.fit.idle_w += s.fit->idle_w;
+    c.prompt += s.TrueJPerPromptToken();
+    c.generated += s.TrueJPerGeneratedToken();
+    c.idle_w += s.idle_w;
+  }
+  if (c.fitted > 0) {
+    const double n = c.fitted;
+    for (double* v : {&c.fit.j_per_prompt_token, &c.fit.j_per_generated_token, &c.fit.idle_w,
+                      &c.prompt, &c.generated, &c.idle_w}) {
+      *v /= n;
+    }
+  }
+  return c;
+}
+
+nlohmann::ordered_json TokenEnergyJson(const sim::RowResult& r) {
+  nlohmann::ordered_json servers = nlohmann::ordered_json::array();
+  for (const sim::ServerTokenEnergy& s : r.token_energy) {
+    nlohmann::ordered_json j;
+    j["hp"] = s.hp;
+    if (s.fit) {
+      j["attributed"] = {{"j_per_prompt_token", s.fit->j_per_prompt_token},
+                         {"j_per_prompt_token_se", s.fit->j_per_prompt_token_se},
+                         {"j_per_generated_token", s.fit->j_per_generated_token},
+                         {"j_per_generated_token_se", s.fit->j_per_generated_token_se},
+                         {"idle_w", s.fit->idle_w},
+                         {"idle_w_se", s.fit->idle_w_se},
+                         {"windows", s.fit->windows}};
+    } else {
+      j["attributed"] = nullptr;
+      j["why"] = s.why;
+    }
+    j["exact"] = {{"j_per_prompt_token", s.TrueJPerPromptToken()},
+                  {"j_per_generated_token", s.TrueJPerGeneratedToken()},
+                  {"idle_w", s.idle_w}};
+    servers.push_back(std::move(j));
+  }
+  return servers;
+}
+
+std::string TokenEnergyText(const sim::RowResult& r, const format::TextStyle& style) {
+  if (r.token_energy.empty()) return "";
+  format::TextTable table({{"CLASS", format::TextTable::Align::kLeft},
+                           {"SERVERS"},
+                           {"J/PROMPT TOKEN"},
+                           {"EXACT"},
+                           {"J/GENERATED TOKEN"},
+                           {"EXACT"},
+                           {"IDLE W"},
+                           {"EXACT"}});
+  const auto cell = [](double fit, double exact) {
+    return fmt::format("{:.4g} ({:+.1f}%)", fit, sim::PctChange(fit, exact));
+  };
+  for (const bool hp : {true, false}) {
+    const ClassTokenEnergy c = TokenEnergyOf(r, hp);
+    if (c.servers == 0) continue;
+    const std::string servers = fmt::format("{} of {}", c.fitted, c.servers);
+    if (c.fitted == 0) {
+      table.AddRow({hp ? "HP" : "LP", servers, "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    table.AddRow({hp ? "HP" : "LP", servers, cell(c.fit.j_per_prompt_token, c.prompt),
+                  fmt::format("{:.4g}", c.prompt), cell(c.fit.j_per_generated_token, c.generated),
+                  fmt::format("{:.4g}", c.generated), cell(c.fit.idle_w, c.idle_w),
+                  fmt::format("{:.0f}", c.idle_w)});
+  }
+  return "\nenergy per token, attributed from each server's engine windows as the agent does live "
+         "(mean over the servers with a fit; change against the exact split):\n" +
+         table.Render(style);
+}
+
 std::string EnergyText(const sim::RowResult& r) {
   std::string out = fmt::format(
       "GPU energy: decode {:.1f} kWh ({:.3f} J per generated token), iterations with prefill "
@@ -272,6 +362,7 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowRes
   j["load_ramps"] = r.load_ramps;
   j["gpu_energy"] = GpuEnergyJson(r);
   if (r.energy_saver) j["energy_saver"] = EnergySaverJson(*r.energy_saver);
+  if (!r.token_energy.empty()) j["token_energy"] = TokenEnergyJson(r);
   if (!r.budget_events.empty()) j["budget_events"] = BudgetEventsJson(r, uncapped);
   return j;
 }
@@ -323,7 +414,7 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
     }
     out += fmt::format("; cap actions {}, uncap actions {}\n", r.cap_actions, r.uncap_actions);
   }
-  return out + BudgetEventsText(r, uncapped, style);
+  return out + TokenEnergyText(r, style) + BudgetEventsText(r, uncapped, style);
 }
 
 namespace {

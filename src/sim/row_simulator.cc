@@ -84,6 +84,9 @@ struct Instance {
   double step_growth_s = 0;   // increase of step time per step (the KV cache grows)
   double first_energy_j = 0;
   double energy_growth_j = 0;
+  // RunOptions::attribute_token_energy: what a decode step alone would have cost the running
+  // sequences of the iteration that prefills, above idle.
+  double decode_share_j = 0;
 };
 
 struct Server {
@@ -107,6 +110,14 @@ struct Server {
   std::optional<telemetry::BucketCounter> itl;
   std::size_t saver_level = 0;
   std::optional<core::Megahertz> saver_clock;
+  // RunOptions::attribute_token_energy: the GPUs' energy and tokens at the last window's end,
+  // the attribution fed with each window, and the exact split (ServerTokenEnergy).
+  double window_energy_j = 0;
+  double energy_prompt_tokens = 0;
+  double energy_generated_tokens = 0;
+  std::optional<telemetry::TokenEnergyFit> fit;
+  double prompt_j = 0;
+  double generated_j = 0;
 };
 
 bool Capped(const ServerTargets& t) { return t.sm_clock_cap || t.power_limit; }
@@ -267,6 +278,11 @@ class Simulation {
   void StepEnergySaver(Server& server, SimTime window);
   // What an iteration's end adds to the engine's histograms and the run's energy by phase.
   void NoteIteration(const Instance& inst, Server& server, double batch);
+  // RunOptions::attribute_token_energy: the decode share of an iteration that prefills beside
+  // `batch` running sequences at `f`, and each server's window of GPU energy and tokens.
+  void NoteDecodeShare(Instance& inst, int batch, core::Megahertz f);
+  void AddEnergyWindow(std::size_t s, SimTime window);
+  void FinishTokenEnergy();
   // The control view's report of server s, where what it reads changes.
   void ReportHolds(std::size_t s);
   void ReportPending(std::size_t s);
@@ -314,6 +330,9 @@ class Simulation {
   // Each instance's power, the average over its iteration (all tp GPUs): apart from the rest of
   // the instance, so that summing a server's every second reads a few adjacent doubles.
   std::vector<double> instance_w_;
+  // RunOptions::attribute_token_energy: each instance's GPU energy until instance_since_.
+  std::vector<double> instance_energy_j_;
+  std::vector<SimTime> instance_since_;
   std::size_t instances_per_server_ = 0;
   std::vector<double> gpu_w_;  // each server's GPUs at the last telemetry sample
   bool gpu_w_fresh_ = false;   // gpu_w_ is the servers' power now (the control step's read)
@@ -462,6 +481,21 @@ core::Status Simulation::Setup() {
 }
 
 core::Status Simulation::SetupEnergySaver() {
+  if (options_.attribute_token_energy) {
+    if (config_.power.engine_window.count() <= 0) {
+      return core::Fail(core::Error::InvalidArgument(
+          "attributing energy to tokens reads the engine's windows: power.engine_window must be "
+          "positive"));
+    }
+    instance_energy_j_.assign(instances_.size(), 0.0);
+    instance_since_.assign(instances_.size(), SimTime(0));
+    // A week of windows: the attribution over the whole run, to check against the exact split.
+    // The agent knows its GPUs' rated idle power (the catalog's), as the fit is told here.
+    const double idle_w = spec_.idle_power.value() * config_.server.gpus_per_server;
+    for (Server& server : servers_) {
+      server.fit.emplace(std::numeric_limits<std::size_t>::max(), idle_w);
+    }
+  }
   if (!config_.energy_saver) return core::Ok();
   if (config_.power.engine_window.count() <= 0) {
     return core::Fail(core::Error::InvalidArgument(
@@ -684,7 +718,12 @@ const model::ClockRates& Simulation::RatesAt(core::Megahertz f) {
 void Simulation::SetInstancePower(Instance& inst, double watts) {
   Integrate();
   // The rest of the server follows its GPUs (model::NonGpuPower is affine in their power).
-  double& power_w = instance_w_[static_cast<std::size_t>(&inst - instances_.data())];
+  const auto k = static_cast<std::size_t>(&inst - instances_.data());
+  double& power_w = instance_w_[k];
+  if (options_.attribute_token_energy) {
+    instance_energy_j_[k] += power_w * core::ToSeconds(queue_.now() - instance_since_[k]);
+    instance_since_[k] = queue_.now();
+  }
   row_power_w_ += (watts - power_w) * (1 + non_gpu_slope_);
   power_w = watts;
 }
@@ -717,6 +756,7 @@ void Simulation::Plan(int i) {
     inst.step_growth_s = 0;
     inst.first_energy_j = step.joules;
     inst.energy_growth_j = 0;
+    if (options_.attribute_token_energy) NoteDecodeShare(inst, batch, f);
   } else if (batch > 0) {
     int steps = 1;
     if (config_.macro_steps) {
@@ -945,8 +985,63 @@ void Simulation::NoteIteration(const Instance& inst, Server& server, double batc
     result_.decode_energy_j += joules;
     result_.decode_seconds += ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
   }
+  if (options_.attribute_token_energy) {
+    const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
+    const double above = joules - instance_idle_w_ * seconds;
+    const double decode = inst.mixed ? std::clamp(inst.decode_share_j, 0.0, above) : above;
+    server.generated_j += decode;
+    server.prompt_j += above - decode;
+  }
   // Each running sequence's token of each step came one step's time after its last.
   if (server.itl) server.itl->AddRun(inst.first_step_s, inst.step_growth_s, inst.steps, batch);
+}
+
+void Simulation::NoteDecodeShare(Instance& inst, int batch, core::Megahertz f) {
+  inst.decode_share_j = 0;
+  if (batch == 0) return;
+  const Step alone = Evaluate(model_.DecodeStep(DecodeTerms(batch), inst.context), RatesAt(f));
+  inst.decode_share_j = alone.joules - instance_idle_w_ * alone.seconds;
+}
+
+void Simulation::AddEnergyWindow(std::size_t s, SimTime window) {
+  Server& server = servers_[s];
+  const SimTime now = queue_.now();
+  double energy = unused_gpus_idle_w_ * core::ToSeconds(now);
+  // A run of decode steps credits its tokens at its end; an engine's counter counts each step's
+  // as it comes, so the steps done so far count here.
+  double generated = server.generated_tokens;
+  for (const int i : server.instances) {
+    const auto k = static_cast<std::size_t>(i);
+    instance_energy_j_[k] += instance_w_[k] * core::ToSeconds(now - instance_since_[k]);
+    instance_since_[k] = now;
+    energy += instance_energy_j_[k];
+    Instance& inst = instances_[k];
+    if (inst.busy && !inst.mixed) {
+      generated += StepsDone(inst) * static_cast<double>(inst.running.size());
+    }
+  }
+  server.fit->Add({.seconds = core::ToSeconds(window),
+                   .energy_j = energy - server.window_energy_j,
+                   .prompt_tokens = server.prompt_tokens - server.energy_prompt_tokens,
+                   .generated_tokens = generated - server.energy_generated_tokens});
+  server.window_energy_j = energy;
+  server.energy_prompt_tokens = server.prompt_tokens;
+  server.energy_generated_tokens = generated;
+}
+
+void Simulation::FinishTokenEnergy() {
+  for (const Server& server : servers_) {
+    ServerTokenEnergy& t = result_.token_energy.emplace_back();
+    t.hp = server.hp;
+    t.fit = server.fit->Fit();
+    t.why = server.fit->why();
+    t.prompt_tokens = server.prompt_tokens;
+    t.generated_tokens = server.generated_tokens;
+    t.prompt_j = server.prompt_j;
+    t.generated_j = server.generated_j;
+    t.idle_w =
+        instance_idle_w_ * static_cast<double>(server.instances.size()) + unused_gpus_idle_w_;
+  }
 }
 
 void Simulation::AddToWindow(double start_s, double row_w) {
@@ -1285,6 +1380,7 @@ void Simulation::UpdateEngineWindows() {
     }
     control_view_.servers[s].serving = signal;
     if (server.saver) StepEnergySaver(server, config_.power.engine_window);
+    if (server.fit) AddEnergyWindow(s, config_.power.engine_window);
   }
 }
 
@@ -1401,6 +1497,7 @@ core::Result<RowResult> Simulation::Run() {
   result_.simulated_s = core::ToSeconds(queue_.now());
   result_.duration_s = last_arrival_s_;
   result_.energy_j = row_energy_j_;
+  if (options_.attribute_token_energy) FinishTokenEnergy();
   for (const Server& server : servers_) {
     result_.prompt_tokens += server.prompt_tokens;
     result_.generated_tokens += server.generated_tokens;

@@ -34,6 +34,7 @@
 #include "sim/latency_histogram.h"
 #include "sim/power_spectrum.h"
 #include "sim/request_source.h"
+#include "telemetry/token_energy.h"
 
 namespace headroom::sim {
 
@@ -214,6 +215,27 @@ struct BudgetEvent {
   LatencyHistogram lp_e2e;
 };
 
+// One server's energy per token over a run (RunOptions::attribute_token_energy): as the agent
+// attributes it (telemetry::TokenEnergyFit over the engine windows' GPU energy and token
+// counts), and the simulator's exact split of the same energy: each iteration's energy above
+// its GPUs' idle power goes to the tokens it generated when it only decodes; an iteration that
+// prefills gives its running sequences what a decode step alone would have cost them, and the
+// rest to the prompt tokens.
+struct ServerTokenEnergy {
+  bool hp = false;
+  std::optional<telemetry::TokenEnergy> fit;
+  std::string why;  // no fit: why
+  double prompt_tokens = 0;
+  double generated_tokens = 0;
+  double prompt_j = 0;     // above idle, exact
+  double generated_j = 0;  // above idle, exact
+  double idle_w = 0;       // the GPUs' idle power
+  double TrueJPerPromptToken() const { return prompt_tokens > 0 ? prompt_j / prompt_tokens : 0; }
+  double TrueJPerGeneratedToken() const {
+    return generated_tokens > 0 ? generated_j / generated_tokens : 0;
+  }
+};
+
 struct RowResult {
   int servers = 0;
   int hp_servers = 0;
@@ -234,8 +256,9 @@ struct RowResult {
   double decode_seconds = 0;  // instance-seconds in decode-only iterations
   double prompt_tokens = 0;
   double generated_tokens = 0;
-  std::optional<EnergySaverRun> energy_saver;  // RowConfig::energy_saver
-  double peak_w = 0;                           // highest metered sample
+  std::optional<EnergySaverRun> energy_saver;   // RowConfig::energy_saver
+  std::vector<ServerTokenEnergy> token_energy;  // RunOptions::attribute_token_energy, by server
+  double peak_w = 0;                            // highest metered sample
   double mean_w = 0;
   // Largest rise of metered row power within one out-of-band actuation delay (40 s by
   // default): the production row's was 11.8% of its budget (brief §1).
@@ -334,6 +357,9 @@ struct RunOptions {
   // capacity plan need not simulate again. Not with restart_controller_at (none is quiet then).
   // REQUIRES: each outlives the run.
   std::vector<policy::RowPolicy*> shadows;
+  // RowResult::token_energy: each server's engine windows (PowerDeliveryConfig::engine_window)
+  // with their GPU energy, and the exact split to check the attribution against.
+  bool attribute_token_energy = false;
 };
 
 // Runs the whole source through the row. Requests of priority kUnspecified are an error; a

@@ -44,11 +44,66 @@ void TokenEnergyFit::Add(const EnergyWindowSample& w) {
 }
 
 std::optional<TokenEnergy> TokenEnergyFit::Fit() const {
-  const std::size_t n = windows_.size();
-  if (n < 5) {
+  if (windows_.size() < 5) {
     why_ = "fewer than 5 windows";
     return std::nullopt;
   }
+  double idle_j = 0;
+  double idle_s = 0;
+  int idle_windows = 0;
+  for (const EnergyWindowSample& w : windows_) {
+    if (w.prompt_tokens > 0 || w.generated_tokens > 0) continue;
+    idle_j += w.energy_j;
+    idle_s += w.seconds;
+    ++idle_windows;
+  }
+  if (idle_windows >= 5) return FitAboveIdle(idle_j / idle_s, "token-free windows");
+  if (rated_idle_w_) return FitAboveIdle(*rated_idle_w_, "rated");
+  return FitWithIdle();
+}
+
+std::optional<TokenEnergy> TokenEnergyFit::FitAboveIdle(double idle_w,
+                                                        const std::string& from) const {
+  // Least squares of the energy above idle on the two token counts (2x2 normal equations).
+  double pp = 0, pg = 0, gg = 0, py = 0, gy = 0;
+  for (const EnergyWindowSample& w : windows_) {
+    const double y = w.energy_j - idle_w * w.seconds;
+    pp += w.prompt_tokens * w.prompt_tokens;
+    pg += w.prompt_tokens * w.generated_tokens;
+    gg += w.generated_tokens * w.generated_tokens;
+    py += w.prompt_tokens * y;
+    gy += w.generated_tokens * y;
+  }
+  const double det = pp * gg - pg * pg;
+  if (pp <= 0 || gg <= 0) {
+    why_ = "no prompt or no generated tokens in the windows";
+    return std::nullopt;
+  }
+  if (!(det > 1e-9 * pp * gg)) {
+    why_ = "the windows' mixes of prefill and decode do not tell the two costs apart";
+    return std::nullopt;
+  }
+  const double p = (gg * py - pg * gy) / det;
+  const double g = (pp * gy - pg * py) / det;
+  double rss = 0;
+  for (const EnergyWindowSample& w : windows_) {
+    const double e = w.energy_j - idle_w * w.seconds - p * w.prompt_tokens - g * w.generated_tokens;
+    rss += e * e;
+  }
+  const double sigma2 = rss / static_cast<double>(windows_.size() - 2);
+  why_.clear();
+  return TokenEnergy{.j_per_prompt_token = p,
+                     .j_per_generated_token = g,
+                     .idle_w = idle_w,
+                     .j_per_prompt_token_se = std::sqrt(std::max(0.0, sigma2 * gg / det)),
+                     .j_per_generated_token_se = std::sqrt(std::max(0.0, sigma2 * pp / det)),
+                     .idle_w_se = 0,
+                     .windows = static_cast<int>(windows_.size()),
+                     .idle_from = from};
+}
+
+std::optional<TokenEnergy> TokenEnergyFit::FitWithIdle() const {
+  const std::size_t n = windows_.size();
   // Each column scaled by its largest value, so that seconds and thousands of tokens weigh
   // alike when deciding whether the windows tell the terms apart.
   Vec3 scale{0, 0, 0};

@@ -3,7 +3,15 @@
 // as idle power over its length plus a cost per prompt token and per generated token, fitted by
 // least squares over the recent windows, with the standard error of each: a batch's energy cannot
 // be split between its requests from inside one window, but windows with different mixes of
-// prefill and decode tell the two costs apart. Pure; thread-compatible.
+// prefill and decode tell the two costs apart.
+//
+// Idle power is not left to the fit where it can be known: a busy engine's decode steps cost a
+// share per step (the weights read once for the whole batch) that grows with time busy, not with
+// tokens, and a free intercept takes it as "idle", leaving the generated tokens only their
+// marginal cost (in the simulator, 2% of the energy each one causes on average). So the idle
+// power is measured where the engine had no token in flight (five token-free windows or more),
+// else taken as the GPUs' rated idle power when given, and only without either fitted; the costs
+// per token are then fitted on the energy above it. Pure; thread-compatible.
 #ifndef HEADROOM_TELEMETRY_TOKEN_ENERGY_H_
 #define HEADROOM_TELEMETRY_TOKEN_ENERGY_H_
 
@@ -31,11 +39,16 @@ struct TokenEnergy {
   double j_per_generated_token_se = 0;
   double idle_w_se = 0;
   int windows = 0;
+  // Where the idle power came from: "token-free windows", "rated", or "fitted".
+  std::string idle_from = "fitted";
 };
 
 class TokenEnergyFit {
  public:
-  explicit TokenEnergyFit(std::size_t max_windows) : max_windows_(max_windows) {}
+  // rated_idle_w: the GPUs' idle power from their specification, used when no window was free of
+  // tokens (nullopt: fitted then).
+  explicit TokenEnergyFit(std::size_t max_windows, std::optional<double> rated_idle_w = {})
+      : max_windows_(max_windows), rated_idle_w_(rated_idle_w) {}
 
   // A window whose length is not positive or whose figures are negative or not finite is not
   // kept (a counter reset, a failed read): the fit never rests on a window it cannot trust.
@@ -48,7 +61,11 @@ class TokenEnergyFit {
   std::size_t windows() const { return windows_.size(); }
 
  private:
+  std::optional<TokenEnergy> FitWithIdle() const;
+  std::optional<TokenEnergy> FitAboveIdle(double idle_w, const std::string& from) const;
+
   std::size_t max_windows_;
+  std::optional<double> rated_idle_w_;
   std::deque<EnergyWindowSample> windows_;
   mutable std::string why_;
 };

@@ -72,5 +72,38 @@ TEST(TokenEnergyTest, WindowsThatCannotTellTheCostsApartGiveNoFitAndSayWhy) {
   EXPECT_EQ(guarded.windows(), 0u);
 }
 
+TEST(TokenEnergyTest, IdlePowerComesFromTokenFreeWindowsThenTheRatingBeforeTheFit) {
+  // A busy engine's per-step cost grows with time busy: 300 W whenever tokens flow, which a free
+  // intercept would take for idle power.
+  std::vector<EnergyWindowSample> busy = Windows(30, 0, 4);
+  for (EnergyWindowSample& w : busy) w.energy_j += 300 * w.seconds;
+  TokenEnergyFit free_intercept(64);
+  TokenEnergyFit rated(64, 400.0);
+  for (const EnergyWindowSample& w : busy) {
+    free_intercept.Add(w);
+    rated.Add(w);
+  }
+  EXPECT_EQ(free_intercept.Fit()->idle_from, "fitted");
+  EXPECT_NEAR(free_intercept.Fit()->idle_w, 700, 1e-6);
+  const auto r = rated.Fit();
+  ASSERT_TRUE(r.has_value()) << rated.why();
+  EXPECT_EQ(r->idle_from, "rated");
+  EXPECT_DOUBLE_EQ(r->idle_w, 400);
+  // The busy share goes to the tokens: more than their marginal costs.
+  EXPECT_GT(r->j_per_generated_token, 2.0);
+  // Five windows without a token measure the idle power, over the rating.
+  TokenEnergyFit measured(64, 350.0);
+  for (const EnergyWindowSample& w : Windows(20, 0, 5)) measured.Add(w);
+  for (int k = 0; k < 5; ++k) {
+    measured.Add({.seconds = 10, .energy_j = 4000, .prompt_tokens = 0, .generated_tokens = 0});
+  }
+  const auto m = measured.Fit();
+  ASSERT_TRUE(m.has_value()) << measured.why();
+  EXPECT_EQ(m->idle_from, "token-free windows");
+  EXPECT_DOUBLE_EQ(m->idle_w, 400);
+  EXPECT_NEAR(m->j_per_prompt_token, 0.25, 1e-9);
+  EXPECT_NEAR(m->j_per_generated_token, 2.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace headroom::telemetry
