@@ -159,12 +159,16 @@ core::Result<ResolvedScenario> ResolveText(const std::string& text) {
 TEST(EnergySaverSimTest, TheScenarioSectionAndItsFlagSetIt) {
   auto r =
       ResolveText(WithSaver("energy_saver:\n  itl_p50_slo: 60ms\n  ttft_p99_slo: 2s\n  floor: 0.6\n"
-                            "  phase_aware: true\n"));
+                            "  phase_aware: true\n  lp_ttft_p99_slo: 4s\n  ttft_window: 10m\n"));
   ASSERT_TRUE(r) << r.error().message();
   ASSERT_TRUE(r->row.energy_saver.has_value());
   EXPECT_DOUBLE_EQ(r->row.energy_saver->itl_p50_slo_s, 0.060);
   EXPECT_DOUBLE_EQ(r->row.energy_saver->ttft_p99_slo_s, 2.0);
   EXPECT_TRUE(r->row.energy_saver_phase_aware);
+  EXPECT_EQ(r->row.energy_saver_ttft_window, std::chrono::minutes(10));
+  ASSERT_TRUE(r->row.energy_saver_lp.has_value());
+  EXPECT_DOUBLE_EQ(r->row.energy_saver_lp->ttft_p99_slo_s, 4.0);
+  EXPECT_DOUBLE_EQ(r->row.energy_saver_lp->itl_p50_slo_s, 0.060);
   EXPECT_EQ(r->row.energy_saver->clocks.front().value(), 1410);
   EXPECT_GE(r->row.energy_saver->clocks.back().value(), 0.6 * 1410 - 15);
   auto plain = ParseScenario(WithSaver(""), "s.yaml");
@@ -182,6 +186,8 @@ TEST(EnergySaverSimTest, BadSettingsAreOneErrorNamingTheKey) {
            {"energy_saver:\n  itl_p50_slo: 0s\n  ttft_p99_slo: 2s\n", "itl_p50_slo"},
            {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  pace: 3\n", "pace"},
            {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  floor: 0\n", "floor"},
+           {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  ttft_window: 0s\n",
+            "ttft_window"},
            {"serving:\n  sm_clock_lock: 5000\n", "sm_clock_lock"}}) {
     const std::string scenario =
         text.starts_with("serving")

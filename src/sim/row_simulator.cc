@@ -108,6 +108,9 @@ struct Server {
   std::optional<policy::EnergySaver> saver;
   std::optional<telemetry::BucketCounter> ttft;
   std::optional<telemetry::BucketCounter> itl;
+  // The TTFT histogram's samples at the last windows' ends, oldest first
+  // (RowConfig::energy_saver_ttft_window).
+  std::deque<telemetry::LatencyHistogramSample> ttft_history;
   std::size_t saver_level = 0;
   std::optional<core::Megahertz> saver_clock;
   // RunOptions::attribute_token_energy: the GPUs' energy and tokens at the last window's end,
@@ -505,8 +508,15 @@ core::Status Simulation::SetupEnergySaver() {
   for (const core::Megahertz f : config_.energy_saver->clocks) run.clocks_mhz.push_back(f.value());
   run.server_seconds.assign(run.clocks_mhz.size(), 0.0);
   for (Server& server : servers_) {
-    HEADROOM_ASSIGN_OR_RETURN(policy::EnergySaver saver,
-                              policy::EnergySaver::Make(*config_.energy_saver));
+    const bool lp_own = !server.hp && config_.energy_saver_lp;
+    policy::EnergySaverSettings settings =
+        lp_own ? *config_.energy_saver_lp : *config_.energy_saver;
+    // Phase-aware, prefill keeps the top clock: the first token's latency is not the saver's to
+    // answer for (a breach there would only raise the decode clock, which cannot help it).
+    if (config_.energy_saver_phase_aware) {
+      settings.ttft_p99_slo_s = std::numeric_limits<double>::infinity();
+    }
+    HEADROOM_ASSIGN_OR_RETURN(policy::EnergySaver saver, policy::EnergySaver::Make(settings));
     server.saver.emplace(std::move(saver));
     server.ttft.emplace(telemetry::kVllmTtftBucketsS);
     server.itl.emplace(telemetry::kVllmItlBucketsS);
@@ -1395,11 +1405,16 @@ void Simulation::StepEnergySaver(Server& server, SimTime window) {
   if (auto q = telemetry::WindowQuantile(empty_itl.Sample(), server.itl->Sample(), 0.5)) {
     w.itl_p50_s = *q;
   }
-  if (auto q = telemetry::WindowQuantile(empty_ttft.Sample(), server.ttft->Sample(), 0.99)) {
-    w.ttft_p99_s = *q;
-  }
   server.itl->Clear();
-  server.ttft->Clear();
+  // TTFT over the longer window: the histogram now against its sample that long ago.
+  const telemetry::LatencyHistogramSample ttft = server.ttft->Sample();
+  const auto kept = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, config_.energy_saver_ttft_window / config_.power.engine_window));
+  const telemetry::LatencyHistogramSample& since =
+      server.ttft_history.empty() ? empty_ttft.Sample() : server.ttft_history.front();
+  if (auto q = telemetry::WindowQuantile(since, ttft, 0.99)) w.ttft_p99_s = *q;
+  server.ttft_history.push_back(ttft);
+  while (server.ttft_history.size() > kept) server.ttft_history.pop_front();
   const policy::ClockChoice choice = server.saver->Step(now, w, server.effective.sm_clock_cap);
   if (choice.row_cap_wins) ++run.row_cap_won;
   if (!choice.changed) return;

@@ -134,6 +134,11 @@ struct RowConfig {
   // tens of milliseconds); an engine that sets the clock before each iteration could: the
   // simulator shows what that would be worth.
   bool energy_saver_phase_aware = false;
+  // The LP servers' settings where they differ (their own SLOs); absent: energy_saver's.
+  std::optional<policy::EnergySaverSettings> energy_saver_lp;
+  // The TTFT P99 the saver reads is over this much of the engine's histogram (a P99 needs a few
+  // hundred requests; an engine window holds a few dozen); the ITL P50 over the engine window.
+  SimTime energy_saver_ttft_window = std::chrono::minutes(5);
 };
 
 // What the energy saver did over a run (RowConfig::energy_saver).

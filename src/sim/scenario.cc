@@ -410,6 +410,15 @@ core::Status SetEnergySaverValue(EnergySaverScenario& e, std::string_view key,
   if (key == "stale_after") return duration(&s.stale_after);
   if (key == "breach_memory") return duration(&s.breach_memory);
   if (key == "floor") return fraction(0, 1, &e.floor);
+  if (key == "lp_itl_p50_slo") return slo(&e.lp_itl_p50_slo_s.emplace());
+  if (key == "lp_ttft_p99_slo") return slo(&e.lp_ttft_p99_slo_s.emplace());
+  if (key == "ttft_window") {
+    HEADROOM_RETURN_IF_ERROR(duration(&e.ttft_window));
+    if (e.ttft_window.count() <= 0) {
+      return core::Fail(core::Error::InvalidArgument("must be above 0"));
+    }
+    return core::Ok();
+  }
   if (key == "phase_aware") {
     if (text != "true" && text != "false") {
       return core::Fail(core::Error::InvalidArgument("expected true or false"));
@@ -426,7 +435,7 @@ core::Status SetEnergySaverValue(EnergySaverScenario& e, std::string_view key,
   }
   return core::Fail(core::Error::InvalidArgument(
       "unknown key (known: itl_p50_slo, ttft_p99_slo, margin, settle, stale_after, "
-      "breach_memory, floor, step, phase_aware)"));
+      "breach_memory, floor, step, phase_aware, lp_itl_p50_slo, lp_ttft_p99_slo, ttft_window)"));
 }
 
 // Both SLOs must be given: there is no latency a saver could assume for an engine.
@@ -821,6 +830,13 @@ core::Status ApplyClockSettings(const Scenario& scenario, const model::GpuSpec& 
     row.energy_saver_phase_aware = scenario.energy_saver->phase_aware;
     row.energy_saver->clocks =
         policy::EnergySaverClocks(gpu, scenario.energy_saver->floor, scenario.energy_saver->step);
+    row.energy_saver_ttft_window = scenario.energy_saver->ttft_window;
+    const EnergySaverScenario& e = *scenario.energy_saver;
+    if (e.lp_itl_p50_slo_s || e.lp_ttft_p99_slo_s) {
+      row.energy_saver_lp = row.energy_saver;
+      row.energy_saver_lp->itl_p50_slo_s = e.lp_itl_p50_slo_s.value_or(e.settings.itl_p50_slo_s);
+      row.energy_saver_lp->ttft_p99_slo_s = e.lp_ttft_p99_slo_s.value_or(e.settings.ttft_p99_slo_s);
+    }
   }
   return core::Ok();
 }
