@@ -13,14 +13,14 @@
 
 namespace headroom::policy {
 
-// One step of the saver's ladder, as a share of the highest clock: ~70 MHz on an A100 (1410
-// MHz), ~100 MHz on an H100 (1980 MHz); the DVFS curve's energy per token changes by a few % per
-// such step (docs/power-model.md), and a finer step would take the saver minutes of settling to
-// cross a range the engine's latencies barely tell apart.
+// One step of the saver's ladder, as a share of the highest clock (issue 51's brief: steps of
+// about 5% of the max): 75 MHz on an A100 (1410 MHz, a 15 MHz grid), 105 MHz on an H100 (1980
+// MHz). Coarse enough that each step changes the engine's latencies by enough for its next window
+// to show it, fine enough that a breach costs one step; not tuned by measurement yet.
 inline constexpr double kEnergySaverStepShare = 0.05;
-// The default floor, as a share of the highest clock: below about half its clock a decode step
-// of today's models turns compute-bound and its energy per token rises again (the POLCA study's
-// clock sweep bottoms out between 50 and 70 %).
+// The default floor, as a share of the highest clock (issue 51's brief: 50% of the max): a bound
+// on how far the saver may go on a wrong signal, not a claim about where the energy per token
+// bottoms out; `--energy-saver-floor-percent` sets another.
 inline constexpr double kEnergySaverFloorShare = 0.5;
 
 // `supported` (the driver's list, any order) kept within [spec.sm_clock_min, spec.sm_clock_max]

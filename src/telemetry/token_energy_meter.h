@@ -16,9 +16,9 @@
 
 namespace headroom::telemetry {
 
-// Recent windows kept for the fit: at the agent's default 10 s scrape, the last 10 minutes, long
-// enough for the mix of prefill and decode to vary, short enough to follow a change of model or
-// clock (issue 51's brief).
+// Recent windows the agent keeps for the fit (issue 51's brief: e.g. the last 60): at its default
+// 10 s scrape the last 10 minutes, long enough for the mix of prefill and decode to vary, short
+// enough to follow a change of model or clock; not tuned by measurement yet.
 inline constexpr std::size_t kTokenEnergyWindows = 60;
 
 // One read of the counters.
