@@ -400,7 +400,11 @@ TEST(CliTest, MeasureEngineMetricsBadInput) {
             "--engine-metrics-interval 2s",
             "longer than --duration"},
            {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s -- true", "not both"},
-           {"--duration 1s -- true", "--duration is for --engine-metrics"}}) {
+           {"--duration 1s -- true", "--duration is for --engine-metrics"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s --out x.csv",
+            "--out is for a command measured"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s --interval 1s",
+            "--interval is for a command measured"}}) {
     const CommandRun run = Headroom("measure --backend sim " + args);
     EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out;
     EXPECT_NE(run.out.find(says), std::string::npos) << args << "\n" << run.out;

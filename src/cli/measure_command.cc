@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -14,9 +15,36 @@
 namespace headroom::cli {
 namespace {
 
+// The first flag given that only the other way of measuring reads (a command measured, or an
+// engine watched), as "--flag"; empty when there is none. Such a flag is an error, not ignored.
+std::string FlagOfTheOtherWay(const MeasureCliOptions& o, bool watching) {
+  if (!watching) {
+    if (!o.watch.duration.empty()) return "--duration";
+    if (o.watch.interval != app::EngineWatchRequest{}.interval) return "--engine-metrics-interval";
+    return "";
+  }
+  const app::MeasureRequest defaults;
+  if (!o.request.out.empty()) return "--out";
+  if (o.request.report) return "--report";
+  if (o.request.work != 0) return "--work";
+  if (!o.request.work_regex.empty()) return "--work-regex";
+  if (o.request.unit != defaults.unit) return "--unit";
+  if (o.request.interval != defaults.interval) return "--interval";
+  return "";
+}
+
 int RunMeasure(const GlobalOptions& global, const MeasureCliOptions& options,
                const EngineWatchRun& watch) {
   const bool watching = !options.watch.url.empty();
+  if (const std::string flag = FlagOfTheOtherWay(options, watching); !flag.empty()) {
+    PrintError(watching ? fmt::format("{} is for a command measured (measure -- CMD), not for "
+                                      "--engine-metrics",
+                                      flag)
+                        : fmt::format("{} is for --engine-metrics; a command is measured until "
+                                      "it exits",
+                                      flag));
+    return kExitUsage;
+  }
   if (watching && !options.request.command.empty()) {
     PrintError(
         "give a command after -- to measure it, or --engine-metrics URL --duration D to watch a "
@@ -28,10 +56,6 @@ int RunMeasure(const GlobalOptions& global, const MeasureCliOptions& options,
     PrintError(
         "give the command to measure after --, or --engine-metrics URL --duration D to watch a "
         "running server");
-    return kExitUsage;
-  }
-  if (!options.watch.duration.empty()) {
-    PrintError("--duration is for --engine-metrics; a command is measured until it exits");
     return kExitUsage;
   }
   app::MeasureRequest request = options.request;
