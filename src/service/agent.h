@@ -3,13 +3,17 @@
 // state file at start), confirms them by reading back, keeps requests idempotent by request_id,
 // runs the lease (an expired lease applies the failsafe clock cap) and the actuation delay, and
 // puts the original settings back on DeleteCaps, on Shutdown and, after a crash, on the next start.
+// With the engine's metrics it also fits the server's J per token, and with the energy saver
+// configured steps policy::EnergySaver on the engine's latencies (agent_energy.cc).
 // Thread-safe: HTTP handler threads and the ticker thread call it concurrently (one mutex; device
 // I/O happens under it, which serializes control changes).
 //
 // Invariants: a request that fails parsing or validation changes nothing; the state file exists
 // on disk from Create() until a clean Shutdown(), so no write stands between a request and the
 // GPUs and its presence at start means a crash; every value
-// written to a device lies within the GPU's catalog range (checked before any change).
+// written to a device lies within the GPU's catalog range (checked before any change); the
+// energy saver's clock never raises a GPU above the row's cap (the lock is the lower of the two),
+// and nothing of the agent's own is applied after Shutdown.
 #ifndef HEADROOM_SERVICE_AGENT_H_
 #define HEADROOM_SERVICE_AGENT_H_
 
