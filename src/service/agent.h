@@ -35,7 +35,6 @@
 #include "gpu/listing.h"
 #include "model/gpu_spec.h"
 #include "policy/energy_saver.h"
-#include "policy/energy_saver_clocks.h"
 #include "service/agent_config.h"
 #include "service/caps_request.h"
 #include "service/engine_metrics.h"
@@ -63,7 +62,11 @@ struct EnergySaverOptions {
   core::Duration settle{std::chrono::seconds(30)};
   // A window older than this is distrusted (the highest clock): three scrapes missed.
   core::Duration stale_after{std::chrono::seconds(30)};
-  double floor_share = policy::kEnergySaverFloorShare;  // of the highest clock
+  // The clock ladder, as the simulator's (policy::EnergySaverClocks, scenario energy_saver: floor
+  // and step, whose defaults these are; issue 51's brief): the highest clock, then steps of about
+  // 5% of it, down to half of it.
+  double floor_share = 0.5;  // of the highest clock
+  double step_share = 0.05;  // of the highest clock
 };
 
 struct AgentOptions {
@@ -80,9 +83,10 @@ struct AgentOptions {
   std::optional<EnergySaverOptions> energy_saver = {};
 };
 
-// The energy saver's settings for these GPUs (nullopt when `options` is): the clock ladder from
-// the first GPU's supported clocks (policy::EnergySaverClocks). kInvalidArgument when the GPUs
-// are of more than one type or the settings are refused; a device error reading the clocks.
+// The energy saver's settings for these GPUs (nullopt when `options` is): the simulator's clock
+// ladder for their type (policy::EnergySaverClocks), each clock the highest the first GPU
+// supports at or below it. kInvalidArgument when the GPUs are of more than one type, it supports
+// none of them or the settings are refused; a device error reading its clocks.
 [[nodiscard]] core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
     const std::vector<AgentGpu>& gpus, const std::optional<EnergySaverOptions>& options);
 

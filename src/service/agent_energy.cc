@@ -2,6 +2,7 @@
 // steps policy::EnergySaver on the engine's latencies and fits telemetry::TokenEnergyFit on its
 // GPUs' energy and the engine's token counters.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -28,6 +29,31 @@ std::string ReasonKind(const std::string& reason, bool paused) {
   return "no_signal";  // missing, invalid or stale: the highest clock
 }
 
+// The simulator's ladder for `spec`, each clock moved to the highest the GPU supports at or below
+// it (a driver's list is the catalog's grid in practice; this only guards against one that is
+// not), duplicates dropped: highest first, strictly descending.
+core::Result<std::vector<core::Megahertz>> SupportedLadder(
+    const model::GpuSpec& spec, const std::vector<core::Megahertz>& supported,
+    const EnergySaverOptions& options) {
+  std::vector<core::Megahertz> ladder;
+  for (core::Megahertz want :
+       policy::EnergySaverClocks(spec, options.floor_share, options.step_share)) {
+    std::optional<core::Megahertz> best;
+    for (core::Megahertz f : supported) {
+      if (f >= spec.sm_clock_min && f.value() <= want.value() + 0.5 && (!best || f > *best)) {
+        best = f;
+      }
+    }
+    if (best && (ladder.empty() || *best < ladder.back())) ladder.push_back(*best);
+  }
+  if (ladder.empty()) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("energy saver: the GPU supports no SM clock of the {} ladder ({}-{} MHz)",
+                    spec.name, spec.sm_clock_min.value(), spec.sm_clock_max.value())));
+  }
+  return ladder;
+}
+
 }  // namespace
 
 core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
@@ -51,9 +77,9 @@ core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
     return core::Fail(supported.error().WithContext(
         fmt::format("energy saver: GPU {}'s supported SM clocks", first.info().index)));
   }
-  auto clocks = policy::EnergySaverClocks(*supported, gpus.front().spec, options->floor_share);
-  if (!clocks) return core::Fail(clocks.error());
-  policy::EnergySaverSettings settings{.clocks = std::move(*clocks),
+  HEADROOM_ASSIGN_OR_RETURN(std::vector<core::Megahertz> clocks,
+                            SupportedLadder(gpus.front().spec, *supported, *options));
+  policy::EnergySaverSettings settings{.clocks = std::move(clocks),
                                        .itl_p50_slo_s = options->itl_p50_slo_s,
                                        .ttft_p99_slo_s = options->ttft_p99_slo_s,
                                        .margin = options->margin,

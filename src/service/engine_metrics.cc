@@ -181,41 +181,6 @@ core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(std::s
   return out;
 }
 
-core::Result<std::optional<double>> WindowQuantile(const LatencyHistogramSample& before,
-                                                   const LatencyHistogramSample& after, double q) {
-  const auto& b = before.buckets;
-  const auto& a = after.buckets;
-  if (a.size() != b.size()) {
-    return core::Fail(core::Error::InvalidArgument("the histogram's buckets changed"));
-  }
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (a[k].first != b[k].first) {
-      return core::Fail(core::Error::InvalidArgument("the histogram's buckets changed"));
-    }
-    if (a[k].second < b[k].second) {
-      return core::Fail(
-          core::Error::InvalidArgument("a histogram count went down (the engine restarted)"));
-    }
-  }
-  const double total = after.count() - before.count();
-  if (a.empty() || total <= 0) return std::nullopt;
-  const double rank = q * total;
-  double lower_bound = 0;
-  double below = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    const double upto = a[k].second - b[k].second;
-    if (upto >= rank) {
-      if (std::isinf(a[k].first)) return k > 0 ? a[k - 1].first : 0.0;
-      const double in_bucket = upto - below;
-      const double share = in_bucket > 0 ? (rank - below) / in_bucket : 1;
-      return lower_bound + (a[k].first - lower_bound) * share;
-    }
-    lower_bound = a[k].first;
-    below = upto;
-  }
-  return a.size() > 1 ? a[a.size() - 2].first : 0.0;
-}
-
 namespace {
 
 // The engine's latencies between two good scrapes; `invalid` says why there are none.

@@ -18,6 +18,7 @@
 #include "core/time.h"
 #include "policy/energy_saver.h"
 #include "policy/row_policy.h"
+#include "telemetry/engine_histogram.h"
 
 namespace httplib {
 class Client;
@@ -25,13 +26,10 @@ class Client;
 
 namespace headroom::service {
 
-// A latency histogram of the engine (vLLM's vllm:time_to_first_token_seconds,
-// vllm:inter_token_latency_seconds; issue 51's energy saver reads them): its cumulative bucket
-// counts by upper bound, summed over label sets, the +Inf bucket last.
-struct LatencyHistogramSample {
-  std::vector<std::pair<double, double>> buckets;  // (le, cumulative count), le ascending
-  double count() const { return buckets.empty() ? 0 : buckets.back().second; }
-};
+// The engine's latency histograms and their window's quantile are telemetry's, the one reading
+// the simulator's engines share (telemetry/engine_histogram.h).
+using telemetry::LatencyHistogramSample;
+using telemetry::WindowQuantile;
 
 // The metric names to read (vLLM's by default).
 struct EngineMetricNames {
@@ -71,13 +69,6 @@ struct EngineSample {
 // finite or is negative, buckets that are not cumulative, or no +Inf bucket.
 [[nodiscard]] core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(
     std::string_view text, std::string_view name);
-
-// The `q` quantile of the observations made between two scrapes of one histogram, interpolated
-// linearly within its bucket as Prometheus' histogram_quantile does (the +Inf bucket's answer is
-// the highest finite bound); nullopt when nothing was observed between them. InvalidArgument when
-// the buckets differ or a count went down (the engine restarted): no window can be trusted.
-[[nodiscard]] core::Result<std::optional<double>> WindowQuantile(
-    const LatencyHistogramSample& before, const LatencyHistogramSample& after, double q);
 
 // The window between the last two good scrapes. A failed scrape, or a counter that went down
 // (the engine restarted), leaves no window until two more good scrapes: an agent never reports
