@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/hardware_catalog.h"
 #include "core/parse.h"
 #include "service/engine_metrics.h"
 #include "telemetry/token_energy_meter.h"
@@ -77,6 +78,21 @@ core::Result<core::Joules> ServerEnergy(const std::vector<std::unique_ptr<gpu::D
   return core::Joules(joules);
 }
 
+// The GPUs' rated idle power from the catalog, summed; nullopt when a GPU is not in it (the fit
+// then measures idle power in token-free windows or fits it).
+core::Result<std::optional<double>> RatedIdleW(
+    const std::string& catalog_dir, const std::vector<std::unique_ptr<gpu::Device>>& devices) {
+  HEADROOM_ASSIGN_OR_RETURN(const catalog::HardwareCatalog catalog, LoadCatalog(catalog_dir));
+  double w = 0;
+  for (const auto& d : devices) {
+    if (!d->info().catalog_type) return std::optional<double>();
+    auto spec = catalog.Gpu(*d->info().catalog_type);
+    if (!spec) return std::optional<double>();
+    w += (*spec)->idle_power.value();
+  }
+  return std::optional<double>(w);
+}
+
 // One scrape and the energy beside it.
 core::Result<telemetry::TokenEnergyRead> Read(
     service::EngineScraper& scraper, const std::vector<std::unique_ptr<gpu::Device>>& devices,
@@ -101,11 +117,13 @@ core::Result<report::TokenEnergyWatch> WatchEngine(const EngineWatchRequest& r) 
   HEADROOM_ASSIGN_OR_RETURN(const WatchPlan plan, CheckWatchRequest(r));
   core::SystemClock clock;
   HEADROOM_ASSIGN_OR_RETURN(DeviceSet set, OpenDevices(r.catalog_dir, r.backend, &clock));
+  HEADROOM_ASSIGN_OR_RETURN(const std::optional<double> rated_idle_w,
+                            RatedIdleW(r.catalog_dir, set.devices));
   service::EngineScraper scraper(r.url, plan.names,
                                  std::min<core::Duration>(plan.interval, std::chrono::seconds(2)));
   // Every window of the watch is kept: it is as long as the user asked for.
   const auto windows = static_cast<std::size_t>(plan.duration / plan.interval) + 1;
-  telemetry::TokenEnergyMeter meter(windows);
+  telemetry::TokenEnergyMeter meter(windows, rated_idle_w);
   auto first = Read(scraper, set.devices, clock);
   if (!first) return core::Fail(first.error());
   report::TokenEnergyWatch watch{.url = r.url, .gpus = static_cast<int>(set.devices.size())};

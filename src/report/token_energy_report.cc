@@ -17,6 +17,13 @@ std::string WithError(double value, double se) {
   return fmt::format("{:.{}f} ± {:.{}f}", value, decimals, se, decimals);
 }
 
+// Where the fit's idle power came from (telemetry::TokenEnergy::idle_from), as a phrase.
+std::string IdleFrom(const std::string& from) {
+  if (from == "token-free windows") return "measured in the windows without tokens";
+  if (from == "rated") return "the GPUs' rated idle power (no five windows without tokens)";
+  return "fitted with the costs (no window without tokens, no rated idle power)";
+}
+
 }  // namespace
 
 std::string TokenEnergyText(const TokenEnergyWatch& w, const format::TextStyle& style) {
@@ -35,8 +42,10 @@ std::string TokenEnergyText(const TokenEnergyWatch& w, const format::TextStyle& 
                 WithError(w.fit->j_per_generated_token, w.fit->j_per_generated_token_se)});
   table.AddRow({"idle W", WithError(w.fit->idle_w, w.fit->idle_w_se)});
   return out + table.Render(style) +
-         fmt::format("fitted on {} windows (least squares: idle power plus a cost per token)\n",
-                     w.fit->windows);
+         fmt::format(
+             "fitted on {} windows (least squares of the energy above idle on the tokens; "
+             "idle power {})\n",
+             w.fit->windows, IdleFrom(w.fit->idle_from));
 }
 
 nlohmann::ordered_json TokenEnergyJson(const TokenEnergyWatch& w) {
@@ -62,6 +71,7 @@ nlohmann::ordered_json TokenEnergyJson(const TokenEnergyWatch& w) {
                          {"j_per_generated_token_stderr", w.fit->j_per_generated_token_se},
                          {"idle_w", w.fit->idle_w},
                          {"idle_w_stderr", w.fit->idle_w_se},
+                         {"idle_from", w.fit->idle_from},
                          {"windows", w.fit->windows}};
   return out;
 }

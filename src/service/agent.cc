@@ -66,6 +66,14 @@ std::string Utc(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(t));
 }
 
+// The GPUs' rated idle power, summed: the J/token fit's idle power when no window was free of
+// tokens (telemetry::TokenEnergyFit).
+double RatedIdleW(const std::vector<AgentGpu>& gpus) {
+  double w = 0;
+  for (const AgentGpu& g : gpus) w += g.spec.idle_power.value();
+  return w;
+}
+
 std::vector<GpuRange> Ranges(const std::vector<AgentGpu>& gpus) {
   std::vector<GpuRange> out;
   for (const AgentGpu& g : gpus) out.push_back(RangeOf(g.device->info().index, g.spec));
@@ -195,7 +203,8 @@ Agent::Agent(std::vector<AgentGpu> gpus, AgentOptions options, core::Clock* cloc
       originals_(std::move(originals)),
       caps_(gpus_.size()),
       readback_(gpus_.size()),
-      listings_(gpus_.size()) {
+      listings_(gpus_.size()),
+      token_energy_(telemetry::kTokenEnergyWindows, RatedIdleW(gpus_)) {
   for (const char* result : {"applied", "rejected", "duplicate", "failed"}) commands_[result] = 0;
 }
 

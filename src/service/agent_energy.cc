@@ -201,6 +201,7 @@ void Agent::TokenEnergyState(ordered_json& out) const {
                          {"j_per_generated_token_stderr", fit->j_per_generated_token_se},
                          {"idle_w", fit->idle_w},
                          {"idle_w_stderr", fit->idle_w_se},
+                         {"idle_from", fit->idle_from},
                          {"windows", fit->windows}};
 }
 

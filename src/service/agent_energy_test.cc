@@ -145,7 +145,10 @@ TEST_F(AgentEnergyTest, ExportsJoulesPerTokenWithinItsErrorFromALocalEngine) {
   Start();
   testing::FakeEngine server;
   EngineScraper scraper(server.url(), {}, seconds(2));
-  constexpr double kPromptJ = 0.25, kGeneratedJ = 1.5, kIdleW = 100;  // the truth
+  // The truth; idle power the GPUs' rated one, which the agent takes when no window is free of
+  // tokens (telemetry::TokenEnergyFit).
+  constexpr double kPromptJ = 0.25, kGeneratedJ = 1.5;
+  const double kIdleW = 4 * catalog::testing::A100().idle_power.value();
   constexpr double kSeconds = 5;
   double last_j = EnergyJ();
   int windows = 0;
@@ -159,7 +162,7 @@ TEST_F(AgentEnergyTest, ExportsJoulesPerTokenWithinItsErrorFromALocalEngine) {
     // What the tokens cost beyond idle, split between prompt and generated tokens in a mix
     // that changes from window to window.
     const double busy_j = now_j - last_j - kIdleW * kSeconds;
-    ASSERT_GT(busy_j, 0) << "the simulated GPUs draw more than the idle power chosen";
+    ASSERT_GT(busy_j, 0) << "the simulated GPUs draw more than their rated idle power";
     const double prompt_share = 0.15 + 0.7 * ((k * 7) % 10) / 10.0;
     if (k > 0) {
       engine_.Serve(prompt_share * busy_j / kPromptJ, (1 - prompt_share) * busy_j / kGeneratedJ,
@@ -174,9 +177,10 @@ TEST_F(AgentEnergyTest, ExportsJoulesPerTokenWithinItsErrorFromALocalEngine) {
   ASSERT_FALSE(state["token_energy"].is_null()) << state.dump(2);
   const nlohmann::ordered_json& fit = state["token_energy"];
   EXPECT_EQ(fit["windows"].get<int>(), windows);
-  for (const auto& [key, truth] : {std::pair{"j_per_prompt_token", kPromptJ},
-                                   {"j_per_generated_token", kGeneratedJ},
-                                   {"idle_w", kIdleW}}) {
+  EXPECT_EQ(fit["idle_from"], "rated");
+  EXPECT_DOUBLE_EQ(fit["idle_w"].get<double>(), kIdleW);
+  for (const auto& [key, truth] :
+       {std::pair{"j_per_prompt_token", kPromptJ}, {"j_per_generated_token", kGeneratedJ}}) {
     const double got = fit[key].get<double>();
     const double se = fit[std::string(key) + "_stderr"].get<double>();
     // The energy counter moves in whole mJ: an error of a few mJ a window at most.

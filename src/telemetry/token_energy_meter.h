@@ -31,7 +31,10 @@ struct TokenEnergyRead {
 
 class TokenEnergyMeter {
  public:
-  explicit TokenEnergyMeter(std::size_t max_windows = kTokenEnergyWindows) : fit_(max_windows) {}
+  // rated_idle_w: the GPUs' idle power from their specification, summed (TokenEnergyFit's).
+  explicit TokenEnergyMeter(std::size_t max_windows = kTokenEnergyWindows,
+                            std::optional<double> rated_idle_w = {})
+      : fit_(max_windows, rated_idle_w) {}
 
   // A good read: the window since the previous good read (if any, and later) goes to the fit.
   void Add(const TokenEnergyRead& read);
