@@ -85,6 +85,14 @@ SPEC_METRICS = {
     "headroom_engine_prefill_share", "headroom_engine_requests_waiting",
     "headroom_engine_requests_running", "headroom_engine_window_age_seconds",
     "headroom_engine_scrape_failures_total",
+    # agent: energy per token and the energy saver (issue 51)
+    "headroom_agent_joules_per_prompt_token", "headroom_agent_joules_per_prompt_token_stderr",
+    "headroom_agent_joules_per_generated_token",
+    "headroom_agent_joules_per_generated_token_stderr", "headroom_agent_idle_watts",
+    "headroom_agent_idle_watts_stderr", "headroom_agent_token_energy_windows",
+    "headroom_engine_itl_p50_seconds", "headroom_engine_ttft_p99_seconds",
+    "headroom_agent_energy_saver_clock_hertz", "headroom_agent_energy_saver_applied_clock_hertz",
+    "headroom_agent_energy_saver_row_cap_wins", "headroom_agent_energy_saver_reason",
     # controller
     "headroom_row_power_watts", "headroom_row_budget_watts", "headroom_row_power_ratio",
     "headroom_row_threshold_ratio", "headroom_row_state", "headroom_row_brake_events_total",

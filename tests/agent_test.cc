@@ -745,6 +745,61 @@ TEST_F(AgentDaemonTest, ConfigFileSetsWhatTheFlagsLeaveOut) {
   EXPECT_NE(bad.Stderr().find("token"), std::string::npos) << bad.Stderr();
 }
 
+// Issue 51: the energy saver from agent.yaml, which needs the engine's metrics; with them the
+// agent reports the saver's clock, the failsafe it starts under winning, and why it has no J/token
+// yet.
+TEST_F(AgentDaemonTest, EnergySaverNeedsEngineMetricsAndReportsItsClock) {
+  const std::string config = (dir_ / "agent.yaml").string();
+  std::ofstream(config) << "sim_count: 2\nenergy_saver:\n  itl_p50: 40ms\n  ttft_p99: 2s\n";
+  AgentProcess alone({"agent", "--config", config, "--token-file", token_file_, "--state-file",
+                      state_file_, "--listen", "127.0.0.1:0"},
+                     (dir_ / "alone.log").string());
+  EXPECT_EQ(alone.Wait(), 2);
+  EXPECT_NE(alone.Stderr().find("need --engine-metrics"), std::string::npos) << alone.Stderr();
+
+  httplib::Server engine;
+  engine.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(
+        "vllm:prompt_tokens_total 10\nvllm:generation_tokens_total 20\n"
+        "vllm:num_requests_running 1\nvllm:num_requests_waiting 0\n"
+        "vllm:inter_token_latency_seconds_bucket{le=\"0.05\"} 5\n"
+        "vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 5\n"
+        "vllm:time_to_first_token_seconds_bucket{le=\"1\"} 1\n"
+        "vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} 1\n",
+        "text/plain");
+  });
+  const int engine_port = engine.bind_to_any_port("127.0.0.1");
+  std::thread serving([&engine] { engine.listen_after_bind(); });
+  auto agent = Start({"agent", "--config", config, "--token-file", token_file_, "--state-file",
+                      state_file_, "--listen", "127.0.0.1:0", "--engine-metrics",
+                      fmt::format("http://127.0.0.1:{}/metrics", engine_port),
+                      "--engine-metrics-interval", "100ms"});
+  ASSERT_TRUE(client_);
+  json state;
+  for (int i = 0; i < 100; ++i) {
+    state = State();
+    if (state["energy_saver"].is_object() && state["energy_saver"]["latency"].is_object()) break;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  const json& saver = state["energy_saver"];
+  ASSERT_TRUE(saver.is_object()) << state.dump(2);
+  EXPECT_EQ(saver["clock_mhz"], 1410.0);
+  EXPECT_EQ(saver["applied_mhz"], 1110.0) << "the failsafe it starts under is the row's cap";
+  EXPECT_EQ(saver["row_cap_wins"], true);
+  EXPECT_EQ(saver["itl_p50_slo_s"], 0.04);
+  EXPECT_TRUE(state["token_energy"].is_null());
+  EXPECT_TRUE(state.contains("token_energy_why")) << state.dump(2);
+  const auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_agent_energy_saver_applied_clock_hertz 1110000000"),
+            std::string::npos)
+      << metrics->body;
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+  engine.stop();
+  serving.join();
+}
+
 TEST_F(AgentDaemonTest, NvmlBackendSetsCapsThroughNvmlAndRestoresThemOnShutdown) {
   std::vector<std::string> args = Args();
   args[2] = "nvml";

@@ -8,14 +8,17 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -312,6 +315,100 @@ TEST(CliTest, MeasureBadInput) {
   EXPECT_EQ(Headroom("measure --backend sim --out x.txt -- true").exit_code, 2);
   EXPECT_EQ(Headroom("measure --backend sim").exit_code, 2);
   EXPECT_EQ(Headroom("measure --backend sim --work-regex '(' -- true").exit_code, 2);
+}
+
+// A serving engine's /metrics on 127.0.0.1: each GET finds more prompt and generated tokens, in a
+// mix that changes from one GET to the next.
+class ServingEngine {
+ public:
+  ServingEngine() {
+    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++gets_;
+      prompt_ += 100.0 * (1 + (gets_ * 7) % 10);
+      generated_ += 50.0 * (1 + (gets_ * 3) % 10);
+      res.set_content(fmt::format("vllm:prompt_tokens_total{{model_name=\"m\"}} {}\n"
+                                  "vllm:generation_tokens_total{{model_name=\"m\"}} {}\n"
+                                  "vllm:num_requests_running{{model_name=\"m\"}} 4\n"
+                                  "vllm:num_requests_waiting{{model_name=\"m\"}} 0\n",
+                                  prompt_, generated_),
+                      "text/plain; version=0.0.4");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ~ServingEngine() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return fmt::format("http://127.0.0.1:{}/metrics", port_); }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  int gets_ = 0;
+  double prompt_ = 0;
+  double generated_ = 0;
+};
+
+// Issue 51: `measure --engine-metrics URL --duration D` watches a running server from outside
+// (through headroom-daemon, which links the HTTP stack) and prints J per prompt and generated
+// token with their errors, from the local GPUs' energy counters (here the fake NVML's).
+TEST(CliTest, MeasureEngineMetricsPrintsJoulesPerToken) {
+  ServingEngine engine;
+  const std::string env = FakeNvmlEnv(
+      "HEADROOM_FAKE_NVML_COUNT=2 HEADROOM_FAKE_NVML_LOAD="
+      "'prefill:300ms,decode*0.6:500ms,idle:200ms'");
+  const std::string watch = fmt::format(
+      "measure --backend nvml --engine-metrics {} --duration 2s --engine-metrics-interval 200ms",
+      engine.url());
+  const CommandRun text = Headroom(watch, env);
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("windows over"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("2 GPU(s)"), std::string::npos) << text.out;
+  for (const char* row : {"J per prompt token", "J per generated token", "idle W"}) {
+    EXPECT_NE(text.out.find(row), std::string::npos) << row << "\n" << text.out;
+  }
+  EXPECT_NE(text.out.find("\u00b1"), std::string::npos) << text.out;
+
+  const CommandRun json = Headroom(watch + " --json", env);
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["gpus"], 2);
+  EXPECT_GE(j["windows"].get<int>(), 8);
+  ASSERT_FALSE(j["token_energy"].is_null()) << json.out;
+  EXPECT_GT(j["token_energy"]["idle_w"].get<double>(), 0);
+  EXPECT_GE(j["token_energy"]["j_per_generated_token_stderr"].get<double>(), 0);
+  EXPECT_GT(j["energy_j"].get<double>(), 0);
+}
+
+TEST(CliTest, MeasureEngineMetricsBadInput) {
+  const CommandRun down = Headroom(
+      "measure --backend sim --engine-metrics http://127.0.0.1:1/metrics --duration 1s "
+      "--engine-metrics-interval 500ms");
+  EXPECT_EQ(down.exit_code, 1) << down.out;
+  EXPECT_NE(down.out.find("http://127.0.0.1:1/metrics"), std::string::npos) << down.out;
+  EXPECT_NE(down.out.find("is the serving engine up"), std::string::npos) << down.out;
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--engine-metrics localhost:8000 --duration 1s", "--engine-metrics"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 0s", "--duration"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration soon", "--duration"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s "
+            "--engine-metrics-interval 2s",
+            "longer than --duration"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s -- true", "not both"},
+           {"--duration 1s -- true", "--duration is for --engine-metrics"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s --out x.csv",
+            "--out is for a command measured"},
+           {"--engine-metrics http://127.0.0.1:1/metrics --duration 1s --interval 1s",
+            "--interval is for a command measured"}}) {
+    const CommandRun run = Headroom("measure --backend sim " + args);
+    EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out;
+    EXPECT_NE(run.out.find(says), std::string::npos) << args << "\n" << run.out;
+  }
 }
 
 TEST(CliTest, ModelPredictEveryModelOnEveryGpu) {

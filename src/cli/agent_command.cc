@@ -37,6 +37,17 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
        &o->settings.engine_generation_tokens_metric);
   take("--engine-running-metric", file.engine_running_metric, &o->settings.engine_running_metric);
   take("--engine-waiting-metric", file.engine_waiting_metric, &o->settings.engine_waiting_metric);
+  take("--engine-ttft-metric", file.engine_ttft_metric, &o->settings.engine_ttft_metric);
+  take("--engine-itl-metric", file.engine_itl_metric, &o->settings.engine_itl_metric);
+  if (const auto& saver = file.energy_saver) {
+    const auto given = [](const std::string& s) { return std::optional<std::string>(s); };
+    take("--energy-saver-itl-p50", given(saver->itl_p50), &o->settings.energy_saver_itl_p50);
+    take("--energy-saver-ttft-p99", given(saver->ttft_p99), &o->settings.energy_saver_ttft_p99);
+    take("--energy-saver-margin", saver->margin, &o->settings.energy_saver_margin);
+    take("--energy-saver-settle", saver->settle, &o->settings.energy_saver_settle);
+    take("--energy-saver-floor-percent", saver->floor_percent,
+         &o->settings.energy_saver_floor_percent);
+  }
   if (file.failsafe_sm_clock_mhz && cmd.count("--failsafe-sm-clock") == 0) {
     o->failsafe_sm_clock_mhz = file.failsafe_sm_clock_mhz;
   }

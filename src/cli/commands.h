@@ -41,7 +41,6 @@ void RegisterGpus(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMonitor(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterCharacterize(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterMig(CLI::App& app, const GlobalOptions& global, RunFunction* run);
-void RegisterMeasure(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterModel(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterSimulate(CLI::App& app, const GlobalOptions& global, RunFunction* run);
 void RegisterPlan(CLI::App& app, const GlobalOptions& global, RunFunction* run);

@@ -59,6 +59,27 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run,
   cmd->add_option("--engine-waiting-metric", settings.engine_waiting_metric,
                   "The engine's gauge of requests waiting")
       ->capture_default_str();
+  cmd->add_option("--engine-ttft-metric", settings.engine_ttft_metric,
+                  "The engine's histogram of the time to first token (the energy saver's)")
+      ->capture_default_str();
+  cmd->add_option("--engine-itl-metric", settings.engine_itl_metric,
+                  "The engine's histogram of the inter-token latency (the energy saver's; vLLM "
+                  "before V1: vllm:time_per_output_token_seconds)")
+      ->capture_default_str();
+  cmd->add_option("--energy-saver-itl-p50", settings.energy_saver_itl_p50,
+                  "Run the energy saver: the SLO of the engine's inter-token latency P50 (e.g. "
+                  "40ms); needs --engine-metrics and --energy-saver-ttft-p99");
+  cmd->add_option("--energy-saver-ttft-p99", settings.energy_saver_ttft_p99,
+                  "The energy saver's SLO of the engine's time-to-first-token P99 (e.g. 2s)");
+  cmd->add_option("--energy-saver-margin", settings.energy_saver_margin,
+                  "Lower the clock only while both latencies are within (1 - margin) of their SLO")
+      ->capture_default_str();
+  cmd->add_option("--energy-saver-settle", settings.energy_saver_settle,
+                  "After a change of clock, this long before the next step down")
+      ->capture_default_str();
+  cmd->add_option("--energy-saver-floor-percent", settings.energy_saver_floor_percent,
+                  "The lowest clock the energy saver chooses, % of the GPU's highest")
+      ->capture_default_str();
   cmd->add_option("--config", options->config,
                   "YAML file with the same settings (keys like state_file); flags win");
 }

@@ -1,4 +1,5 @@
-// `headroom agent|controller`: becomes headroom-daemon with the same command line.
+// `headroom agent|controller` and `headroom measure --engine-metrics`: become headroom-daemon
+// with the same command line.
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/daemon_commands.h"
+#include "cli/measure_command.h"
 
 namespace headroom::cli {
 namespace {
@@ -46,6 +48,12 @@ DaemonRuns ExecDaemonRuns(int argc, char** argv) {
                             const AgentCliOptions&) { return ExecDaemon(argc, argv); },
       .controller = [argc, argv](const GlobalOptions&,
                                  const ControllerCliOptions&) { return ExecDaemon(argc, argv); }};
+}
+
+EngineWatchRun ExecDaemonWatch(int argc, char** argv) {
+  return [argc, argv](const GlobalOptions&, const MeasureCliOptions&) {
+    return ExecDaemon(argc, argv);
+  };
 }
 
 }  // namespace headroom::cli

@@ -1,9 +1,11 @@
-// headroom: the command-line entry point and composition root. `agent` and `controller` run in
-// headroom-daemon (cli/daemon_commands.h), which this process becomes when one is chosen.
+// headroom: the command-line entry point and composition root. `agent`, `controller` and
+// `measure --engine-metrics` run in headroom-daemon (cli/daemon_commands.h,
+// cli/measure_command.h), which this process becomes when one is chosen.
 #include "cli/app.h"
 #include "cli/cluster_commands.h"
 #include "cli/commands.h"
 #include "cli/daemon_commands.h"
+#include "cli/measure_command.h"
 
 int main(int argc, char** argv) {
   using namespace headroom::cli;
@@ -11,7 +13,11 @@ int main(int argc, char** argv) {
   const std::vector<CommandGroup> commands = {
       {.names = {"gpus"}, .add = RegisterGpus},
       {.names = {"monitor"}, .add = RegisterMonitor},
-      {.names = {"measure"}, .add = RegisterMeasure},
+      {.names = {"measure"},
+       .add =
+           [argc, argv](CLI::App& app, const GlobalOptions& global, RunFunction* run) {
+             RegisterMeasure(app, global, run, ExecDaemonWatch(argc, argv));
+           }},
       {.names = {"characterize"}, .add = RegisterCharacterize},
       {.names = {"model"}, .add = RegisterModel},
       {.names = {"simulate"}, .add = RegisterSimulate},

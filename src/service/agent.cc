@@ -66,6 +66,14 @@ std::string Utc(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(t));
 }
 
+// The GPUs' rated idle power, summed: the J/token fit's idle power when no window was free of
+// tokens (telemetry::TokenEnergyFit).
+double RatedIdleW(const std::vector<AgentGpu>& gpus) {
+  double w = 0;
+  for (const AgentGpu& g : gpus) w += g.spec.idle_power.value();
+  return w;
+}
+
 std::vector<GpuRange> Ranges(const std::vector<AgentGpu>& gpus) {
   std::vector<GpuRange> out;
   for (const AgentGpu& g : gpus) out.push_back(RangeOf(g.device->info().index, g.spec));
@@ -143,6 +151,8 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
                                                    core::Clock* clock) {
   std::vector<gpu::Device*> devices;
   for (const AgentGpu& g : gpus) devices.push_back(g.device);
+  HEADROOM_ASSIGN_OR_RETURN(std::optional<policy::EnergySaverSettings> saver,
+                            EnergySaverSettingsFor(gpus, options.energy_saver));
   HEADROOM_RETURN_IF_ERROR(CheckStateDirectory(options.state_file));
   HEADROOM_RETURN_IF_ERROR(RestoreFromStateFile(devices, options.state_file));
   HEADROOM_ASSIGN_OR_RETURN(std::vector<OriginalSettings> originals, ReadOriginals(devices));
@@ -160,6 +170,11 @@ core::Result<std::unique_ptr<Agent>> Agent::Create(std::vector<AgentGpu> gpus, A
   spdlog::info("saved the original GPU settings to {}", options.state_file);
   auto agent = std::unique_ptr<Agent>(
       new Agent(std::move(gpus), std::move(options), clock, std::move(originals)));
+  agent->saver_settings_ = std::move(saver);
+  {
+    core::MutexLock lock(&agent->mu_);
+    agent->ResetEnergySaver();
+  }
   if (auto st = agent->ApplyPowerSmoothing(); !st) {
     if (auto restored = agent->Shutdown(); !restored) {
       spdlog::error("restoring after the failed start: {}", restored.error().message());
@@ -188,7 +203,8 @@ Agent::Agent(std::vector<AgentGpu> gpus, AgentOptions options, core::Clock* cloc
       originals_(std::move(originals)),
       caps_(gpus_.size()),
       readback_(gpus_.size()),
-      listings_(gpus_.size()) {
+      listings_(gpus_.size()),
+      token_energy_(telemetry::kTokenEnergyWindows, RatedIdleW(gpus_)) {
   for (const char* result : {"applied", "rejected", "duplicate", "failed"}) commands_[result] = 0;
 }
 
@@ -208,6 +224,10 @@ std::optional<gpu::ClockLock> Agent::TargetLock(size_t i) const {
   std::optional<core::Megahertz> cap = caps_[i].sm_clock;
   if (failsafe_active_)
     cap = cap ? std::min(*cap, gpus_[i].failsafe_clock) : gpus_[i].failsafe_clock;
+  // The energy saver's clock composes with the row's: the lower wins.
+  if (const std::optional<core::Megahertz> saver = SaverCap()) {
+    cap = cap ? std::min(*cap, *saver) : *saver;
+  }
   if (!cap) return originals_[i].lock;
   const core::Megahertz top = spec.SnapClock(*cap);
   return gpu::ClockLock{spec.sm_clock_min, top};
@@ -302,6 +322,8 @@ core::Result<ordered_json> Agent::ApplyRequest(const CapsRequest& request) {
   }
   const bool was_failsafe = failsafe_active_;
   failsafe_active_ = false;
+  // A PUT after a DELETE hands the GPUs back to the agent's policies, the energy saver included.
+  saver_paused_ = false;
   if (was_failsafe) spdlog::info("failsafe lifted by request {}", request.request_id);
   core::Status st = was_failsafe ? ApplyAll() : core::Ok();
   if (!was_failsafe) {
@@ -407,6 +429,7 @@ core::Status Agent::ApplyPowerSmoothing() {
 }
 
 core::Status Agent::RestoreLocked(std::vector<std::string>* lines, bool keep_smoothing) {
+  ResetEnergySaver();  // back at its highest clock: no cap of its own
   caps_.assign(gpus_.size(), Caps{});
   pending_.clear();
   lease_deadline_.reset();
@@ -432,12 +455,15 @@ core::Result<ordered_json> Agent::DeleteCaps() {
     return core::Fail(st.error());
   }
   for (const std::string& line : lines) spdlog::info("caps lifted: restored {}", line);
+  // The GPUs as found, held so until a PUT: the energy saver would otherwise lower them again.
+  saver_paused_ = saver_.has_value();
   NoteCommand("", "restored");
   return ordered_json{{"result", "restored"}, {"gpus", lines}};
 }
 
 core::Result<std::vector<std::string>> Agent::Shutdown() {
   core::MutexLock lock(&mu_);
+  stopped_ = true;  // nothing of the agent's own is applied again
   std::vector<std::string> lines;
   HEADROOM_RETURN_IF_ERROR(RestoreLocked(&lines, /*keep_smoothing=*/false));
   // Only a clean stop removes the state file: its presence at start means a crash.
@@ -487,6 +513,7 @@ void Agent::Tick() {
       spdlog::error("applying the failsafe: {}", st.error().message());
     }
   }
+  StepEnergySaver(now);
   if (!next_sample_ || now >= *next_sample_) SampleLocked();
 }
 
@@ -549,6 +576,8 @@ nlohmann::ordered_json Agent::State() {
                                           {"age_s", core::ToSeconds(serving->age)}}
                            : ordered_json(nullptr);
   if (engine_scraped_ && !engine_.error().empty()) out["serving_error"] = engine_.error();
+  TokenEnergyState(out);
+  out["energy_saver"] = EnergySaverJson(now);
   out["last_command"] = last_command_ ? ordered_json{{"request_id", last_command_->request_id},
                                                      {"at", last_command_->at},
                                                      {"result", last_command_->result}}
@@ -559,11 +588,13 @@ nlohmann::ordered_json Agent::State() {
 void Agent::RecordEngineScrape(const core::Result<EngineSample>& scrape) {
   core::MutexLock lock(&mu_);
   engine_scraped_ = true;
+  const core::TimePoint now = clock_->Now();
   if (scrape) {
-    engine_.Add(*scrape, clock_->Now());
+    engine_.Add(*scrape, now);
   } else {
     engine_.Fail(scrape.error().message());
   }
+  RecordTokenEnergy(scrape, now);
 }
 
 std::string Agent::Metrics() {
@@ -575,9 +606,11 @@ std::string Agent::Metrics() {
         {"gpu", std::to_string(gpus_[i].device->info().index)}};
   };
   out.Family("headroom_agent_sm_clock_cap_hertz", "gauge",
-             "SM clock cap the agent holds (request, failsafe or brake); only capped GPUs.");
+             "SM clock cap the agent holds (request, failsafe, brake or energy saver); only capped "
+             "GPUs.");
   for (size_t i = 0; i < gpus_.size(); ++i) {
-    const bool capped = caps_[i].brake || caps_[i].sm_clock || failsafe_active_;
+    const bool capped =
+        caps_[i].brake || caps_[i].sm_clock || failsafe_active_ || SaverCap().has_value();
     if (!capped) continue;
     if (auto target = TargetLock(i)) out.Sample(target->max.value() * 1e6, gpu(i));
   }
@@ -622,6 +655,7 @@ std::string Agent::Metrics() {
                "Scrapes of the serving engine's metrics that failed (down or malformed).");
     out.Sample(static_cast<double>(engine_.failures()));
   }
+  EnergyMetrics(out);
   out.Family("headroom_agent_info", "gauge", "The agent's priority class and GPU backend.");
   out.Sample(1, {{"priority", options_.priority}, {"backend", options_.backend}});
   return out.text();

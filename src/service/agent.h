@@ -3,13 +3,17 @@
 // state file at start), confirms them by reading back, keeps requests idempotent by request_id,
 // runs the lease (an expired lease applies the failsafe clock cap) and the actuation delay, and
 // puts the original settings back on DeleteCaps, on Shutdown and, after a crash, on the next start.
+// With the engine's metrics it also fits the server's J per token, and with the energy saver
+// configured steps policy::EnergySaver on the engine's latencies (agent_energy.cc).
 // Thread-safe: HTTP handler threads and the ticker thread call it concurrently (one mutex; device
 // I/O happens under it, which serializes control changes).
 //
 // Invariants: a request that fails parsing or validation changes nothing; the state file exists
 // on disk from Create() until a clean Shutdown(), so no write stands between a request and the
 // GPUs and its presence at start means a crash; every value
-// written to a device lies within the GPU's catalog range (checked before any change).
+// written to a device lies within the GPU's catalog range (checked before any change); the
+// energy saver's clock never raises a GPU above the row's cap (the lock is the lower of the two),
+// and nothing of the agent's own is applied after Shutdown.
 #ifndef HEADROOM_SERVICE_AGENT_H_
 #define HEADROOM_SERVICE_AGENT_H_
 
@@ -30,10 +34,16 @@
 #include "gpu/device.h"
 #include "gpu/listing.h"
 #include "model/gpu_spec.h"
+#include "policy/energy_saver.h"
 #include "service/agent_config.h"
 #include "service/caps_request.h"
 #include "service/engine_metrics.h"
 #include "service/state_file.h"
+#include "telemetry/token_energy_meter.h"
+
+namespace headroom::telemetry {
+class PrometheusWriter;
+}
 
 namespace headroom::service {
 
@@ -41,6 +51,22 @@ struct AgentGpu {
   gpu::Device* device = nullptr;  // not owned; must outlive the Agent
   model::GpuSpec spec;            // ranges and brake clock
   core::Megahertz failsafe_clock{0};
+};
+
+// The energy saver as the agent runs it (flags --energy-saver-*, agent.yaml's energy_saver:):
+// one policy::EnergySaver for the server, stepped every tick on its engine's last latency window.
+struct EnergySaverOptions {
+  double itl_p50_slo_s = 0;
+  double ttft_p99_slo_s = 0;
+  double margin = 0.1;
+  core::Duration settle{std::chrono::seconds(30)};
+  // A window older than this is distrusted (the highest clock): three scrapes missed.
+  core::Duration stale_after{std::chrono::seconds(30)};
+  // The clock ladder, as the simulator's (policy::EnergySaverClocks, scenario energy_saver: floor
+  // and step, whose defaults these are; issue 51's brief): the highest clock, then steps of about
+  // 5% of it, down to half of it.
+  double floor_share = 0.5;  // of the highest clock
+  double step_share = 0.05;  // of the highest clock
 };
 
 struct AgentOptions {
@@ -52,7 +78,17 @@ struct AgentOptions {
   // Applied at start to every GPU with power smoothing (the others say so in the log and are
   // left alone); restored with the other settings at shutdown, kept across DELETE /v1/caps.
   std::optional<PowerSmoothingConfig> power_smoothing = {};
+  // The energy saver, when configured (it needs the engine's metrics). Its clock is a cap like
+  // the controller's: the lock held is the lower of the two, restored like every other setting.
+  std::optional<EnergySaverOptions> energy_saver = {};
 };
+
+// The energy saver's settings for these GPUs (nullopt when `options` is): the simulator's clock
+// ladder for their type (policy::EnergySaverClocks), each clock the highest the first GPU
+// supports at or below it. kInvalidArgument when the GPUs are of more than one type, it supports
+// none of them or the settings are refused; a device error reading its clocks.
+[[nodiscard]] core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
+    const std::vector<AgentGpu>& gpus, const std::optional<EnergySaverOptions>& options);
 
 // Number of request_ids remembered for idempotency: at one request a second this covers the
 // last ~17 minutes of retries, far more than any client retry window.
@@ -83,10 +119,12 @@ class Agent {
   void RecordRejected() EXCLUDES(mu_);
   // One scrape of the serving engine's metrics (EngineScraper, on the daemon's scrape thread):
   // its window is reported in State() ("serving") and Metrics(); a failed scrape reports none.
+  // The GPUs' energy counters are read with it: consecutive good scrapes make a window of the
+  // J/token fit ("token_energy"); its latencies are the energy saver's signal.
   void RecordEngineScrape(const core::Result<EngineSample>& scrape) EXCLUDES(mu_);
 
-  // Applies due delayed changes, expires the lease (-> failsafe) and refreshes telemetry every
-  // sample interval. Call often (the lease is as precise as the calls).
+  // Applies due delayed changes, expires the lease (-> failsafe), steps the energy saver and
+  // refreshes telemetry every sample interval. Call often (the lease is as precise as the calls).
   void Tick() EXCLUDES(mu_);
 
   nlohmann::ordered_json State() EXCLUDES(mu_);
@@ -146,6 +184,19 @@ class Agent {
   nlohmann::ordered_json GpuCapsJson(size_t i) const REQUIRES(mu_);
   std::vector<gpu::Device*> Devices() const;
 
+  // The energy saver and the J/token fit (agent_energy.cc). The saver's clock is a cap on every
+  // GPU (none while it holds its highest clock, is paused by DELETE /v1/caps or the agent has
+  // stopped); the row's cap is the lowest the controller or the failsafe holds on any GPU.
+  std::optional<core::Megahertz> SaverCap() const REQUIRES(mu_);
+  std::optional<core::Megahertz> RowCap() const REQUIRES(mu_);
+  void StepEnergySaver(core::TimePoint now) REQUIRES(mu_);
+  void ResetEnergySaver() REQUIRES(mu_);
+  void RecordTokenEnergy(const core::Result<EngineSample>& scrape, core::TimePoint now)
+      REQUIRES(mu_);
+  nlohmann::ordered_json EnergySaverJson(core::TimePoint now) const REQUIRES(mu_);
+  void TokenEnergyState(nlohmann::ordered_json& out) const REQUIRES(mu_);
+  void EnergyMetrics(telemetry::PrometheusWriter& out) const REQUIRES(mu_);
+
   const std::vector<AgentGpu> gpus_;
   const std::vector<GpuRange> ranges_;
   const AgentOptions options_;
@@ -168,6 +219,14 @@ class Agent {
   bool engine_scraped_ GUARDED_BY(mu_) = false;  // an engine is configured and was scraped
   EngineWindow engine_ GUARDED_BY(mu_);
   std::map<std::string, std::uint64_t> commands_ GUARDED_BY(mu_);
+  // Set once in Create, before the agent is shared.
+  std::optional<policy::EnergySaverSettings> saver_settings_;
+  std::optional<policy::EnergySaver> saver_ GUARDED_BY(mu_);
+  std::optional<policy::ClockChoice> saver_choice_ GUARDED_BY(mu_);
+  bool saver_paused_ GUARDED_BY(mu_) = false;  // by DELETE /v1/caps, until the next PUT
+  bool stopped_ GUARDED_BY(mu_) = false;       // Shutdown ran: the saver applies nothing more
+  telemetry::TokenEnergyMeter token_energy_ GUARDED_BY(mu_);
+  std::string energy_read_error_ GUARDED_BY(mu_);  // the last energy read's failure
 };
 
 }  // namespace headroom::service

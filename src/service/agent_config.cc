@@ -72,6 +72,27 @@ core::Result<PowerSmoothingConfig> ParsePowerSmoothing(const core::YamlReader& s
   return c;
 }
 
+// Its SLOs as durations; margin and floor ranged here so that the file's line is named (the
+// flags are checked again, for the command line, in ResolveAgentSettings).
+core::Result<EnergySaverConfigFile> ParseEnergySaver(const core::YamlReader& section) {
+  HEADROOM_RETURN_IF_ERROR(
+      section.CheckKnownKeys({"itl_p50", "ttft_p99", "margin", "settle", "floor_percent"}));
+  EnergySaverConfigFile c;
+  HEADROOM_ASSIGN_OR_RETURN(c.itl_p50, section.String("itl_p50"));
+  HEADROOM_ASSIGN_OR_RETURN(c.ttft_p99, section.String("ttft_p99"));
+  HEADROOM_RETURN_IF_ERROR(CheckDuration(section, "itl_p50", c.itl_p50, false));
+  HEADROOM_RETURN_IF_ERROR(CheckDuration(section, "ttft_p99", c.ttft_p99, false));
+  HEADROOM_RETURN_IF_ERROR(ReadString(section, "settle", &c.settle));
+  HEADROOM_RETURN_IF_ERROR(CheckDuration(section, "settle", c.settle, true));
+  HEADROOM_RETURN_IF_ERROR(
+      ReadSmoothingValue(section, "floor_percent", 0, false, 100, &c.floor_percent));
+  HEADROOM_ASSIGN_OR_RETURN(c.margin, section.OptionalNumber("margin"));
+  if (c.margin && !(*c.margin >= 0 && *c.margin < 1)) {
+    return core::Fail(section.ErrorAt("margin", fmt::format("{} is outside [0, 1)", *c.margin)));
+  }
+  return c;
+}
+
 }  // namespace
 
 core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std::string& source) {
@@ -97,7 +118,10 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "engine_generation_tokens_metric",
                                                 "engine_running_metric",
                                                 "engine_waiting_metric",
-                                                "power_smoothing"}));
+                                                "engine_ttft_metric",
+                                                "engine_itl_metric",
+                                                "power_smoothing",
+                                                "energy_saver"}));
   AgentConfigFile c;
   for (auto [key, field] : {std::pair{"backend", &c.backend},
                             {"sim_gpu", &c.sim_gpu},
@@ -117,7 +141,9 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                             {"engine_prompt_tokens_metric", &c.engine_prompt_tokens_metric},
                             {"engine_generation_tokens_metric", &c.engine_generation_tokens_metric},
                             {"engine_running_metric", &c.engine_running_metric},
-                            {"engine_waiting_metric", &c.engine_waiting_metric}}) {
+                            {"engine_waiting_metric", &c.engine_waiting_metric},
+                            {"engine_ttft_metric", &c.engine_ttft_metric},
+                            {"engine_itl_metric", &c.engine_itl_metric}}) {
     HEADROOM_RETURN_IF_ERROR(ReadString(yaml, key, field));
   }
   if (yaml.Has("sim_count")) {
@@ -137,6 +163,10 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
   if (yaml.Has("power_smoothing")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader section, yaml.Map("power_smoothing"));
     HEADROOM_ASSIGN_OR_RETURN(c.power_smoothing, ParsePowerSmoothing(section));
+  }
+  if (yaml.Has("energy_saver")) {
+    HEADROOM_ASSIGN_OR_RETURN(core::YamlReader section, yaml.Map("energy_saver"));
+    HEADROOM_ASSIGN_OR_RETURN(c.energy_saver, ParseEnergySaver(section));
   }
   return c;
 }

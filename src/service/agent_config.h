@@ -22,6 +22,15 @@ struct PowerSmoothingConfig {
   gpu::PowerSmoothingUpdate update = {};
 };
 
+// The config's `energy_saver:` section (the flags --energy-saver-*): the SLOs are required.
+struct EnergySaverConfigFile {
+  std::string itl_p50 = {};   // a duration > 0
+  std::string ttft_p99 = {};  // a duration > 0
+  std::optional<double> margin = {};
+  std::optional<std::string> settle = {};  // a duration >= 0
+  std::optional<double> floor_percent = {};
+};
+
 struct AgentConfigFile {
   std::optional<std::string> backend;  // "sim" or "nvml"
   std::optional<std::string> sim_gpu;
@@ -44,7 +53,10 @@ struct AgentConfigFile {
   std::optional<std::string> engine_generation_tokens_metric;
   std::optional<std::string> engine_running_metric;
   std::optional<std::string> engine_waiting_metric;
+  std::optional<std::string> engine_ttft_metric;
+  std::optional<std::string> engine_itl_metric;
   std::optional<PowerSmoothingConfig> power_smoothing;
+  std::optional<EnergySaverConfigFile> energy_saver;
 };
 
 [[nodiscard]] core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text,

@@ -1,5 +1,9 @@
 #include "service/agent_config.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace headroom::service {
@@ -88,4 +92,34 @@ TEST(AgentConfigTest, BadPowerSmoothingValuesNameTheField) {
 }
 
 }  // namespace
+TEST(AgentConfigTest, ReadsTheEnergySaverSection) {
+  auto c = ParseAgentConfig(
+      "engine_metrics: http://127.0.0.1:8000/metrics\n"
+      "engine_itl_metric: vllm:time_per_output_token_seconds\n"
+      "energy_saver:\n  itl_p50: 40ms\n  ttft_p99: 2s\n  margin: 0.2\n  settle: 1m\n"
+      "  floor_percent: 60\n",
+      "agent.yaml");
+  ASSERT_TRUE(c) << c.error().message();
+  ASSERT_TRUE(c->energy_saver);
+  EXPECT_EQ(c->energy_saver->itl_p50, "40ms");
+  EXPECT_EQ(c->energy_saver->ttft_p99, "2s");
+  EXPECT_EQ(c->energy_saver->margin, 0.2);
+  EXPECT_EQ(c->energy_saver->settle, "1m");
+  EXPECT_EQ(c->energy_saver->floor_percent, 60);
+  EXPECT_EQ(c->engine_itl_metric, "vllm:time_per_output_token_seconds");
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"energy_saver:\n  ttft_p99: 2s\n", "itl_p50"},
+           {"energy_saver:\n  itl_p50: 0s\n  ttft_p99: 2s\n", "itl_p50"},
+           {"energy_saver:\n  itl_p50: 40ms\n  ttft_p99: 2s\n  margin: 1\n", "margin"},
+           {"energy_saver:\n  itl_p50: 40ms\n  ttft_p99: 2s\n  floor_percent: 0\n",
+            "floor_percent"},
+           {"energy_saver:\n  itl_p50: 40ms\n  ttft_p99: 2s\n  slo: 1\n", "slo"}}) {
+    auto bad = ParseAgentConfig(text, "agent.yaml");
+    ASSERT_FALSE(bad) << text;
+    EXPECT_NE(bad.error().message().find("agent.yaml:"), std::string::npos)
+        << bad.error().message();
+    EXPECT_NE(bad.error().message().find(says), std::string::npos) << bad.error().message();
+  }
+}
+
 }  // namespace headroom::service

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -13,6 +14,52 @@
 #include "service/auth.h"
 
 namespace headroom::service {
+namespace {
+
+// The energy saver's flags checked; nullopt when its SLOs are not given.
+core::Result<std::optional<EnergySaverOptions>> ResolveEnergySaver(
+    const AgentSettingsText& text, const std::optional<EngineMetricsSettings>& engine) {
+  if (text.energy_saver_itl_p50.empty() && text.energy_saver_ttft_p99.empty()) {
+    return std::optional<EnergySaverOptions>();
+  }
+  const auto bad = [](std::string why) {
+    return core::Fail(core::Error::InvalidArgument(std::move(why)));
+  };
+  if (text.energy_saver_itl_p50.empty() || text.energy_saver_ttft_p99.empty()) {
+    return bad("the energy saver needs both --energy-saver-itl-p50 and --energy-saver-ttft-p99");
+  }
+  if (!engine) {
+    return bad(
+        "--energy-saver-itl-p50/--energy-saver-ttft-p99 need --engine-metrics: the energy saver "
+        "reads the serving engine's latencies");
+  }
+  EnergySaverOptions o;
+  for (const auto& [flag, value, out] :
+       {std::tuple{"--energy-saver-itl-p50", &text.energy_saver_itl_p50, &o.itl_p50_slo_s},
+        std::tuple{"--energy-saver-ttft-p99", &text.energy_saver_ttft_p99, &o.ttft_p99_slo_s}}) {
+    auto d = core::ParseDuration(*value);
+    if (!d) return core::Fail(d.error().WithContext(flag));
+    if (*d <= core::Duration::zero()) return bad(fmt::format("{} must be > 0", flag));
+    *out = core::ToSeconds(*d);
+  }
+  auto settle = core::ParseDuration(text.energy_saver_settle);
+  if (!settle) return core::Fail(settle.error().WithContext("--energy-saver-settle"));
+  if (*settle < core::Duration::zero()) return bad("--energy-saver-settle must be >= 0");
+  if (!(text.energy_saver_margin >= 0 && text.energy_saver_margin < 1)) {
+    return bad(fmt::format("--energy-saver-margin {} is outside [0, 1)", text.energy_saver_margin));
+  }
+  if (!(text.energy_saver_floor_percent > 0 && text.energy_saver_floor_percent <= 100)) {
+    return bad(fmt::format("--energy-saver-floor-percent {} is outside (0, 100]",
+                           text.energy_saver_floor_percent));
+  }
+  o.margin = text.energy_saver_margin;
+  o.settle = *settle;
+  o.floor_share = text.energy_saver_floor_percent / 100;
+  o.stale_after = std::max<core::Duration>(std::chrono::seconds(30), 3 * engine->interval);
+  return std::optional<EnergySaverOptions>(o);
+}
+
+}  // namespace
 
 core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
                                                  const std::string& backend) {
@@ -48,12 +95,16 @@ core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
         .names = {.prompt_tokens = text.engine_prompt_tokens_metric,
                   .generation_tokens = text.engine_generation_tokens_metric,
                   .running = text.engine_running_metric,
-                  .waiting = text.engine_waiting_metric}};
+                  .waiting = text.engine_waiting_metric,
+                  .ttft = text.engine_ttft_metric,
+                  .itl = text.engine_itl_metric}};
     for (const auto& [flag, name] :
          {std::pair{"--engine-prompt-tokens-metric", &engine.names.prompt_tokens},
           {"--engine-generation-tokens-metric", &engine.names.generation_tokens},
           {"--engine-running-metric", &engine.names.running},
-          {"--engine-waiting-metric", &engine.names.waiting}}) {
+          {"--engine-waiting-metric", &engine.names.waiting},
+          {"--engine-ttft-metric", &engine.names.ttft},
+          {"--engine-itl-metric", &engine.names.itl}}) {
       if (name->empty() || name->find_first_of(" \t{}\"") != std::string::npos) {
         return core::Fail(
             core::Error::InvalidArgument(fmt::format("{} '{}' is not a metric name", flag, *name)));
@@ -61,6 +112,7 @@ core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
     }
     s.engine = std::move(engine);
   }
+  HEADROOM_ASSIGN_OR_RETURN(s.agent.energy_saver, ResolveEnergySaver(text, s.engine));
   s.agent.state_file = text.state_file;
   s.agent.priority = std::string(policy::PriorityName(*priority));
   s.agent.backend = backend;

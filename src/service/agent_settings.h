@@ -26,6 +26,17 @@ struct AgentSettingsText {
   std::string engine_generation_tokens_metric = "vllm:generation_tokens_total";
   std::string engine_running_metric = "vllm:num_requests_running";
   std::string engine_waiting_metric = "vllm:num_requests_waiting";
+  // The engine's latency histograms (the energy saver's signal; service/engine_metrics.h says
+  // why these names).
+  std::string engine_ttft_metric = "vllm:time_to_first_token_seconds";
+  std::string engine_itl_metric = "vllm:inter_token_latency_seconds";
+  // The energy saver (policy/energy_saver.h): on when both SLOs are given (durations); it needs
+  // engine_metrics.
+  std::string energy_saver_itl_p50 = {};
+  std::string energy_saver_ttft_p99 = {};
+  double energy_saver_margin = 0.1;  // lower only while both are within (1 - margin) of the SLO
+  std::string energy_saver_settle = "30s";
+  double energy_saver_floor_percent = 50;  // % of the GPU's highest clock
 };
 
 }  // namespace headroom::service

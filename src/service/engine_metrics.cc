@@ -57,6 +57,7 @@ struct Wanted {
 
 core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
                                               const EngineMetricNames& names) {
+  const std::string_view page = text;
   EngineSample sample;
   Wanted wanted[] = {{&names.prompt_tokens, &sample.prompt_tokens},
                      {&names.generation_tokens, &sample.generation_tokens},
@@ -108,6 +109,11 @@ core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
                       "name right?)",
                       *w.name)));
     }
+  }
+  for (const auto& [name, histogram] :
+       {std::pair{&names.ttft, &sample.ttft}, std::pair{&names.itl, &sample.itl}}) {
+    if (name->empty()) continue;
+    HEADROOM_ASSIGN_OR_RETURN(*histogram, ParseLatencyHistogram(page, *name));
   }
   return sample;
 }
@@ -175,40 +181,28 @@ core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(std::s
   return out;
 }
 
-core::Result<std::optional<double>> WindowQuantile(const LatencyHistogramSample& before,
-                                                   const LatencyHistogramSample& after, double q) {
-  const auto& b = before.buckets;
-  const auto& a = after.buckets;
-  if (a.size() != b.size()) {
-    return core::Fail(core::Error::InvalidArgument("the histogram's buckets changed"));
+namespace {
+
+// The engine's latencies between two good scrapes; `invalid` says why there are none.
+policy::LatencyWindow LatencyBetween(const EngineSample& before, const EngineSample& after,
+                                     core::TimePoint at) {
+  policy::LatencyWindow w{.at = at.time_since_epoch()};
+  if (!before.itl || !after.itl || !before.ttft || !after.ttft) {
+    w.invalid = "the engine's page has no inter-token or first-token latency histogram";
+    return w;
   }
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (a[k].first != b[k].first) {
-      return core::Fail(core::Error::InvalidArgument("the histogram's buckets changed"));
-    }
-    if (a[k].second < b[k].second) {
-      return core::Fail(
-          core::Error::InvalidArgument("a histogram count went down (the engine restarted)"));
-    }
+  auto itl = WindowQuantile(*before.itl, *after.itl, 0.5);
+  auto ttft = WindowQuantile(*before.ttft, *after.ttft, 0.99);
+  if (!itl || !ttft) {
+    w.invalid = (itl ? ttft : itl).error().message();
+    return w;
   }
-  const double total = after.count() - before.count();
-  if (a.empty() || total <= 0) return std::nullopt;
-  const double rank = q * total;
-  double lower_bound = 0;
-  double below = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    const double upto = a[k].second - b[k].second;
-    if (upto >= rank) {
-      if (std::isinf(a[k].first)) return k > 0 ? a[k - 1].first : 0.0;
-      const double in_bucket = upto - below;
-      const double share = in_bucket > 0 ? (rank - below) / in_bucket : 1;
-      return lower_bound + (a[k].first - lower_bound) * share;
-    }
-    lower_bound = a[k].first;
-    below = upto;
-  }
-  return a.size() > 1 ? a[a.size() - 2].first : 0.0;
+  w.itl_p50_s = *itl;
+  w.ttft_p99_s = *ttft;
+  return w;
 }
+
+}  // namespace
 
 void EngineWindow::Add(const EngineSample& sample, core::TimePoint at) {
   if (last_ && at > last_at_) {
@@ -217,7 +211,9 @@ void EngineWindow::Add(const EngineSample& sample, core::TimePoint at) {
     if (prompt < 0 || generated < 0) {
       window_.reset();
       error_ = "a token counter went down (the engine restarted): no window until the next scrape";
+      latency_ = policy::LatencyWindow{.at = at.time_since_epoch(), .invalid = error_};
     } else {
+      latency_ = LatencyBetween(*last_, sample, at);
       window_ = policy::ServingSignal{
           .prefill_share = prompt + generated > 0 ? prompt / (prompt + generated) : 0,
           .waiting = sample.waiting,
@@ -233,6 +229,8 @@ void EngineWindow::Add(const EngineSample& sample, core::TimePoint at) {
 void EngineWindow::Fail(std::string error) {
   last_.reset();
   window_.reset();
+  latency_ = policy::LatencyWindow{.at = latency_ ? latency_->at : core::Duration::zero(),
+                                   .invalid = error};
   error_ = std::move(error);
   ++failures_;
 }

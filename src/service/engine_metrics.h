@@ -16,7 +16,9 @@
 
 #include "core/result.h"
 #include "core/time.h"
+#include "policy/energy_saver.h"
 #include "policy/row_policy.h"
+#include "telemetry/engine_histogram.h"
 
 namespace httplib {
 class Client;
@@ -24,12 +26,24 @@ class Client;
 
 namespace headroom::service {
 
+// The engine's latency histograms and their window's quantile are telemetry's, the one reading
+// the simulator's engines share (telemetry/engine_histogram.h).
+using telemetry::LatencyHistogramSample;
+using telemetry::WindowQuantile;
+
 // The metric names to read (vLLM's by default).
 struct EngineMetricNames {
   std::string prompt_tokens = "vllm:prompt_tokens_total";          // counter
   std::string generation_tokens = "vllm:generation_tokens_total";  // counter
   std::string running = "vllm:num_requests_running";               // gauge
   std::string waiting = "vllm:num_requests_waiting";               // gauge
+  // Histograms, optional on the page (an engine without them still serves the mix-aware policy;
+  // empty: not read). The inter-token latency is vLLM V1's vllm:inter_token_latency_seconds, the
+  // gap between consecutive tokens of a request: the older vllm:time_per_output_token_seconds
+  // holds the same observations but was deprecated in vLLM 0.11 (the per-request mean took the
+  // name vllm:request_time_per_output_token_seconds) and is going away.
+  std::string ttft = "vllm:time_to_first_token_seconds";  // histogram
+  std::string itl = "vllm:inter_token_latency_seconds";   // histogram
 };
 
 // One scrape: each metric summed over its label sets (one per model an engine serves).
@@ -38,22 +52,17 @@ struct EngineSample {
   double generation_tokens = 0;
   double running = 0;
   double waiting = 0;
+  std::optional<LatencyHistogramSample> ttft = {};  // absent: the page has none
+  std::optional<LatencyHistogramSample> itl = {};
 };
 
 // The Prometheus text exposition format (0.0.4): `name{labels} value [timestamp]` lines, `#`
-// comments. Every named metric must appear with finite, non-negative values; anything else is
-// InvalidArgument naming the metric or the line. (Written here because no Debian package parses
+// comments. Every named counter and gauge must appear with finite, non-negative values; the
+// histograms are read when present (ParseLatencyHistogram); anything else is InvalidArgument
+// naming the metric or the line. (Written here because no Debian package parses
 // this format for C++: prometheus-cpp only exposes metrics.)
 [[nodiscard]] core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
                                                             const EngineMetricNames& names);
-
-// A latency histogram of the engine (vLLM's vllm:time_to_first_token_seconds,
-// vllm:time_per_output_token_seconds; issue 51's energy saver reads them): its cumulative bucket
-// counts by upper bound, summed over label sets, the +Inf bucket last.
-struct LatencyHistogramSample {
-  std::vector<std::pair<double, double>> buckets;  // (le, cumulative count), le ascending
-  double count() const { return buckets.empty() ? 0 : buckets.back().second; }
-};
 
 // `name`'s histogram in the exposition (`name_bucket{le="..."}` lines); nullopt when the page has
 // none. InvalidArgument naming the line for a bucket without a numeric `le`, a count that is not
@@ -61,22 +70,20 @@ struct LatencyHistogramSample {
 [[nodiscard]] core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(
     std::string_view text, std::string_view name);
 
-// The `q` quantile of the observations made between two scrapes of one histogram, interpolated
-// linearly within its bucket as Prometheus' histogram_quantile does (the +Inf bucket's answer is
-// the highest finite bound); nullopt when nothing was observed between them. InvalidArgument when
-// the buckets differ or a count went down (the engine restarted): no window can be trusted.
-[[nodiscard]] core::Result<std::optional<double>> WindowQuantile(
-    const LatencyHistogramSample& before, const LatencyHistogramSample& after, double q);
-
 // The window between the last two good scrapes. A failed scrape, or a counter that went down
 // (the engine restarted), leaves no window until two more good scrapes: an agent never reports
-// a signal it cannot vouch for. Thread-compatible.
+// a signal it cannot vouch for. Its latencies (the energy saver's signal) come from the same two
+// scrapes; after a failure or a reset they are marked invalid, with why, rather than dropped, so
+// that the saver says why it went back to the highest clock. Thread-compatible.
 class EngineWindow {
  public:
   void Add(const EngineSample& sample, core::TimePoint at);
   void Fail(std::string error);
   // The last window, its age counted to `now`; nullopt when there is none.
   std::optional<policy::ServingSignal> Signal(core::TimePoint now) const;
+  // The engine's ITL P50 and TTFT P99 over the last window (`at` since the clock's epoch);
+  // nullopt before the first window.
+  const std::optional<policy::LatencyWindow>& latency() const { return latency_; }
   // Why there is no window (the last scrape's error), empty when there is one or none was tried.
   const std::string& error() const { return error_; }
   std::uint64_t failures() const { return failures_; }
@@ -86,6 +93,7 @@ class EngineWindow {
   core::TimePoint last_at_{};
   std::optional<policy::ServingSignal> window_;
   core::TimePoint window_at_{};
+  std::optional<policy::LatencyWindow> latency_;
   std::string error_;
   std::uint64_t failures_ = 0;
 };

@@ -13,6 +13,7 @@
 #include "service/agent.h"
 #include "service/agent_daemon.h"
 #include "service/agent_link.h"
+#include "service/testing/fake_engine.h"
 
 namespace headroom::service {
 namespace {
@@ -119,38 +120,7 @@ TEST(EngineMetricsTest, UrlsAreChecked) {
   }
 }
 
-// A local endpoint serving what a test sets, as an engine would.
-class FakeEngine {
- public:
-  FakeEngine() {
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      res.status = status_;
-      res.set_content(page_, "text/plain; version=0.0.4");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ~FakeEngine() {
-    server_.stop();
-    thread_.join();
-  }
-  void Serve(std::string page, int status = 200) {
-    std::lock_guard<std::mutex> lock(mu_);
-    page_ = std::move(page);
-    status_ = status;
-  }
-  std::string url() const { return fmt::format("http://127.0.0.1:{}/metrics", port_); }
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  std::mutex mu_;
-  std::string page_;
-  int status_ = 200;
-};
+using testing::FakeEngine;
 
 class AgentEngineTest : public ::testing::Test {
  protected:
@@ -373,4 +343,56 @@ TEST(EngineLatencyTest, TheWindowsQuantileIsInterpolatedWithinItsBucket) {
 }
 
 }  // namespace
+// Issue 51: the scrape carries the engine's latency histograms when its page has them, and the
+// window between two scrapes their ITL P50 and TTFT P99; a failure or a reset marks it invalid.
+TEST(EngineLatencyTest, TheScrapeCarriesTheHistogramsAndTheWindowTheirQuantiles) {
+  const EngineMetricNames names;
+  const std::string itl_before =
+      "vllm:inter_token_latency_seconds_bucket{le=\"0.01\"} 0\n"
+      "vllm:inter_token_latency_seconds_bucket{le=\"0.05\"} 10\n"
+      "vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 10\n";
+  const std::string before = VllmPage(1000, 1000, 4, 0) + kTtftBefore + itl_before;
+  auto plain = ParseEngineMetrics(VllmPage(1000, 1000, 4, 0), names);
+  ASSERT_TRUE(plain) << plain.error().message();
+  EXPECT_FALSE(plain->itl) << "an engine without histograms still serves the mix-aware policy";
+  auto first = ParseEngineMetrics(before, names);
+  ASSERT_TRUE(first) << first.error().message();
+  ASSERT_TRUE(first->itl && first->ttft);
+  EXPECT_EQ(first->itl->count(), 10);
+  auto malformed =
+      ParseEngineMetrics(before + "vllm:inter_token_latency_seconds_bucket{le=\"x\"} 1\n", names);
+  ASSERT_FALSE(malformed);
+  EXPECT_NE(malformed.error().message().find("numeric le"), std::string::npos);
+
+  // 20 more gaps, all in (0.01, 0.05]: the P50 is halfway through that bucket.
+  std::string later = VllmPage(1500, 2000, 4, 0) + kTtftBefore;
+  later +=
+      "vllm:inter_token_latency_seconds_bucket{le=\"0.01\"} 0\n"
+      "vllm:inter_token_latency_seconds_bucket{le=\"0.05\"} 30\n"
+      "vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 30\n";
+  EngineWindow window;
+  const core::TimePoint t0{seconds(100)};
+  window.Add(*first, t0);
+  EXPECT_FALSE(window.latency()) << "one scrape is no window";
+  window.Add(*ParseEngineMetrics(later, names), t0 + seconds(10));
+  ASSERT_TRUE(window.latency());
+  EXPECT_TRUE(window.latency()->invalid.empty()) << window.latency()->invalid;
+  EXPECT_EQ(window.latency()->at, seconds(110));
+  EXPECT_NEAR(*window.latency()->itl_p50_s, 0.01 + 0.04 * 0.5, 1e-12);  // the 10th of 20
+  EXPECT_FALSE(window.latency()->ttft_p99_s) << "no request started in the window";
+  // The engine restarted: its counters went down.
+  window.Add(*first, t0 + seconds(20));
+  ASSERT_TRUE(window.latency());
+  EXPECT_NE(window.latency()->invalid.find("went down"), std::string::npos);
+  window.Fail("engine metrics: down");
+  EXPECT_EQ(window.latency()->invalid, "engine metrics: down");
+  // A page without the histograms: the saver is told why it has no latencies.
+  EngineWindow bare;
+  bare.Add(*plain, t0);
+  bare.Add(*ParseEngineMetrics(VllmPage(2000, 2000, 4, 0), names), t0 + seconds(10));
+  ASSERT_TRUE(bare.latency());
+  EXPECT_NE(bare.latency()->invalid.find("no inter-token or first-token latency histogram"),
+            std::string::npos);
+}
+
 }  // namespace headroom::service

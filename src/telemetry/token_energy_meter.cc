@@ -1,0 +1,17 @@
+#include "telemetry/token_energy_meter.h"
+
+namespace headroom::telemetry {
+
+void TokenEnergyMeter::Add(const TokenEnergyRead& read) {
+  if (last_ && read.at > last_->at) {
+    fit_.Add(
+        EnergyWindowSample{.seconds = core::ToSeconds(read.at - last_->at),
+                           .energy_j = read.energy.value() - last_->energy.value(),
+                           .prompt_tokens = read.prompt_tokens - last_->prompt_tokens,
+                           .generated_tokens = read.generated_tokens - last_->generated_tokens});
+    ++offered_;
+  }
+  last_ = read;
+}
+
+}  // namespace headroom::telemetry
