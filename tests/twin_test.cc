@@ -23,6 +23,7 @@
 #include "catalog/hardware_catalog.h"
 #include "core/time.h"
 #include "gpu/sim/sim_device.h"
+#include "policy/energy_saver.h"
 #include "policy/policy_factory.h"
 #include "policy/policy_params.h"
 #include "service/agent.h"
@@ -33,6 +34,7 @@
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 #include "sim/workload.h"
+#include "telemetry/engine_histogram.h"
 
 namespace headroom {
 namespace {
@@ -549,6 +551,71 @@ TEST_F(TwinTest, SimulatorAndDaemonReleaseCapsAlikeUnderARampLimit) {
   const auto [daemon, daemon_brakes] = RunDaemon(simulated, {});
   EXPECT_EQ(FirstDifference(twin, daemon), "");
   EXPECT_EQ(daemon_brakes, simulated.brake_events);
+}
+
+// The energy saver (issue 51) on every server: the simulator's engines' histograms, as each
+// agent would scrape them at the end of every engine window, handed to real service::Agents over
+// simulated GPUs on one fake clock; each agent reads its window (service::EngineWindow) and steps
+// its saver, and both must hold the same clock on every server after every window.
+TEST_F(TwinTest, SimulatorAndAgentsStepTheEnergySaverAlike) {
+  const model::GpuSpec& spec = row_.model->gpu().spec();
+  const double itl_slo_s = 0.060, ttft_slo_s = 3.0;
+  row_.energy_saver =
+      policy::EnergySaverSettings{.clocks = policy::EnergySaverClocks(spec, 0.5, 0.05),
+                                  .itl_p50_slo_s = itl_slo_s,
+                                  .ttft_p99_slo_s = ttft_slo_s};
+  std::vector<sim::SaverStep> steps;
+  auto source = sim::MakeWorkload(scenario_->scenario, "azure", kServers,
+                                  sim::HpServers(kServers, row_.hp_server_fraction),
+                                  scenario_->scenario.seed);
+  ASSERT_TRUE(source) << source.error().message();
+  auto none = policy::MakePolicy("none", scenario_->params);
+  sim::RunOptions options;
+  options.on_energy_saver = [&steps](const sim::SaverStep& s) { steps.push_back(s); };
+  ASSERT_TRUE(sim::SimulateRow(row_, **source, **none, options));
+  core::FakeClock clock;
+  std::vector<std::vector<std::unique_ptr<gpu::Device>>> devices;
+  std::vector<std::unique_ptr<service::Agent>> agents;
+  const telemetry::BucketCounter itl0(telemetry::kVllmItlBucketsS);
+  const telemetry::BucketCounter ttft0(telemetry::kVllmTtftBucketsS);
+  for (int s = 0; s < kServers; ++s) {
+    devices.push_back(gpu::sim::CreateSimDevices(spec, 1, &clock, {}));
+    // The failsafe at the highest clock: the hour outlasts the longest lease, and this test is
+    // about the saver's own steps (the row's cap winning is tested on each side).
+    std::vector<service::AgentGpu> gpus = {
+        {.device = devices.back()[0].get(), .spec = spec, .failsafe_clock = spec.sm_clock_max}};
+    service::AgentOptions o{.state_file = (dir_ / fmt::format("e{}.json", s)).string()};
+    o.energy_saver =
+        service::EnergySaverOptions{.itl_p50_slo_s = itl_slo_s, .ttft_p99_slo_s = ttft_slo_s};
+    auto agent = service::Agent::Create(std::move(gpus), o, &clock);
+    ASSERT_TRUE(agent) << agent.error().message();
+    ASSERT_TRUE((*agent)->PutCaps(R"({"lease_s": 3600, "request_id": "start"})"));
+    // The engine's first scrape as it starts, as the simulator reads its engines from zero.
+    (*agent)->RecordEngineScrape(
+        service::EngineSample{.ttft = ttft0.Sample(), .itl = itl0.Sample()});
+    agents.push_back(std::move(*agent));
+  }
+  const core::TimePoint start = clock.Now();
+  int changes = 0;
+  std::vector<double> last(kServers, spec.sm_clock_max.value());
+  for (const sim::SaverStep& step : steps) {
+    clock.Advance(start + step.at - clock.Now());
+    service::Agent& agent = *agents[static_cast<size_t>(step.server)];
+    agent.RecordEngineScrape(service::EngineSample{.prompt_tokens = step.prompt_tokens,
+                                                   .generation_tokens = step.generated_tokens,
+                                                   .ttft = step.ttft,
+                                                   .itl = step.itl});
+    agent.Tick();
+    const double daemon = agent.State()["energy_saver"]["clock_mhz"].get<double>();
+    ASSERT_EQ(daemon, step.clock.value())
+        << "server " << step.server << " at " << core::ToSeconds(step.at)
+        << " s: " << agent.State()["energy_saver"].dump();
+    changes += daemon != last[static_cast<size_t>(step.server)] ? 1 : 0;
+    last[static_cast<size_t>(step.server)] = daemon;
+  }
+  EXPECT_GT(steps.size(), 300u);
+  EXPECT_GT(changes, 10) << "the hour must move the saver's clock";
+  for (auto& agent : agents) ASSERT_TRUE(agent->Shutdown());
 }
 
 }  // namespace

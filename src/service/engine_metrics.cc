@@ -183,37 +183,41 @@ core::Result<std::optional<LatencyHistogramSample>> ParseLatencyHistogram(std::s
 
 namespace {
 
-// The engine's latencies between two good scrapes; `invalid` says why there are none.
-policy::LatencyWindow LatencyBetween(const EngineSample& before, const EngineSample& after,
-                                     core::TimePoint at) {
+// The engine's latencies at a good scrape (`invalid` says why there are none), from the reader
+// that has seen every good scrape since the last failure; nullopt at the first.
+std::optional<policy::LatencyWindow> LatencyAt(telemetry::EngineLatencyReader& reader,
+                                               const EngineSample& sample, core::TimePoint at) {
   policy::LatencyWindow w{.at = at.time_since_epoch()};
-  if (!before.itl || !after.itl || !before.ttft || !after.ttft) {
+  if (!sample.itl || !sample.ttft) {
+    reader.Reset();
     w.invalid = "the engine's page has no inter-token or first-token latency histogram";
     return w;
   }
-  auto itl = WindowQuantile(*before.itl, *after.itl, 0.5);
-  auto ttft = WindowQuantile(*before.ttft, *after.ttft, 0.99);
-  if (!itl || !ttft) {
-    w.invalid = (itl ? ttft : itl).error().message();
-    return w;
-  }
-  w.itl_p50_s = *itl;
-  w.ttft_p99_s = *ttft;
+  const telemetry::EngineLatencyReader::Reading r =
+      reader.Add(*sample.itl, *sample.ttft, at.time_since_epoch());
+  if (r.first) return std::nullopt;
+  w.itl_p50_s = r.itl_p50_s;
+  w.ttft_p99_s = r.ttft_p99_s;
+  w.invalid = r.invalid;
   return w;
 }
 
 }  // namespace
 
 void EngineWindow::Add(const EngineSample& sample, core::TimePoint at) {
-  if (last_ && at > last_at_) {
+  if (!last_ || at <= last_at_) {
+    (void)LatencyAt(reader_, sample, at);  // the reader's first sample: no window yet
+  } else {
     const double prompt = sample.prompt_tokens - last_->prompt_tokens;
     const double generated = sample.generation_tokens - last_->generation_tokens;
     if (prompt < 0 || generated < 0) {
       window_.reset();
       error_ = "a token counter went down (the engine restarted): no window until the next scrape";
       latency_ = policy::LatencyWindow{.at = at.time_since_epoch(), .invalid = error_};
+      reader_.Reset();
+      (void)LatencyAt(reader_, sample, at);
     } else {
-      latency_ = LatencyBetween(*last_, sample, at);
+      if (auto w = LatencyAt(reader_, sample, at)) latency_ = *w;
       window_ = policy::ServingSignal{
           .prefill_share = prompt + generated > 0 ? prompt / (prompt + generated) : 0,
           .waiting = sample.waiting,
@@ -228,6 +232,7 @@ void EngineWindow::Add(const EngineSample& sample, core::TimePoint at) {
 
 void EngineWindow::Fail(std::string error) {
   last_.reset();
+  reader_.Reset();
   window_.reset();
   latency_ = policy::LatencyWindow{.at = latency_ ? latency_->at : core::Duration::zero(),
                                    .invalid = error};

@@ -77,12 +77,15 @@ struct EngineSample {
 // that the saver says why it went back to the highest clock. Thread-compatible.
 class EngineWindow {
  public:
+  // The scrapes the TTFT P99 is read over (the simulator's energy_saver.ttft_window default).
+  static constexpr core::Duration kTtftSpan = std::chrono::minutes(5);
   void Add(const EngineSample& sample, core::TimePoint at);
   void Fail(std::string error);
   // The last window, its age counted to `now`; nullopt when there is none.
   std::optional<policy::ServingSignal> Signal(core::TimePoint now) const;
-  // The engine's ITL P50 and TTFT P99 over the last window (`at` since the clock's epoch);
-  // nullopt before the first window.
+  // The engine's ITL P50 over the last window and TTFT P99 over the last kTtftSpan of scrapes
+  // (telemetry::EngineLatencyReader, as the simulator reads its engines; `at` since the clock's
+  // epoch); nullopt before the first window.
   const std::optional<policy::LatencyWindow>& latency() const { return latency_; }
   // Why there is no window (the last scrape's error), empty when there is one or none was tried.
   const std::string& error() const { return error_; }
@@ -94,6 +97,7 @@ class EngineWindow {
   std::optional<policy::ServingSignal> window_;
   core::TimePoint window_at_{};
   std::optional<policy::LatencyWindow> latency_;
+  telemetry::EngineLatencyReader reader_{kTtftSpan};
   std::string error_;
   std::uint64_t failures_ = 0;
 };

@@ -108,9 +108,7 @@ struct Server {
   std::optional<policy::EnergySaver> saver;
   std::optional<telemetry::BucketCounter> ttft;
   std::optional<telemetry::BucketCounter> itl;
-  // The TTFT histogram's samples at the last windows' ends, oldest first
-  // (RowConfig::energy_saver_ttft_window).
-  std::deque<telemetry::LatencyHistogramSample> ttft_history;
+  std::optional<telemetry::EngineLatencyReader> latency;  // reads the two as the agent does
   std::size_t saver_level = 0;
   std::optional<core::Megahertz> saver_clock;
   // RunOptions::attribute_token_energy: the GPUs' energy and tokens at the last window's end,
@@ -520,6 +518,9 @@ core::Status Simulation::SetupEnergySaver() {
     server.saver.emplace(std::move(saver));
     server.ttft.emplace(telemetry::kVllmTtftBucketsS);
     server.itl.emplace(telemetry::kVllmItlBucketsS);
+    // The engine's first scrape, as it starts: nothing observed yet.
+    server.latency.emplace(config_.energy_saver_ttft_window);
+    (void)server.latency->Add(server.itl->Sample(), server.ttft->Sample(), SimTime(0));
   }
   return core::Ok();
 }
@@ -1398,24 +1399,25 @@ void Simulation::StepEnergySaver(Server& server, SimTime window) {
   EnergySaverRun& run = *result_.energy_saver;
   run.server_seconds[server.saver_level] += core::ToSeconds(window);
   const SimTime now = queue_.now();
-  // The window the agent would read: the engine's histograms between its last two scrapes.
-  const telemetry::BucketCounter empty_itl(telemetry::kVllmItlBucketsS);
-  const telemetry::BucketCounter empty_ttft(telemetry::kVllmTtftBucketsS);
-  policy::LatencyWindow w{.at = now};
-  if (auto q = telemetry::WindowQuantile(empty_itl.Sample(), server.itl->Sample(), 0.5)) {
-    w.itl_p50_s = *q;
+  // The window the agent would read from the engine's histograms, scraped at this instant.
+  SaverStep step{.server = static_cast<int>(&server - servers_.data()),
+                 .at = now,
+                 .itl = server.itl->Sample(),
+                 .ttft = server.ttft->Sample(),
+                 .prompt_tokens = server.prompt_tokens,
+                 .generated_tokens = server.generated_tokens};
+  const telemetry::EngineLatencyReader::Reading read =
+      server.latency->Add(step.itl, step.ttft, now);
+  const policy::LatencyWindow w{.at = now,
+                                .itl_p50_s = read.itl_p50_s,
+                                .ttft_p99_s = read.ttft_p99_s,
+                                .invalid = read.invalid};
+  const policy::ClockChoice choice = server.saver->Step(
+      now, read.first ? std::nullopt : std::optional(w), server.effective.sm_clock_cap);
+  if (options_.on_energy_saver) {
+    step.clock = choice.saver;
+    options_.on_energy_saver(step);
   }
-  server.itl->Clear();
-  // TTFT over the longer window: the histogram now against its sample that long ago.
-  const telemetry::LatencyHistogramSample ttft = server.ttft->Sample();
-  const auto kept = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, config_.energy_saver_ttft_window / config_.power.engine_window));
-  const telemetry::LatencyHistogramSample& since =
-      server.ttft_history.empty() ? empty_ttft.Sample() : server.ttft_history.front();
-  if (auto q = telemetry::WindowQuantile(since, ttft, 0.99)) w.ttft_p99_s = *q;
-  server.ttft_history.push_back(ttft);
-  while (server.ttft_history.size() > kept) server.ttft_history.pop_front();
-  const policy::ClockChoice choice = server.saver->Step(now, w, server.effective.sm_clock_cap);
   if (choice.row_cap_wins) ++run.row_cap_won;
   if (!choice.changed) return;
   const std::size_t level = static_cast<std::size_t>(

@@ -34,6 +34,7 @@
 #include "sim/latency_histogram.h"
 #include "sim/power_spectrum.h"
 #include "sim/request_source.h"
+#include "telemetry/engine_histogram.h"
 #include "telemetry/token_energy.h"
 
 namespace headroom::sim {
@@ -319,6 +320,18 @@ struct RowResult {
   std::vector<bool> quiet_shadows;
 };
 
+// A server's engine at the end of an engine window, as the agent would scrape it, and the energy
+// saver's clock after its step on it (RunOptions::on_energy_saver): to replay to the agent's twin.
+struct SaverStep {
+  int server = 0;
+  SimTime at{0};
+  telemetry::LatencyHistogramSample itl;   // cumulative, vLLM's buckets
+  telemetry::LatencyHistogramSample ttft;  // cumulative
+  double prompt_tokens = 0;                // counters
+  double generated_tokens = 0;
+  core::Megahertz clock{0};
+};
+
 struct RunOptions {
   std::function<void(double fraction)> progress;         // called now and then; may be empty
   std::function<void(const RequestResult&)> on_request;  // every completed request; may be empty
@@ -365,6 +378,8 @@ struct RunOptions {
   // RowResult::token_energy: each server's engine windows (PowerDeliveryConfig::engine_window)
   // with their GPU energy, and the exact split to check the attribution against.
   bool attribute_token_energy = false;
+  // Each energy saver's step (RowConfig::energy_saver); may be empty.
+  std::function<void(const SaverStep&)> on_energy_saver;
 };
 
 // Runs the whole source through the row. Requests of priority kUnspecified are an error; a

@@ -71,6 +71,34 @@ LatencyHistogramSample BucketCounter::Sample() const {
   return s;
 }
 
+EngineLatencyReader::Reading EngineLatencyReader::Add(const LatencyHistogramSample& itl,
+                                                      const LatencyHistogramSample& ttft,
+                                                      core::Duration at) {
+  Reading r;
+  while (!ttft_.empty() && ttft_.front().first < at - ttft_span_) ttft_.pop_front();
+  if (!last_itl_ || ttft_.empty()) {
+    r.first = true;
+  } else {
+    auto itl_q = WindowQuantile(*last_itl_, itl, 0.5);
+    auto ttft_q = WindowQuantile(ttft_.front().second, ttft, 0.99);
+    if (!itl_q || !ttft_q) {
+      r.invalid = (itl_q ? ttft_q : itl_q).error().message();
+      ttft_.clear();
+    } else {
+      r.itl_p50_s = *itl_q;
+      r.ttft_p99_s = *ttft_q;
+    }
+  }
+  last_itl_ = itl;
+  ttft_.emplace_back(at, ttft);
+  return r;
+}
+
+void EngineLatencyReader::Reset() {
+  last_itl_.reset();
+  ttft_.clear();
+}
+
 void BucketCounter::Clear() { std::fill(cumulative_.begin(), cumulative_.end(), 0.0); }
 
 }  // namespace headroom::telemetry

@@ -8,12 +8,15 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/result.h"
+#include "core/time.h"
 
 namespace headroom::telemetry {
 
@@ -55,6 +58,31 @@ class BucketCounter {
  private:
   std::vector<double> bounds_;
   std::vector<double> cumulative_;  // by bound, then +Inf
+};
+
+// The energy saver's signal from an engine's two latency histograms, sampled at the end of each
+// window: the inter-token P50 since the previous sample, and the first-token P99 since the oldest
+// sample within `ttft_span` (a P99 needs a few hundred requests; one window holds a few dozen, and
+// its P99 is its slowest request). The agent reads its engine's scrapes through it and the
+// simulator its engines' histograms, so the two step the saver on the same signal.
+class EngineLatencyReader {
+ public:
+  explicit EngineLatencyReader(core::Duration ttft_span) : ttft_span_(ttft_span) {}
+  struct Reading {
+    std::optional<double> itl_p50_s;
+    std::optional<double> ttft_p99_s;
+    std::string invalid;  // a count went down or the buckets changed: why (history restarted)
+    bool first = false;   // nothing before it since the start or the last Reset: no window
+  };
+  Reading Add(const LatencyHistogramSample& itl, const LatencyHistogramSample& ttft,
+              core::Duration at);
+  // A failed scrape: the next sample starts afresh.
+  void Reset();
+
+ private:
+  core::Duration ttft_span_;
+  std::optional<LatencyHistogramSample> last_itl_;
+  std::deque<std::pair<core::Duration, LatencyHistogramSample>> ttft_;  // oldest first
 };
 
 }  // namespace headroom::telemetry
