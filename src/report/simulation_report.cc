@@ -259,13 +259,7 @@ nlohmann::ordered_json TokenEnergyJson(const sim::RowResult& r) {
     nlohmann::ordered_json j;
     j["hp"] = s.hp;
     if (s.fit) {
-      j["attributed"] = {{"j_per_prompt_token", s.fit->j_per_prompt_token},
-                         {"j_per_prompt_token_se", s.fit->j_per_prompt_token_se},
-                         {"j_per_generated_token", s.fit->j_per_generated_token},
-                         {"j_per_generated_token_se", s.fit->j_per_generated_token_se},
-                         {"idle_w", s.fit->idle_w},
-                         {"idle_w_se", s.fit->idle_w_se},
-                         {"windows", s.fit->windows}};
+      j["attributed"] = telemetry::TokenEnergyJson(*s.fit);
     } else {
       j["attributed"] = nullptr;
       j["why"] = s.why;

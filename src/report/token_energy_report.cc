@@ -65,14 +65,7 @@ nlohmann::ordered_json TokenEnergyJson(const TokenEnergyWatch& w) {
     return out;
   }
   // The agent's /v1/state names.
-  out["token_energy"] = {{"j_per_prompt_token", w.fit->j_per_prompt_token},
-                         {"j_per_prompt_token_stderr", w.fit->j_per_prompt_token_se},
-                         {"j_per_generated_token", w.fit->j_per_generated_token},
-                         {"j_per_generated_token_stderr", w.fit->j_per_generated_token_se},
-                         {"idle_w", w.fit->idle_w},
-                         {"idle_w_stderr", w.fit->idle_w_se},
-                         {"idle_from", w.fit->idle_from},
-                         {"windows", w.fit->windows}};
+  out["token_energy"] = telemetry::TokenEnergyJson(*w.fit);
   return out;
 }
 

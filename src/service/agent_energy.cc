@@ -195,14 +195,7 @@ void Agent::TokenEnergyState(ordered_json& out) const {
     }
     return;
   }
-  out["token_energy"] = {{"j_per_prompt_token", fit->j_per_prompt_token},
-                         {"j_per_prompt_token_stderr", fit->j_per_prompt_token_se},
-                         {"j_per_generated_token", fit->j_per_generated_token},
-                         {"j_per_generated_token_stderr", fit->j_per_generated_token_se},
-                         {"idle_w", fit->idle_w},
-                         {"idle_w_stderr", fit->idle_w_se},
-                         {"idle_from", fit->idle_from},
-                         {"windows", fit->windows}};
+  out["token_energy"] = telemetry::TokenEnergyJson(*fit);
 }
 
 void Agent::EnergyMetrics(telemetry::PrometheusWriter& out) const {

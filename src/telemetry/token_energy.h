@@ -20,6 +20,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace headroom::telemetry {
 
 // One window between two reads of the counters.
@@ -42,6 +44,20 @@ struct TokenEnergy {
   // Where the idle power came from: "token-free windows", "rated", or "fitted".
   std::string idle_from = "fitted";
 };
+
+// The fit as the agent's /v1/state `token_energy`, `measure --json` and `simulate --json` write
+// it: j_per_prompt_token, j_per_generated_token, idle_w, each with its `_stderr`, idle_from,
+// windows. Inline: report/ writes it without linking telemetry.
+inline nlohmann::ordered_json TokenEnergyJson(const TokenEnergy& e) {
+  return {{"j_per_prompt_token", e.j_per_prompt_token},
+          {"j_per_prompt_token_stderr", e.j_per_prompt_token_se},
+          {"j_per_generated_token", e.j_per_generated_token},
+          {"j_per_generated_token_stderr", e.j_per_generated_token_se},
+          {"idle_w", e.idle_w},
+          {"idle_w_stderr", e.idle_w_se},
+          {"idle_from", e.idle_from},
+          {"windows", e.windows}};
+}
 
 class TokenEnergyFit {
  public:
