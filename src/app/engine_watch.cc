@@ -108,7 +108,8 @@ core::Result<telemetry::TokenEnergyRead> Read(
   return telemetry::TokenEnergyRead{.at = at,
                                     .energy = energy,
                                     .prompt_tokens = sample->prompt_tokens,
-                                    .generated_tokens = sample->generation_tokens};
+                                    .generated_tokens = sample->generation_tokens,
+                                    .iterations = sample->iterations.value_or(0)};
 }
 
 }  // namespace

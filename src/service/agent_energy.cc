@@ -147,7 +147,8 @@ void Agent::RecordTokenEnergy(const core::Result<EngineSample>& scrape, core::Ti
   token_energy_.Add({.at = now,
                      .energy = core::Joules(joules),
                      .prompt_tokens = scrape->prompt_tokens,
-                     .generated_tokens = scrape->generation_tokens});
+                     .generated_tokens = scrape->generation_tokens,
+                     .iterations = scrape->iterations.value_or(0)});
 }
 
 ordered_json Agent::EnergySaverJson(core::TimePoint now) const {

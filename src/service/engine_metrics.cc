@@ -115,6 +115,10 @@ core::Result<EngineSample> ParseEngineMetrics(std::string_view text,
     if (name->empty()) continue;
     HEADROOM_ASSIGN_OR_RETURN(*histogram, ParseLatencyHistogram(page, *name));
   }
+  if (!names.iterations.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(auto steps, ParseLatencyHistogram(page, names.iterations));
+    if (steps) sample.iterations = steps->count();
+  }
   return sample;
 }
 

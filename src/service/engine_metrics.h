@@ -44,6 +44,9 @@ struct EngineMetricNames {
   // name vllm:request_time_per_output_token_seconds) and is going away.
   std::string ttft = "vllm:time_to_first_token_seconds";  // histogram
   std::string itl = "vllm:inter_token_latency_seconds";   // histogram
+  // The tokens of each engine step: its count is the engine's iterations, whose own cost the
+  // J/token fit needs as a term of its own (telemetry::TokenEnergyFit).
+  std::string iterations = "vllm:iteration_tokens_total";  // histogram
 };
 
 // One scrape: each metric summed over its label sets (one per model an engine serves).
@@ -54,6 +57,7 @@ struct EngineSample {
   double waiting = 0;
   std::optional<LatencyHistogramSample> ttft = {};  // absent: the page has none
   std::optional<LatencyHistogramSample> itl = {};
+  std::optional<double> iterations = {};  // the iterations histogram's count; absent: none
 };
 
 // The Prometheus text exposition format (0.0.4): `name{labels} value [timestamp]` lines, `#`

@@ -355,6 +355,13 @@ TEST(EngineLatencyTest, TheScrapeCarriesTheHistogramsAndTheWindowTheirQuantiles)
   auto plain = ParseEngineMetrics(VllmPage(1000, 1000, 4, 0), names);
   ASSERT_TRUE(plain) << plain.error().message();
   EXPECT_FALSE(plain->itl) << "an engine without histograms still serves the mix-aware policy";
+  EXPECT_FALSE(plain->iterations);
+  auto stepped = ParseEngineMetrics(VllmPage(1000, 1000, 4, 0) +
+                                        "vllm:iteration_tokens_total_bucket{le=\"64\"} 700\n"
+                                        "vllm:iteration_tokens_total_bucket{le=\"+Inf\"} 900\n",
+                                    names);
+  ASSERT_TRUE(stepped) << stepped.error().message();
+  EXPECT_EQ(stepped->iterations, 900) << "the engine's steps: the histogram's count";
   auto first = ParseEngineMetrics(before, names);
   ASSERT_TRUE(first) << first.error().message();
   ASSERT_TRUE(first->itl && first->ttft);

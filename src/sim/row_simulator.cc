@@ -116,6 +116,8 @@ struct Server {
   double window_energy_j = 0;
   double energy_prompt_tokens = 0;
   double energy_generated_tokens = 0;
+  double iterations = 0;  // its instances' iterations done
+  double energy_iterations = 0;
   std::optional<telemetry::TokenEnergyFit> fit;
   double prompt_j = 0;
   double generated_j = 0;
@@ -950,6 +952,7 @@ void Simulation::OnIterationEnd(int i) {
   const auto batch = static_cast<double>(inst.running.size());
   Server& server = servers_[static_cast<std::size_t>(inst.server)];
   NoteIteration(inst, server, batch);
+  server.iterations += steps;
   server.generated_tokens += batch * steps;
   inst.step += steps;
   inst.context += batch * steps;
@@ -1021,6 +1024,7 @@ void Simulation::AddEnergyWindow(std::size_t s, SimTime window) {
   // A run of decode steps credits its tokens at its end; an engine's counter counts each step's
   // as it comes, so the steps done so far count here.
   double generated = server.generated_tokens;
+  double iterations = server.iterations;
   for (const int i : server.instances) {
     const auto k = static_cast<std::size_t>(i);
     instance_energy_j_[k] += instance_w_[k] * core::ToSeconds(now - instance_since_[k]);
@@ -1028,16 +1032,20 @@ void Simulation::AddEnergyWindow(std::size_t s, SimTime window) {
     energy += instance_energy_j_[k];
     Instance& inst = instances_[k];
     if (inst.busy && !inst.mixed) {
-      generated += StepsDone(inst) * static_cast<double>(inst.running.size());
+      const int done = StepsDone(inst);
+      generated += done * static_cast<double>(inst.running.size());
+      iterations += done;
     }
   }
   server.fit->Add({.seconds = core::ToSeconds(window),
                    .energy_j = energy - server.window_energy_j,
                    .prompt_tokens = server.prompt_tokens - server.energy_prompt_tokens,
-                   .generated_tokens = generated - server.energy_generated_tokens});
+                   .generated_tokens = generated - server.energy_generated_tokens,
+                   .iterations = iterations - server.energy_iterations});
   server.window_energy_j = energy;
   server.energy_prompt_tokens = server.prompt_tokens;
   server.energy_generated_tokens = generated;
+  server.energy_iterations = iterations;
 }
 
 void Simulation::FinishTokenEnergy() {

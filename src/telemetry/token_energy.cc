@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace headroom::telemetry {
 namespace {
@@ -27,6 +29,53 @@ Mat3 Inverse(const Mat3& m, double det) {
     }
   }
   return inv;
+}
+
+// Least squares of y on three columns without an intercept, each column scaled by its largest
+// value so that seconds and thousands of tokens weigh alike when deciding whether the windows
+// tell the terms apart. ok false when they do not.
+struct Ols3 {
+  bool ok = false;
+  Vec3 beta{0, 0, 0};  // in the columns' own units
+  Mat3 cov{};          // of beta, in the columns' own units
+};
+
+Ols3 Solve(const std::vector<std::pair<Vec3, double>>& rows) {
+  Ols3 out;
+  Vec3 scale{0, 0, 0};
+  for (const auto& [x, y] : rows) {
+    for (int k = 0; k < 3; ++k) scale[k] = std::max(scale[k], x[k]);
+  }
+  if (scale[0] <= 0 || scale[1] <= 0 || scale[2] <= 0) return out;
+  Mat3 xtx{};
+  Vec3 xty{0, 0, 0};
+  for (const auto& [raw, y] : rows) {
+    Vec3 x = raw;
+    for (int k = 0; k < 3; ++k) x[k] /= scale[k];
+    for (int r = 0; r < 3; ++r) {
+      xty[r] += x[r] * y;
+      for (int c = 0; c < 3; ++c) xtx[r][c] += x[r] * x[c];
+    }
+  }
+  const double n = static_cast<double>(rows.size());
+  const double det = Det(xtx);
+  if (!(std::abs(det) > 1e-9 * n * n * n)) return out;
+  const Mat3 inv = Inverse(xtx, det);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) out.beta[r] += inv[r][c] * xty[c] / scale[r];
+  }
+  double rss = 0;
+  for (const auto& [x, y] : rows) {
+    double e = y;
+    for (int k = 0; k < 3; ++k) e -= out.beta[k] * x[k];
+    rss += e * e;
+  }
+  const double sigma2 = rss / std::max(1.0, n - 3);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) out.cov[r][c] = sigma2 * inv[r][c] / (scale[r] * scale[c]);
+  }
+  out.ok = true;
+  return out;
 }
 
 // A window's regressors: its length (for idle power), its prompt and its generated tokens.
@@ -57,8 +106,14 @@ std::optional<TokenEnergy> TokenEnergyFit::Fit() const {
     idle_s += w.seconds;
     ++idle_windows;
   }
-  if (idle_windows >= 5) return FitAboveIdle(idle_j / idle_s, "token-free windows");
-  if (rated_idle_w_) return FitAboveIdle(*rated_idle_w_, "rated");
+  const bool steps = std::all_of(windows_.begin(), windows_.end(), [](const auto& w) {
+    return w.iterations > 0 || (w.prompt_tokens == 0 && w.generated_tokens == 0);
+  });
+  const auto above = [&](double idle_w, const std::string& from) {
+    return steps ? FitAboveIdleWithSteps(idle_w, from) : FitAboveIdle(idle_w, from);
+  };
+  if (idle_windows >= 5) return above(idle_j / idle_s, "token-free windows");
+  if (rated_idle_w_) return above(*rated_idle_w_, "rated");
   return FitWithIdle();
 }
 
@@ -97,6 +152,37 @@ std::optional<TokenEnergy> TokenEnergyFit::FitAboveIdle(double idle_w,
                      .idle_w = idle_w,
                      .j_per_prompt_token_se = std::sqrt(std::max(0.0, sigma2 * gg / det)),
                      .j_per_generated_token_se = std::sqrt(std::max(0.0, sigma2 * pp / det)),
+                     .idle_w_se = 0,
+                     .windows = static_cast<int>(windows_.size()),
+                     .idle_from = from};
+}
+
+std::optional<TokenEnergy> TokenEnergyFit::FitAboveIdleWithSteps(double idle_w,
+                                                                 const std::string& from) const {
+  std::vector<std::pair<Vec3, double>> rows;
+  double generated = 0;
+  double iterations = 0;
+  for (const EnergyWindowSample& w : windows_) {
+    rows.push_back(
+        {{w.prompt_tokens, w.generated_tokens, w.iterations}, w.energy_j - idle_w * w.seconds});
+    generated += w.generated_tokens;
+    iterations += w.iterations;
+  }
+  const Ols3 f = Solve(rows);
+  if (!f.ok || generated <= 0) {
+    why_ = "the windows' mixes of prefill, decode and iterations do not tell the costs apart";
+    return std::nullopt;
+  }
+  // An iteration's own cost (the weights read once for its batch) is decoding's: an iteration
+  // that prefills runs the batch's decode step too. Spread over the tokens generated.
+  const double c = iterations / generated;
+  const double g_var = f.cov[1][1] + c * c * f.cov[2][2] + 2 * c * f.cov[1][2];
+  why_.clear();
+  return TokenEnergy{.j_per_prompt_token = f.beta[0],
+                     .j_per_generated_token = f.beta[1] + c * f.beta[2],
+                     .idle_w = idle_w,
+                     .j_per_prompt_token_se = std::sqrt(std::max(0.0, f.cov[0][0])),
+                     .j_per_generated_token_se = std::sqrt(std::max(0.0, g_var)),
                      .idle_w_se = 0,
                      .windows = static_cast<int>(windows_.size()),
                      .idle_from = from};

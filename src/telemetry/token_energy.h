@@ -30,6 +30,9 @@ struct EnergyWindowSample {
   double energy_j = 0;
   double prompt_tokens = 0;
   double generated_tokens = 0;
+  // The engine's iterations (steps) in it, where it counts them (vLLM: the count of
+  // vllm:iteration_tokens_total); 0: not counted.
+  double iterations = 0;
 };
 
 struct TokenEnergy {
@@ -79,6 +82,8 @@ class TokenEnergyFit {
  private:
   std::optional<TokenEnergy> FitWithIdle() const;
   std::optional<TokenEnergy> FitAboveIdle(double idle_w, const std::string& from) const;
+  // With the engine's iterations counted in every window: their cost as a third term.
+  std::optional<TokenEnergy> FitAboveIdleWithSteps(double idle_w, const std::string& from) const;
 
   std::size_t max_windows_;
   std::optional<double> rated_idle_w_;

@@ -4,11 +4,11 @@ namespace headroom::telemetry {
 
 void TokenEnergyMeter::Add(const TokenEnergyRead& read) {
   if (last_ && read.at > last_->at) {
-    fit_.Add(
-        EnergyWindowSample{.seconds = core::ToSeconds(read.at - last_->at),
-                           .energy_j = read.energy.value() - last_->energy.value(),
-                           .prompt_tokens = read.prompt_tokens - last_->prompt_tokens,
-                           .generated_tokens = read.generated_tokens - last_->generated_tokens});
+    fit_.Add(EnergyWindowSample{.seconds = core::ToSeconds(read.at - last_->at),
+                                .energy_j = read.energy.value() - last_->energy.value(),
+                                .prompt_tokens = read.prompt_tokens - last_->prompt_tokens,
+                                .generated_tokens = read.generated_tokens - last_->generated_tokens,
+                                .iterations = read.iterations - last_->iterations});
     ++offered_;
   }
   last_ = read;

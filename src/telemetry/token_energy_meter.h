@@ -27,6 +27,7 @@ struct TokenEnergyRead {
   core::Joules energy{0};  // the server's GPUs' energy counters, summed
   double prompt_tokens = 0;
   double generated_tokens = 0;
+  double iterations = 0;  // the engine's steps, where it counts them (0: not counted)
 };
 
 class TokenEnergyMeter {

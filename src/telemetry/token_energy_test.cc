@@ -1,5 +1,6 @@
 #include "telemetry/token_energy.h"
 
+#include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -103,6 +104,36 @@ TEST(TokenEnergyTest, IdlePowerComesFromTokenFreeWindowsThenTheRatingBeforeTheFi
   EXPECT_DOUBLE_EQ(m->idle_w, 400);
   EXPECT_NEAR(m->j_per_prompt_token, 0.25, 1e-9);
   EXPECT_NEAR(m->j_per_generated_token, 2.0, 1e-9);
+}
+
+TEST(TokenEnergyTest, TheEnginesIterationsAreATermOfTheirOwnSpreadOverTheGeneratedTokens) {
+  // Each iteration costs 40 J of its own (the weights read once for its batch); windows with more
+  // prefill hold fewer iterations. Counted, the prompt's cost is recovered, and the iterations'
+  // cost goes to the generated tokens, which every iteration makes.
+  std::vector<EnergyWindowSample> windows = Windows(30, 0, 6);
+  double generated = 0;
+  double iterations = 0;
+  for (EnergyWindowSample& w : windows) {
+    w.iterations = 250 - w.prompt_tokens / 200;
+    w.energy_j += 40 * w.iterations;
+    generated += w.generated_tokens;
+    iterations += w.iterations;
+  }
+  TokenEnergyFit counted(64, 400.0);
+  TokenEnergyFit uncounted(64, 400.0);
+  for (EnergyWindowSample w : windows) {
+    counted.Add(w);
+    w.iterations = 0;
+    uncounted.Add(w);
+  }
+  const auto c = counted.Fit();
+  ASSERT_TRUE(c.has_value()) << counted.why();
+  EXPECT_NEAR(c->j_per_prompt_token, 0.25, 1e-9);
+  EXPECT_NEAR(c->j_per_generated_token, 2.0 + 40 * iterations / generated, 1e-9);
+  const auto u = uncounted.Fit();
+  ASSERT_TRUE(u.has_value()) << uncounted.why();
+  EXPECT_GT(std::abs(u->j_per_prompt_token - 0.25), 0.1)
+      << "without the term the iterations' cost lands on the tokens as it happens to correlate";
 }
 
 }  // namespace
