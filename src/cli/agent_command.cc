@@ -39,6 +39,8 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   take("--engine-waiting-metric", file.engine_waiting_metric, &o->settings.engine_waiting_metric);
   take("--engine-ttft-metric", file.engine_ttft_metric, &o->settings.engine_ttft_metric);
   take("--engine-itl-metric", file.engine_itl_metric, &o->settings.engine_itl_metric);
+  take("--engine-iterations-metric", file.engine_iterations_metric,
+       &o->settings.engine_iterations_metric);
   if (const auto& saver = file.energy_saver) {
     const auto given = [](const std::string& s) { return std::optional<std::string>(s); };
     take("--energy-saver-itl-p50", given(saver->itl_p50), &o->settings.energy_saver_itl_p50);

@@ -66,6 +66,10 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run,
                   "The engine's histogram of the inter-token latency (the energy saver's; vLLM "
                   "before V1: vllm:time_per_output_token_seconds)")
       ->capture_default_str();
+  cmd->add_option("--engine-iterations-metric", settings.engine_iterations_metric,
+                  "The engine's histogram of tokens per step, whose count is its iterations "
+                  "(a term of the J/token fit)")
+      ->capture_default_str();
   cmd->add_option("--energy-saver-itl-p50", settings.energy_saver_itl_p50,
                   "Run the energy saver: the SLO of the engine's inter-token latency P50 (e.g. "
                   "40ms); needs --engine-metrics and --energy-saver-ttft-p99");

@@ -120,6 +120,7 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "engine_waiting_metric",
                                                 "engine_ttft_metric",
                                                 "engine_itl_metric",
+                                                "engine_iterations_metric",
                                                 "power_smoothing",
                                                 "energy_saver"}));
   AgentConfigFile c;
@@ -143,7 +144,8 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                             {"engine_running_metric", &c.engine_running_metric},
                             {"engine_waiting_metric", &c.engine_waiting_metric},
                             {"engine_ttft_metric", &c.engine_ttft_metric},
-                            {"engine_itl_metric", &c.engine_itl_metric}}) {
+                            {"engine_itl_metric", &c.engine_itl_metric},
+                            {"engine_iterations_metric", &c.engine_iterations_metric}}) {
     HEADROOM_RETURN_IF_ERROR(ReadString(yaml, key, field));
   }
   if (yaml.Has("sim_count")) {

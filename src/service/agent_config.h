@@ -55,6 +55,7 @@ struct AgentConfigFile {
   std::optional<std::string> engine_waiting_metric;
   std::optional<std::string> engine_ttft_metric;
   std::optional<std::string> engine_itl_metric;
+  std::optional<std::string> engine_iterations_metric;
   std::optional<PowerSmoothingConfig> power_smoothing;
   std::optional<EnergySaverConfigFile> energy_saver;
 };

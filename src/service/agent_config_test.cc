@@ -96,6 +96,7 @@ TEST(AgentConfigTest, ReadsTheEnergySaverSection) {
   auto c = ParseAgentConfig(
       "engine_metrics: http://127.0.0.1:8000/metrics\n"
       "engine_itl_metric: vllm:time_per_output_token_seconds\n"
+      "engine_iterations_metric: engine:steps\n"
       "energy_saver:\n  itl_p50: 40ms\n  ttft_p99: 2s\n  margin: 0.2\n  settle: 1m\n"
       "  floor_percent: 60\n",
       "agent.yaml");
@@ -107,6 +108,7 @@ TEST(AgentConfigTest, ReadsTheEnergySaverSection) {
   EXPECT_EQ(c->energy_saver->settle, "1m");
   EXPECT_EQ(c->energy_saver->floor_percent, 60);
   EXPECT_EQ(c->engine_itl_metric, "vllm:time_per_output_token_seconds");
+  EXPECT_EQ(c->engine_iterations_metric, "engine:steps");
   for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
            {"energy_saver:\n  ttft_p99: 2s\n", "itl_p50"},
            {"energy_saver:\n  itl_p50: 0s\n  ttft_p99: 2s\n", "itl_p50"},

@@ -97,14 +97,16 @@ core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
                   .running = text.engine_running_metric,
                   .waiting = text.engine_waiting_metric,
                   .ttft = text.engine_ttft_metric,
-                  .itl = text.engine_itl_metric}};
+                  .itl = text.engine_itl_metric,
+                  .iterations = text.engine_iterations_metric}};
     for (const auto& [flag, name] :
          {std::pair{"--engine-prompt-tokens-metric", &engine.names.prompt_tokens},
           {"--engine-generation-tokens-metric", &engine.names.generation_tokens},
           {"--engine-running-metric", &engine.names.running},
           {"--engine-waiting-metric", &engine.names.waiting},
           {"--engine-ttft-metric", &engine.names.ttft},
-          {"--engine-itl-metric", &engine.names.itl}}) {
+          {"--engine-itl-metric", &engine.names.itl},
+          {"--engine-iterations-metric", &engine.names.iterations}}) {
       if (name->empty() || name->find_first_of(" \t{}\"") != std::string::npos) {
         return core::Fail(
             core::Error::InvalidArgument(fmt::format("{} '{}' is not a metric name", flag, *name)));

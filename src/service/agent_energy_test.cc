@@ -376,7 +376,8 @@ TEST(AgentSettingsEnergySaverTest, FlagsAreChecked) {
            {"--energy-saver-margin", [](auto& t) { t.energy_saver_margin = 1; }},
            {"--energy-saver-floor-percent", [](auto& t) { t.energy_saver_floor_percent = 0; }},
            {"--energy-saver-settle", [](auto& t) { t.energy_saver_settle = "soon"; }},
-           {"--engine-itl-metric", [](auto& t) { t.engine_itl_metric = "a b"; }}}) {
+           {"--engine-itl-metric", [](auto& t) { t.engine_itl_metric = "a b"; }},
+           {"--engine-iterations-metric", [](auto& t) { t.engine_iterations_metric = "x{y}"; }}}) {
     AgentSettingsText bad = text;
     change(bad);
     auto got = ResolveAgentSettings(bad, "sim");

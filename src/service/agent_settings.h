@@ -30,6 +30,7 @@ struct AgentSettingsText {
   // why these names).
   std::string engine_ttft_metric = "vllm:time_to_first_token_seconds";
   std::string engine_itl_metric = "vllm:inter_token_latency_seconds";
+  std::string engine_iterations_metric = "vllm:iteration_tokens_total";  // the J/token fit's
   // The energy saver (policy/energy_saver.h): on when both SLOs are given (durations); it needs
   // engine_metrics.
   std::string energy_saver_itl_p50 = {};
