@@ -64,20 +64,6 @@ core::Result<WatchPlan> CheckWatchRequest(const EngineWatchRequest& r) {
   return plan;
 }
 
-// The GPUs' energy counters, summed.
-core::Result<core::Joules> ServerEnergy(const std::vector<std::unique_ptr<gpu::Device>>& devices) {
-  double joules = 0;
-  for (const auto& d : devices) {
-    auto e = d->EnergyCounter();
-    if (!e) {
-      return core::Fail(
-          e.error().WithContext(fmt::format("GPU {}: its energy counter", d->info().index)));
-    }
-    joules += e->value();
-  }
-  return core::Joules(joules);
-}
-
 // The GPUs' rated idle power from the catalog, summed; nullopt when a GPU is not in it (the fit
 // then measures idle power in token-free windows or fits it).
 core::Result<std::optional<double>> RatedIdleW(
@@ -94,9 +80,9 @@ core::Result<std::optional<double>> RatedIdleW(
 }
 
 // One scrape and the energy beside it.
-core::Result<telemetry::TokenEnergyRead> Read(
-    service::EngineScraper& scraper, const std::vector<std::unique_ptr<gpu::Device>>& devices,
-    core::Clock& clock) {
+core::Result<telemetry::TokenEnergyRead> Read(service::EngineScraper& scraper,
+                                              const std::vector<gpu::Device*>& devices,
+                                              core::Clock& clock) {
   auto sample = scraper.Scrape();
   if (!sample) {
     return core::Fail(core::Error(
@@ -104,7 +90,7 @@ core::Result<telemetry::TokenEnergyRead> Read(
         sample.error().message() + " (is the serving engine up, and is this its metrics URL?)"));
   }
   const core::TimePoint at = clock.Now();
-  HEADROOM_ASSIGN_OR_RETURN(core::Joules energy, ServerEnergy(devices));
+  HEADROOM_ASSIGN_OR_RETURN(core::Joules energy, telemetry::SummedEnergy(devices));
   return telemetry::TokenEnergyRead{.at = at,
                                     .energy = energy,
                                     .prompt_tokens = sample->prompt_tokens,
@@ -125,7 +111,9 @@ core::Result<report::TokenEnergyWatch> WatchEngine(const EngineWatchRequest& r) 
   // Every window of the watch is kept: it is as long as the user asked for.
   const auto windows = static_cast<std::size_t>(plan.duration / plan.interval) + 1;
   telemetry::TokenEnergyMeter meter(windows, rated_idle_w);
-  auto first = Read(scraper, set.devices, clock);
+  std::vector<gpu::Device*> devices;
+  for (const auto& d : set.devices) devices.push_back(d.get());
+  auto first = Read(scraper, devices, clock);
   if (!first) return core::Fail(first.error());
   report::TokenEnergyWatch watch{.url = r.url, .gpus = static_cast<int>(set.devices.size())};
   ++watch.scrapes;
@@ -136,7 +124,7 @@ core::Result<report::TokenEnergyWatch> WatchEngine(const EngineWatchRequest& r) 
   for (core::TimePoint next = first->at + plan.interval; next <= end; next += plan.interval) {
     clock.SleepUntil(next, r.stop);
     if (r.stop != nullptr && r.stop->load()) break;
-    auto read = Read(scraper, set.devices, clock);
+    auto read = Read(scraper, devices, clock);
     if (!read) {
       if (watch.failed_scrapes++ == 0 && r.on_warning) r.on_warning(read.error().message());
       meter.Drop();

@@ -20,6 +20,11 @@ std::vector<core::Megahertz> EnergySaverClocks(const model::GpuSpec& spec, doubl
   return clocks;
 }
 
+ClockChoice UnderRowCap(core::Megahertz saver, std::optional<core::Megahertz> row_cap) {
+  const bool wins = row_cap && *row_cap < saver;
+  return {.saver = saver, .applied = wins ? *row_cap : saver, .row_cap_wins = wins};
+}
+
 core::Result<EnergySaver> EnergySaver::Make(EnergySaverSettings settings) {
   const auto bad = [](std::string why) {
     return core::Fail(core::Error::InvalidArgument("energy-saver: " + why));
@@ -86,8 +91,10 @@ ClockChoice EnergySaver::Step(core::Duration now, const std::optional<LatencyWin
                               std::optional<core::Megahertz> row_cap) {
   const std::size_t before = level_;
   std::string reason;
+  SaverVerdict verdict = SaverVerdict::kHolding;
   if (std::string why = Distrust(now, window); !why.empty()) {
     level_ = 0;
+    verdict = SaverVerdict::kNoSignal;
     reason = why + ": the highest clock";
   } else if (std::string breach = Breach(*window); !breach.empty()) {
     if (level_ > 0) {
@@ -95,21 +102,21 @@ ClockChoice EnergySaver::Step(core::Duration now, const std::optional<LatencyWin
       breach_level_ = level_;
     }
     level_ = 0;
+    verdict = SaverVerdict::kBreach;
     reason = breach + ": the highest clock at once";
   } else if (Slack(*window) && level_ < LowestAllowed(now) &&
              (!last_change_ || now - *last_change_ >= settings_.settle)) {
     ++level_;
+    verdict = SaverVerdict::kSlack;
     reason = "latencies within their SLO with the margin: one clock lower";
   } else {
     reason = "holding";
   }
-  const bool changed = level_ != before;
-  if (changed) last_change_ = now;
-  ClockChoice out{.saver = clock(), .applied = clock(), .changed = changed, .reason = reason};
-  if (row_cap && *row_cap < out.saver) {
-    out.applied = *row_cap;
-    out.row_cap_wins = true;
-  }
+  ClockChoice out = UnderRowCap(clock(), row_cap);
+  out.changed = level_ != before;
+  if (out.changed) last_change_ = now;
+  out.verdict = verdict;
+  out.reason = std::move(reason);
   return out;
 }
 

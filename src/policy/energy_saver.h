@@ -50,13 +50,20 @@ struct LatencyWindow {
   std::string invalid = {};  // non-empty: the scrape failed, a counter reset, malformed; why
 };
 
+// What decided a step, for a label of few values (the reason says it with its figures).
+enum class SaverVerdict { kNoSignal, kBreach, kSlack, kHolding };
+
 struct ClockChoice {
   core::Megahertz saver{0};    // what the energy saver wants
   core::Megahertz applied{0};  // the lower of it and the row's cap
   bool row_cap_wins = false;
   bool changed = false;  // the saver's own clock changed this step
-  std::string reason;    // why the saver holds this clock
+  SaverVerdict verdict = SaverVerdict::kNoSignal;
+  std::string reason = {};  // why the saver holds this clock
 };
+
+// The saver's clock under the row's cap: the lower of the two applied, and whether the cap won.
+ClockChoice UnderRowCap(core::Megahertz saver, std::optional<core::Megahertz> row_cap);
 
 // The clocks an energy saver chooses from on a GPU: its maximum, then about `step` of the maximum
 // lower each time, down to `floor` of it (never below the GPU's least clock), on its clock grid,
@@ -76,6 +83,7 @@ class EnergySaver {
                    std::optional<core::Megahertz> row_cap);
 
   core::Megahertz clock() const { return settings_.clocks[level_]; }
+  std::size_t level() const { return level_; }  // the index of clock() in the clocks, 0 highest
 
  private:
   explicit EnergySaver(EnergySaverSettings settings) : settings_(std::move(settings)) {}

@@ -64,10 +64,6 @@ std::string ServingText(const sim::RowResult& r) {
   return out + "\n";
 }
 
-}  // namespace
-
-namespace {
-
 nlohmann::ordered_json SwingJson(const sim::BandSwing& b) {
   return {{"lo_hz", b.lo_hz},
           {"hi_hz", b.hi_hz},

@@ -187,6 +187,7 @@ class Agent {
   // The energy saver and the J/token fit (agent_energy.cc). The saver's clock is a cap on every
   // GPU (none while it holds its highest clock, is paused by DELETE /v1/caps or the agent has
   // stopped); the row's cap is the lowest the controller or the failsafe holds on any GPU.
+  bool SaverActive() const REQUIRES(mu_);  // configured, not paused, not stopped
   std::optional<core::Megahertz> SaverCap() const REQUIRES(mu_);
   std::optional<core::Megahertz> RowCap() const REQUIRES(mu_);
   void StepEnergySaver(core::TimePoint now) REQUIRES(mu_);

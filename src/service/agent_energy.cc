@@ -20,12 +20,19 @@ namespace {
 using nlohmann::ordered_json;
 
 // The reason's kind, a label of few values for /metrics (the reason itself, with its figures,
-// is in /v1/state): policy::EnergySaver's reasons begin with what decided them.
-std::string ReasonKind(const std::string& reason, bool paused) {
+// is in /v1/state); no step yet counts as no signal.
+std::string ReasonKind(const std::optional<policy::ClockChoice>& choice, bool paused) {
   if (paused) return "paused";
-  if (reason.rfind("latencies within", 0) == 0) return "slack";
-  if (reason.rfind("holding", 0) == 0) return "holding";
-  if (reason.find("at once") != std::string::npos) return "breach";
+  switch (choice ? choice->verdict : policy::SaverVerdict::kNoSignal) {
+    case policy::SaverVerdict::kSlack:
+      return "slack";
+    case policy::SaverVerdict::kHolding:
+      return "holding";
+    case policy::SaverVerdict::kBreach:
+      return "breach";
+    case policy::SaverVerdict::kNoSignal:
+      break;
+  }
   return "no_signal";  // missing, invalid or stale: the highest clock
 }
 
@@ -89,8 +96,10 @@ core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
   return std::optional<policy::EnergySaverSettings>(std::move(settings));
 }
 
+bool Agent::SaverActive() const { return saver_ && !saver_paused_ && !stopped_; }
+
 std::optional<core::Megahertz> Agent::SaverCap() const {
-  if (!saver_ || saver_paused_ || stopped_) return std::nullopt;
+  if (!SaverActive()) return std::nullopt;
   if (saver_->clock() >= saver_settings_->clocks.front()) return std::nullopt;
   return saver_->clock();
 }
@@ -114,7 +123,7 @@ void Agent::ResetEnergySaver() {
 }
 
 void Agent::StepEnergySaver(core::TimePoint now) {
-  if (!saver_ || saver_paused_ || stopped_) return;
+  if (!SaverActive()) return;
   saver_choice_ = saver_->Step(now.time_since_epoch(), engine_.latency(), RowCap());
   if (!saver_choice_->changed) return;
   spdlog::info("energy saver: {:.0f} MHz ({}){}", saver_choice_->saver.value(),
@@ -132,20 +141,15 @@ void Agent::RecordTokenEnergy(const core::Result<EngineSample>& scrape, core::Ti
     token_energy_.Drop();
     return;
   }
-  double joules = 0;
-  for (const AgentGpu& g : gpus_) {
-    auto energy = g.device->EnergyCounter();
-    if (!energy) {
-      energy_read_error_ = fmt::format("GPU {}: energy counter: {}", g.device->info().index,
-                                       energy.error().message());
-      token_energy_.Drop();
-      return;
-    }
-    joules += energy->value();
+  const core::Result<core::Joules> energy = telemetry::SummedEnergy(Devices());
+  if (!energy) {
+    energy_read_error_ = energy.error().message();
+    token_energy_.Drop();
+    return;
   }
   energy_read_error_.clear();
   token_energy_.Add({.at = now,
-                     .energy = core::Joules(joules),
+                     .energy = *energy,
                      .prompt_tokens = scrape->prompt_tokens,
                      .generated_tokens = scrape->generation_tokens,
                      .iterations = scrape->iterations.value_or(0)});
@@ -154,13 +158,11 @@ void Agent::RecordTokenEnergy(const core::Result<EngineSample>& scrape, core::Ti
 ordered_json Agent::EnergySaverJson(core::TimePoint now) const {
   if (!saver_) return nullptr;
   const policy::EnergySaverSettings& s = *saver_settings_;
-  const std::optional<core::Megahertz> row = RowCap();
-  const core::Megahertz saver = saver_->clock();
-  const core::Megahertz applied = row ? std::min(*row, saver) : saver;
+  const policy::ClockChoice held = policy::UnderRowCap(saver_->clock(), RowCap());
   ordered_json out;
-  out["clock_mhz"] = saver.value();
-  out["applied_mhz"] = applied.value();
-  out["row_cap_wins"] = row.has_value() && *row < saver;
+  out["clock_mhz"] = held.saver.value();
+  out["applied_mhz"] = held.applied.value();
+  out["row_cap_wins"] = held.row_cap_wins;
   out["reason"] = saver_paused_   ? std::string("paused by DELETE /v1/caps until the next PUT")
                   : saver_choice_ ? saver_choice_->reason
                                   : std::string("not stepped yet");
@@ -234,21 +236,19 @@ void Agent::EnergyMetrics(telemetry::PrometheusWriter& out) const {
     if (w->ttft_p99_s) out.Sample(*w->ttft_p99_s);
   }
   if (!saver_) return;
-  const std::optional<core::Megahertz> row = RowCap();
-  const core::Megahertz saver = saver_->clock();
+  const policy::ClockChoice held = policy::UnderRowCap(saver_->clock(), RowCap());
   out.Family("headroom_agent_energy_saver_clock_hertz", "gauge",
              "SM clock the energy saver wants.");
-  out.Sample(saver.value() * 1e6);
+  out.Sample(held.saver.value() * 1e6);
   out.Family("headroom_agent_energy_saver_applied_clock_hertz", "gauge",
              "The lower of the energy saver's clock and the row's cap.");
-  out.Sample((row ? std::min(*row, saver) : saver).value() * 1e6);
+  out.Sample(held.applied.value() * 1e6);
   out.Family("headroom_agent_energy_saver_row_cap_wins", "gauge",
              "1 while the row's cap is below the energy saver's clock.");
-  out.Sample(row && *row < saver ? 1 : 0);
+  out.Sample(held.row_cap_wins ? 1 : 0);
   out.Family("headroom_agent_energy_saver_reason", "gauge",
              "Why the energy saver holds its clock: slack, holding, breach, no_signal, paused.");
-  out.Sample(1,
-             {{"reason", ReasonKind(saver_choice_ ? saver_choice_->reason : "", saver_paused_)}});
+  out.Sample(1, {{"reason", ReasonKind(saver_choice_, saver_paused_)}});
 }
 
 }  // namespace headroom::service

@@ -11,6 +11,7 @@
 
 #include "sim/least_work_table.h"
 #include "telemetry/engine_histogram.h"
+#include "telemetry/token_energy_meter.h"
 
 namespace headroom::sim {
 namespace {
@@ -103,22 +104,16 @@ struct Server {
   double generated_tokens = 0;
   double window_prompt_tokens = 0;
   double window_generated_tokens = 0;
-  // RowConfig::energy_saver: its step, the engine's latency histograms since the last window, and
-  // the clock it holds (the GPUs run at the lower of it and the row's cap).
+  // RowConfig::energy_saver: its step, whose clock the GPUs run at under the row's cap, and the
+  // engine's latency histograms.
   std::optional<policy::EnergySaver> saver;
   std::optional<telemetry::BucketCounter> ttft;
   std::optional<telemetry::BucketCounter> itl;
   std::optional<telemetry::EngineLatencyReader> latency;  // reads the two as the agent does
-  std::size_t saver_level = 0;
-  std::optional<core::Megahertz> saver_clock;
-  // RunOptions::attribute_token_energy: the GPUs' energy and tokens at the last window's end,
-  // the attribution fed with each window, and the exact split (ServerTokenEnergy).
-  double window_energy_j = 0;
-  double energy_prompt_tokens = 0;
-  double energy_generated_tokens = 0;
-  double iterations = 0;  // its instances' iterations done
-  double energy_iterations = 0;
-  std::optional<telemetry::TokenEnergyFit> fit;
+  double iterations = 0;                                  // its instances' iterations done
+  // RunOptions::attribute_token_energy: the attribution, read at each window as the agent reads
+  // its GPUs and engine, and the exact split (ServerTokenEnergy).
+  std::optional<telemetry::TokenEnergyMeter> energy;
   double prompt_j = 0;
   double generated_j = 0;
 };
@@ -284,7 +279,7 @@ class Simulation {
   // RunOptions::attribute_token_energy: the decode share of an iteration that prefills beside
   // `batch` running sequences at `f`, and each server's window of GPU energy and tokens.
   void NoteDecodeShare(Instance& inst, int batch, core::Megahertz f);
-  void AddEnergyWindow(std::size_t s, SimTime window);
+  void AddEnergyWindow(Server& server);
   void FinishTokenEnergy();
   // The control view's report of server s, where what it reads changes.
   void ReportHolds(std::size_t s);
@@ -362,7 +357,9 @@ class Simulation {
   int hp_cursor_ = 0;
   int lp_cursor_ = 0;
 
-  core::Megahertz clock_lock_{0};  // InstanceConfig::sm_clock_lock_mhz on the GPU's grid
+  // The highest clock the GPUs run at: InstanceConfig::sm_clock_lock_mhz on the GPU's grid, or
+  // its maximum.
+  core::Megahertz top_clock_{0};
   double kv_capacity_ = 0;
   bool has_overhead_ = false;      // InstanceConfig::overhead adds to TTFT and E2E
   double instance_idle_w_ = 0;     // an instance with nothing to do
@@ -444,7 +441,9 @@ core::Status Simulation::Setup() {
         fmt::format("{} at tensor parallelism {} does not fit in {:.0f} GB per GPU",
                     model_.model().name, tp, static_cast<double>(spec_.memory_bytes) / 1e9)));
   }
-  clock_lock_ = spec_.SnapClock(core::Megahertz(config_.instance.sm_clock_lock_mhz));
+  top_clock_ = config_.instance.sm_clock_lock_mhz > 0
+                   ? spec_.SnapClock(core::Megahertz(config_.instance.sm_clock_lock_mhz))
+                   : spec_.sm_clock_max;
   instance_idle_w_ = spec_.idle_power.value() * tp;
   unused_gpus_idle_w_ = spec_.idle_power.value() * (gpus - tp * per_server);
   non_gpu_slope_ = model::NonGpuSlope(config_.server, spec_);
@@ -496,7 +495,8 @@ core::Status Simulation::SetupEnergySaver() {
     // The agent knows its GPUs' rated idle power (the catalog's), as the fit is told here.
     const double idle_w = spec_.idle_power.value() * config_.server.gpus_per_server;
     for (Server& server : servers_) {
-      server.fit.emplace(std::numeric_limits<std::size_t>::max(), idle_w);
+      server.energy.emplace(std::numeric_limits<std::size_t>::max(), idle_w);
+      server.energy->Add({.at = core::TimePoint(SimTime(0))});  // the first read: all zero
     }
   }
   if (!config_.energy_saver) return core::Ok();
@@ -694,12 +694,11 @@ core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& p
   const ServerTargets& t = server.effective;
   // Locks land on the clock grid, as the agent sets them (288 MHz on an A100 is 285 MHz).
   if (t.brake) return spec_.SnapClock(spec_.brake_clock);
-  core::Megahertz f = spec_.sm_clock_max;
+  core::Megahertz f = top_clock_;
   if (t.sm_clock_cap) f = std::min(f, *t.sm_clock_cap);
-  if (server.saver_clock && !(prefill && config_.energy_saver_phase_aware)) {
-    f = std::min(f, *server.saver_clock);
+  if (server.saver && !(prefill && config_.energy_saver_phase_aware)) {
+    f = std::min(f, server.saver->clock());
   }
-  if (config_.instance.sm_clock_lock_mhz > 0) f = std::min(f, clock_lock_);
   if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
     f = gpu_.MaxClockUnder(*t.power_limit, phase, 1.0, f);
   }
@@ -993,14 +992,14 @@ void Simulation::OnIterationEnd(int i) {
 
 void Simulation::NoteIteration(const Instance& inst, Server& server, double batch) {
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, inst.steps);
+  const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
   if (inst.mixed) {
     result_.prefill_energy_j += joules;
   } else {
     result_.decode_energy_j += joules;
-    result_.decode_seconds += ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
+    result_.decode_seconds += seconds;
   }
   if (options_.attribute_token_energy) {
-    const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, inst.steps);
     const double above = joules - instance_idle_w_ * seconds;
     const double decode = inst.mixed ? std::clamp(inst.decode_share_j, 0.0, above) : above;
     server.generated_j += decode;
@@ -1017,8 +1016,7 @@ void Simulation::NoteDecodeShare(Instance& inst, int batch, core::Megahertz f) {
   inst.decode_share_j = alone.joules - instance_idle_w_ * alone.seconds;
 }
 
-void Simulation::AddEnergyWindow(std::size_t s, SimTime window) {
-  Server& server = servers_[s];
+void Simulation::AddEnergyWindow(Server& server) {
   const SimTime now = queue_.now();
   double energy = unused_gpus_idle_w_ * core::ToSeconds(now);
   // A run of decode steps credits its tokens at its end; an engine's counter counts each step's
@@ -1037,23 +1035,19 @@ void Simulation::AddEnergyWindow(std::size_t s, SimTime window) {
       iterations += done;
     }
   }
-  server.fit->Add({.seconds = core::ToSeconds(window),
-                   .energy_j = energy - server.window_energy_j,
-                   .prompt_tokens = server.prompt_tokens - server.energy_prompt_tokens,
-                   .generated_tokens = generated - server.energy_generated_tokens,
-                   .iterations = iterations - server.energy_iterations});
-  server.window_energy_j = energy;
-  server.energy_prompt_tokens = server.prompt_tokens;
-  server.energy_generated_tokens = generated;
-  server.energy_iterations = iterations;
+  server.energy->Add({.at = core::TimePoint(now),
+                      .energy = core::Joules(energy),
+                      .prompt_tokens = server.prompt_tokens,
+                      .generated_tokens = generated,
+                      .iterations = iterations});
 }
 
 void Simulation::FinishTokenEnergy() {
   for (const Server& server : servers_) {
     ServerTokenEnergy& t = result_.token_energy.emplace_back();
     t.hp = server.hp;
-    t.fit = server.fit->Fit();
-    t.why = server.fit->why();
+    t.fit = server.energy->Fit();
+    t.why = server.energy->why();
     t.prompt_tokens = server.prompt_tokens;
     t.generated_tokens = server.generated_tokens;
     t.prompt_j = server.prompt_j;
@@ -1399,13 +1393,14 @@ void Simulation::UpdateEngineWindows() {
     }
     control_view_.servers[s].serving = signal;
     if (server.saver) StepEnergySaver(server, config_.power.engine_window);
-    if (server.fit) AddEnergyWindow(s, config_.power.engine_window);
+    if (server.energy) AddEnergyWindow(server);
   }
 }
 
 void Simulation::StepEnergySaver(Server& server, SimTime window) {
   EnergySaverRun& run = *result_.energy_saver;
-  run.server_seconds[server.saver_level] += core::ToSeconds(window);
+  const std::size_t before = server.saver->level();
+  run.server_seconds[before] += core::ToSeconds(window);
   const SimTime now = queue_.now();
   // The window the agent would read from the engine's histograms, scraped at this instant.
   SaverStep step{.server = static_cast<int>(&server - servers_.data()),
@@ -1428,12 +1423,7 @@ void Simulation::StepEnergySaver(Server& server, SimTime window) {
   }
   if (choice.row_cap_wins) ++run.row_cap_won;
   if (!choice.changed) return;
-  const std::size_t level = static_cast<std::size_t>(
-      std::find(run.clocks_mhz.begin(), run.clocks_mhz.end(), choice.saver.value()) -
-      run.clocks_mhz.begin());
-  (level > server.saver_level ? run.lowered : run.raised) += 1;
-  server.saver_level = std::min(level, run.clocks_mhz.size() - 1);
-  server.saver_clock = choice.saver;
+  (server.saver->level() > before ? run.lowered : run.raised) += 1;
   Reschedule(server);
 }
 

@@ -99,6 +99,4 @@ void EngineLatencyReader::Reset() {
   ttft_.clear();
 }
 
-void BucketCounter::Clear() { std::fill(cumulative_.begin(), cumulative_.end(), 0.0); }
-
 }  // namespace headroom::telemetry

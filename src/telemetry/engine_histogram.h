@@ -53,7 +53,6 @@ class BucketCounter {
   // times: the tokens of a run of decode steps, each step a little longer than the last.
   void AddRun(double first, double growth, std::int64_t n, double weight);
   LatencyHistogramSample Sample() const;
-  void Clear();
 
  private:
   std::vector<double> bounds_;

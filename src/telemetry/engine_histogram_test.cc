@@ -27,7 +27,7 @@ TEST(BucketCounterTest, TheWindowQuantileInterpolatesWithinTheEnginesBucket) {
   ASSERT_TRUE(p50.has_value());
   // The engine's page cannot tell 30 ms from 45 ms: half way through the bucket.
   EXPECT_DOUBLE_EQ(**p50, 0.0375);
-  itl.Clear();
+  // Nothing observed between two samples: no quantile.
   EXPECT_FALSE(WindowQuantile(itl.Sample(), itl.Sample(), 0.5)->has_value());
   BucketCounter other(kVllmTtftBucketsS);
   EXPECT_FALSE(WindowQuantile(before, other.Sample(), 0.5).has_value());

@@ -62,7 +62,8 @@ Ols3 Solve(const std::vector<std::pair<Vec3, double>>& rows) {
   if (!(std::abs(det) > 1e-9 * n * n * n)) return out;
   const Mat3 inv = Inverse(xtx, det);
   for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 3; ++c) out.beta[r] += inv[r][c] * xty[c] / scale[r];
+    for (int c = 0; c < 3; ++c) out.beta[r] += inv[r][c] * xty[c];
+    out.beta[r] /= scale[r];
   }
   double rss = 0;
   for (const auto& [x, y] : rows) {
@@ -189,55 +190,32 @@ std::optional<TokenEnergy> TokenEnergyFit::FitAboveIdleWithSteps(double idle_w,
 }
 
 std::optional<TokenEnergy> TokenEnergyFit::FitWithIdle() const {
-  const std::size_t n = windows_.size();
-  // Each column scaled by its largest value, so that seconds and thousands of tokens weigh
-  // alike when deciding whether the windows tell the terms apart.
-  Vec3 scale{0, 0, 0};
+  std::vector<std::pair<Vec3, double>> rows;
+  bool prompt = false;
+  bool generated = false;
   for (const EnergyWindowSample& w : windows_) {
-    const Vec3 x = Row(w);
-    for (int k = 0; k < 3; ++k) scale[k] = std::max(scale[k], x[k]);
+    rows.push_back({Row(w), w.energy_j});
+    prompt = prompt || w.prompt_tokens > 0;
+    generated = generated || w.generated_tokens > 0;
   }
-  if (scale[1] <= 0 || scale[2] <= 0) {
+  if (!prompt || !generated) {
     why_ = "no prompt or no generated tokens in the windows";
     return std::nullopt;
   }
-  Mat3 xtx{};
-  Vec3 xty{0, 0, 0};
-  for (const EnergyWindowSample& w : windows_) {
-    Vec3 x = Row(w);
-    for (int k = 0; k < 3; ++k) x[k] /= scale[k];
-    for (int r = 0; r < 3; ++r) {
-      xty[r] += x[r] * w.energy_j;
-      for (int c = 0; c < 3; ++c) xtx[r][c] += x[r] * x[c];
-    }
-  }
-  const double det = Det(xtx);
-  if (!(std::abs(det) > 1e-9 * static_cast<double>(n * n * n))) {
+  const Ols3 f = Solve(rows);
+  if (!f.ok) {
     why_ = "the windows' mixes of prefill and decode do not tell the two costs apart";
     return std::nullopt;
   }
-  const Mat3 inv = Inverse(xtx, det);
-  Vec3 beta{0, 0, 0};
-  for (int r = 0; r < 3; ++r) {
-    for (int c = 0; c < 3; ++c) beta[r] += inv[r][c] * xty[c];
-  }
-  double rss = 0;
-  for (const EnergyWindowSample& w : windows_) {
-    const Vec3 x = Row(w);
-    double predicted = 0;
-    for (int k = 0; k < 3; ++k) predicted += beta[k] * x[k] / scale[k];
-    rss += (w.energy_j - predicted) * (w.energy_j - predicted);
-  }
-  const double sigma2 = rss / static_cast<double>(n - 3);
-  const auto se = [&](int k) { return std::sqrt(std::max(0.0, sigma2 * inv[k][k])) / scale[k]; };
+  const auto se = [&](int k) { return std::sqrt(std::max(0.0, f.cov[k][k])); };
   why_.clear();
-  return TokenEnergy{.j_per_prompt_token = beta[1] / scale[1],
-                     .j_per_generated_token = beta[2] / scale[2],
-                     .idle_w = beta[0] / scale[0],
+  return TokenEnergy{.j_per_prompt_token = f.beta[1],
+                     .j_per_generated_token = f.beta[2],
+                     .idle_w = f.beta[0],
                      .j_per_prompt_token_se = se(1),
                      .j_per_generated_token_se = se(2),
                      .idle_w_se = se(0),
-                     .windows = static_cast<int>(n)};
+                     .windows = static_cast<int>(windows_.size())};
 }
 
 }  // namespace headroom::telemetry

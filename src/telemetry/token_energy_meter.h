@@ -9,9 +9,12 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/result.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "gpu/device.h"
 #include "telemetry/token_energy.h"
 
 namespace headroom::telemetry {
@@ -20,6 +23,10 @@ namespace headroom::telemetry {
 // 10 s scrape the last 10 minutes, long enough for the mix of prefill and decode to vary, short
 // enough to follow a change of model or clock; not tuned by measurement yet.
 inline constexpr std::size_t kTokenEnergyWindows = 60;
+
+// A server's GPUs' energy counters, summed: a read's energy. The first counter that cannot be
+// read fails it, naming the GPU.
+[[nodiscard]] core::Result<core::Joules> SummedEnergy(const std::vector<gpu::Device*>& devices);
 
 // One read of the counters.
 struct TokenEnergyRead {
