@@ -145,7 +145,7 @@ core::Result<report::TokenEnergyWatch> WatchEngine(const EngineWatchRequest& r) 
   watch.seconds = core::ToSeconds(last.at - first->at);
   watch.windows = meter.offered();
   watch.fit = meter.Fit();
-  if (!watch.fit) watch.why = meter.why();
+  if (!watch.fit || !watch.fit->split) watch.why = meter.why();
   return watch;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -41,10 +42,7 @@ core::Result<std::pair<model::Measurement, model::Measurement>> ParseServingEner
 // The serving process's host time per decode step (fixed and per running sequence) that best
 // explains the TPOT rows' excess over the model's step without it: a straight line in the batch
 // by least squares, neither part negative.
-struct HostTime {
-  double step_s = 0;
-  double per_sequence_s = 0;
-};
+using HostTime = ServingEnergyCalibration::HostTime;
 
 HostTime FitHostTime(const std::vector<std::pair<double, double>>& batch_and_excess_s) {
   double n = 0, sb = 0, sbb = 0, sr = 0, sbr = 0;
@@ -127,6 +125,12 @@ ServingFit FitServing(const ValidationCatalogs& c, const InferenceFits& engine,
 
 }  // namespace
 
+std::function<bool(const model::Measurement&)> OfModels(const std::vector<std::string>& models) {
+  return [&models](const model::Measurement& m) {
+    return std::find(models.begin(), models.end(), m.model) != models.end();
+  };
+}
+
 core::Result<std::vector<model::Measurement>> ParseServingEnergyMeasurements(
     std::string_view text, const std::string& source) {
   HEADROOM_ASSIGN_OR_RETURN(
@@ -149,17 +153,14 @@ core::Result<std::vector<model::Measurement>> EmbeddedServingEnergyMeasurements(
   return ParseServingEnergyMeasurements(f->content, std::string(f->path));
 }
 
-core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std::string& engine,
-                                   const std::vector<model::Measurement>& rows,
-                                   const std::vector<std::string>& calibration_models, int worst,
-                                   ValidationReport* report, std::optional<int> prompt) {
+core::Result<ServingEnergyCalibration> CalibrateServingEnergy(
+    const ValidationCatalogs& catalogs, const std::string& engine,
+    const std::vector<model::Measurement>& rows, const std::vector<std::string>& calibration_models,
+    std::optional<int> prompt) {
   HEADROOM_ASSIGN_OR_RETURN(const InferenceFits* fits, catalogs.engines->Engine(engine));
-  const auto fitted_on = [&calibration_models](const model::Measurement& m) {
-    return std::find(calibration_models.begin(), calibration_models.end(), m.model) !=
-           calibration_models.end();
-  };
   std::vector<model::Measurement> calibration;
-  std::copy_if(rows.begin(), rows.end(), std::back_inserter(calibration), fitted_on);
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(calibration),
+               OfModels(calibration_models));
   const ServingFit fit = prompt ? FitServing(catalogs, *fits, calibration, *prompt, *prompt)
                                 : FitServing(catalogs, *fits, calibration, 1, 4096);
   if (fit.rows == 0) {
@@ -168,27 +169,37 @@ core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std
                     "set (models {})",
                     engine, calibration.size() / 2, fmt::join(calibration_models, ", "))));
   }
-  std::map<std::string, HostTime> host;
-  const InferenceFits served = WithHostTime(catalogs, *fits, calibration, fit.prompt, &host);
+  ServingEnergyCalibration out{.served = *fits, .prompt = fit.prompt};
+  out.served = WithHostTime(catalogs, *fits, calibration, fit.prompt, &out.host);
+  out.calibration_rows = static_cast<int>(calibration.size()) / 2;  // an energy and a time a run
+  return out;
+}
+
+core::Status ValidateServingEnergy(const ValidationCatalogs& catalogs, const std::string& engine,
+                                   const std::vector<model::Measurement>& rows,
+                                   const std::vector<std::string>& calibration_models, int worst,
+                                   ValidationReport* report, std::optional<int> prompt) {
+  HEADROOM_ASSIGN_OR_RETURN(
+      const ServingEnergyCalibration fit,
+      CalibrateServingEnergy(catalogs, engine, rows, calibration_models, prompt));
+  const auto fitted_on = OfModels(calibration_models);
   const std::string dataset = rows.empty() ? "" : rows.front().dataset;
   const auto note = [&](std::string quantity, double value) {
-    report->fitted_workloads.push_back(
-        {.dataset = dataset,
-         .engine = engine,
-         .calibration_models = calibration_models,
-         // two measurements (energy, time) a row
-         .calibration_rows = static_cast<int>(calibration.size()) / 2,
-         .quantity = std::move(quantity),
-         .value = value});
+    report->fitted_workloads.push_back({.dataset = dataset,
+                                        .engine = engine,
+                                        .calibration_models = calibration_models,
+                                        .calibration_rows = fit.calibration_rows,
+                                        .quantity = std::move(quantity),
+                                        .value = value});
   };
   note(prompt ? "mean prompt tokens (given)" : "mean prompt tokens", fit.prompt);
-  for (const auto& [gpu, h] : host) {
+  for (const auto& [gpu, h] : fit.host) {
     note(fmt::format("host ms per decode step on {}", gpu), h.step_s * 1e3);
     note(fmt::format("host ms per running sequence and step on {}", gpu), h.per_sequence_s * 1e3);
   }
   std::vector<model::Measurement> with_prompt = rows;
   for (model::Measurement& m : with_prompt) m.input = fit.prompt;
-  ScoreRows(catalogs, served, with_prompt, fitted_on, worst, report);
+  ScoreRows(catalogs, fit.served, with_prompt, fitted_on, worst, report);
   // What a user who chooses no engine sees, and what the POLCA reproduction assumes: those
   // engines as they are, with the prompt.
   for (const std::string_view other : kEnginesScoredOnEveryRow) {

@@ -9,6 +9,8 @@
 #ifndef HEADROOM_CATALOG_SERVING_ENERGY_VALIDATION_H_
 #define HEADROOM_CATALOG_SERVING_ENERGY_VALIDATION_H_
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,11 +29,39 @@ namespace headroom::catalog {
     std::string_view text, const std::string& source);
 [[nodiscard]] core::Result<std::vector<model::Measurement>> EmbeddedServingEnergyMeasurements();
 
+// The engine calibration the runs are validated under (vLLM's 2024 releases; its host time per
+// step is fitted here).
+inline constexpr std::string_view kServingEnergyEngine = "vllm";
+
 // The calibration subset of the shipped rows: the Llama-3.1 models (8B and 70B, on both GPU
 // types), as the engine calibrations are fitted on the Llama-2 rows; Gemma-2 9B and 27B are
 // predicted.
 inline const std::vector<std::string> kServingEnergyCalibrationModels = {"llama3.1-8b",
                                                                          "llama3.1-70b"};
+
+// `engine` as the serving-energy runs served: the mean prompt length and, per GPU type, the host
+// time per decode step fitted on the rows of `calibration_models` (below), the host time added to
+// the engine's calibration.
+struct ServingEnergyCalibration {
+  InferenceFits served;
+  int prompt = 0;  // mean prompt tokens
+  struct HostTime {
+    double step_s = 0;
+    double per_sequence_s = 0;
+  };
+  std::map<std::string, HostTime> host = {};  // by GPU type
+  int calibration_rows = 0;                   // runs of the calibration models
+};
+
+// Whether a row is of one of `models` (the calibration subset). REQUIRES: `models` outlives it.
+std::function<bool(const model::Measurement&)> OfModels(const std::vector<std::string>& models);
+
+// What ValidateServingEnergy fits before it scores. kInvalidArgument when no calibration row can
+// be predicted.
+[[nodiscard]] core::Result<ServingEnergyCalibration> CalibrateServingEnergy(
+    const ValidationCatalogs& catalogs, const std::string& engine,
+    const std::vector<model::Measurement>& rows, const std::vector<std::string>& calibration_models,
+    std::optional<int> prompt = std::nullopt);
 
 // On the rows of `calibration_models` under `engine`: for each mean prompt length of a grid, the
 // host time per GPU type that best explains their TPOT (least squares), and the length whose

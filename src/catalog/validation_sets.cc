@@ -409,8 +409,9 @@ core::Result<ValidationReport> ValidateBuiltInSuite(const ValidationCatalogs& ca
   HEADROOM_ASSIGN_OR_RETURN(const std::vector<model::Measurement> energy,
                             EmbeddedServingEnergyMeasurements());
   // ML.ENERGY ran vLLM: its calibration fits the prompt length, whichever engine is asked for.
-  HEADROOM_RETURN_IF_ERROR(ValidateServingEnergy(catalogs, "vllm", energy,
-                                                 kServingEnergyCalibrationModels, worst, &report));
+  HEADROOM_RETURN_IF_ERROR(ValidateServingEnergy(catalogs, std::string(kServingEnergyEngine),
+                                                 energy, kServingEnergyCalibrationModels, worst,
+                                                 &report));
   if (!only_engine.empty()) {
     std::erase_if(report.cells, [&](const ValidationCell& c) { return c.engine != only_engine; });
     std::erase_if(report.skipped, [&](const SkippedRows& s) { return s.engine != only_engine; });

@@ -230,7 +230,7 @@ ClassTokenEnergy TokenEnergyOf(const sim::RowResult& r, bool hp) {
   for (const sim::ServerTokenEnergy& s : r.token_energy) {
     if (s.hp != hp) continue;
     ++c.servers;
-    if (!s.fit) continue;
+    if (!s.fit || !s.fit->split) continue;  // unsplit: no prompt cost to set beside the exact
     ++c.fitted;
     c.fit.j_per_prompt_token += s.fit->j_per_prompt_token;
     c.fit.j_per_generated_token += s.fit->j_per_generated_token;
@@ -256,6 +256,7 @@ nlohmann::ordered_json TokenEnergyJson(const sim::RowResult& r) {
     j["hp"] = s.hp;
     if (s.fit) {
       j["attributed"] = telemetry::TokenEnergyJson(*s.fit);
+      if (!s.fit->split) j["why"] = s.why;
     } else {
       j["attributed"] = nullptr;
       j["why"] = s.why;
@@ -295,7 +296,7 @@ std::string TokenEnergyText(const sim::RowResult& r, const format::TextStyle& st
                   fmt::format("{:.0f}", c.idle_w)});
   }
   return "\nenergy per token, attributed from each server's engine windows as the agent does live "
-         "(mean over the servers with a fit; change against the exact split):\n" +
+         "(mean over the servers whose fit split the two; change against the exact split):\n" +
          table.Render(style);
 }
 

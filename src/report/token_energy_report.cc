@@ -36,12 +36,17 @@ std::string TokenEnergyText(const TokenEnergyWatch& w, const format::TextStyle& 
                            : std::string());
   if (!w.fit) return out + fmt::format("no J/token: {}\n", w.why);
   format::TextTable table({{"what", format::TextTable::Align::kLeft}, {"value ± SE"}});
-  table.AddRow(
-      {"J per prompt token", WithError(w.fit->j_per_prompt_token, w.fit->j_per_prompt_token_se)});
-  table.AddRow({"J per generated token",
+  if (w.fit->split) {
+    table.AddRow(
+        {"J per prompt token", WithError(w.fit->j_per_prompt_token, w.fit->j_per_prompt_token_se)});
+  }
+  table.AddRow({w.fit->split ? "J per generated token" : "J per generated token, prompts included",
                 WithError(w.fit->j_per_generated_token, w.fit->j_per_generated_token_se)});
   table.AddRow({"idle W", WithError(w.fit->idle_w, w.fit->idle_w_se)});
-  return out + table.Render(style) +
+  const std::string unsplit =
+      w.fit->split ? std::string()
+                   : fmt::format("prompt and generated tokens not told apart: {}\n", w.why);
+  return out + table.Render(style) + unsplit +
          fmt::format(
              "fitted on {} windows (least squares of the energy above idle on the tokens; "
              "idle power {})\n",
@@ -66,6 +71,7 @@ nlohmann::ordered_json TokenEnergyJson(const TokenEnergyWatch& w) {
   }
   // The agent's /v1/state names.
   out["token_energy"] = telemetry::TokenEnergyJson(*w.fit);
+  if (!w.fit->split) out["token_energy_why"] = w.why;
   return out;
 }
 

@@ -26,7 +26,7 @@ struct TokenEnergyWatch {
   double generated_tokens = 0;
   double energy_j = 0;  // the GPUs' energy over all windows
   std::optional<telemetry::TokenEnergy> fit = {};
-  std::string why = {};  // why there is no fit
+  std::string why = {};  // why there is no fit, or why it did not split the costs
 };
 
 // A header line, then J per prompt token, J per generated token and idle W, each ± its standard

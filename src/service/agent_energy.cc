@@ -199,33 +199,40 @@ void Agent::TokenEnergyState(ordered_json& out) const {
     return;
   }
   out["token_energy"] = telemetry::TokenEnergyJson(*fit);
+  if (!fit->split) out["token_energy_why"] = token_energy_.why();
 }
 
 void Agent::EnergyMetrics(telemetry::PrometheusWriter& out) const {
   if (const std::optional<telemetry::TokenEnergy> fit = token_energy_.Fit()) {
-    for (const auto& [name, help, value] :
-         {std::tuple{"headroom_agent_joules_per_prompt_token",
-                     "GPU energy per prompt token, fitted over the recent engine windows.",
-                     fit->j_per_prompt_token},
-          std::tuple{"headroom_agent_joules_per_prompt_token_stderr",
-                     "Standard error of headroom_agent_joules_per_prompt_token.",
-                     fit->j_per_prompt_token_se},
-          std::tuple{"headroom_agent_joules_per_generated_token",
-                     "GPU energy per generated token, fitted over the recent engine windows.",
-                     fit->j_per_generated_token},
-          std::tuple{"headroom_agent_joules_per_generated_token_stderr",
-                     "Standard error of headroom_agent_joules_per_generated_token.",
-                     fit->j_per_generated_token_se},
-          std::tuple{"headroom_agent_idle_watts",
-                     "The GPUs' power with no token processed, from the same fit.", fit->idle_w},
-          std::tuple{"headroom_agent_idle_watts_stderr",
-                     "Standard error of headroom_agent_idle_watts.", fit->idle_w_se},
-          std::tuple{"headroom_agent_token_energy_windows",
-                     "Engine windows the J/token fit rests on.",
-                     static_cast<double>(fit->windows)}}) {
+    const auto gauge = [&out](const char* name, const char* help, double value) {
       out.Family(name, "gauge", help);
       out.Sample(value);
+    };
+    gauge("headroom_agent_token_energy_split",
+          "1 when the fit tells prompt tokens from generated ones apart; 0 when the windows' mix "
+          "never varied, and J per generated token includes the prompts' share.",
+          fit->split ? 1 : 0);
+    if (fit->split) {
+      gauge("headroom_agent_joules_per_prompt_token",
+            "GPU energy per prompt token, fitted over the recent engine windows.",
+            fit->j_per_prompt_token);
+      gauge("headroom_agent_joules_per_prompt_token_stderr",
+            "Standard error of headroom_agent_joules_per_prompt_token.",
+            fit->j_per_prompt_token_se);
     }
+    gauge("headroom_agent_joules_per_generated_token",
+          "GPU energy per generated token, fitted over the recent engine windows (the prompts' "
+          "share included where headroom_agent_token_energy_split is 0).",
+          fit->j_per_generated_token);
+    gauge("headroom_agent_joules_per_generated_token_stderr",
+          "Standard error of headroom_agent_joules_per_generated_token.",
+          fit->j_per_generated_token_se);
+    gauge("headroom_agent_idle_watts",
+          "The GPUs' power with no token processed, from the same fit.", fit->idle_w);
+    gauge("headroom_agent_idle_watts_stderr", "Standard error of headroom_agent_idle_watts.",
+          fit->idle_w_se);
+    gauge("headroom_agent_token_energy_windows", "Engine windows the J/token fit rests on.",
+          static_cast<double>(fit->windows));
   }
   if (const auto& w = engine_.latency(); w && w->invalid.empty()) {
     out.Family("headroom_engine_itl_p50_seconds", "gauge",

@@ -194,6 +194,7 @@ TEST_F(AgentEnergyTest, ExportsJoulesPerTokenWithinItsErrorFromALocalEngine) {
         "headroom_agent_token_energy_windows ", "headroom_engine_itl_p50_seconds "}) {
     EXPECT_NE(metrics.find(family), std::string::npos) << family << "\n" << metrics;
   }
+  EXPECT_NE(metrics.find("headroom_agent_token_energy_split 1"), std::string::npos) << metrics;
 }
 
 TEST_F(AgentEnergyTest, NoFitSaysWhy) {

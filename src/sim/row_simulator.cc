@@ -1393,7 +1393,9 @@ void Simulation::UpdateEngineWindows() {
     }
     control_view_.servers[s].serving = signal;
     if (server.saver) StepEnergySaver(server, config_.power.engine_window);
-    if (server.energy) AddEnergyWindow(server);
+    if (server.energy && (!options_.token_energy_until || now <= *options_.token_energy_until)) {
+      AddEnergyWindow(server);
+    }
   }
 }
 

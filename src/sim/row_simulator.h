@@ -378,6 +378,8 @@ struct RunOptions {
   // RowResult::token_energy: each server's engine windows (PowerDeliveryConfig::engine_window)
   // with their GPU energy, and the exact split to check the attribution against.
   bool attribute_token_energy = false;
+  // The windows read for it end here (a run's steady state, e.g.); nullopt: the whole run.
+  std::optional<SimTime> token_energy_until;
   // Each energy saver's step (RowConfig::energy_saver); may be empty.
   std::function<void(const SaverStep&)> on_energy_saver;
 };

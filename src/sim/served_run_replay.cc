@@ -34,11 +34,11 @@ class RunSource final : public RequestSource {
   std::size_t next_ = 0;
 };
 
-// One server of the run's GPU type, one instance of the run's TP on it, every server high
-// priority; a run that went through no HTTP server has no server time.
-core::Result<ResolvedScenario> ServedRunScenario(const catalog::ValidationCatalogs& catalogs,
-                                                 const catalog::InferenceFits& engine,
-                                                 const model::Measurement& run) {
+}  // namespace
+
+core::Result<ResolvedScenario> OneInstanceScenario(const catalog::ValidationCatalogs& catalogs,
+                                                   const catalog::InferenceFits& engine,
+                                                   const model::Measurement& run) {
   const auto& servers = catalogs.hardware->servers();
   const auto server = std::find_if(servers.begin(), servers.end(), [&](const model::ServerSpec& s) {
     return s.gpu == run.gpu && s.gpus_per_server >= run.tp;
@@ -63,12 +63,10 @@ core::Result<ResolvedScenario> ServedRunScenario(const catalog::ValidationCatalo
   return Resolve(s, {catalogs.hardware, catalogs.models, &only});
 }
 
-}  // namespace
-
 std::variant<double, std::string> SimulateServedRun(const catalog::ValidationCatalogs& catalogs,
                                                     const catalog::InferenceFits& engine,
                                                     const model::Measurement& run) {
-  auto resolved = ServedRunScenario(catalogs, engine, run);
+  auto resolved = OneInstanceScenario(catalogs, engine, run);
   if (!resolved) return resolved.error().message();
   RowConfig& row = resolved->row;
   row.instance.max_batch_sequences =

@@ -15,8 +15,15 @@
 #include "catalog/validation_sets.h"
 #include "core/result.h"
 #include "model/measurement.h"
+#include "sim/scenario.h"
 
 namespace headroom::sim {
+
+// One server of the run's GPU type, one instance of the run's TP on it, every server high
+// priority, under `engine` alone; a run that went through no HTTP server has no server time.
+core::Result<ResolvedScenario> OneInstanceScenario(const catalog::ValidationCatalogs& catalogs,
+                                                   const catalog::InferenceFits& engine,
+                                                   const model::Measurement& run);
 
 // The run's metric as the row simulator serves it under `engine`, or why it cannot (no server
 // of the run's GPU type, the model does not fit). REQUIRES: a served-run metric.

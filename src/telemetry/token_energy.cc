@@ -94,6 +94,19 @@ void TokenEnergyFit::Add(const EnergyWindowSample& w) {
 }
 
 std::optional<TokenEnergy> TokenEnergyFit::Fit() const {
+  std::optional<TokenEnergy> fit = FitTerms();
+  if (!fit) return fit;
+  for (const EnergyWindowSample& w : windows_) {
+    fit->over.seconds += w.seconds;
+    fit->over.energy_j += w.energy_j;
+    fit->over.prompt_tokens += w.prompt_tokens;
+    fit->over.generated_tokens += w.generated_tokens;
+    fit->over.iterations += w.iterations;
+  }
+  return fit;
+}
+
+std::optional<TokenEnergy> TokenEnergyFit::FitTerms() const {
   if (windows_.size() < 5) {
     why_ = "fewer than 5 windows";
     return std::nullopt;
@@ -111,11 +124,47 @@ std::optional<TokenEnergy> TokenEnergyFit::Fit() const {
     return w.iterations > 0 || (w.prompt_tokens == 0 && w.generated_tokens == 0);
   });
   const auto above = [&](double idle_w, const std::string& from) {
-    return steps ? FitAboveIdleWithSteps(idle_w, from) : FitAboveIdle(idle_w, from);
+    std::optional<TokenEnergy> fit =
+        steps ? FitAboveIdleWithSteps(idle_w, from) : FitAboveIdle(idle_w, from);
+    return fit ? fit : Unsplit(idle_w, from);
   };
   if (idle_windows >= 5) return above(idle_j / idle_s, "token-free windows");
   if (rated_idle_w_) return above(*rated_idle_w_, "rated");
   return FitWithIdle();
+}
+
+std::optional<TokenEnergy> TokenEnergyFit::Unsplit(double idle_w, const std::string& from) const {
+  // The energy above idle over the generated tokens, window by window for the spread: an engine
+  // held at one load (a benchmark at saturation) never varies its mix, and the whole cost per
+  // generated token, prompts' included, is still known (ML.ENERGY publishes exactly that).
+  double above_j = 0;
+  double generated = 0;
+  std::vector<std::pair<double, double>> per_window;  // (J per generated token, tokens)
+  for (const EnergyWindowSample& w : windows_) {
+    const double y = w.energy_j - idle_w * w.seconds;
+    above_j += y;
+    generated += w.generated_tokens;
+    if (w.generated_tokens > 0) per_window.emplace_back(y / w.generated_tokens, w.generated_tokens);
+  }
+  if (generated <= 0 || per_window.size() < 2) return std::nullopt;
+  const double g = above_j / generated;
+  // The token-weighted spread of the windows' ratios around it, as the error of a weighted mean.
+  double ss = 0;
+  double w2 = 0;
+  for (const auto& [ratio, tokens] : per_window) {
+    ss += tokens * (ratio - g) * (ratio - g);
+    w2 += tokens * tokens;
+  }
+  const double n = static_cast<double>(per_window.size());
+  const double variance = ss / generated * n / (n - 1) * w2 / (generated * generated);
+  // why_ keeps the reason the costs were not split.
+  return TokenEnergy{.j_per_prompt_token = 0,
+                     .j_per_generated_token = g,
+                     .idle_w = idle_w,
+                     .j_per_generated_token_se = std::sqrt(std::max(0.0, variance)),
+                     .windows = static_cast<int>(windows_.size()),
+                     .idle_from = from,
+                     .split = false};
 }
 
 std::optional<TokenEnergy> TokenEnergyFit::FitAboveIdle(double idle_w,

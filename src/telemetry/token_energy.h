@@ -46,14 +46,24 @@ struct TokenEnergy {
   int windows = 0;
   // Where the idle power came from: "token-free windows", "rated", or "fitted".
   std::string idle_from = "fitted";
+  // false: the windows did not tell prompt tokens from generated ones apart (an engine held at
+  // one load), and j_per_generated_token is the whole energy above idle per generated token,
+  // the prompts' share included (j_per_prompt_token 0, not known); TokenEnergyFit::why() says why.
+  bool split = true;
+  // The windows fitted, summed: what the costs apply to (energy per output token over them, all
+  // in, is j_per_prompt_token x prompt + j_per_generated_token x generated + idle_w x seconds,
+  // over generated).
+  EnergyWindowSample over = {};
 };
 
 // The fit as the agent's /v1/state `token_energy`, `measure --json` and `simulate --json` write
-// it: j_per_prompt_token, j_per_generated_token, idle_w, each with its `_stderr`, idle_from,
-// windows. Inline: report/ writes it without linking telemetry.
+// it: split, j_per_prompt_token (null unsplit), j_per_generated_token, idle_w, each with its
+// `_stderr`, idle_from, windows. Inline: report/ writes it without linking telemetry.
 inline nlohmann::ordered_json TokenEnergyJson(const TokenEnergy& e) {
-  return {{"j_per_prompt_token", e.j_per_prompt_token},
-          {"j_per_prompt_token_stderr", e.j_per_prompt_token_se},
+  const auto prompt = [&e](double v) { return e.split ? nlohmann::ordered_json(v) : nullptr; };
+  return {{"split", e.split},
+          {"j_per_prompt_token", prompt(e.j_per_prompt_token)},
+          {"j_per_prompt_token_stderr", prompt(e.j_per_prompt_token_se)},
           {"j_per_generated_token", e.j_per_generated_token},
           {"j_per_generated_token_stderr", e.j_per_generated_token_se},
           {"idle_w", e.idle_w},
@@ -80,6 +90,9 @@ class TokenEnergyFit {
   std::size_t windows() const { return windows_.size(); }
 
  private:
+  std::optional<TokenEnergy> FitTerms() const;
+  // Where the costs cannot be split but the idle power is known: TokenEnergy::split false.
+  std::optional<TokenEnergy> Unsplit(double idle_w, const std::string& from) const;
   std::optional<TokenEnergy> FitWithIdle() const;
   std::optional<TokenEnergy> FitAboveIdle(double idle_w, const std::string& from) const;
   // With the engine's iterations counted in every window: their cost as a third term.

@@ -4,6 +4,7 @@
 #include <random>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace headroom::telemetry {
 namespace {
@@ -71,6 +72,46 @@ TEST(TokenEnergyTest, WindowsThatCannotTellTheCostsApartGiveNoFitAndSayWhy) {
   guarded.Add({.seconds = 0, .energy_j = 100, .prompt_tokens = 5, .generated_tokens = 10});
   guarded.Add({.seconds = 10, .energy_j = NAN, .prompt_tokens = 5, .generated_tokens = 10});
   EXPECT_EQ(guarded.windows(), 0u);
+}
+
+// An engine held at one load (a benchmark at saturation): its mix never varies, so prompt and
+// generated tokens cannot be told apart; with the idle power known, the whole energy above it
+// per generated token (the prompts' share included) is still given, marked unsplit, with why.
+TEST(TokenEnergyTest, AnEngineAtOneLoadGetsItsWholeCostPerGeneratedTokenUnsplit) {
+  TokenEnergyFit saturated(64, /*rated_idle_w=*/400.0);
+  double above_j = 0;
+  double generated = 0;
+  for (int k = 0; k < 10; ++k) {
+    const double g = 1000.0 + 10 * (k % 3);
+    const EnergyWindowSample w{.seconds = 10,
+                               .energy_j = 4000 + 0.3 * 5 * g + 2.0 * g + (k % 2 ? 50 : -50),
+                               .prompt_tokens = 5 * g,
+                               .generated_tokens = g,
+                               .iterations = g / 64};
+    saturated.Add(w);
+    above_j += w.energy_j - 4000;
+    generated += g;
+  }
+  const auto e = saturated.Fit();
+  ASSERT_TRUE(e.has_value()) << saturated.why();
+  EXPECT_FALSE(e->split);
+  EXPECT_NEAR(e->j_per_generated_token, above_j / generated, 1e-12);
+  EXPECT_NEAR(e->j_per_generated_token, 0.3 * 5 + 2.0, 0.01);
+  // The windows' ratios spread by +-0.05 J (50 J over about 1,000 tokens): the error of their
+  // mean over 10 windows, 0.05 x sqrt(10 / 9) / sqrt(10).
+  EXPECT_NEAR(e->j_per_generated_token_se, 0.05 / 3, 0.001);
+  EXPECT_EQ(e->j_per_prompt_token, 0);
+  EXPECT_EQ(e->idle_from, "rated");
+  EXPECT_NE(saturated.why().find("do not tell the costs apart"), std::string::npos);
+  const nlohmann::ordered_json j = TokenEnergyJson(*e);
+  EXPECT_EQ(j["split"], false);
+  EXPECT_TRUE(j["j_per_prompt_token"].is_null());
+  EXPECT_TRUE(j["j_per_prompt_token_stderr"].is_null());
+  // A fit that splits says so.
+  TokenEnergyFit varied(64, 400.0);
+  for (const EnergyWindowSample& w : Windows(20, 0, 1)) varied.Add(w);
+  EXPECT_TRUE(varied.Fit()->split);
+  EXPECT_EQ(TokenEnergyJson(*varied.Fit())["split"], true);
 }
 
 TEST(TokenEnergyTest, IdlePowerComesFromTokenFreeWindowsThenTheRatingBeforeTheFit) {
