@@ -5,24 +5,15 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/hardware_catalog.h"
-#include "catalog/model_catalog.h"
 #include "catalog/served_runs.h"
+#include "sim/testing/embedded_catalogs.h"
 
 namespace headroom::sim {
 namespace {
 
-struct Suite {
-  catalog::HardwareCatalog hardware = *catalog::HardwareCatalog::Embedded();
-  catalog::ModelCatalog models = *catalog::ModelCatalog::Embedded();
-  catalog::EngineCatalog engines = *catalog::EngineCatalog::Embedded();
-  catalog::ValidationCatalogs catalogs() const { return {&hardware, &models, &engines}; }
-};
+using Suite = testing::EmbeddedCatalogs;
 
-const Suite& TheSuite() {
-  static const Suite suite;
-  return suite;
-}
+const Suite& TheSuite() { return testing::TheEmbeddedCatalogs(); }
 
 model::Measurement BurstRun(model::Metric metric, bool server) {
   model::Measurement m;

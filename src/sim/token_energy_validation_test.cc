@@ -7,19 +7,14 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/hardware_catalog.h"
-#include "catalog/model_catalog.h"
 #include "catalog/serving_energy_validation.h"
+#include "sim/testing/embedded_catalogs.h"
 
 namespace headroom::sim {
 namespace {
 
-struct EnergySuite {
-  catalog::HardwareCatalog hardware = *catalog::HardwareCatalog::Embedded();
-  catalog::ModelCatalog models = *catalog::ModelCatalog::Embedded();
-  catalog::EngineCatalog engines = *catalog::EngineCatalog::Embedded();
+struct EnergySuite : testing::EmbeddedCatalogs {
   std::vector<model::Measurement> rows = *catalog::EmbeddedServingEnergyMeasurements();
-  catalog::ValidationCatalogs catalogs() const { return {&hardware, &models, &engines}; }
 };
 
 const EnergySuite& TheEnergySuite() {
