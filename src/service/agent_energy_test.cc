@@ -207,6 +207,28 @@ TEST_F(AgentEnergyTest, NoFitSaysWhy) {
   EXPECT_EQ(agent_->Metrics().find("headroom_agent_joules_per_prompt_token"), std::string::npos);
 }
 
+// An engine held at one load (every window the same mix): prompt and generated tokens cannot be
+// told apart, and the agent gives the whole cost per generated token, marked unsplit, with why;
+// no prompt-token gauge.
+TEST_F(AgentEnergyTest, AnEngineAtOneLoadIsGivenItsWholeCostUnsplit) {
+  Start();
+  agent_->RecordEngineScrape(engine_.Sample());
+  for (int k = 0; k < 8; ++k) Window(0.02);
+  const nlohmann::ordered_json state = agent_->State();
+  const nlohmann::ordered_json& fit = state["token_energy"];
+  ASSERT_FALSE(fit.is_null()) << state.dump();
+  EXPECT_EQ(fit["split"], false);
+  EXPECT_TRUE(fit["j_per_prompt_token"].is_null());
+  EXPECT_EQ(fit["windows"], 8);
+  EXPECT_TRUE(std::isfinite(fit["j_per_generated_token"].get<double>()));
+  EXPECT_NE(state["token_energy_why"].get<std::string>().find("do not tell"), std::string::npos)
+      << state.dump();
+  const std::string metrics = agent_->Metrics();
+  EXPECT_NE(metrics.find("headroom_agent_token_energy_split 0"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("headroom_agent_joules_per_generated_token "), std::string::npos);
+  EXPECT_EQ(metrics.find("headroom_agent_joules_per_prompt_token"), std::string::npos) << metrics;
+}
+
 // Issue 51: lower on slack, one clock at a time and no faster than the settle time; the highest
 // clock at once on a breach.
 TEST_F(AgentEnergyTest, SaverLowersOnSlackAndRaisesAtOnceOnABreach) {
