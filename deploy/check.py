@@ -90,7 +90,7 @@ SPEC_METRICS = {
     "headroom_agent_joules_per_generated_token",
     "headroom_agent_joules_per_generated_token_stderr", "headroom_agent_idle_watts",
     "headroom_agent_idle_watts_stderr", "headroom_agent_token_energy_windows",
-    "headroom_agent_token_energy_split",
+    "headroom_agent_token_energy_split", "headroom_agent_joules_per_generated_token_all_in",
     "headroom_engine_itl_p50_seconds", "headroom_engine_ttft_p99_seconds",
     "headroom_agent_energy_saver_clock_hertz", "headroom_agent_energy_saver_applied_clock_hertz",
     "headroom_agent_energy_saver_row_cap_wins", "headroom_agent_energy_saver_reason",

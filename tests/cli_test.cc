@@ -369,7 +369,8 @@ TEST(CliTest, MeasureEngineMetricsPrintsJoulesPerToken) {
   ASSERT_EQ(text.exit_code, 0) << text.out;
   EXPECT_NE(text.out.find("windows over"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("2 GPU(s)"), std::string::npos) << text.out;
-  for (const char* row : {"J per prompt token", "J per generated token", "idle W"}) {
+  for (const char* row :
+       {"J per prompt token", "J per generated token", "idle W", "J per generated token, all in"}) {
     EXPECT_NE(text.out.find(row), std::string::npos) << row << "\n" << text.out;
   }
   EXPECT_NE(text.out.find("\u00b1"), std::string::npos) << text.out;
@@ -383,6 +384,9 @@ TEST(CliTest, MeasureEngineMetricsPrintsJoulesPerToken) {
   EXPECT_GT(j["token_energy"]["idle_w"].get<double>(), 0);
   EXPECT_GE(j["token_energy"]["j_per_generated_token_stderr"].get<double>(), 0);
   EXPECT_GT(j["energy_j"].get<double>(), 0);
+  // Idle included: above the fitted cost of a generated token.
+  EXPECT_GT(j["token_energy"]["all_in_j_per_generated_token"].get<double>(),
+            j["token_energy"]["j_per_generated_token"].get<double>());
 }
 
 TEST(CliTest, MeasureEngineMetricsBadInput) {

@@ -43,6 +43,8 @@ std::string TokenEnergyText(const TokenEnergyWatch& w, const format::TextStyle& 
   table.AddRow({w.fit->split ? "J per generated token" : "J per generated token, prompts included",
                 WithError(w.fit->j_per_generated_token, w.fit->j_per_generated_token_se)});
   table.AddRow({"idle W", WithError(w.fit->idle_w, w.fit->idle_w_se)});
+  // Not fitted: the windows' energy over their generated tokens, as ML.ENERGY counts a token.
+  table.AddRow({"J per generated token, all in", fmt::format("{:.4g}", w.fit->AllIn())});
   const std::string unsplit =
       w.fit->split ? std::string()
                    : fmt::format("prompt and generated tokens not told apart: {}\n", w.why);

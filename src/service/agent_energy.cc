@@ -227,6 +227,10 @@ void Agent::EnergyMetrics(telemetry::PrometheusWriter& out) const {
     gauge("headroom_agent_joules_per_generated_token_stderr",
           "Standard error of headroom_agent_joules_per_generated_token.",
           fit->j_per_generated_token_se);
+    gauge("headroom_agent_joules_per_generated_token_all_in",
+          "The GPUs' whole energy over the fit's windows per generated token, idle included (as "
+          "ML.ENERGY's leaderboard counts a token).",
+          fit->AllIn());
     gauge("headroom_agent_idle_watts",
           "The GPUs' power with no token processed, from the same fit.", fit->idle_w);
     gauge("headroom_agent_idle_watts_stderr", "Standard error of headroom_agent_idle_watts.",

@@ -191,7 +191,8 @@ TEST_F(AgentEnergyTest, ExportsJoulesPerTokenWithinItsErrorFromALocalEngine) {
   for (const char* family :
        {"headroom_agent_joules_per_prompt_token ", "headroom_agent_joules_per_prompt_token_stderr ",
         "headroom_agent_joules_per_generated_token ", "headroom_agent_idle_watts ",
-        "headroom_agent_token_energy_windows ", "headroom_engine_itl_p50_seconds "}) {
+        "headroom_agent_token_energy_windows ", "headroom_engine_itl_p50_seconds ",
+        "headroom_agent_joules_per_generated_token_all_in "}) {
     EXPECT_NE(metrics.find(family), std::string::npos) << family << "\n" << metrics;
   }
   EXPECT_NE(metrics.find("headroom_agent_token_energy_split 1"), std::string::npos) << metrics;

@@ -54,11 +54,18 @@ struct TokenEnergy {
   // in, is j_per_prompt_token x prompt + j_per_generated_token x generated + idle_w x seconds,
   // over generated).
   EnergyWindowSample over = {};
+
+  // The GPUs' whole energy over the windows per generated token, idle included: what a token
+  // costs as ML.ENERGY's leaderboard counts it. 0 without generated tokens.
+  double AllIn() const {
+    return over.generated_tokens > 0 ? over.energy_j / over.generated_tokens : 0;
+  }
 };
 
 // The fit as the agent's /v1/state `token_energy`, `measure --json` and `simulate --json` write
 // it: split, j_per_prompt_token (null unsplit), j_per_generated_token, idle_w, each with its
-// `_stderr`, idle_from, windows. Inline: report/ writes it without linking telemetry.
+// `_stderr`, idle_from, windows, and all_in_j_per_generated_token (TokenEnergy::AllIn). Inline:
+// report/ writes it without linking telemetry.
 inline nlohmann::ordered_json TokenEnergyJson(const TokenEnergy& e) {
   const auto prompt = [&e](double v) { return e.split ? nlohmann::ordered_json(v) : nullptr; };
   return {{"split", e.split},
@@ -69,7 +76,8 @@ inline nlohmann::ordered_json TokenEnergyJson(const TokenEnergy& e) {
           {"idle_w", e.idle_w},
           {"idle_w_stderr", e.idle_w_se},
           {"idle_from", e.idle_from},
-          {"windows", e.windows}};
+          {"windows", e.windows},
+          {"all_in_j_per_generated_token", e.AllIn()}};
 }
 
 class TokenEnergyFit {

@@ -103,7 +103,10 @@ TEST(TokenEnergyTest, AnEngineAtOneLoadGetsItsWholeCostPerGeneratedTokenUnsplit)
   EXPECT_EQ(e->j_per_prompt_token, 0);
   EXPECT_EQ(e->idle_from, "rated");
   EXPECT_NE(saturated.why().find("do not tell the costs apart"), std::string::npos);
+  // All in: the windows' whole energy, idle included, over their generated tokens.
+  EXPECT_NEAR(e->AllIn(), (above_j + 4000 * 10) / generated, 1e-12);
   const nlohmann::ordered_json j = TokenEnergyJson(*e);
+  EXPECT_EQ(j["all_in_j_per_generated_token"].get<double>(), e->AllIn());
   EXPECT_EQ(j["split"], false);
   EXPECT_TRUE(j["j_per_prompt_token"].is_null());
   EXPECT_TRUE(j["j_per_prompt_token_stderr"].is_null());
