@@ -16,7 +16,7 @@ namespace headroom::sim {
 namespace {
 
 // ML.ENERGY's runs: vLLM 0.5.4 with --max-model-len 4096 and chunked prefill off, where vLLM
-// sets max_num_batched_tokens to the context (README of data/validation).
+// sets max_num_batched_tokens to the context (data/validation/README.md).
 constexpr int kRunContextTokens = 4096;
 
 std::vector<TraceRequest> RunRequests(const model::Measurement& run, std::uint64_t seed) {
