@@ -269,6 +269,22 @@ nlohmann::ordered_json TokenEnergyJson(const sim::RowResult& r) {
   return servers;
 }
 
+// The servers left out of TokenEnergyText's means, and why (the first one's reason).
+std::string NotSplitText(const sim::RowResult& r) {
+  int unsplit = 0;
+  int none = 0;
+  std::string why;
+  for (const sim::ServerTokenEnergy& s : r.token_energy) {
+    if (s.fit && s.fit->split) continue;
+    ++(s.fit ? unsplit : none);
+    if (why.empty()) why = s.why;
+  }
+  if (unsplit + none == 0) return "";
+  return fmt::format(
+      "{} server(s) with only the whole cost per generated token (unsplit), {} with no fit: {}\n",
+      unsplit, none, why);
+}
+
 std::string TokenEnergyText(const sim::RowResult& r, const format::TextStyle& style) {
   if (r.token_energy.empty()) return "";
   format::TextTable table({{"CLASS", format::TextTable::Align::kLeft},
@@ -297,7 +313,7 @@ std::string TokenEnergyText(const sim::RowResult& r, const format::TextStyle& st
   }
   return "\nenergy per token, attributed from each server's engine windows as the agent does live "
          "(mean over the servers whose fit split the two; change against the exact split):\n" +
-         table.Render(style);
+         table.Render(style) + NotSplitText(r);
 }
 
 std::string EnergyText(const sim::RowResult& r) {

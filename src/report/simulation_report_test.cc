@@ -1,0 +1,53 @@
+#include "report/simulation_report.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace headroom::report {
+namespace {
+
+sim::ServerTokenEnergy Server(bool split, bool fitted, std::string why) {
+  sim::ServerTokenEnergy s;
+  s.hp = true;
+  s.why = std::move(why);
+  s.prompt_tokens = 1000;
+  s.generated_tokens = 2000;
+  s.prompt_j = 300;
+  s.generated_j = 4000;
+  s.idle_w = 504;
+  if (fitted) {
+    s.fit = telemetry::TokenEnergy{
+        .j_per_prompt_token = split ? 0.3 : 0, .j_per_generated_token = 2.0, .idle_w = 504};
+    s.fit->split = split;
+  }
+  return s;
+}
+
+// issue 51: `simulate --token-energy` sets only the servers whose fit split the two costs beside
+// the exact split, and says how many were left out and why; the JSON keeps an unsplit server's
+// fit with its reason.
+TEST(SimulationReportTest, TokenEnergyLeavesUnsplitServersOutOfTheMeansAndSaysWhy) {
+  sim::RowResult r;
+  r.servers = 3;
+  r.hp_servers = 3;
+  r.token_energy = {Server(true, true, ""), Server(false, true, "the mix never varied"),
+                    Server(false, false, "fewer than 5 windows")};
+  const std::string text = SimulationText(r);
+  EXPECT_NE(text.find("1 of 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 server(s) with only the whole cost per generated token (unsplit), 1 "
+                      "with no fit: the mix never varied"),
+            std::string::npos)
+      << text;
+  const nlohmann::ordered_json j = SimulationJson(r);
+  ASSERT_EQ(j["token_energy"].size(), 3u);
+  EXPECT_EQ(j["token_energy"][1]["attributed"]["split"], false);
+  EXPECT_EQ(j["token_energy"][1]["why"], "the mix never varied");
+  EXPECT_TRUE(j["token_energy"][2]["attributed"].is_null());
+
+  r.token_energy = {Server(true, true, "")};
+  EXPECT_EQ(SimulationText(r).find("unsplit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace headroom::report
