@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "headroom_command.h"
+#include "service/testing/fake_engine.h"
 
 namespace {
 
@@ -321,37 +322,25 @@ TEST(CliTest, MeasureBadInput) {
 // mix that changes from one GET to the next.
 class ServingEngine {
  public:
-  ServingEngine() {
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++gets_;
-      prompt_ += 100.0 * (1 + (gets_ * 7) % 10);
-      generated_ += 50.0 * (1 + (gets_ * 3) % 10);
-      res.set_content(fmt::format("vllm:prompt_tokens_total{{model_name=\"m\"}} {}\n"
-                                  "vllm:generation_tokens_total{{model_name=\"m\"}} {}\n"
-                                  "vllm:num_requests_running{{model_name=\"m\"}} 4\n"
-                                  "vllm:num_requests_waiting{{model_name=\"m\"}} 0\n",
-                                  prompt_, generated_),
-                      "text/plain; version=0.0.4");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ~ServingEngine() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return fmt::format("http://127.0.0.1:{}/metrics", port_); }
+  std::string url() const { return engine_.url(); }
 
  private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  std::mutex mu_;
+  std::string Page() {
+    ++gets_;
+    prompt_ += 100.0 * (1 + (gets_ * 7) % 10);
+    generated_ += 50.0 * (1 + (gets_ * 3) % 10);
+    return fmt::format(
+        "vllm:prompt_tokens_total{{model_name=\"m\"}} {}\n"
+        "vllm:generation_tokens_total{{model_name=\"m\"}} {}\n"
+        "vllm:num_requests_running{{model_name=\"m\"}} 4\n"
+        "vllm:num_requests_waiting{{model_name=\"m\"}} 0\n",
+        prompt_, generated_);
+  }
+
   int gets_ = 0;
   double prompt_ = 0;
   double generated_ = 0;
+  headroom::service::testing::FakeEngine engine_{[this] { return Page(); }};  // last: it calls Page
 };
 
 // Issue 51: `measure --engine-metrics URL --duration D` watches a running server from outside

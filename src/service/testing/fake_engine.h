@@ -1,9 +1,11 @@
 // FakeEngine: a serving engine's /metrics on 127.0.0.1 (an httplib server on a free port, its own
-// thread), serving whatever page a test sets, for the agent's scrape tests. Thread-safe.
+// thread), serving whatever page a test sets, or a fresh page from a function at every GET, for
+// the agent's and `measure`'s scrape tests. Thread-safe.
 #ifndef HEADROOM_SERVICE_TESTING_FAKE_ENGINE_H_
 #define HEADROOM_SERVICE_TESTING_FAKE_ENGINE_H_
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,11 +18,12 @@ namespace headroom::service::testing {
 
 class FakeEngine {
  public:
-  FakeEngine() {
+  // `page`, when given, makes each GET's page (called under the engine's lock).
+  explicit FakeEngine(std::function<std::string()> page = {}) : make_page_(std::move(page)) {
     server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       res.status = status_;
-      res.set_content(page_, "text/plain; version=0.0.4");
+      res.set_content(make_page_ ? make_page_() : page_, "text/plain; version=0.0.4");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -45,6 +48,7 @@ class FakeEngine {
   std::thread thread_;
   int port_ = 0;
   std::mutex mu_;
+  std::function<std::string()> make_page_;
   std::string page_;
   int status_ = 200;
 };
