@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/testing/embedded_catalogs.h"
+
 namespace headroom::catalog {
 namespace {
 
@@ -16,17 +18,9 @@ constexpr std::string_view kEnergyCsvHeader =
     "dataset,engine,model,gpu,tp,batch,avg_output_tokens,avg_tpot_ms,j_per_output_token,"
     "power_limit_w,task,source\n";
 
-struct Catalogs {
-  HardwareCatalog hardware = *HardwareCatalog::Embedded();
-  ModelCatalog models = *ModelCatalog::Embedded();
-  EngineCatalog engines = *EngineCatalog::Embedded();
-  ValidationCatalogs get() const { return {&hardware, &models, &engines}; }
-};
+using Catalogs = testing::ValidationSuite;
 
-const Catalogs& TheCatalogs() {
-  static const Catalogs catalogs;
-  return catalogs;
-}
+const Catalogs& TheCatalogs() { return testing::EmbeddedValidationSuite(); }
 
 TEST(ServingEnergyValidationTest, TheBuiltInRowsReadAsEnergyAndTimePerTokenAtTheRunsMeanBatch) {
   auto rows = EmbeddedServingEnergyMeasurements();
@@ -89,7 +83,7 @@ TEST(ServingEnergyValidationTest, EnergyPerTokenFallsWithBatchAndRisesWithThePro
     model::Measurement row = m;
     row.batch = batch;
     row.input = input;
-    const auto predicted = PredictRow(c.get(), *vllm, row);
+    const auto predicted = PredictRow(c.catalogs(), *vllm, row);
     EXPECT_TRUE(std::holds_alternative<double>(predicted));
     return std::get<double>(predicted);
   };
@@ -107,8 +101,8 @@ TEST(ServingEnergyValidationTest, EnergyAndTimePerTokenKeepTheirErrorOnTheModels
   auto rows = EmbeddedServingEnergyMeasurements();
   ASSERT_TRUE(rows);
   ValidationReport report;
-  ASSERT_TRUE(ValidateServingEnergy(c.get(), "vllm", *rows, kServingEnergyCalibrationModels, 1000,
-                                    &report));
+  ASSERT_TRUE(ValidateServingEnergy(c.catalogs(), "vllm", *rows, kServingEnergyCalibrationModels,
+                                    1000, &report));
   // The prompt, then the host time's two parts on each of the two GPU types.
   ASSERT_EQ(report.fitted_workloads.size(), 5u);
   const model::FittedWorkload& prompt = report.fitted_workloads[0];
@@ -157,8 +151,8 @@ TEST(ServingEnergyValidationTest, HeldOutEnergyPerTokenHoldsForAnyPromptUpTo200T
   ASSERT_TRUE(rows);
   for (int prompt : {1, 50, 100, 200}) {
     ValidationReport report;
-    ASSERT_TRUE(ValidateServingEnergy(c.get(), "vllm", *rows, kServingEnergyCalibrationModels, 1,
-                                      &report, prompt));
+    ASSERT_TRUE(ValidateServingEnergy(c.catalogs(), "vllm", *rows, kServingEnergyCalibrationModels,
+                                      1, &report, prompt));
     EXPECT_EQ(report.fitted_workloads[0].value, prompt);
     for (const ValidationCell& cell : report.cells) {
       if (cell.engine != "vllm") continue;
@@ -180,13 +174,13 @@ TEST(ServingEnergyValidationTest, AnEngineThatPredictsNoCalibrationRowIsAnError)
   // lmdeploy has no calibration for the H100 and borrows none for it; on the A100-40GB rows it
   // does; a model no row measured has no calibration rows at all.
   const core::Status none =
-      ValidateServingEnergy(c.get(), "vllm", *rows, {"no-such-model"}, 3, &report);
+      ValidateServingEnergy(c.catalogs(), "vllm", *rows, {"no-such-model"}, 3, &report);
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message().find("predicts none of the 0 calibration rows"),
             std::string::npos)
       << none.error().message();
-  EXPECT_FALSE(
-      ValidateServingEnergy(c.get(), "tgi-9", *rows, kServingEnergyCalibrationModels, 3, &report));
+  EXPECT_FALSE(ValidateServingEnergy(c.catalogs(), "tgi-9", *rows, kServingEnergyCalibrationModels,
+                                     3, &report));
 }
 
 }  // namespace

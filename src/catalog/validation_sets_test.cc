@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/served_runs.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "catalog/user_profile.h"
 #include "core/files.h"
 
@@ -19,21 +20,17 @@ constexpr std::string_view kValidationHeader =
     "dataset,engine,model,gpu,tp,batch,input_tokens,output_tokens,metric,value,idle_tail_s,"
     "source\n";
 
-struct Suite {
-  HardwareCatalog hardware;
-  ModelCatalog models;
-  EngineCatalog engines;
-  std::vector<model::Measurement> rows;
-  ValidationCatalogs catalogs() const { return {&hardware, &models, &engines}; }
+// The embedded catalogs and the built-in suite's rows, loaded once.
+struct Suite : testing::ValidationSuite {
+  std::vector<model::Measurement> rows = [] {
+    auto rows = EmbeddedInferenceMeasurements();
+    EXPECT_TRUE(rows) << rows.error().message();
+    return rows.value_or(std::vector<model::Measurement>());
+  }();
 };
 
 const Suite& TheSuite() {
-  static const Suite suite = [] {
-    auto rows = EmbeddedInferenceMeasurements();
-    EXPECT_TRUE(rows) << rows.error().message();
-    return Suite{*HardwareCatalog::Embedded(), *ModelCatalog::Embedded(),
-                 *EngineCatalog::Embedded(), *rows};
-  }();
+  static const Suite suite;
   return suite;
 }
 

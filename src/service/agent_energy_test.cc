@@ -17,6 +17,7 @@
 #include "service/agent.h"
 #include "service/agent_daemon.h"
 #include "service/testing/fake_engine.h"
+#include "service/testing/sim_agent_gpus.h"
 
 namespace headroom::service {
 namespace {
@@ -87,13 +88,9 @@ class AgentEnergyTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   void Start() {
-    std::vector<AgentGpu> gpus;
-    for (const auto& d : devices_) {
-      gpus.push_back(AgentGpu{.device = d.get(),
-                              .spec = catalog::testing::A100(),
-                              .failsafe_clock = core::Megahertz(1110)});
-    }
-    auto agent = Agent::Create(std::move(gpus), options_, &clock_);
+    auto agent = Agent::Create(
+        testing::SimAgentGpus(devices_, catalog::testing::A100(), core::Megahertz(1110)), options_,
+        &clock_);
     ASSERT_TRUE(agent) << agent.error().message();
     agent_ = std::move(*agent);
   }

@@ -10,6 +10,7 @@
 #include "core/files.h"
 #include "gpu/sim/sim_device.h"
 #include "policy/policy_params.h"
+#include "service/testing/sim_agent_gpus.h"
 
 namespace headroom::service {
 namespace {
@@ -35,13 +36,7 @@ class AgentTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::vector<AgentGpu> Gpus() {
-    std::vector<AgentGpu> gpus;
-    for (const auto& d : devices_) {
-      gpus.push_back(AgentGpu{.device = d.get(),
-                              .spec = A100(),
-                              .failsafe_clock = policy::DefaultParamsFor(A100()).lp_t2_clock});
-    }
-    return gpus;
+    return testing::SimAgentGpus(devices_, A100(), policy::DefaultParamsFor(A100()).lp_t2_clock);
   }
   std::unique_ptr<Agent> MakeAgent() {
     auto agent = Agent::Create(Gpus(), options_, &clock_);

@@ -14,6 +14,7 @@
 #include "service/agent_daemon.h"
 #include "service/agent_link.h"
 #include "service/testing/fake_engine.h"
+#include "service/testing/sim_agent_gpus.h"
 
 namespace headroom::service {
 namespace {
@@ -133,13 +134,9 @@ class AgentEngineTest : public ::testing::Test {
     AgentOptions options;
     options.state_file = (dir_ / "state.json").string();
     devices_ = gpu::sim::CreateSimDevices(catalog::testing::A100(), 2, &clock_, {});
-    std::vector<AgentGpu> gpus;
-    for (const auto& d : devices_) {
-      gpus.push_back(AgentGpu{.device = d.get(),
-                              .spec = catalog::testing::A100(),
-                              .failsafe_clock = core::Megahertz(1110)});
-    }
-    auto agent = Agent::Create(std::move(gpus), options, &clock_);
+    auto agent = Agent::Create(
+        testing::SimAgentGpus(devices_, catalog::testing::A100(), core::Megahertz(1110)), options,
+        &clock_);
     ASSERT_TRUE(agent) << agent.error().message();
     agent_ = std::move(*agent);
   }

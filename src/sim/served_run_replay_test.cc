@@ -6,14 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "catalog/served_runs.h"
-#include "sim/testing/embedded_catalogs.h"
+#include "catalog/testing/embedded_catalogs.h"
 
 namespace headroom::sim {
 namespace {
 
-using Suite = testing::EmbeddedCatalogs;
+using Suite = catalog::testing::ValidationSuite;
 
-const Suite& TheSuite() { return testing::TheEmbeddedCatalogs(); }
+const Suite& TheSuite() { return catalog::testing::EmbeddedValidationSuite(); }
 
 model::Measurement BurstRun(model::Metric metric, bool server) {
   model::Measurement m;

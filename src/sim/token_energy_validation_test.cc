@@ -8,12 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "catalog/serving_energy_validation.h"
-#include "sim/testing/embedded_catalogs.h"
+#include "catalog/testing/embedded_catalogs.h"
 
 namespace headroom::sim {
 namespace {
 
-struct EnergySuite : testing::EmbeddedCatalogs {
+struct EnergySuite : catalog::testing::ValidationSuite {
   std::vector<model::Measurement> rows = *catalog::EmbeddedServingEnergyMeasurements();
 };
 

@@ -1,5 +1,5 @@
-// The embedded catalogs' entries by name, and the first error of parsing one bad catalog file,
-// for the tests of any module. Test-only.
+// The embedded catalogs' entries by name, the three a validation run reads, loaded once, and the
+// first error of parsing one bad catalog file, for the tests of any module. Test-only.
 #ifndef HEADROOM_CATALOG_TESTING_EMBEDDED_CATALOGS_H_
 #define HEADROOM_CATALOG_TESTING_EMBEDDED_CATALOGS_H_
 
@@ -9,8 +9,11 @@
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
+#include "catalog/inference_fits.h"
 #include "catalog/mig_catalog.h"
+#include "catalog/model_catalog.h"
 #include "catalog/source_files.h"
+#include "catalog/validation_sets.h"
 
 namespace headroom::catalog::testing {
 
@@ -21,6 +24,19 @@ inline const MigCatalog& EmbeddedMig() {
     return new MigCatalog(loaded.value_or(MigCatalog()));
   }();
   return *catalog;
+}
+
+// The hardware, model and engine catalogs compiled into the binary: what a validation run reads.
+struct ValidationSuite {
+  HardwareCatalog hardware = *HardwareCatalog::Embedded();
+  ModelCatalog models = *ModelCatalog::Embedded();
+  EngineCatalog engines = *EngineCatalog::Embedded();
+  ValidationCatalogs catalogs() const { return {&hardware, &models, &engines}; }
+};
+
+inline const ValidationSuite& EmbeddedValidationSuite() {
+  static const ValidationSuite suite;
+  return suite;
 }
 
 inline const model::GpuSpec& A100() {
