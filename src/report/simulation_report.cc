@@ -343,6 +343,8 @@ nlohmann::ordered_json SimulationJson(const sim::RowResult& r, const sim::RowRes
   j["simulated_s"] = r.simulated_s;
   j["hp"]["rejected"] = r.hp.rejected;
   j["lp"]["rejected"] = r.lp.rejected;
+  j["hp"]["preemptions"] = r.hp.preemptions;
+  j["lp"]["preemptions"] = r.lp.preemptions;
   nlohmann::ordered_json states = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < r.states.size(); ++i) states[r.states[i]] = r.state_seconds[i];
   j["state_seconds"] = states;
@@ -382,6 +384,10 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
                         s.hp_servers, s.servers - s.hp_servers, s.policy, r.duration_s / 3600)) +
                     "\n";
   out += ServingText(r);
+  if (r.hp.preemptions + r.lp.preemptions > 0) {
+    out += fmt::format("KV cache full: {} sequences preempted and prefilled again (HP {}, LP {})\n",
+                       r.hp.preemptions + r.lp.preemptions, r.hp.preemptions, r.lp.preemptions);
+  }
   out += fmt::format(
       "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%, largest rise {:.1f}% within the cap "
       "delay and {:.1f} kW/s between samples; brake "

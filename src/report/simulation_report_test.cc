@@ -49,5 +49,23 @@ TEST(SimulationReportTest, TokenEnergyLeavesUnsplitServersOutOfTheMeansAndSaysWh
   EXPECT_EQ(SimulationText(r).find("unsplit"), std::string::npos);
 }
 
+// Sequences preempted for want of KV cache are said in the text where there were any, and are
+// always in the JSON per class.
+TEST(SimulationReportTest, PreemptionsAreSaidWhereThereWereAny) {
+  sim::RowResult r;
+  r.servers = 1;
+  r.hp_servers = 1;
+  EXPECT_EQ(SimulationText(r).find("preempted"), std::string::npos);
+  EXPECT_EQ(SimulationJson(r)["hp"]["preemptions"], 0);
+  r.hp.preemptions = 3;
+  r.lp.preemptions = 2;
+  EXPECT_NE(
+      SimulationText(r).find("KV cache full: 5 sequences preempted and prefilled again (HP 3, "
+                             "LP 2)"),
+      std::string::npos)
+      << SimulationText(r);
+  EXPECT_EQ(SimulationJson(r)["lp"]["preemptions"], 2);
+}
+
 }  // namespace
 }  // namespace headroom::report

@@ -40,12 +40,18 @@ struct Request {
   int output = 0;
   int cached = 0;     // prompt tokens whose KV cache the instance already holds (prefix caching)
   int prefilled = 0;  // prompt tokens in the KV cache: the cached ones, then the chunks done
+  // Output tokens made before its last preemption: prefilled again with the prompt (vLLM
+  // recomputes a preempted sequence), and not made again.
+  int resumed = 0;
   std::int64_t done_at_step = 0;  // the instance's step count at which its last token comes
   std::uint64_t order = 0;        // admission order, to break ties between completions
   SimTime first_token{0};
   Priority priority = Priority::kHigh;
   int server = 0;
   int budget_event = -1;  // RowResult::budget_events in force at its arrival; -1: none
+
+  int KvPrompt() const { return prompt + resumed; }  // what its (next) prefill puts in KV
+  int ToGenerate() const { return output - resumed; }
 };
 
 // One model instance and its continuous-batching scheduler.
@@ -69,8 +75,10 @@ struct Instance {
   // Chunked prefill: requests admitted whose prompt is not all prefilled yet, in arrival order
   // (only the last one's chunk of an iteration can leave some of it).
   std::deque<int> prefilling;
-  double kv_reserved = 0;  // tokens reserved by running and admitted sequences
-  double context = 0;      // tokens in the KV caches of the running sequences
+  // KV-cache tokens held, allocated as sequences grow (vLLM's paged blocks): the running
+  // sequences' contexts, and the prompts of those admitted whose prefill is not done.
+  double context = 0;
+  double kv_pending = 0;
   double outstanding = 0;  // tokens still to prefill or generate (router's "work")
 
   // The iteration (or run of decode steps) under way.
@@ -221,14 +229,22 @@ class Simulation {
   int Route(bool hp);
   int RouteLeastWork(bool hp, int cursor);
   void SyncRoute(int i);
-  // Room for one more sequence beside `sequences` others, and KV cache for its whole request.
+  // Room for one more sequence beside `sequences` others, and KV cache for its prompt.
   bool HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const;
   bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
+  // Preempts sequences until every running one has room for its next token; whether it had to.
+  bool PreemptForRoom(Instance& inst);
+  void PreemptLastRunning(Instance& inst);
+  // Puts a preempted request back at the head of the queue, with `recompute` tokens of work
+  // more for the router.
+  void Requeue(Instance& inst, int slot, int recompute);
+  void NoteFirstToken(Server& server, Request& r);
   void Plan(int i);
   // The prompts an iteration prefills (Instance::admitted and chunks), with their tokens and
   // attention cost: whole prompts (FormPrefill), or chunks within max_num_batched_tokens.
   void FormPrefill(Instance& inst, double* tokens, double* tokens_squared);
-  void FormChunks(Instance& inst, double* tokens, double* tokens_squared);
+  // `admit`: whether it may take waiting requests beside those partly prefilled.
+  void FormChunks(Instance& inst, bool admit, double* tokens, double* tokens_squared);
   void AddChunk(Instance& inst, int slot, int chunk, double* tokens, double* tokens_squared);
   void OnIterationEnd(int i);
   void Interrupt(int i);
@@ -678,15 +694,18 @@ void Simulation::SyncRoute(int i) {
 }
 
 bool Simulation::HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const {
+  // The running sequences' next tokens first, as vLLM V1 allocates them before admitting.
   return sequences < static_cast<std::size_t>(config_.instance.max_batch_sequences) &&
-         inst.kv_reserved + r.prompt + r.output <= kv_capacity_;
+         inst.context + inst.kv_pending + static_cast<double>(inst.running.size()) + r.KvPrompt() +
+                 1 <=
+             kv_capacity_;
 }
 
 bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
                           double tokens) const {
   if (!HasRoom(inst, r, inst.running.size() + static_cast<std::size_t>(admitted))) return false;
   // A prompt longer than the prefill budget runs alone rather than never.
-  return admitted == 0 || tokens + (r.prompt - r.cached) <= config_.instance.max_prefill_tokens;
+  return admitted == 0 || tokens + (r.KvPrompt() - r.cached) <= config_.instance.max_prefill_tokens;
 }
 
 core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase,
@@ -746,9 +765,11 @@ void Simulation::Plan(int i) {
   const int tp = config_.instance.tp;
   double tokens = 0;
   double tokens_squared = 0;
+  // vLLM V1 admits no waiting request in a step that had to preempt.
+  const bool admit = !PreemptForRoom(inst);
   if (config_.instance.max_num_batched_tokens > 0) {
-    FormChunks(inst, &tokens, &tokens_squared);
-  } else {
+    FormChunks(inst, admit, &tokens, &tokens_squared);
+  } else if (admit) {
     FormPrefill(inst, &tokens, &tokens_squared);
   }
   const int batch = static_cast<int>(inst.running.size());
@@ -772,8 +793,10 @@ void Simulation::Plan(int i) {
   } else if (batch > 0) {
     int steps = 1;
     if (config_.macro_steps) {
-      steps = std::numeric_limits<int>::max();
-      steps = static_cast<int>(inst.running.top().step - inst.step);
+      // Up to the next finish, or to the step that finds the KV cache full.
+      steps = static_cast<int>(
+          std::min<double>(static_cast<double>(inst.running.top().step - inst.step),
+                           std::floor((kv_capacity_ - inst.context - inst.kv_pending) / batch)));
     }
     const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
     const model::Phase first = model_.DecodeStep(terms, inst.context);
@@ -842,12 +865,12 @@ void Simulation::FormPrefill(Instance& inst, double* tokens, double* tokens_squa
     const Request& r = requests_[static_cast<std::size_t>(slot)];
     if (!CanAdmit(inst, r, static_cast<int>(inst.admitted.size()), *tokens)) break;
     inst.waiting.pop_front();
-    inst.kv_reserved += r.prompt + r.output;
-    AddChunk(inst, slot, r.prompt - r.prefilled, tokens, tokens_squared);
+    inst.kv_pending += r.KvPrompt() + 1;
+    AddChunk(inst, slot, r.KvPrompt() - r.prefilled, tokens, tokens_squared);
   }
 }
 
-void Simulation::FormChunks(Instance& inst, double* tokens, double* tokens_squared) {
+void Simulation::FormChunks(Instance& inst, bool admit, double* tokens, double* tokens_squared) {
   inst.admitted.clear();
   inst.chunks.clear();
   // The running sequences' decode tokens first, then prompts in arrival order, as vLLM V1's
@@ -856,18 +879,18 @@ void Simulation::FormChunks(Instance& inst, double* tokens, double* tokens_squar
   for (const int slot : inst.prefilling) {
     if (budget <= 0) return;
     const Request& r = requests_[static_cast<std::size_t>(slot)];
-    const int chunk = std::min(r.prompt - r.prefilled, budget);
+    const int chunk = std::min(r.KvPrompt() - r.prefilled, budget);
     AddChunk(inst, slot, chunk, tokens, tokens_squared);
     budget -= chunk;
   }
-  while (budget > 0 && !inst.waiting.empty()) {
+  while (admit && budget > 0 && !inst.waiting.empty()) {
     const int slot = inst.waiting.front();
     const Request& r = requests_[static_cast<std::size_t>(slot)];
     if (!HasRoom(inst, r, inst.running.size() + inst.prefilling.size())) return;
     inst.waiting.pop_front();
     inst.prefilling.push_back(slot);
-    inst.kv_reserved += r.prompt + r.output;
-    const int chunk = std::min(r.prompt - r.prefilled, budget);
+    inst.kv_pending += r.KvPrompt() + 1;
+    const int chunk = std::min(r.KvPrompt() - r.prefilled, budget);
     AddChunk(inst, slot, chunk, tokens, tokens_squared);
     budget -= chunk;
   }
@@ -909,6 +932,61 @@ void Simulation::Interrupt(int i) {
   SyncRoute(i);
 }
 
+bool Simulation::PreemptForRoom(Instance& inst) {
+  bool preempted = false;
+  // Every running sequence needs a slot for its next token; the last admitted gives way, as
+  // vLLM V1's scheduler pops its running list (partial prefills, admitted last, first).
+  while (!inst.running.empty() &&
+         inst.context + inst.kv_pending + static_cast<double>(inst.running.size()) > kv_capacity_) {
+    if (!inst.prefilling.empty()) {
+      const int slot = inst.prefilling.back();
+      inst.prefilling.pop_back();
+      Request& r = requests_[static_cast<std::size_t>(slot)];
+      inst.kv_pending -= r.KvPrompt() + 1;
+      Requeue(inst, slot, r.prefilled - r.cached);
+    } else {
+      PreemptLastRunning(inst);
+    }
+    preempted = true;
+  }
+  return preempted;
+}
+
+void Simulation::PreemptLastRunning(Instance& inst) {
+  // Rare (only where the KV cache runs out), so the heap is rebuilt rather than indexed.
+  std::vector<Instance::Finish> finishes;
+  finishes.reserve(inst.running.size());
+  for (; !inst.running.empty(); inst.running.pop()) finishes.push_back(inst.running.top());
+  const auto last =
+      std::max_element(finishes.begin(), finishes.end(),
+                       [](const auto& a, const auto& b) { return a.order < b.order; });
+  const int slot = last->slot;
+  finishes.erase(last);
+  for (const Instance::Finish& f : finishes) inst.running.push(f);
+  Request& r = requests_[static_cast<std::size_t>(slot)];
+  const int generated = static_cast<int>(inst.step - r.done_at_step) + r.ToGenerate();
+  inst.context -= r.KvPrompt() + generated;
+  r.resumed += generated;
+  Requeue(inst, slot, r.KvPrompt() - r.cached);
+}
+
+void Simulation::Requeue(Instance& inst, int slot, int recompute) {
+  Request& r = requests_[static_cast<std::size_t>(slot)];
+  r.prefilled = r.cached;
+  inst.outstanding += recompute;
+  inst.waiting.push_front(slot);
+  ++(r.priority == Priority::kHigh ? result_.hp : result_.lp).preemptions;
+}
+
+void Simulation::NoteFirstToken(Server& server, Request& r) {
+  r.first_token = queue_.now();
+  if (server.ttft) {
+    server.ttft->Add(
+        core::ToSeconds(r.first_token - r.arrival) +
+        (has_overhead_ ? ServerOverheadSeconds(config_.instance.overhead, r.prompt) : 0.0));
+  }
+}
+
 void Simulation::Complete(Instance& inst, int slot) {
   Request& r = requests_[static_cast<std::size_t>(slot)];
   const SimTime now = queue_.now();
@@ -937,7 +1015,6 @@ void Simulation::Complete(Instance& inst, int slot) {
   ++metrics.requests;
   metrics.output_tokens += r.output;
   if (options_.on_request) options_.on_request(out);
-  inst.kv_reserved -= r.prompt + r.output;
   inst.context -= r.prompt + r.output;
   free_slots_.push_back(slot);
   --active_requests_;
@@ -960,23 +1037,20 @@ void Simulation::OnIterationEnd(int i) {
     const int slot = inst.admitted[k];
     Request& r = requests_[static_cast<std::size_t>(slot)];
     r.prefilled += inst.chunks[k];
-    server.prompt_tokens += inst.chunks[k];
-    if (r.prefilled < r.prompt) {  // its prompt goes on in the next iteration
+    // As vLLM counts them: a request's prompt once, not its recomputation after a preemption.
+    if (r.resumed == 0) server.prompt_tokens += inst.chunks[k];
+    if (r.prefilled < r.KvPrompt()) {  // its prompt goes on in the next iteration
       inst.outstanding -= inst.chunks[k];
       continue;
     }
     if (!inst.prefilling.empty() && inst.prefilling.front() == slot) inst.prefilling.pop_front();
-    r.first_token = now;
-    if (server.ttft) {
-      server.ttft->Add(
-          core::ToSeconds(now - r.arrival) +
-          (has_overhead_ ? ServerOverheadSeconds(config_.instance.overhead, r.prompt) : 0.0));
-    }
-    // The prefill made the first token; each later step makes one more.
-    r.done_at_step = inst.step + r.output - 1;
+    if (r.resumed == 0) NoteFirstToken(server, r);
+    // The prefill made the next token; each later step makes one more.
+    r.done_at_step = inst.step + r.ToGenerate() - 1;
     r.order = next_order_++;
     server.generated_tokens += 1;
-    inst.context += r.prompt + 1;
+    inst.kv_pending -= r.KvPrompt() + 1;
+    inst.context += r.KvPrompt() + 1;
     inst.outstanding -= inst.chunks[k] + 1;
     inst.running.push({r.done_at_step, r.order, slot});
   }

@@ -179,6 +179,8 @@ struct ClassMetrics {
   LatencyHistogram e2e;
   std::uint64_t requests = 0;
   std::uint64_t rejected = 0;  // larger than an instance's KV-cache memory
+  // Sequences evicted from a full KV cache, to be prefilled again (vLLM's num_preemptions).
+  std::uint64_t preemptions = 0;
   double output_tokens = 0;
   double throughput_tok_s = 0;  // output tokens / arrival span
 };

@@ -75,6 +75,56 @@ TEST(RowSimulatorTest, BatchLimitQueuesAndKvLimitRejects) {
   EXPECT_GT(r.hp.ttft.max(), r.hp.e2e.Quantile(0.0) * 0.99);
 }
 
+// The default row's server with GPU memory for only `tokens` of KV cache.
+RowConfig OneHpServerWithKvCache(double tokens) {
+  RowConfig row = OneHpServer();
+  const model::InferenceModel& m = *row.model;
+  const int tp = row.instance.tp;
+  row.instance.memory_fraction =
+      (m.WeightBytesPerGpu(tp) + (tokens + 0.5) * m.KvBytesPerGpu(tp, 1)) /
+      static_cast<double>(m.gpu().spec().memory_bytes);
+  return row;
+}
+
+// vLLM allocates KV cache as sequences grow and, when it runs out, preempts the sequence
+// admitted last and recomputes it later: two requests that would not fit side by side with
+// their whole outputs reserved start together, and the second gives way once.
+TEST(RowSimulatorTest, KvCacheGrowsOnDemandAndPreemptsTheLastAdmitted) {
+  for (const int budget : {0, 512}) {  // whole prompts, and chunked prefill
+    std::map<bool, std::pair<RowResult, std::map<double, RequestResult>>> runs;
+    for (const bool macro : {true, false}) {
+      RowConfig row = OneHpServerWithKvCache(4000);
+      ASSERT_EQ(KvCapacityTokens(row), 4000);
+      row.instance.max_num_batched_tokens = budget;
+      row.macro_steps = macro;
+      auto& [result, by_arrival] = runs[macro];
+      VectorSource source({{0.0, 1000, 2000, Priority::kHigh}, {0.5, 1000, 2000, Priority::kHigh}});
+      auto policy = policy::MakePolicy("none", {});
+      RunOptions options;
+      options.on_request = [&](const RequestResult& r) { by_arrival[r.arrival_s] = r; };
+      auto r = SimulateRow(row, source, **policy, options);
+      ASSERT_TRUE(r) << r.error().message();
+      result = std::move(*r);
+      ASSERT_EQ(result.hp.requests, 2u);
+      EXPECT_EQ(result.hp.output_tokens, 4000);
+      // Both ran from the start: the second's first token came long before the first finished.
+      const RequestResult& first = by_arrival.at(0.0);
+      const RequestResult& second = by_arrival.at(0.5);
+      EXPECT_LT(0.5 + second.ttft_s, first.e2e_s / 2) << budget << " " << macro;
+      // Each step adds one token per sequence: 2 x (1000 + ~500) fills 4000 before either is
+      // done; the second is recomputed once the first has finished, so it ends last.
+      EXPECT_EQ(result.hp.preemptions, 1u) << budget << " " << macro;
+      EXPECT_GT(0.5 + second.e2e_s, first.e2e_s + 0.1) << budget << " " << macro;
+    }
+    // A run of decode steps ends where the cache fills, as stepping one iteration at a time does.
+    EXPECT_EQ(runs[true].first.iterations, runs[false].first.iterations) << budget;
+    for (const double arrival : {0.0, 0.5}) {
+      const double e2e = runs[false].second.at(arrival).e2e_s;
+      EXPECT_NEAR(runs[true].second.at(arrival).e2e_s, e2e, e2e * 1e-6) << budget;
+    }
+  }
+}
+
 TEST(RowSimulatorTest, ContinuousBatchingJoinsNewPromptsToRunningDecodes) {
   RowConfig row = OneHpServer();
   // The second request arrives while the first decodes: it joins the batch at the next step
