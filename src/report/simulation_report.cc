@@ -385,8 +385,10 @@ std::string SimulationText(const sim::RowResult& r, const format::TextStyle& sty
                     "\n";
   out += ServingText(r);
   if (r.hp.preemptions + r.lp.preemptions > 0) {
-    out += fmt::format("KV cache full: {} sequences preempted and prefilled again (HP {}, LP {})\n",
-                       r.hp.preemptions + r.lp.preemptions, r.hp.preemptions, r.lp.preemptions);
+    const std::uint64_t n = r.hp.preemptions + r.lp.preemptions;
+    out +=
+        fmt::format("KV cache full: {} sequence{} preempted and prefilled again (HP {}, LP {})\n",
+                    n, n == 1 ? "" : "s", r.hp.preemptions, r.lp.preemptions);
   }
   out += fmt::format(
       "row power: peak {:.1f}% of {:.0f} kW, mean {:.1f}%, largest rise {:.1f}% within the cap "

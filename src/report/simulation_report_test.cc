@@ -65,6 +65,9 @@ TEST(SimulationReportTest, PreemptionsAreSaidWhereThereWereAny) {
       std::string::npos)
       << SimulationText(r);
   EXPECT_EQ(SimulationJson(r)["lp"]["preemptions"], 2);
+  r.hp.preemptions = 0;
+  r.lp.preemptions = 1;
+  EXPECT_NE(SimulationText(r).find("1 sequence preempted"), std::string::npos) << SimulationText(r);
 }
 
 }  // namespace
