@@ -28,6 +28,9 @@ BatchPrediction PredictBatch(const InferenceModel& m, const BatchQuery& q) {
   p.fits_in_memory = p.weights_gb + p.kv_cache_gb <= p.memory_gb;
   p.span = q.prompt + (p.decode ? q.output : 0);
   p.exceeds_max_context = p.span > m.model().max_context;
+  p.default_power_limit = g.power_limit_default;
+  p.prefill_above_limit = p.prefill.power > g.power_limit_default;
+  p.decode_above_limit = p.decode && p.decode->power > g.power_limit_default;
   return p;
 }
 

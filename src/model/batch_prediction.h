@@ -35,6 +35,12 @@ struct BatchPrediction {
   bool fits_in_memory = false;
   int span = 0;  // tokens a sequence reaches: prompt, plus output when there is a decode
   bool exceeds_max_context = false;
+  // The GPU's default power limit, and the phases predicted above it at their clock: a real GPU
+  // lowers its clock to hold the limit, which the prediction does not model
+  // (docs/inference-model.md, known gaps).
+  core::Watts default_power_limit{0};
+  bool prefill_above_limit = false;
+  bool decode_above_limit = false;
 };
 
 BatchPrediction PredictBatch(const InferenceModel& model, const BatchQuery& query);

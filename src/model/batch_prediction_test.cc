@@ -55,6 +55,31 @@ TEST(PredictBatchTest, ReportsWhatDoesNotFitInMemoryOrInTheTrainedContext) {
   EXPECT_TRUE(long_prompt.exceeds_max_context);
 }
 
+// A phase predicted above the GPU's default power limit is flagged (the prediction does not hold
+// the limit, as a real GPU would); under a power limit asked for, none is.
+TEST(PredictBatchTest, FlagsAPhaseAboveTheDefaultPowerLimit) {
+  // Today's vLLM server's calibration, whose large decode batches the model puts above it.
+  static const auto engines = catalog::EngineCatalog::Embedded();
+  static const auto hardware = catalog::HardwareCatalog::Embedded();
+  static const auto models = catalog::ModelCatalog::Embedded();
+  const GpuSpec& spec = **hardware->Gpu("a100-80gb-sxm");
+  const InferenceModel m(**models->Model("llama2-70b"), GpuPowerModel(spec),
+                         (*engines->Engine("vllm-server"))->For(spec.name)->efficiency);
+  const core::Watts tdp = m.gpu().spec().power_limit_default;
+  int above = 0;
+  for (const int batch : {1, 16, 64, 128}) {
+    const BatchPrediction p = PredictBatch(m, {.batch = batch, .prompt = 128});
+    EXPECT_EQ(p.default_power_limit, tdp);
+    EXPECT_EQ(p.prefill_above_limit, p.prefill.power > tdp) << batch;
+    EXPECT_EQ(p.decode_above_limit, p.decode->power > tdp) << batch;
+    above += p.prefill_above_limit || p.decode_above_limit;
+  }
+  EXPECT_GT(above, 0) << "the case the flag is for";
+  const BatchPrediction limited =
+      PredictBatch(m, {.batch = 128, .prompt = 128, .power_limit = core::Watts(250)});
+  EXPECT_FALSE(limited.prefill_above_limit || limited.decode_above_limit);
+}
+
 TEST(PredictBatchTest, AnEncoderOnlyModelHasNoDecode) {
   const BatchPrediction p = PredictBatch(Model("roberta-large"), {.tp = 1});
   EXPECT_FALSE(p.decode);

@@ -44,6 +44,9 @@ ordered_json PredictionJson(const PredictionContext& c, const model::BatchQuery&
                    {"per_output_token_j", p.per_output_token_j ? ordered_json(*p.per_output_token_j)
                                                                : ordered_json(nullptr)}};
   out["exceeds_max_context"] = p.exceeds_max_context;
+  out["default_power_limit_w"] = p.default_power_limit.value();
+  out["above_default_power_limit"] = {{"prefill", p.prefill_above_limit},
+                                      {"decode", p.decode_above_limit}};
   out["memory_per_gpu_gb"] = {{"weights", p.weights_gb},
                               {"kv_cache", p.kv_cache_gb},
                               {"capacity", p.memory_gb},
@@ -75,6 +78,15 @@ std::string PredictionText(const PredictionContext& c, const model::BatchQuery& 
   if (p.exceeds_max_context) {
     out += fmt::format("  note         {} tokens exceed {}'s trained context of {}\n", p.span,
                        c.model, c.max_context);
+  }
+  if (p.prefill_above_limit || p.decode_above_limit) {
+    out += fmt::format(
+        "  note         {} above the GPU's {:.0f} W power limit: a real GPU lowers its clock to "
+        "hold it, which this prediction does not model (docs/inference-model.md, known gaps)\n",
+        p.prefill_above_limit && p.decode_above_limit ? "prefill and decode are"
+        : p.prefill_above_limit                       ? "prefill is"
+                                                      : "decode is",
+        p.default_power_limit.value());
   }
   return out;
 }
