@@ -444,14 +444,15 @@ TEST(CliTest, ModelPredictUnderClockAndPowerLimit) {
     return nlohmann::json::parse(run.out)["prefill_ms"].get<double>();
   };
   const double base = prefill_ms("");
-  // A phase above the GPU's power limit is said, since the prediction does not hold it there.
+  // A batch whose decode would draw more than the GPU's 400 W runs at a lower clock, and says so.
   const std::string big =
       "model predict --model llama2-70b --gpu a100-80gb --batch 128 --prompt 128";
-  const auto flags =
-      nlohmann::json::parse(Headroom(big + " --json").out)["above_default_power_limit"];
-  ASSERT_TRUE(flags["decode"].get<bool>()) << flags;
-  EXPECT_NE(Headroom(big).out.find("above the GPU's 400 W power limit"), std::string::npos);
-  EXPECT_EQ(Headroom(big + " --power-limit 250").out.find("power limit:"), std::string::npos);
+  const auto j = nlohmann::json::parse(Headroom(big + " --json").out);
+  ASSERT_TRUE(j["held_at_default_power_limit"]["decode"].get<bool>()) << j;
+  EXPECT_LE(j["decode_power_w"].get<double>(), 400 + 1e-6);
+  EXPECT_LT(j["decode_step"]["sm_clock_mhz"].get<double>(), 1410);
+  EXPECT_NE(Headroom(big).out.find("the GPU holds its 400 W power limit"), std::string::npos);
+  EXPECT_EQ(Headroom(big + " --power-limit 250").out.find("holds its"), std::string::npos);
   EXPECT_GT(prefill_ms("--sm-clock 1110"), base * 1.1);
   EXPECT_GT(prefill_ms("--power-limit 250"), base * 1.1);
   EXPECT_EQ(Headroom("model predict --tp 3").exit_code, 2);

@@ -29,8 +29,9 @@ BatchPrediction PredictBatch(const InferenceModel& m, const BatchQuery& q) {
   p.span = q.prompt + (p.decode ? q.output : 0);
   p.exceeds_max_context = p.span > m.model().max_context;
   p.default_power_limit = g.power_limit_default;
-  p.prefill_above_limit = p.prefill.power > g.power_limit_default;
-  p.decode_above_limit = p.decode && p.decode->power > g.power_limit_default;
+  const core::Megahertz asked = p.locked_clock.value_or(g.sm_clock_max);
+  p.prefill_held = !q.power_limit && p.prefill.clock < asked;
+  p.decode_held = !q.power_limit && p.decode && p.decode->clock < asked;
   return p;
 }
 

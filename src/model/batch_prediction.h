@@ -35,12 +35,11 @@ struct BatchPrediction {
   bool fits_in_memory = false;
   int span = 0;  // tokens a sequence reaches: prompt, plus output when there is a decode
   bool exceeds_max_context = false;
-  // The GPU's default power limit, and the phases predicted above it at their clock: a real GPU
-  // lowers its clock to hold the limit, which the prediction does not model
-  // (docs/inference-model.md, known gaps).
+  // The GPU's default power limit (TDP), and the phases it held below the clock asked for (the
+  // maximum or the lock; under a power limit asked for, that one holds them).
   core::Watts default_power_limit{0};
-  bool prefill_above_limit = false;
-  bool decode_above_limit = false;
+  bool prefill_held = false;
+  bool decode_held = false;
 };
 
 BatchPrediction PredictBatch(const InferenceModel& model, const BatchQuery& query);

@@ -2,6 +2,8 @@
 // `model predict` reports.
 #include "model/batch_prediction.h"
 
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 #include "catalog/hardware_catalog.h"
@@ -55,29 +57,37 @@ TEST(PredictBatchTest, ReportsWhatDoesNotFitInMemoryOrInTheTrainedContext) {
   EXPECT_TRUE(long_prompt.exceeds_max_context);
 }
 
-// A phase predicted above the GPU's default power limit is flagged (the prediction does not hold
-// the limit, as a real GPU would); under a power limit asked for, none is.
-TEST(PredictBatchTest, FlagsAPhaseAboveTheDefaultPowerLimit) {
-  // Today's vLLM server's calibration, whose large decode batches the model puts above it.
+// No phase is predicted above the GPU's default power limit (TDP): where the clock asked for
+// would draw more, the clock is lowered, as the firmware does, and the prediction says so.
+TEST(PredictBatchTest, TheGpuHoldsItsDefaultPowerLimit) {
+  // Today's vLLM server's calibration, whose large decode batches draw the most.
   static const auto engines = catalog::EngineCatalog::Embedded();
   static const auto hardware = catalog::HardwareCatalog::Embedded();
   static const auto models = catalog::ModelCatalog::Embedded();
   const GpuSpec& spec = **hardware->Gpu("a100-80gb-sxm");
   const InferenceModel m(**models->Model("llama2-70b"), GpuPowerModel(spec),
                          (*engines->Engine("vllm-server"))->For(spec.name)->efficiency);
-  const core::Watts tdp = m.gpu().spec().power_limit_default;
-  int above = 0;
+  const core::Watts tdp = spec.power_limit_default;
+  int held = 0;
   for (const int batch : {1, 16, 64, 128}) {
     const BatchPrediction p = PredictBatch(m, {.batch = batch, .prompt = 128});
     EXPECT_EQ(p.default_power_limit, tdp);
-    EXPECT_EQ(p.prefill_above_limit, p.prefill.power > tdp) << batch;
-    EXPECT_EQ(p.decode_above_limit, p.decode->power > tdp) << batch;
-    above += p.prefill_above_limit || p.decode_above_limit;
+    const InferenceShape shape{.tp = 8, .batch = batch, .prompt = 128, .context = p.context};
+    for (const auto& [phase, estimate, was_held] :
+         {std::tuple{m.PrefillPhase(shape), p.prefill, p.prefill_held},
+          std::tuple{*m.DecodePhase(shape), *p.decode, p.decode_held}}) {
+      EXPECT_LE(estimate.power.value(), tdp.value() + 1e-6) << batch;
+      // Held exactly where the highest clock would draw more than the limit.
+      EXPECT_EQ(was_held, m.gpu().PhasePower(phase, spec.sm_clock_max) > tdp) << batch;
+      EXPECT_EQ(was_held, estimate.clock < spec.sm_clock_max) << batch;
+      held += was_held;
+    }
   }
-  EXPECT_GT(above, 0) << "the case the flag is for";
+  EXPECT_GT(held, 0) << "the case the limit is for";
   const BatchPrediction limited =
       PredictBatch(m, {.batch = 128, .prompt = 128, .power_limit = core::Watts(250)});
-  EXPECT_FALSE(limited.prefill_above_limit || limited.decode_above_limit);
+  EXPECT_FALSE(limited.prefill_held || limited.decode_held);
+  EXPECT_LE(limited.decode->power.value(), 250 + 0.5);
 }
 
 TEST(PredictBatchTest, AnEncoderOnlyModelHasNoDecode) {

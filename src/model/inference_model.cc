@@ -127,6 +127,9 @@ Phase InferenceModel::MixedPhase(const Phase& prefill, const Phase& decode, int 
 
 PhaseEstimate InferenceModel::AtClock(const Phase& phase, int tp, core::Megahertz clock) const {
   PhaseEstimate e;
+  // A GPU holds its power limit whatever its clock lock: the firmware lowers the clock.
+  const core::Watts limit = gpu_.spec().power_limit_default;
+  if (gpu_.PhasePower(phase, clock) > limit) clock = gpu_.MaxClockUnder(limit, phase, 1.0, clock);
   e.clock = clock;
   e.time_s = gpu_.Time(phase, clock).time_s;
   e.power = gpu_.PhasePower(phase, clock);

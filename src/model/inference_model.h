@@ -99,7 +99,8 @@ class InferenceModel {
   Phase MixedPhase(const Phase& prefill, const Phase& decode, int tp) const;
 
   // At a clock (the GPU's maximum unless locked lower), or under a power limit (the steady
-  // clock the firmware settles at, model/power_limiter.h).
+  // clock the firmware settles at, model/power_limiter.h). Either way under the GPU's default
+  // power limit (TDP), which a real GPU holds at any clock lock.
   PhaseEstimate AtClock(const Phase& phase, int tp, core::Megahertz clock) const;
   PhaseEstimate UnderPowerLimit(const Phase& phase, int tp, core::Watts limit) const;
 

@@ -45,8 +45,7 @@ ordered_json PredictionJson(const PredictionContext& c, const model::BatchQuery&
                                                                : ordered_json(nullptr)}};
   out["exceeds_max_context"] = p.exceeds_max_context;
   out["default_power_limit_w"] = p.default_power_limit.value();
-  out["above_default_power_limit"] = {{"prefill", p.prefill_above_limit},
-                                      {"decode", p.decode_above_limit}};
+  out["held_at_default_power_limit"] = {{"prefill", p.prefill_held}, {"decode", p.decode_held}};
   out["memory_per_gpu_gb"] = {{"weights", p.weights_gb},
                               {"kv_cache", p.kv_cache_gb},
                               {"capacity", p.memory_gb},
@@ -79,13 +78,12 @@ std::string PredictionText(const PredictionContext& c, const model::BatchQuery& 
     out += fmt::format("  note         {} tokens exceed {}'s trained context of {}\n", p.span,
                        c.model, c.max_context);
   }
-  if (p.prefill_above_limit || p.decode_above_limit) {
+  if (p.prefill_held || p.decode_held) {
     out += fmt::format(
-        "  note         {} above the GPU's {:.0f} W power limit: a real GPU lowers its clock to "
-        "hold it, which this prediction does not model (docs/inference-model.md, known gaps)\n",
-        p.prefill_above_limit && p.decode_above_limit ? "prefill and decode are"
-        : p.prefill_above_limit                       ? "prefill is"
-                                                      : "decode is",
+        "  note         {} at a lower clock than asked: the GPU holds its {:.0f} W power limit\n",
+        p.prefill_held && p.decode_held ? "prefill and decode run"
+        : p.prefill_held                ? "prefill runs"
+                                        : "decode runs",
         p.default_power_limit.value());
   }
   return out;

@@ -718,9 +718,10 @@ core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& p
   if (server.saver && !(prefill && config_.energy_saver_phase_aware)) {
     f = std::min(f, server.saver->clock());
   }
-  if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
-    f = gpu_.MaxClockUnder(*t.power_limit, phase, 1.0, f);
-  }
+  // Uncapped, the GPUs still hold their default power limit (TDP), as the firmware does.
+  const core::Watts limit = t.power_limit ? std::min(*t.power_limit, spec_.power_limit_default)
+                                          : spec_.power_limit_default;
+  if (gpu_.PhasePower(phase, f) > limit) f = gpu_.MaxClockUnder(limit, phase, 1.0, f);
   return f;
 }
 
