@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <queue>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -259,6 +260,13 @@ class Simulation {
     double joules;  // all the instance's GPUs
   };
   Step Evaluate(const model::Phase& phase, const model::ClockRates& rates) const;
+  // At `*f`, or where that would draw more than the GPUs' default power limit (TDP), at the
+  // highest clock within it, as their firmware holds it (`*f` lowered); the clock is decided on
+  // the first of a run's two ends.
+  bool AboveTdp(const Step& step) const;
+  Step EvaluateHeld(const model::Phase& phase, core::Megahertz* f);
+  std::pair<Step, Step> EvaluateEndsHeld(const model::Phase& first, const model::Phase& last,
+                                         core::Megahertz* f);
   // The model's parts of a decode step of `batch` sequences, and of a clock: each computed once
   // in a run, where the run's tens of millions of steps use a few of them.
   const model::InferenceModel::DecodeBatch& DecodeTerms(int batch);
@@ -377,6 +385,7 @@ class Simulation {
   // its maximum.
   core::Megahertz top_clock_{0};
   double kv_capacity_ = 0;
+  double tdp_w_ = 0;               // the instance's GPUs' default power limits together
   bool has_overhead_ = false;      // InstanceConfig::overhead adds to TTFT and E2E
   double instance_idle_w_ = 0;     // an instance with nothing to do
   double unused_gpus_idle_w_ = 0;  // a server's GPUs in no instance (idle)
@@ -452,6 +461,7 @@ core::Status Simulation::Setup() {
   has_overhead_ = config_.instance.overhead.per_request_s > 0 ||
                   config_.instance.overhead.per_prompt_token_s > 0;
   kv_capacity_ = KvCapacity(model_, spec_, config_.instance);
+  tdp_w_ = spec_.power_limit_default.value() * config_.instance.tp;
   if (kv_capacity_ < 1) {
     return core::Fail(core::Error::InvalidArgument(
         fmt::format("{} at tensor parallelism {} does not fit in {:.0f} GB per GPU",
@@ -718,11 +728,34 @@ core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& p
   if (server.saver && !(prefill && config_.energy_saver_phase_aware)) {
     f = std::min(f, server.saver->clock());
   }
-  // Uncapped, the GPUs still hold their default power limit (TDP), as the firmware does.
-  const core::Watts limit = t.power_limit ? std::min(*t.power_limit, spec_.power_limit_default)
-                                          : spec_.power_limit_default;
-  if (gpu_.PhasePower(phase, f) > limit) f = gpu_.MaxClockUnder(limit, phase, 1.0, f);
+  if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
+    f = gpu_.MaxClockUnder(*t.power_limit, phase, 1.0, f);
+  }
   return f;
+}
+
+bool Simulation::AboveTdp(const Step& step) const { return step.joules > tdp_w_ * step.seconds; }
+
+Simulation::Step Simulation::EvaluateHeld(const model::Phase& phase, core::Megahertz* f) {
+  const Step step = Evaluate(phase, RatesAt(*f));
+  if (!AboveTdp(step)) return step;
+  *f = gpu_.MaxClockUnder(spec_.power_limit_default, phase, 1.0, *f);
+  return Evaluate(phase, RatesAt(*f));
+}
+
+std::pair<Simulation::Step, Simulation::Step> Simulation::EvaluateEndsHeld(
+    const model::Phase& first, const model::Phase& last, core::Megahertz* f) {
+  // Side by side, so that their chains of divisions and square roots overlap.
+  const model::ClockRates* rates = &RatesAt(*f);
+  Step a = Evaluate(first, *rates);
+  Step b = Evaluate(last, *rates);
+  if (AboveTdp(a)) {
+    *f = gpu_.MaxClockUnder(spec_.power_limit_default, first, 1.0, *f);
+    rates = &RatesAt(*f);
+    a = Evaluate(first, *rates);
+    b = Evaluate(last, *rates);
+  }
+  return {a, b};
 }
 
 inline Simulation::Step Simulation::Evaluate(const model::Phase& phase,
@@ -782,10 +815,10 @@ void Simulation::Plan(int i) {
         batch == 0
             ? prefill
             : model_.MixedPhase(prefill, model_.DecodeStep(DecodeTerms(batch), inst.context), tp);
-    const core::Megahertz f = ClockFor(server, phase, /*prefill=*/true);
+    core::Megahertz f = ClockFor(server, phase, /*prefill=*/true);
     inst.mixed = true;
     inst.steps = 1;
-    const Step step = Evaluate(phase, RatesAt(f));
+    const Step step = EvaluateHeld(phase, &f);
     inst.first_step_s = step.seconds;
     inst.step_growth_s = 0;
     inst.first_energy_j = step.joules;
@@ -801,26 +834,23 @@ void Simulation::Plan(int i) {
     }
     const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
     const model::Phase first = model_.DecodeStep(terms, inst.context);
-    const core::Megahertz f = ClockFor(server, first, /*prefill=*/false);
+    core::Megahertz f = ClockFor(server, first, /*prefill=*/false);
     inst.mixed = false;
     inst.steps = steps;
     inst.step_growth_s = 0;
     inst.energy_growth_j = 0;
     if (steps > 1) {
       // Step time and energy are affine in the KV cache's size as long as the phase stays on one
-      // side of the roofline, which a run between two events does: time them from both ends
-      // (side by side, so that their chains of divisions and square roots overlap).
+      // side of the roofline, which a run between two events does: time them from both ends.
       const model::Phase last =
           model_.DecodeStep(terms, inst.context + static_cast<double>(steps - 1) * batch);
-      const model::ClockRates& rates = RatesAt(f);
-      const Step step = Evaluate(first, rates);
-      const Step end = Evaluate(last, rates);
+      const auto [step, end] = EvaluateEndsHeld(first, last, &f);
       inst.first_step_s = step.seconds;
       inst.first_energy_j = step.joules;
       inst.step_growth_s = (end.seconds - inst.first_step_s) / (steps - 1);
       inst.energy_growth_j = (end.joules - inst.first_energy_j) / (steps - 1);
     } else {
-      const Step step = Evaluate(first, RatesAt(f));
+      const Step step = EvaluateHeld(first, &f);
       inst.first_step_s = step.seconds;
       inst.first_energy_j = step.joules;
     }
@@ -1023,7 +1053,6 @@ void Simulation::Complete(Instance& inst, int slot) {
 
 void Simulation::OnIterationEnd(int i) {
   Instance& inst = instances_[static_cast<std::size_t>(i)];
-  const SimTime now = queue_.now();
   result_.iterations += static_cast<std::uint64_t>(inst.steps);
   const int steps = inst.steps;
   const auto batch = static_cast<double>(inst.running.size());

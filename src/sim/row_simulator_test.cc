@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/hardware_catalog.h"
+#include "catalog/inference_fits.h"
+#include "catalog/model_catalog.h"
 #include "policy/policy_factory.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
@@ -123,6 +126,37 @@ TEST(RowSimulatorTest, KvCacheGrowsOnDemandAndPreemptsTheLastAdmitted) {
       EXPECT_NEAR(runs[true].second.at(arrival).e2e_s, e2e, e2e * 1e-6) << budget;
     }
   }
+}
+
+// An uncapped server's GPUs hold their default power limit (TDP) as their firmware does: under
+// today's vLLM server's calibration a full batch of Llama-2-70B decode steps on A100s would draw
+// more than 400 W a GPU at the highest clock, and runs at a lower one instead.
+TEST(RowSimulatorTest, AnUncappedServerHoldsItsGpusDefaultPowerLimit) {
+  auto scenario = LoadScenario(kDefaultScenario);
+  ASSERT_TRUE(scenario) << scenario.error().message();
+  scenario->engine = "vllm-server";
+  scenario->instance.max_num_batched_tokens = 0;
+  auto hardware = catalog::HardwareCatalog::Embedded();
+  auto models = catalog::ModelCatalog::Embedded();
+  auto engines = catalog::EngineCatalog::Embedded();
+  ASSERT_TRUE(hardware && models && engines);
+  auto resolved = Resolve(*scenario, {&*hardware, &*models, &*engines});
+  ASSERT_TRUE(resolved) << resolved.error().message();
+  RowConfig row = resolved->row;
+  row.servers = 1;
+  row.hp_server_fraction = 1;
+  const model::InferenceModel& m = *row.model;
+  const int tp = row.instance.tp;
+  const double tdp = m.gpu().spec().power_limit_default.value();
+  const model::Phase full_batch =
+      *m.DecodePhase({.tp = tp, .batch = 128, .prompt = 128, .context = 300});
+  ASSERT_GT(m.gpu().PhasePower(full_batch, m.gpu().spec().sm_clock_max).value(), tdp)
+      << "the case the limit is for";
+  std::vector<TraceRequest> requests(128, {0.0, 128, 400, Priority::kHigh});
+  const RowResult r = RunRequests(row, requests);
+  ASSERT_EQ(r.hp.requests, 128u);
+  ASSERT_GT(r.decode_seconds, 0);
+  EXPECT_LE(r.decode_energy_j / r.decode_seconds / tp, tdp + 1e-6);
 }
 
 TEST(RowSimulatorTest, ContinuousBatchingJoinsNewPromptsToRunningDecodes) {
