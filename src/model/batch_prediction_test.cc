@@ -9,6 +9,7 @@
 #include "catalog/hardware_catalog.h"
 #include "catalog/inference_fits.h"
 #include "catalog/model_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "model/dvfs_sweep.h"
 
 namespace headroom::model {
@@ -61,12 +62,10 @@ TEST(PredictBatchTest, ReportsWhatDoesNotFitInMemoryOrInTheTrainedContext) {
 // would draw more, the clock is lowered, as the firmware does, and the prediction says so.
 TEST(PredictBatchTest, TheGpuHoldsItsDefaultPowerLimit) {
   // Today's vLLM server's calibration, whose large decode batches draw the most.
-  static const auto engines = catalog::EngineCatalog::Embedded();
-  static const auto hardware = catalog::HardwareCatalog::Embedded();
-  static const auto models = catalog::ModelCatalog::Embedded();
-  const GpuSpec& spec = **hardware->Gpu("a100-80gb-sxm");
-  const InferenceModel m(**models->Model("llama2-70b"), GpuPowerModel(spec),
-                         (*engines->Engine("vllm-server"))->For(spec.name)->efficiency);
+  const catalog::testing::ValidationSuite& suite = catalog::testing::EmbeddedValidationSuite();
+  const GpuSpec& spec = **suite.hardware.Gpu("a100-80gb-sxm");
+  const InferenceModel m(**suite.models.Model("llama2-70b"), GpuPowerModel(spec),
+                         (*suite.engines.Engine("vllm-server"))->For(spec.name)->efficiency);
   const core::Watts tdp = spec.power_limit_default;
   int held = 0;
   for (const int batch : {1, 16, 64, 128}) {

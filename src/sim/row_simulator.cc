@@ -232,6 +232,8 @@ class Simulation {
   void SyncRoute(int i);
   // Room for one more sequence beside `sequences` others, and KV cache for its prompt.
   bool HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const;
+  // KV-cache tokens neither held by its sequences nor promised to the prompts it admitted.
+  double KvFree(const Instance& inst) const;
   bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
   // Preempts sequences until every running one has room for its next token; whether it had to.
   bool PreemptForRoom(Instance& inst);
@@ -706,9 +708,11 @@ void Simulation::SyncRoute(int i) {
 bool Simulation::HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const {
   // The running sequences' next tokens first, as vLLM V1 allocates them before admitting.
   return sequences < static_cast<std::size_t>(config_.instance.max_batch_sequences) &&
-         inst.context + inst.kv_pending + static_cast<double>(inst.running.size()) + r.KvPrompt() +
-                 1 <=
-             kv_capacity_;
+         static_cast<double>(inst.running.size()) + r.KvPrompt() + 1 <= KvFree(inst);
+}
+
+double Simulation::KvFree(const Instance& inst) const {
+  return kv_capacity_ - inst.context - inst.kv_pending;
 }
 
 bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
@@ -830,7 +834,7 @@ void Simulation::Plan(int i) {
       // Up to the next finish, or to the step that finds the KV cache full.
       steps = static_cast<int>(
           std::min<double>(static_cast<double>(inst.running.top().step - inst.step),
-                           std::floor((kv_capacity_ - inst.context - inst.kv_pending) / batch)));
+                           std::floor(KvFree(inst) / batch)));
     }
     const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
     const model::Phase first = model_.DecodeStep(terms, inst.context);
@@ -967,8 +971,7 @@ bool Simulation::PreemptForRoom(Instance& inst) {
   bool preempted = false;
   // Every running sequence needs a slot for its next token; the last admitted gives way, as
   // vLLM V1's scheduler pops its running list (partial prefills, admitted last, first).
-  while (!inst.running.empty() &&
-         inst.context + inst.kv_pending + static_cast<double>(inst.running.size()) > kv_capacity_) {
+  while (!inst.running.empty() && static_cast<double>(inst.running.size()) > KvFree(inst)) {
     if (!inst.prefilling.empty()) {
       const int slot = inst.prefilling.back();
       inst.prefilling.pop_back();

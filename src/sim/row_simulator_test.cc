@@ -6,9 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/hardware_catalog.h"
-#include "catalog/inference_fits.h"
-#include "catalog/model_catalog.h"
+#include "catalog/testing/embedded_catalogs.h"
 #include "policy/policy_factory.h"
 #include "sim/capacity_planner.h"
 #include "sim/scenario.h"
@@ -136,11 +134,8 @@ TEST(RowSimulatorTest, AnUncappedServerHoldsItsGpusDefaultPowerLimit) {
   ASSERT_TRUE(scenario) << scenario.error().message();
   scenario->engine = "vllm-server";
   scenario->instance.max_num_batched_tokens = 0;
-  auto hardware = catalog::HardwareCatalog::Embedded();
-  auto models = catalog::ModelCatalog::Embedded();
-  auto engines = catalog::EngineCatalog::Embedded();
-  ASSERT_TRUE(hardware && models && engines);
-  auto resolved = Resolve(*scenario, {&*hardware, &*models, &*engines});
+  const catalog::testing::ValidationSuite& suite = catalog::testing::EmbeddedValidationSuite();
+  auto resolved = Resolve(*scenario, {&suite.hardware, &suite.models, &suite.engines});
   ASSERT_TRUE(resolved) << resolved.error().message();
   RowConfig row = resolved->row;
   row.servers = 1;
