@@ -39,6 +39,11 @@ IterationEstimate TrainingModel::AtClock(core::Megahertz clock) const {
   IterationEstimate e;
   const Phase compute = ComputePhase();
   const Phase sync = SyncPhase();
+  // A GPU holds its power limit whatever its clock lock: the firmware lowers the clock.
+  const core::Watts limit = gpu_.spec().power_limit_default;
+  if (gpu_.PhasePower(compute, clock) > limit) {
+    clock = gpu_.MaxClockUnder(limit, compute, 1.0, clock);
+  }
   e.compute_s = gpu_.Time(compute, clock).time_s;
   e.sync_s = sync.overhead_s;
   e.compute_power = gpu_.PhasePower(compute, clock);

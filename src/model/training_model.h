@@ -44,6 +44,7 @@ class TrainingModel {
   const GpuPowerModel& gpu() const { return gpu_; }
   Phase ComputePhase() const;
   Phase SyncPhase() const;
+  // At a clock, held under the GPU's default power limit (TDP) as its firmware holds it.
   IterationEstimate AtClock(core::Megahertz clock) const;
   IterationEstimate UnderPowerLimit(core::Watts limit) const;
 
