@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The energy saver measured on the built-in rows' week (issue 51): decode energy saved and the
 latency cost per class against the uncapped row, against every fixed SM clock lock (the best one
-under the same SLO found by the sweep), for the saver as an agent runs it (phase-blind) and as an
-engine switching clocks per iteration could (phase-aware), and with POLCA at the plan's answer.
+under the same SLO found by the sweep), for the saver as an agent runs it (phase-blind), as an
+engine switching clocks per iteration could (phase-aware), as an agent in the request path can
+(the prefill boost, at several clock switch latencies), and with POLCA at the plan's answer.
 
 The SLO is the issue's: ITL (TBT) P50 within +3% and TTFT P99 within +5% of the uncapped row, per
 class, over the week. Each class's servers are given the uncapped row's figures for that class
@@ -19,6 +20,9 @@ import sys
 HEADROOM = sys.argv[1] if len(sys.argv) > 1 else "build/bin/headroom"
 ROWS = {"polca-a100-row": 50, "polca-h100-row": 48}  # the plan's POLCA answers (docs/policies.md)
 ITL_SLACK, TTFT_SLACK = 1.03, 1.05
+# The agent's prefill boost at these clock switch latencies (NVML's and the agent's own; not
+# measured here: setting clocks is not ours to do on the lent GPUs).
+BOOST_SWITCHES = ["0ms", "20ms", "50ms", "100ms"]
 
 
 def simulate(args):
@@ -61,14 +65,20 @@ def measure(row, answer, pool):
     jobs["saver, phase-aware"] = saver + ["--energy-saver", "phase_aware=true"]
     jobs["saver, phase-aware, floor 30%"] = saver + ["--energy-saver", "phase_aware=true",
                                                      "--energy-saver", "floor=0.3"]
+    for switch in BOOST_SWITCHES:
+        jobs[f"saver, prefill boost, switch {switch}"] = saver + [
+            "--energy-saver", f"prefill_boost={switch}"]
     futures = {name: pool.submit(simulate, ["--config", row, "--policy", "none", *args])
                for name, args in jobs.items()}
     at = str(answer)
     polca_base = pool.submit(simulate, ["--config", row, "--policy", "none", "--servers", at])
     polca = {name: pool.submit(simulate, ["--config", row, "--policy", "polca", "--servers", at,
                                           *args])
-             for name, args in [("POLCA", []), ("POLCA + saver, phase-aware",
-                                                saver + ["--energy-saver", "phase_aware=true"])]}
+             for name, args in [("POLCA", []),
+                                ("POLCA + saver, phase-aware",
+                                 saver + ["--energy-saver", "phase_aware=true"]),
+                                ("POLCA + saver, prefill boost, switch 50ms",
+                                 saver + ["--energy-saver", "prefill_boost=50ms"])]}
     print(f"\n### {row}: {base['servers']} servers, uncapped; saver SLO {', '.join(slo)}\n")
     print("| run | decode energy | HP ITL P50 | HP TTFT P99 | LP ITL P50 | LP TTFT P99 "
           "| row energy | within SLO |")

@@ -97,6 +97,36 @@ TEST(EnergySaverSimTest, PhaseAwareItLeavesPrefillAtTheHighestClock) {
   EXPECT_LT(a.decode_energy_j, base.decode_energy_j * 0.95);
 }
 
+// An agent in front of the engine lifts the saver's clock while a prompt waits: with an instant
+// switch prefill runs as an engine setting the clock per iteration would run it; with a slow one
+// a prompt's first part is prefilled at the saver's clock, and its first token comes later.
+TEST(EnergySaverSimTest, ThePrefillBoostKeepsPrefillAtTheHighestClockAfterItsSwitch) {
+  const RowConfig plain = SmallRow(1);
+  RowConfig blind = plain;
+  blind.energy_saver = Saver(plain, 1.0, 30.0);
+  RowConfig aware = blind;
+  aware.energy_saver_phase_aware = true;
+  RowConfig instant = blind;
+  instant.energy_saver_prefill_boost = SimTime(0);
+  RowConfig slow = blind;
+  slow.energy_saver_prefill_boost = std::chrono::milliseconds(100);
+  const RowResult base = RunSteady(plain);
+  const RowResult b = RunSteady(blind);
+  const RowResult a = RunSteady(aware);
+  const RowResult i = RunSteady(instant);
+  const RowResult s = RunSteady(slow);
+  const double ttft = base.hp.ttft.Quantile(0.5);
+  EXPECT_NEAR(i.hp.ttft.Quantile(0.5), ttft, ttft * 0.01);
+  EXPECT_NEAR(i.decode_energy_j, a.decode_energy_j, a.decode_energy_j * 0.02);
+  EXPECT_LT(i.decode_energy_j, base.decode_energy_j * 0.95);
+  // A prefill under way when the boost takes effect goes on at the higher clock: the slow switch
+  // costs part of what the saver's clock alone costs the first token, not all of it.
+  const double boosted = i.hp.ttft.Quantile(0.5);
+  EXPECT_GT(s.hp.ttft.Quantile(0.5), boosted * 1.01);
+  EXPECT_LT(s.hp.ttft.Quantile(0.5), boosted + 0.6 * (b.hp.ttft.Quantile(0.5) - boosted));
+  EXPECT_EQ(s.hp.requests, base.hp.requests);
+}
+
 TEST(EnergySaverSimTest, TheRowsCapWinsOverTheSaversClock) {
   RowConfig row = SmallRow(2);
   row.energy_saver = Saver(row, 1.0, 30.0);
@@ -175,6 +205,8 @@ TEST(EnergySaverSimTest, TheScenarioSectionAndItsFlagSetIt) {
   EXPECT_FALSE(plain->energy_saver.has_value());
   ASSERT_TRUE(SetEnergySaver(*plain, "itl_p50_slo=50ms"));
   EXPECT_FALSE(SetEnergySaver(*plain, "margin=1.5"));
+  ASSERT_TRUE(SetEnergySaver(*plain, "prefill_boost=40ms"));
+  EXPECT_EQ(plain->energy_saver->prefill_boost, std::chrono::milliseconds(40));
   EXPECT_FALSE(SetEnergySaver(*plain, "itl_p50_slo"));
 }
 
@@ -185,6 +217,11 @@ TEST(EnergySaverSimTest, BadSettingsAreOneErrorNamingTheKey) {
            {"energy_saver:\n  itl_p50_slo: 0s\n  ttft_p99_slo: 2s\n", "itl_p50_slo"},
            {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  pace: 3\n", "pace"},
            {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  floor: 0\n", "floor"},
+           {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  prefill_boost: -1ms\n",
+            "prefill_boost"},
+           {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  prefill_boost: 20ms\n"
+            "  phase_aware: true\n",
+            "phase_aware and prefill_boost"},
            {"energy_saver:\n  itl_p50_slo: 6ms\n  ttft_p99_slo: 2s\n  ttft_window: 0s\n",
             "ttft_window"},
            {"serving:\n  sm_clock_lock: 5000\n", "sm_clock_lock"}}) {

@@ -97,6 +97,15 @@ struct Instance {
   // RunOptions::attribute_token_energy: what a decode step alone would have cost the running
   // sequences of the iteration that prefills, above idle.
   double decode_share_j = 0;
+  // RowConfig::energy_saver_prefill_boost: requests routed here whose first token has not left,
+  // and the agent's spans of the highest clock for them, the last ([boost_from, boost_to), open
+  // while some await) and the one before: a switch takes effect its latency after the agent saw
+  // the arrival or the first token.
+  int awaiting_first = 0;
+  SimTime boost_from = SimTime::max();
+  SimTime boost_to = SimTime::max();
+  SimTime boost_was_from = SimTime::max();
+  SimTime boost_was_to = SimTime::max();
 };
 
 struct Server {
@@ -254,9 +263,10 @@ class Simulation {
   // Decode steps of the run under way completed by now (0 for a prefill or an idle instance).
   int StepsDone(Instance& inst) const;
   void Complete(Instance& inst, int slot);
-  // The clock an iteration runs at: `prefill` when it prefills (a phase-aware energy saver leaves
-  // those at the highest clock the row allows).
-  core::Megahertz ClockFor(const Server& server, const model::Phase& phase, bool prefill) const;
+  // The clock an iteration runs at: under the energy saver's clock where `saver_applies` (a
+  // phase-aware saver, or a boosted instance, leaves prefill at the highest the row allows).
+  core::Megahertz ClockFor(const Server& server, const model::Phase& phase,
+                           bool saver_applies) const;
   struct Step {
     double seconds;
     double joules;  // all the instance's GPUs
@@ -269,6 +279,18 @@ class Simulation {
   Step EvaluateHeld(const model::Phase& phase, core::Megahertz* f);
   std::pair<Step, Step> EvaluateEndsHeld(const model::Phase& first, const model::Phase& last,
                                          core::Megahertz* f);
+  // RowConfig::energy_saver_prefill_boost: whether the instance runs at the boosted clock at `t`,
+  // and the next time after `t` that changes (SimTime::max(): none in sight).
+  static bool Boosted(const Instance& inst, SimTime t);
+  static SimTime NextBoostChange(const Instance& inst, SimTime t);
+  void NoteAwaiting(Instance& inst, int change);
+  // A prefilling iteration that starts before the boost takes effect: its work at the low clock
+  // until then, the rest at the high one.
+  Step BoostMidway(const Instance& inst, const Server& server, const model::Phase& phase, Step low);
+  // A run of decode steps ends at the first step across a change of the boost.
+  int StepsBeforeBoostChange(const Instance& inst, const model::Phase& first, core::Megahertz f,
+                             int steps);
+  void PlanDecodeRun(Instance& inst, const Server& server, int batch);
   // The model's parts of a decode step of `batch` sequences, and of a clock: each computed once
   // in a run, where the run's tens of millions of steps use a few of them.
   const model::InferenceModel::DecodeBatch& DecodeTerms(int batch);
@@ -539,9 +561,11 @@ core::Status Simulation::SetupEnergySaver() {
     const bool lp_own = !server.hp && config_.energy_saver_lp;
     policy::EnergySaverSettings settings =
         lp_own ? *config_.energy_saver_lp : *config_.energy_saver;
-    // Phase-aware, prefill keeps the top clock: the first token's latency is not the saver's to
-    // answer for (a breach there would only raise the decode clock, which cannot help it).
-    if (config_.energy_saver_phase_aware) {
+    // Phase-aware, or boosted while a prompt waits, prefill keeps the top clock: the first
+    // token's latency is not the saver's to answer for (a breach there would only raise the
+    // decode clock, which helps it little; and a server's P99 over minutes strays above a bound
+    // of a few percent of the week's P99 with no clock lowered at all).
+    if (config_.energy_saver_phase_aware || config_.energy_saver_prefill_boost) {
       settings.ttft_p99_slo_s = std::numeric_limits<double>::infinity();
     }
     HEADROOM_ASSIGN_OR_RETURN(policy::EnergySaver saver, policy::EnergySaver::Make(settings));
@@ -620,6 +644,7 @@ core::Status Simulation::OnArrival() {
                   .server = inst.server};
     if (!config_.power.budget_schedule.empty()) req.budget_event = BudgetEventAt(queue_.now());
     ++active_requests_;
+    NoteAwaiting(inst, +1);
     inst.waiting.push_back(slot);
     inst.outstanding += (req.prompt - cached) + req.output;
     const auto [table, k] = route_of_[static_cast<std::size_t>(i)];
@@ -723,15 +748,13 @@ bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
 }
 
 core::Megahertz Simulation::ClockFor(const Server& server, const model::Phase& phase,
-                                     bool prefill) const {
+                                     bool saver_applies) const {
   const ServerTargets& t = server.effective;
   // Locks land on the clock grid, as the agent sets them (288 MHz on an A100 is 285 MHz).
   if (t.brake) return spec_.SnapClock(spec_.brake_clock);
   core::Megahertz f = top_clock_;
   if (t.sm_clock_cap) f = std::min(f, *t.sm_clock_cap);
-  if (server.saver && !(prefill && config_.energy_saver_phase_aware)) {
-    f = std::min(f, server.saver->clock());
-  }
+  if (server.saver && saver_applies) f = std::min(f, server.saver->clock());
   if (t.power_limit && gpu_.PhasePower(phase, f) > *t.power_limit) {
     f = gpu_.MaxClockUnder(*t.power_limit, phase, 1.0, f);
   }
@@ -760,6 +783,60 @@ std::pair<Simulation::Step, Simulation::Step> Simulation::EvaluateEndsHeld(
     b = Evaluate(last, *rates);
   }
   return {a, b};
+}
+
+bool Simulation::Boosted(const Instance& inst, SimTime t) {
+  return (t >= inst.boost_from && t < inst.boost_to) ||
+         (t >= inst.boost_was_from && t < inst.boost_was_to);
+}
+
+SimTime Simulation::NextBoostChange(const Instance& inst, SimTime t) {
+  SimTime next = SimTime::max();
+  for (const SimTime edge :
+       {inst.boost_from, inst.boost_to, inst.boost_was_from, inst.boost_was_to}) {
+    if (edge > t) next = std::min(next, edge);
+  }
+  return next;
+}
+
+void Simulation::NoteAwaiting(Instance& inst, int change) {
+  if (!config_.energy_saver_prefill_boost) return;
+  const int before = inst.awaiting_first;
+  inst.awaiting_first += change;
+  const SimTime now = queue_.now();
+  const SimTime latency = *config_.energy_saver_prefill_boost;
+  if (before == 0 && inst.awaiting_first > 0) {  // the agent raises the clock
+    inst.boost_was_from = inst.boost_from;
+    inst.boost_was_to = inst.boost_to;
+    inst.boost_from = now + latency;
+    inst.boost_to = SimTime::max();
+    // A run of decode steps planned at the saver's clock ends where the raise takes effect.
+    Interrupt(static_cast<int>(&inst - instances_.data()));
+  } else if (before > 0 && inst.awaiting_first == 0) {  // and lowers it again
+    inst.boost_to = now + latency;
+  }
+}
+
+Simulation::Step Simulation::BoostMidway(const Instance& inst, const Server& server,
+                                         const model::Phase& phase, Step low) {
+  const SimTime now = queue_.now();
+  const SimTime change = NextBoostChange(inst, now);
+  if (change == SimTime::max()) return low;
+  const double low_s = core::ToSeconds(change - now);
+  if (low_s >= low.seconds) return low;
+  core::Megahertz high_f = ClockFor(server, phase, /*saver_applies=*/false);
+  const Step high = EvaluateHeld(phase, &high_f);
+  const double done = low_s / low.seconds;  // of the iteration's work, at the low clock
+  return {low_s + (1 - done) * high.seconds, done * low.joules + (1 - done) * high.joules};
+}
+
+int Simulation::StepsBeforeBoostChange(const Instance& inst, const model::Phase& first,
+                                       core::Megahertz f, int steps) {
+  const SimTime change = NextBoostChange(inst, queue_.now());
+  if (change == SimTime::max()) return steps;
+  const double step_s = EvaluateHeld(first, &f).seconds;
+  const double fit = std::ceil(core::ToSeconds(change - queue_.now()) / step_s);
+  return static_cast<int>(std::clamp<double>(fit, 1, steps));
 }
 
 inline Simulation::Step Simulation::Evaluate(const model::Phase& phase,
@@ -819,45 +896,20 @@ void Simulation::Plan(int i) {
         batch == 0
             ? prefill
             : model_.MixedPhase(prefill, model_.DecodeStep(DecodeTerms(batch), inst.context), tp);
-    core::Megahertz f = ClockFor(server, phase, /*prefill=*/true);
+    const bool boost = config_.energy_saver_prefill_boost.has_value();
+    const bool boosted = boost && Boosted(inst, inst.start);
+    core::Megahertz f = ClockFor(server, phase, !config_.energy_saver_phase_aware && !boosted);
     inst.mixed = true;
     inst.steps = 1;
-    const Step step = EvaluateHeld(phase, &f);
+    Step step = EvaluateHeld(phase, &f);
+    if (boost && !boosted) step = BoostMidway(inst, server, phase, step);
     inst.first_step_s = step.seconds;
     inst.step_growth_s = 0;
     inst.first_energy_j = step.joules;
     inst.energy_growth_j = 0;
     if (options_.attribute_token_energy) NoteDecodeShare(inst, batch, f);
   } else if (batch > 0) {
-    int steps = 1;
-    if (config_.macro_steps) {
-      // Up to the next finish, or to the step that finds the KV cache full.
-      steps = static_cast<int>(
-          std::min<double>(static_cast<double>(inst.running.top().step - inst.step),
-                           std::floor(KvFree(inst) / batch)));
-    }
-    const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
-    const model::Phase first = model_.DecodeStep(terms, inst.context);
-    core::Megahertz f = ClockFor(server, first, /*prefill=*/false);
-    inst.mixed = false;
-    inst.steps = steps;
-    inst.step_growth_s = 0;
-    inst.energy_growth_j = 0;
-    if (steps > 1) {
-      // Step time and energy are affine in the KV cache's size as long as the phase stays on one
-      // side of the roofline, which a run between two events does: time them from both ends.
-      const model::Phase last =
-          model_.DecodeStep(terms, inst.context + static_cast<double>(steps - 1) * batch);
-      const auto [step, end] = EvaluateEndsHeld(first, last, &f);
-      inst.first_step_s = step.seconds;
-      inst.first_energy_j = step.joules;
-      inst.step_growth_s = (end.seconds - inst.first_step_s) / (steps - 1);
-      inst.energy_growth_j = (end.joules - inst.first_energy_j) / (steps - 1);
-    } else {
-      const Step step = EvaluateHeld(first, &f);
-      inst.first_step_s = step.seconds;
-      inst.first_energy_j = step.joules;
-    }
+    PlanDecodeRun(inst, server, batch);
   } else {
     inst.busy = false;
     SetInstancePower(inst, instance_idle_w_);
@@ -873,6 +925,40 @@ void Simulation::Plan(int i) {
   inst.end = inst.start + core::FromSeconds(seconds);
   queue_.ScheduleKeyed(static_cast<std::size_t>(i), inst.end, {EventKind::kIterationEnd, i});
   SyncRoute(i);
+}
+
+void Simulation::PlanDecodeRun(Instance& inst, const Server& server, int batch) {
+  int steps = 1;
+  if (config_.macro_steps) {
+    // Up to the next finish, or to the step that finds the KV cache full.
+    steps =
+        static_cast<int>(std::min<double>(static_cast<double>(inst.running.top().step - inst.step),
+                                          std::floor(KvFree(inst) / batch)));
+  }
+  const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
+  const model::Phase first = model_.DecodeStep(terms, inst.context);
+  const bool boost = config_.energy_saver_prefill_boost.has_value();
+  core::Megahertz f = ClockFor(server, first, !(boost && Boosted(inst, inst.start)));
+  if (boost && steps > 1) steps = StepsBeforeBoostChange(inst, first, f, steps);
+  inst.mixed = false;
+  inst.steps = steps;
+  inst.step_growth_s = 0;
+  inst.energy_growth_j = 0;
+  if (steps > 1) {
+    // Step time and energy are affine in the KV cache's size as long as the phase stays on one
+    // side of the roofline, which a run between two events does: time them from both ends.
+    const model::Phase last =
+        model_.DecodeStep(terms, inst.context + static_cast<double>(steps - 1) * batch);
+    const auto [step, end] = EvaluateEndsHeld(first, last, &f);
+    inst.first_step_s = step.seconds;
+    inst.first_energy_j = step.joules;
+    inst.step_growth_s = (end.seconds - inst.first_step_s) / (steps - 1);
+    inst.energy_growth_j = (end.joules - inst.first_energy_j) / (steps - 1);
+  } else {
+    const Step step = EvaluateHeld(first, &f);
+    inst.first_step_s = step.seconds;
+    inst.first_energy_j = step.joules;
+  }
 }
 
 namespace {
@@ -1077,7 +1163,10 @@ void Simulation::OnIterationEnd(int i) {
       continue;
     }
     if (!inst.prefilling.empty() && inst.prefilling.front() == slot) inst.prefilling.pop_front();
-    if (r.resumed == 0) NoteFirstToken(server, r);
+    if (r.resumed == 0) {
+      NoteFirstToken(server, r);
+      NoteAwaiting(inst, -1);
+    }
     // The prefill made the next token; each later step makes one more.
     r.done_at_step = inst.step + r.ToGenerate() - 1;
     r.order = next_order_++;

@@ -135,6 +135,13 @@ struct RowConfig {
   // tens of milliseconds); an engine that sets the clock before each iteration could: the
   // simulator shows what that would be worth.
   bool energy_saver_phase_aware = false;
+  // What an agent that sees each request pass (a proxy in front of the engine) can do instead:
+  // hold an instance at the highest clock the row allows from this long after a request reaches
+  // it (NVML's switch latency, and the agent's own) until this long after the last waiting
+  // request's first token leaves, and at the saver's clock otherwise. An iteration under way when
+  // the raise takes effect finishes at the higher clock; a run of decode steps ends at the change.
+  // Absent: off.
+  std::optional<SimTime> energy_saver_prefill_boost;
   // The LP servers' settings where they differ (their own SLOs); absent: energy_saver's.
   std::optional<policy::EnergySaverSettings> energy_saver_lp;
   // The TTFT P99 the saver reads is over this much of the engine's histogram (a P99 needs a few

@@ -426,6 +426,7 @@ core::Status SetEnergySaverValue(EnergySaverScenario& e, std::string_view key,
     e.phase_aware = text == "true";
     return core::Ok();
   }
+  if (key == "prefill_boost") return duration(&e.prefill_boost.emplace());
   if (key == "step") return fraction(0, 0.5, &e.step);
   if (key == "margin") {
     HEADROOM_ASSIGN_OR_RETURN(double v, core::ParseDouble(text));
@@ -435,7 +436,8 @@ core::Status SetEnergySaverValue(EnergySaverScenario& e, std::string_view key,
   }
   return core::Fail(core::Error::InvalidArgument(
       "unknown key (known: itl_p50_slo, ttft_p99_slo, margin, settle, stale_after, "
-      "breach_memory, floor, step, phase_aware, lp_itl_p50_slo, lp_ttft_p99_slo, ttft_window)"));
+      "breach_memory, floor, step, phase_aware, prefill_boost, lp_itl_p50_slo, lp_ttft_p99_slo, "
+      "ttft_window)"));
 }
 
 // Both SLOs must be given: there is no latency a saver could assume for an engine.
@@ -443,6 +445,12 @@ core::Status CheckEnergySaverSlos(const EnergySaverScenario& e) {
   if (e.settings.itl_p50_slo_s <= 0 || e.settings.ttft_p99_slo_s <= 0) {
     return core::Fail(
         core::Error::InvalidArgument("give both itl_p50_slo and ttft_p99_slo (e.g. 60ms, 3s)"));
+  }
+  // Two answers to one question (what clock prefill runs at): the engine's, and the agent's.
+  if (e.phase_aware && e.prefill_boost) {
+    return core::Fail(core::Error::InvalidArgument(
+        "phase_aware and prefill_boost exclude each other: an engine that sets the clock per "
+        "iteration needs no boost from outside"));
   }
   return core::Ok();
 }
@@ -828,6 +836,7 @@ core::Status ApplyClockSettings(const Scenario& scenario, const model::GpuSpec& 
     }
     row.energy_saver = scenario.energy_saver->settings;
     row.energy_saver_phase_aware = scenario.energy_saver->phase_aware;
+    row.energy_saver_prefill_boost = scenario.energy_saver->prefill_boost;
     row.energy_saver->clocks =
         policy::EnergySaverClocks(gpu, scenario.energy_saver->floor, scenario.energy_saver->step);
     row.energy_saver_ttft_window = scenario.energy_saver->ttft_window;

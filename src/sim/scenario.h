@@ -98,13 +98,14 @@ struct DemandResponse {
 // KEY=VALUE`; RowConfig::energy_saver): its SLOs and pace, and the span of clocks it chooses from.
 // Keys: itl_p50_slo and ttft_p99_slo (durations, required), margin (0-1), settle, stale_after,
 // breach_memory (durations), floor and step (fractions of the GPU's highest clock), phase_aware
-// (true/false), lp_itl_p50_slo and lp_ttft_p99_slo (the LP servers', when theirs differ),
-// ttft_window (a duration).
+// (true/false), prefill_boost (the clock's switch latency, a duration), lp_itl_p50_slo and
+// lp_ttft_p99_slo (the LP servers', when theirs differ), ttft_window (a duration).
 struct EnergySaverScenario {
   policy::EnergySaverSettings settings;  // clocks filled in by Resolve
   double floor = 0.5;
   double step = 0.05;
-  bool phase_aware = false;  // RowConfig::energy_saver_phase_aware
+  bool phase_aware = false;                     // RowConfig::energy_saver_phase_aware
+  std::optional<core::Duration> prefill_boost;  // RowConfig::energy_saver_prefill_boost
   std::optional<double> lp_itl_p50_slo_s;
   std::optional<double> lp_ttft_p99_slo_s;
   core::Duration ttft_window = std::chrono::minutes(5);
