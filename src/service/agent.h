@@ -67,6 +67,12 @@ struct EnergySaverOptions {
   // 5% of it, down to half of it.
   double floor_share = 0.5;  // of the highest clock
   double step_share = 0.05;  // of the highest clock
+  // The agent sees each prompt arrive and its first token leave (EngineProxy in front of the
+  // engine): the saver's clock is lifted while any prompt waits, so that prefill runs at the
+  // highest clock the row allows and the saver lowers only decode's (the simulator's
+  // energy_saver prefill_boost). The first token's latency is then the boost's to keep, not the
+  // saver's: it steps on the inter-token latency alone.
+  bool prefill_boost = false;
 };
 
 struct AgentOptions {
@@ -122,6 +128,13 @@ class Agent {
   // The GPUs' energy counters are read with it: consecutive good scrapes make a window of the
   // J/token fit ("token_energy"); its latencies are the energy saver's signal.
   void RecordEngineScrape(const core::Result<EngineSample>& scrape) EXCLUDES(mu_);
+
+  // The prefill boost (EnergySaverOptions::prefill_boost), told by the engine proxy: a prompt
+  // reached the engine; its first token left it (once for each prompt, whatever became of it).
+  // The first prompt to wait lifts the saver's clock from the GPUs, the last first token puts it
+  // back; neither changes anything where the saver holds the highest clock or is not boosting.
+  void PromptArrived() EXCLUDES(mu_);
+  void FirstTokenLeft() EXCLUDES(mu_);
 
   // Applies due delayed changes, expires the lease (-> failsafe), steps the energy saver and
   // refreshes telemetry every sample interval. Call often (the lease is as precise as the calls).
@@ -197,6 +210,8 @@ class Agent {
   nlohmann::ordered_json EnergySaverJson(core::TimePoint now) const REQUIRES(mu_);
   void TokenEnergyState(nlohmann::ordered_json& out) const REQUIRES(mu_);
   void EnergyMetrics(telemetry::PrometheusWriter& out) const REQUIRES(mu_);
+  void BoostMetrics(telemetry::PrometheusWriter& out) const REQUIRES(mu_);
+  core::Duration BoostedFor(core::TimePoint now) const REQUIRES(mu_);
 
   const std::vector<AgentGpu> gpus_;
   const std::vector<GpuRange> ranges_;
@@ -226,6 +241,12 @@ class Agent {
   std::optional<policy::ClockChoice> saver_choice_ GUARDED_BY(mu_);
   bool saver_paused_ GUARDED_BY(mu_) = false;  // by DELETE /v1/caps, until the next PUT
   bool stopped_ GUARDED_BY(mu_) = false;       // Shutdown ran: the saver applies nothing more
+  // The prefill boost: prompts waiting for their first token; times the saver's clock was lifted
+  // for them, and how long in all (the span under way counted from boosted_since_).
+  int awaiting_first_ GUARDED_BY(mu_) = 0;
+  std::uint64_t boosts_ GUARDED_BY(mu_) = 0;
+  core::Duration boosted_ GUARDED_BY(mu_){0};
+  std::optional<core::TimePoint> boosted_since_ GUARDED_BY(mu_);
   telemetry::TokenEnergyMeter token_energy_ GUARDED_BY(mu_);
   std::string energy_read_error_ GUARDED_BY(mu_);  // the last energy read's failure
 };

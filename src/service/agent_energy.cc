@@ -2,6 +2,7 @@
 // steps policy::EnergySaver on the engine's latencies and fits telemetry::TokenEnergyFit on its
 // GPUs' energy and the engine's token counters.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -92,6 +93,7 @@ core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
                                        .margin = options->margin,
                                        .stale_after = options->stale_after,
                                        .settle = options->settle};
+  if (options->prefill_boost) settings.ttft_p99_slo_s = std::numeric_limits<double>::infinity();
   HEADROOM_RETURN_IF_ERROR(policy::EnergySaver::Make(settings));
   return std::optional<policy::EnergySaverSettings>(std::move(settings));
 }
@@ -99,9 +101,38 @@ core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
 bool Agent::SaverActive() const { return saver_ && !saver_paused_ && !stopped_; }
 
 std::optional<core::Megahertz> Agent::SaverCap() const {
-  if (!SaverActive()) return std::nullopt;
+  if (!SaverActive() || awaiting_first_ > 0) return std::nullopt;
   if (saver_->clock() >= saver_settings_->clocks.front()) return std::nullopt;
   return saver_->clock();
+}
+
+void Agent::PromptArrived() {
+  core::MutexLock lock(&mu_);
+  const bool lowered = SaverCap().has_value();
+  ++awaiting_first_;
+  if (awaiting_first_ != 1 || !lowered) return;
+  ++boosts_;
+  boosted_since_ = clock_->Now();
+  if (auto st = ApplyAll(); !st) {
+    spdlog::error("lifting the energy saver's clock for a prompt: {}", st.error().message());
+  }
+}
+
+void Agent::FirstTokenLeft() {
+  core::MutexLock lock(&mu_);
+  if (awaiting_first_ == 0) {
+    spdlog::error("energy saver: a first token with no prompt waiting (ignored)");
+    return;
+  }
+  if (--awaiting_first_ > 0) return;
+  if (boosted_since_) {
+    boosted_ += clock_->Now() - *boosted_since_;
+    boosted_since_.reset();
+  }
+  if (!SaverCap()) return;
+  if (auto st = ApplyAll(); !st) {
+    spdlog::error("putting the energy saver's clock back: {}", st.error().message());
+  }
 }
 
 std::optional<core::Megahertz> Agent::RowCap() const {
@@ -167,7 +198,16 @@ ordered_json Agent::EnergySaverJson(core::TimePoint now) const {
                   : saver_choice_ ? saver_choice_->reason
                                   : std::string("not stepped yet");
   out["itl_p50_slo_s"] = s.itl_p50_slo_s;
-  out["ttft_p99_slo_s"] = s.ttft_p99_slo_s;
+  if (options_.energy_saver->prefill_boost) {
+    // The first token is the boost's to keep: the saver steps on the inter-token latency alone.
+    out["ttft_p99_slo_s"] = nullptr;
+    out["prefill_boost"] = {{"prompts_waiting", awaiting_first_},
+                            {"boosts", boosts_},
+                            {"boosted_s", core::ToSeconds(BoostedFor(now))}};
+  } else {
+    out["ttft_p99_slo_s"] = s.ttft_p99_slo_s;
+    out["prefill_boost"] = nullptr;
+  }
   out["margin"] = s.margin;
   std::vector<double> clocks;
   for (core::Megahertz f : s.clocks) clocks.push_back(f.value());
@@ -260,6 +300,23 @@ void Agent::EnergyMetrics(telemetry::PrometheusWriter& out) const {
   out.Family("headroom_agent_energy_saver_reason", "gauge",
              "Why the energy saver holds its clock: slack, holding, breach, no_signal, paused.");
   out.Sample(1, {{"reason", ReasonKind(saver_choice_, saver_paused_)}});
+  if (options_.energy_saver->prefill_boost) BoostMetrics(out);
+}
+
+core::Duration Agent::BoostedFor(core::TimePoint now) const {
+  return boosted_ + (boosted_since_ ? now - *boosted_since_ : core::Duration{0});
+}
+
+void Agent::BoostMetrics(telemetry::PrometheusWriter& out) const {
+  out.Family("headroom_agent_prompts_waiting", "gauge",
+             "Prompts the engine proxy passed on whose first token has not left yet.");
+  out.Sample(awaiting_first_);
+  out.Family("headroom_agent_energy_saver_boosts_total", "counter",
+             "Times a waiting prompt lifted the energy saver's clock (the prefill boost).");
+  out.Sample(static_cast<double>(boosts_));
+  out.Family("headroom_agent_energy_saver_boosted_seconds_total", "counter",
+             "Time the energy saver's clock was lifted for waiting prompts.");
+  out.Sample(core::ToSeconds(BoostedFor(clock_->Now())));
 }
 
 }  // namespace headroom::service

@@ -330,6 +330,50 @@ TEST_F(AgentEnergyTest, TheRowsCapWinsOverTheSaver) {
   EXPECT_EQ(LockTop(), 1110);
 }
 
+// Issue 51: with the prefill boost, a waiting prompt lifts the saver's clock from every GPU until
+// the last waiting prompt's first token leaves; the row's cap still wins while it is lifted; a
+// first token with no prompt waiting changes nothing; the first token's latency is not the
+// saver's to answer for.
+TEST_F(AgentEnergyTest, APromptLiftsTheSaversClockUntilItsFirstTokenLeaves) {
+  options_.energy_saver =
+      EnergySaverOptions{.itl_p50_slo_s = 0.05, .ttft_p99_slo_s = 2, .prefill_boost = true};
+  Start();
+  ASSERT_TRUE(agent_->PutCaps(R"({"lease_s": 3600, "request_id": "start"})"));
+  const std::vector<double> clocks = Clocks();
+  agent_->PromptArrived();  // at the highest clock: nothing to lift
+  agent_->FirstTokenLeft();
+  agent_->RecordEngineScrape(engine_.Sample());
+  Window(0.02, 3.0);  // TTFT P99 above its 2 s: not the saver's while it boosts
+  ASSERT_EQ(LockTop(), clocks[1]);
+  EXPECT_TRUE(Saver()["ttft_p99_slo_s"].is_null()) << Saver().dump();
+
+  agent_->PromptArrived();
+  EXPECT_FALSE(LockTop()) << "the highest clock while a prompt waits";
+  EXPECT_FALSE(LockTop(3)) << "on every GPU";
+  agent_->PromptArrived();
+  clock_.Advance(seconds(2));
+  agent_->FirstTokenLeft();
+  EXPECT_FALSE(LockTop()) << "one prompt still waits";
+  EXPECT_NE(agent_->Metrics().find("headroom_agent_prompts_waiting 1"), std::string::npos);
+  agent_->FirstTokenLeft();
+  EXPECT_EQ(LockTop(), clocks[1]) << "decode at the saver's clock again";
+  agent_->FirstTokenLeft();  // unbalanced: ignored
+  EXPECT_EQ(LockTop(), clocks[1]);
+  const nlohmann::ordered_json boost = Saver()["prefill_boost"];
+  EXPECT_EQ(boost["boosts"].get<int>(), 1) << boost.dump();
+  EXPECT_EQ(boost["prompts_waiting"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(boost["boosted_s"].get<double>(), 2.0);
+  EXPECT_NE(agent_->Metrics().find("headroom_agent_energy_saver_boosted_seconds_total 2"),
+            std::string::npos)
+      << agent_->Metrics();
+
+  ASSERT_TRUE(agent_->PutCaps(R"({"sm_clock_mhz": 1200, "lease_s": 3600, "request_id": "c1"})"));
+  agent_->PromptArrived();
+  EXPECT_EQ(LockTop(), 1200) << "the row's cap wins over the boost";
+  agent_->FirstTokenLeft();
+  EXPECT_EQ(LockTop(), std::min(1200.0, clocks[1]));
+}
+
 // Issue 51: the saver's clock is restored like every other setting: at Shutdown, and by DELETE
 // /v1/caps, which then holds the GPUs as found until the next PUT.
 TEST_F(AgentEnergyTest, TheSaversClockIsRestoredAtShutdownAndByDelete) {
