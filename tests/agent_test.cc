@@ -800,6 +800,93 @@ TEST_F(AgentDaemonTest, EnergySaverNeedsEngineMetricsAndReportsItsClock) {
   serving.join();
 }
 
+// Issue 51: with --engine-proxy the agent takes the engine's requests and passes them on; while a
+// prompt waits for its first token the energy saver's clock is lifted from every GPU (the prefill
+// boost), and it is back once the answer has begun.
+TEST_F(AgentDaemonTest, TheEngineProxyLiftsTheSaversClockWhileAPromptWaits) {
+  std::atomic<int> scrapes{0};
+  std::string seen_during_prefill;  // the agent's /metrics, read by the engine before it answers
+  int agent_port = 0;
+  httplib::Server engine;
+  engine.Get("/metrics", [&scrapes](const httplib::Request&, httplib::Response& res) {
+    const int n = ++scrapes;  // a window of fast tokens each scrape: slack for the saver
+    res.set_content(fmt::format("vllm:prompt_tokens_total {0}\nvllm:generation_tokens_total {1}\n"
+                                "vllm:num_requests_running 1\nvllm:num_requests_waiting 0\n"
+                                "vllm:inter_token_latency_seconds_bucket{{le=\"0.01\"}} {1}\n"
+                                "vllm:inter_token_latency_seconds_bucket{{le=\"+Inf\"}} {1}\n"
+                                "vllm:time_to_first_token_seconds_bucket{{le=\"0.1\"}} {2}\n"
+                                "vllm:time_to_first_token_seconds_bucket{{le=\"+Inf\"}} {2}\n",
+                                100 * n, 1000 * n, n),
+                    "text/plain");
+  });
+  engine.Post("/v1/completions", [&](const httplib::Request& req, httplib::Response& res) {
+    httplib::Client agent("127.0.0.1", agent_port);
+    if (auto m = agent.Get("/metrics")) seen_during_prefill = m->body;
+    res.set_content("{\"echo\": " + req.body + "}", "application/json");
+  });
+  const int engine_port = engine.bind_to_any_port("127.0.0.1");
+  std::thread serving([&engine] { engine.listen_after_bind(); });
+  auto agent =
+      Start(Args({"--engine-metrics", fmt::format("http://127.0.0.1:{}/metrics", engine_port),
+                  "--engine-metrics-interval", "100ms", "--engine-proxy", "127.0.0.1:0",
+                  "--energy-saver-itl-p50", "40ms", "--energy-saver-ttft-p99", "2s",
+                  "--energy-saver-settle", "0s"}));
+  ASSERT_TRUE(client_);
+  agent_port = port_;
+  const std::optional<int> proxy_port = agent->PortAfter("engine proxy on 127.0.0.1:");
+  ASSERT_TRUE(proxy_port) << agent->Stderr();
+  ASSERT_TRUE(client_->Put("/v1/caps", Auth(), R"({"lease_s": 3600, "request_id": "start"})",
+                           "application/json"));
+  json saver;
+  for (int i = 0; i < 200; ++i) {  // the saver lowers its clock on the engine's slack
+    saver = State()["energy_saver"];
+    if (saver.is_object() && saver["clock_mhz"].get<double>() < 1410) break;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_LT(saver["clock_mhz"].get<double>(), 1410) << saver.dump(2);
+  EXPECT_TRUE(saver["ttft_p99_slo_s"].is_null()) << "the first token is the boost's";
+
+  httplib::Client proxy("127.0.0.1", *proxy_port);
+  const auto answer = proxy.Post("/v1/completions", R"({"prompt": "hi"})", "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(answer->body, R"({"echo": {"prompt": "hi"}})");
+  EXPECT_NE(seen_during_prefill.find("headroom_agent_prompts_waiting 1"), std::string::npos)
+      << seen_during_prefill;
+  EXPECT_EQ(seen_during_prefill.find("headroom_agent_sm_clock_cap_hertz{"), std::string::npos)
+      << "no GPU capped while the prompt waits";
+  const json boost = State()["energy_saver"]["prefill_boost"];
+  EXPECT_EQ(boost["boosts"], 1) << boost.dump();
+  EXPECT_EQ(boost["prompts_waiting"], 0);
+  const auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_agent_sm_clock_cap_hertz{"), std::string::npos)
+      << "the saver's clock is back";
+  EXPECT_NE(metrics->body.find("headroom_engine_proxy_generation_requests_total 1"),
+            std::string::npos)
+      << metrics->body;
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+  engine.stop();
+  serving.join();
+}
+
+// Issue 51: the proxy needs an engine to pass requests to, given or taken from --engine-metrics.
+TEST_F(AgentDaemonTest, TheEngineProxyNeedsTheEnginesUrl) {
+  AgentProcess alone(Args({"--engine-proxy", "127.0.0.1:0"}), (dir_ / "alone.log").string());
+  EXPECT_EQ(alone.Wait(), 2);
+  EXPECT_NE(alone.Stderr().find("--engine-proxy needs the engine's URL"), std::string::npos)
+      << alone.Stderr();
+  AgentProcess path(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://h:1/v1"}),
+                    (dir_ / "path.log").string());
+  EXPECT_EQ(path.Wait(), 2);
+  EXPECT_NE(path.Stderr().find("--engine-url"), std::string::npos) << path.Stderr();
+  AgentProcess url_alone(Args({"--engine-url", "http://127.0.0.1:1"}), (dir_ / "url.log").string());
+  EXPECT_EQ(url_alone.Wait(), 2);
+  EXPECT_NE(url_alone.Stderr().find("give --engine-proxy too"), std::string::npos)
+      << url_alone.Stderr();
+}
+
 TEST_F(AgentDaemonTest, NvmlBackendSetsCapsThroughNvmlAndRestoresThemOnShutdown) {
   std::vector<std::string> args = Args();
   args[2] = "nvml";

@@ -58,6 +58,11 @@ class DaemonProcess {
 
   // The port from "listening on HOST:PORT", or nullopt after `timeout`.
   std::optional<int> WaitForPort(milliseconds timeout = milliseconds(8000)) {
+    return PortAfter("listening on 127.0.0.1:", timeout);
+  }
+  // The port of the next line on stdout when it starts with `prefix` and the port follows it.
+  std::optional<int> PortAfter(const std::string& prefix,
+                               milliseconds timeout = milliseconds(8000)) {
     std::string line;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -68,7 +73,6 @@ class DaemonProcess {
       if (c == '\n') break;
       line += c;
     }
-    const std::string prefix = "listening on 127.0.0.1:";
     if (line.rfind(prefix, 0) != 0) return std::nullopt;
     return std::stoi(line.substr(prefix.size()));
   }

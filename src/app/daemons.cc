@@ -74,6 +74,23 @@ core::Result<bool> RunAgent(const AgentRequest& options) {
                  core::FormatDuration(settings->engine->interval));
     engine.emplace(**agent, *settings->engine, clock);
   }
+  std::unique_ptr<service::EngineProxyLoop> proxy;
+  if (settings->proxy) {
+    auto loop = service::EngineProxyLoop::Create(**agent, *settings->proxy);
+    if (!loop) {
+      (void)(*agent)->Shutdown();
+      return core::Fail(loop.error());
+    }
+    proxy = std::move(*loop);
+    server.AddMetrics([p = proxy.get()] { return p->Metrics(); });
+    if (options.print) {
+      options.print(fmt::format("engine proxy on {}:{}, to {}", settings->proxy->listen.host,
+                                proxy->port(), settings->proxy->upstream));
+    }
+    spdlog::info("engine proxy on {}:{} to {}{}", settings->proxy->listen.host, proxy->port(),
+                 settings->proxy->upstream,
+                 settings->agent.energy_saver ? ": the energy saver's prefill boost" : "");
+  }
   auto done = service::RunAgentDaemon(**agent, server, clock, *options.stop, [&load_file] {
     if (load_file == nullptr) return;
     if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());

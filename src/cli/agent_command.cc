@@ -29,6 +29,8 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   take("--tls-cert", file.tls_cert, &o->settings.tls_cert);
   take("--tls-key", file.tls_key, &o->settings.tls_key);
   take("--engine-metrics", file.engine_metrics, &o->settings.engine_metrics);
+  take("--engine-proxy", file.engine_proxy, &o->settings.engine_proxy);
+  take("--engine-url", file.engine_url, &o->settings.engine_url);
   take("--engine-metrics-interval", file.engine_metrics_interval,
        &o->settings.engine_metrics_interval);
   take("--engine-prompt-tokens-metric", file.engine_prompt_tokens_metric,

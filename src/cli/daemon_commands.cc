@@ -7,6 +7,47 @@
 namespace headroom::cli {
 namespace {
 
+// The serving engine's: its metrics page and their names, and the proxy in front of it.
+void AddEngineOptions(CLI::App* cmd, service::AgentSettingsText& settings) {
+  cmd->add_option("--engine-metrics", settings.engine_metrics,
+                  "The serving engine's Prometheus metrics URL (e.g. vLLM's "
+                  "http://127.0.0.1:8000/metrics): its prefill share and queue are reported to "
+                  "the controller (docs/deploy.md)");
+  cmd->add_option("--engine-proxy", settings.engine_proxy,
+                  "Take the engine's API requests at this address (HOST:PORT) and pass them on to "
+                  "the engine: with the energy saver, a waiting prompt lifts its clock (the "
+                  "prefill boost; docs/agent.md)");
+  cmd->add_option("--engine-url", settings.engine_url,
+                  "The engine the proxy passes requests to (default: --engine-metrics' scheme, "
+                  "host and port)");
+  cmd->add_option("--engine-metrics-interval", settings.engine_metrics_interval,
+                  "How often the engine's metrics are scraped (the window)")
+      ->capture_default_str();
+  cmd->add_option("--engine-prompt-tokens-metric", settings.engine_prompt_tokens_metric,
+                  "The engine's counter of prompt tokens")
+      ->capture_default_str();
+  cmd->add_option("--engine-generation-tokens-metric", settings.engine_generation_tokens_metric,
+                  "The engine's counter of generated tokens")
+      ->capture_default_str();
+  cmd->add_option("--engine-running-metric", settings.engine_running_metric,
+                  "The engine's gauge of requests running")
+      ->capture_default_str();
+  cmd->add_option("--engine-waiting-metric", settings.engine_waiting_metric,
+                  "The engine's gauge of requests waiting")
+      ->capture_default_str();
+  cmd->add_option("--engine-ttft-metric", settings.engine_ttft_metric,
+                  "The engine's histogram of the time to first token (the energy saver's)")
+      ->capture_default_str();
+  cmd->add_option("--engine-itl-metric", settings.engine_itl_metric,
+                  "The engine's histogram of the inter-token latency (the energy saver's; vLLM "
+                  "before V1: vllm:time_per_output_token_seconds)")
+      ->capture_default_str();
+  cmd->add_option("--engine-iterations-metric", settings.engine_iterations_metric,
+                  "The engine's histogram of tokens per step, whose count is its iterations "
+                  "(a term of the J/token fit)")
+      ->capture_default_str();
+}
+
 void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run,
                    DaemonRuns::AgentRun agent_run) {
   CLI::App* cmd = app.add_subcommand(
@@ -40,36 +81,7 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, RunFunction* run,
   cmd->add_option("--tls-cert", settings.tls_cert,
                   "Serve HTTPS with this PEM certificate (chain); needs --tls-key");
   cmd->add_option("--tls-key", settings.tls_key, "The PEM private key of --tls-cert");
-  cmd->add_option("--engine-metrics", settings.engine_metrics,
-                  "The serving engine's Prometheus metrics URL (e.g. vLLM's "
-                  "http://127.0.0.1:8000/metrics): its prefill share and queue are reported to "
-                  "the controller (docs/deploy.md)");
-  cmd->add_option("--engine-metrics-interval", settings.engine_metrics_interval,
-                  "How often the engine's metrics are scraped (the window)")
-      ->capture_default_str();
-  cmd->add_option("--engine-prompt-tokens-metric", settings.engine_prompt_tokens_metric,
-                  "The engine's counter of prompt tokens")
-      ->capture_default_str();
-  cmd->add_option("--engine-generation-tokens-metric", settings.engine_generation_tokens_metric,
-                  "The engine's counter of generated tokens")
-      ->capture_default_str();
-  cmd->add_option("--engine-running-metric", settings.engine_running_metric,
-                  "The engine's gauge of requests running")
-      ->capture_default_str();
-  cmd->add_option("--engine-waiting-metric", settings.engine_waiting_metric,
-                  "The engine's gauge of requests waiting")
-      ->capture_default_str();
-  cmd->add_option("--engine-ttft-metric", settings.engine_ttft_metric,
-                  "The engine's histogram of the time to first token (the energy saver's)")
-      ->capture_default_str();
-  cmd->add_option("--engine-itl-metric", settings.engine_itl_metric,
-                  "The engine's histogram of the inter-token latency (the energy saver's; vLLM "
-                  "before V1: vllm:time_per_output_token_seconds)")
-      ->capture_default_str();
-  cmd->add_option("--engine-iterations-metric", settings.engine_iterations_metric,
-                  "The engine's histogram of tokens per step, whose count is its iterations "
-                  "(a term of the J/token fit)")
-      ->capture_default_str();
+  AddEngineOptions(cmd, settings);
   cmd->add_option("--energy-saver-itl-p50", settings.energy_saver_itl_p50,
                   "Run the energy saver: the SLO of the engine's inter-token latency P50 (e.g. "
                   "40ms); needs --engine-metrics and --energy-saver-ttft-p99");

@@ -93,6 +93,37 @@ core::Result<EnergySaverConfigFile> ParseEnergySaver(const core::YamlReader& sec
   return c;
 }
 
+// The keys whose values are strings, each into its field.
+core::Status ReadStrings(const core::YamlReader& yaml, AgentConfigFile& c) {
+  for (auto [key, field] : {std::pair{"backend", &c.backend},
+                            {"sim_gpu", &c.sim_gpu},
+                            {"sim_load", &c.sim_load},
+                            {"sim_load_file", &c.sim_load_file},
+                            {"gpus", &c.gpus},
+                            {"listen", &c.listen},
+                            {"token_file", &c.token_file},
+                            {"state_file", &c.state_file},
+                            {"priority", &c.priority},
+                            {"actuation_delay", &c.actuation_delay},
+                            {"sample_interval", &c.sample_interval},
+                            {"tls_cert", &c.tls_cert},
+                            {"tls_key", &c.tls_key},
+                            {"engine_metrics", &c.engine_metrics},
+                            {"engine_metrics_interval", &c.engine_metrics_interval},
+                            {"engine_proxy", &c.engine_proxy},
+                            {"engine_url", &c.engine_url},
+                            {"engine_prompt_tokens_metric", &c.engine_prompt_tokens_metric},
+                            {"engine_generation_tokens_metric", &c.engine_generation_tokens_metric},
+                            {"engine_running_metric", &c.engine_running_metric},
+                            {"engine_waiting_metric", &c.engine_waiting_metric},
+                            {"engine_ttft_metric", &c.engine_ttft_metric},
+                            {"engine_itl_metric", &c.engine_itl_metric},
+                            {"engine_iterations_metric", &c.engine_iterations_metric}}) {
+    HEADROOM_RETURN_IF_ERROR(ReadString(yaml, key, field));
+  }
+  return core::Ok();
+}
+
 }  // namespace
 
 core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std::string& source) {
@@ -114,6 +145,8 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "tls_key",
                                                 "engine_metrics",
                                                 "engine_metrics_interval",
+                                                "engine_proxy",
+                                                "engine_url",
                                                 "engine_prompt_tokens_metric",
                                                 "engine_generation_tokens_metric",
                                                 "engine_running_metric",
@@ -124,30 +157,7 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "power_smoothing",
                                                 "energy_saver"}));
   AgentConfigFile c;
-  for (auto [key, field] : {std::pair{"backend", &c.backend},
-                            {"sim_gpu", &c.sim_gpu},
-                            {"sim_load", &c.sim_load},
-                            {"sim_load_file", &c.sim_load_file},
-                            {"gpus", &c.gpus},
-                            {"listen", &c.listen},
-                            {"token_file", &c.token_file},
-                            {"state_file", &c.state_file},
-                            {"priority", &c.priority},
-                            {"actuation_delay", &c.actuation_delay},
-                            {"sample_interval", &c.sample_interval},
-                            {"tls_cert", &c.tls_cert},
-                            {"tls_key", &c.tls_key},
-                            {"engine_metrics", &c.engine_metrics},
-                            {"engine_metrics_interval", &c.engine_metrics_interval},
-                            {"engine_prompt_tokens_metric", &c.engine_prompt_tokens_metric},
-                            {"engine_generation_tokens_metric", &c.engine_generation_tokens_metric},
-                            {"engine_running_metric", &c.engine_running_metric},
-                            {"engine_waiting_metric", &c.engine_waiting_metric},
-                            {"engine_ttft_metric", &c.engine_ttft_metric},
-                            {"engine_itl_metric", &c.engine_itl_metric},
-                            {"engine_iterations_metric", &c.engine_iterations_metric}}) {
-    HEADROOM_RETURN_IF_ERROR(ReadString(yaml, key, field));
-  }
+  HEADROOM_RETURN_IF_ERROR(ReadStrings(yaml, c));
   if (yaml.Has("sim_count")) {
     HEADROOM_ASSIGN_OR_RETURN(c.sim_count, yaml.IntegerIn("sim_count", 1, 1024));
   }

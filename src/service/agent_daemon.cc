@@ -59,6 +59,45 @@ core::Result<std::optional<EnergySaverOptions>> ResolveEnergySaver(
   return std::optional<EnergySaverOptions>(o);
 }
 
+// "http://127.0.0.1:8000/metrics" -> "http://127.0.0.1:8000": vLLM serves its API and its
+// metrics on one port.
+std::string UrlOrigin(std::string_view url) {
+  const std::size_t host = url.find("://");
+  const std::size_t path = url.find('/', host == std::string_view::npos ? 0 : host + 3);
+  return std::string(url.substr(0, path));
+}
+
+// --engine-proxy and --engine-url checked; nullopt when no proxy is asked for.
+core::Result<std::optional<EngineProxySettings>> ResolveEngineProxy(const AgentSettingsText& text) {
+  const auto bad = [](std::string why) {
+    return core::Fail(core::Error::InvalidArgument(std::move(why)));
+  };
+  if (text.engine_proxy.empty()) {
+    if (!text.engine_url.empty())
+      return bad("--engine-url is the engine proxy's: give --engine-proxy too");
+    return std::optional<EngineProxySettings>();
+  }
+  auto listen = ParseListenAddress(text.engine_proxy);
+  if (!listen) return core::Fail(listen.error().WithContext("--engine-proxy"));
+  EngineProxySettings proxy{.listen = *listen, .upstream = text.engine_url};
+  if (proxy.upstream.empty()) {
+    if (text.engine_metrics.empty()) {
+      return bad(
+          "--engine-proxy needs the engine's URL: --engine-url, or --engine-metrics (whose "
+          "scheme, host and port it takes)");
+    }
+    proxy.upstream = UrlOrigin(text.engine_metrics);
+  }
+  // Refused here, before any GPU is touched.
+  auto base = EngineBaseUrl(proxy.upstream);
+  if (!base) {
+    return core::Fail(
+        base.error().WithContext(text.engine_url.empty() ? "--engine-metrics" : "--engine-url"));
+  }
+  proxy.upstream = *base;
+  return std::optional<EngineProxySettings>(std::move(proxy));
+}
+
 }  // namespace
 
 core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
@@ -115,6 +154,8 @@ core::Result<AgentSettings> ResolveAgentSettings(const AgentSettingsText& text,
     s.engine = std::move(engine);
   }
   HEADROOM_ASSIGN_OR_RETURN(s.agent.energy_saver, ResolveEnergySaver(text, s.engine));
+  HEADROOM_ASSIGN_OR_RETURN(s.proxy, ResolveEngineProxy(text));
+  if (s.agent.energy_saver && s.proxy) s.agent.energy_saver->prefill_boost = true;
   s.agent.state_file = text.state_file;
   s.agent.priority = std::string(policy::PriorityName(*priority));
   s.agent.backend = backend;
@@ -175,6 +216,27 @@ EngineScrapeLoop::EngineScrapeLoop(Agent& agent, const EngineMetricsSettings& se
 
 EngineScrapeLoop::~EngineScrapeLoop() {
   stop_.store(true);
+  thread_.join();
+}
+
+core::Result<std::unique_ptr<EngineProxyLoop>> EngineProxyLoop::Create(
+    Agent& agent, const EngineProxySettings& settings) {
+  std::unique_ptr<EngineProxyLoop> loop(new EngineProxyLoop(agent));
+  HEADROOM_ASSIGN_OR_RETURN(loop->proxy_,
+                            EngineProxy::Create({.upstream = settings.upstream}, &loop->signal_));
+  auto port = loop->proxy_->Bind(settings.listen);
+  if (!port) return core::Fail(port.error().WithContext("--engine-proxy"));
+  loop->port_ = *port;
+  EngineProxy* proxy = loop->proxy_.get();
+  loop->thread_ = std::thread([proxy] { proxy->Serve(); });
+  return loop;
+}
+
+EngineProxyLoop::~EngineProxyLoop() {
+  if (!thread_.joinable()) return;
+  // A Stop() before the proxy runs would be lost: wait for it to accept first.
+  while (!proxy_->running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  proxy_->Stop();
   thread_.join();
 }
 

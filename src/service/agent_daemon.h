@@ -19,6 +19,7 @@
 #include "service/agent.h"
 #include "service/agent_settings.h"
 #include "service/engine_metrics.h"
+#include "service/engine_proxy.h"
 #include "service/http_server.h"
 
 namespace headroom::service {
@@ -29,12 +30,19 @@ struct EngineMetricsSettings {
   EngineMetricNames names;
 };
 
+// --engine-proxy: where the agent takes the engine's requests, and the engine they go on to.
+struct EngineProxySettings {
+  ListenAddress listen;
+  std::string upstream;  // http(s)://HOST[:PORT]
+};
+
 struct AgentSettings {
   AgentOptions agent;
   ListenAddress listen;
   std::string token;
   std::optional<TlsFiles> tls;
   std::optional<EngineMetricsSettings> engine;  // --engine-metrics given
+  std::optional<EngineProxySettings> proxy;     // --engine-proxy given
 };
 
 // The settings checked: the token read, the address, priority and durations parsed (delay >= 0,
@@ -63,6 +71,39 @@ class EngineScrapeLoop {
 
  private:
   std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Serves the engine proxy in front of the serving engine on a thread of its own, telling the agent
+// of each prompt and its first token (the prefill boost), until destroyed (stops and joins).
+// Create fails as EngineProxy::Create and Bind do (a bad URL, an address in use).
+class EngineProxyLoop {
+ public:
+  // REQUIRES: `agent` outlives the loop.
+  [[nodiscard]] static core::Result<std::unique_ptr<EngineProxyLoop>> Create(
+      Agent& agent, const EngineProxySettings& settings);
+  ~EngineProxyLoop();
+  EngineProxyLoop(const EngineProxyLoop&) = delete;
+  EngineProxyLoop& operator=(const EngineProxyLoop&) = delete;
+
+  int port() const { return port_; }
+  std::string Metrics() const { return proxy_->Metrics(); }
+
+ private:
+  class Signal final : public PromptSignal {
+   public:
+    explicit Signal(Agent& agent) : agent_(agent) {}
+    void PromptArrived() override { agent_.PromptArrived(); }
+    void FirstTokenLeft() override { agent_.FirstTokenLeft(); }
+
+   private:
+    Agent& agent_;
+  };
+  explicit EngineProxyLoop(Agent& agent) : signal_(agent) {}
+
+  Signal signal_;
+  std::unique_ptr<EngineProxy> proxy_;
+  int port_ = 0;
   std::thread thread_;
 };
 

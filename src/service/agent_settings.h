@@ -31,6 +31,11 @@ struct AgentSettingsText {
   std::string engine_ttft_metric = "vllm:time_to_first_token_seconds";
   std::string engine_itl_metric = "vllm:inter_token_latency_seconds";
   std::string engine_iterations_metric = "vllm:iteration_tokens_total";  // the J/token fit's
+  // The engine proxy (service/engine_proxy.h): listen here (empty: no proxy) and pass every
+  // request to the engine at engine_url (empty: engine_metrics' scheme, host and port). With the
+  // energy saver it is the signal of the prefill boost.
+  std::string engine_proxy = {};
+  std::string engine_url = {};
   // The energy saver (policy/energy_saver.h): on when both SLOs are given (durations); it needs
   // engine_metrics.
   std::string energy_saver_itl_p50 = {};

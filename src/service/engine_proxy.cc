@@ -100,38 +100,6 @@ httplib::Headers EndToEndHeaders(const httplib::Headers& headers, const Names& a
   return kept;
 }
 
-// "http(s)://HOST[:PORT][/]" -> the same without the slash; kInvalidArgument saying what is wrong.
-core::Result<std::string> EngineBaseUrl(const std::string& url) {
-  auto bad = [&url](std::string_view why) {
-    return core::Fail(core::Error::InvalidArgument(
-        fmt::format("engine URL '{}': {} (expected http://HOST[:PORT] or https://HOST[:PORT], e.g. "
-                    "http://127.0.0.1:8000)",
-                    url, why)));
-  };
-  const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string::npos) return bad("no scheme");
-  const std::string scheme = url.substr(0, scheme_end);
-  if (scheme != "http" && scheme != "https") return bad(fmt::format("scheme '{}'", scheme));
-  std::string authority = url.substr(scheme_end + 3);
-  if (!authority.empty() && authority.back() == '/') authority.pop_back();
-  if (authority.find_first_of("/?#") != std::string::npos) {
-    return bad("a path, query or fragment (the proxy forwards each request's own path)");
-  }
-  if (authority.find_first_of("@ \t") != std::string::npos) return bad("user info or spaces");
-  // An IPv6 address is bracketed: its colons are not the port's.
-  const size_t host_end = authority.starts_with('[') ? authority.find(']') + 1 : 0;
-  const size_t colon = authority.find(':', host_end);
-  const std::string host = authority.substr(0, colon);
-  if (host.empty() || host == "[]" || (authority.starts_with('[') && host_end == 0)) {
-    return bad("no host");
-  }
-  if (colon != std::string::npos) {
-    auto port = core::ParseInteger(authority.substr(colon + 1));
-    if (!port || *port < 1 || *port > 65535) return bad("the port is not a number in 1-65535");
-  }
-  return scheme + "://" + authority;
-}
-
 // Why the engine call failed, in words for the 502's body and the log.
 std::string DescribeFailure(httplib::Error error, const EngineProxyOptions& options) {
   switch (error) {
@@ -360,6 +328,37 @@ void SendJsonError(httplib::Response& res, int status, const std::string& messag
 }
 
 }  // namespace
+
+core::Result<std::string> EngineBaseUrl(const std::string& url) {
+  auto bad = [&url](std::string_view why) {
+    return core::Fail(core::Error::InvalidArgument(
+        fmt::format("engine URL '{}': {} (expected http://HOST[:PORT] or https://HOST[:PORT], e.g. "
+                    "http://127.0.0.1:8000)",
+                    url, why)));
+  };
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return bad("no scheme");
+  const std::string scheme = url.substr(0, scheme_end);
+  if (scheme != "http" && scheme != "https") return bad(fmt::format("scheme '{}'", scheme));
+  std::string authority = url.substr(scheme_end + 3);
+  if (!authority.empty() && authority.back() == '/') authority.pop_back();
+  if (authority.find_first_of("/?#") != std::string::npos) {
+    return bad("a path, query or fragment (the proxy forwards each request's own path)");
+  }
+  if (authority.find_first_of("@ \t") != std::string::npos) return bad("user info or spaces");
+  // An IPv6 address is bracketed: its colons are not the port's.
+  const size_t host_end = authority.starts_with('[') ? authority.find(']') + 1 : 0;
+  const size_t colon = authority.find(':', host_end);
+  const std::string host = authority.substr(0, colon);
+  if (host.empty() || host == "[]" || (authority.starts_with('[') && host_end == 0)) {
+    return bad("no host");
+  }
+  if (colon != std::string::npos) {
+    auto port = core::ParseInteger(authority.substr(colon + 1));
+    if (!port || *port < 1 || *port > 65535) return bad("the port is not a number in 1-65535");
+  }
+  return scheme + "://" + authority;
+}
 
 core::Result<std::unique_ptr<EngineProxy>> EngineProxy::Create(EngineProxyOptions options,
                                                                PromptSignal* signal) {

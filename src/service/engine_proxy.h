@@ -53,6 +53,9 @@ inline constexpr std::array<std::string_view, 3> kGenerationPaths = {
 // about 0.5 MiB of text, a chat with inline images a few MiB.
 inline constexpr std::size_t kEngineProxyMaxBodyBytes = 16 * 1024 * 1024;
 
+// "http(s)://HOST[:PORT][/]" -> the same without the slash; kInvalidArgument saying what is wrong.
+[[nodiscard]] core::Result<std::string> EngineBaseUrl(const std::string& url);
+
 struct EngineProxyOptions {
   // The engine's base URL: http(s)://HOST[:PORT], no path ("http://127.0.0.1:8000").
   std::string upstream;

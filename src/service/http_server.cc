@@ -237,8 +237,9 @@ AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
     : HttpServer(tls), agent_(agent), token_(std::move(token)) {
   SetHealth([] { return std::pair<int, std::string>(200, "{\"status\":\"ok\"}\n"); });
   server().Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(agent_->Metrics() + ConnectionMetrics(),
-                    "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(
+        agent_->Metrics() + ConnectionMetrics() + (more_metrics_ ? more_metrics_() : ""),
+        "text/plain; version=0.0.4; charset=utf-8");
   });
   server().Get("/v1/state", [this](const httplib::Request&, httplib::Response& res) {
     SendJson(res, agent_->State());

@@ -100,10 +100,13 @@ class AgentHttpServer final : public HttpServer {
   // REQUIRES: agent outlives the server.
   AgentHttpServer(Agent* agent, std::string token,
                   const std::optional<TlsFiles>& tls = std::nullopt);
+  // More of the daemon's metrics on /metrics (the engine proxy's). Call before Serve().
+  void AddMetrics(std::function<std::string()> more) { more_metrics_ = std::move(more); }
 
  private:
   Agent* const agent_;
   const std::string token_;
+  std::function<std::string()> more_metrics_;
 };
 
 class ControllerHttpServer final : public HttpServer {
