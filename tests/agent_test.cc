@@ -881,6 +881,12 @@ TEST_F(AgentDaemonTest, TheEngineProxyNeedsTheEnginesUrl) {
                     (dir_ / "path.log").string());
   EXPECT_EQ(path.Wait(), 2);
   EXPECT_NE(path.Stderr().find("--engine-url"), std::string::npos) << path.Stderr();
+  AgentProcess workers(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://127.0.0.1:1",
+                             "--engine-proxy-workers", "0"}),
+                       (dir_ / "workers.log").string());
+  EXPECT_EQ(workers.Wait(), 2);
+  EXPECT_NE(workers.Stderr().find("--engine-proxy-workers 0 is outside"), std::string::npos)
+      << workers.Stderr();
   AgentProcess url_alone(Args({"--engine-url", "http://127.0.0.1:1"}), (dir_ / "url.log").string());
   EXPECT_EQ(url_alone.Wait(), 2);
   EXPECT_NE(url_alone.Stderr().find("give --engine-proxy too"), std::string::npos)

@@ -17,6 +17,10 @@ void AddEngineOptions(CLI::App* cmd, service::AgentSettingsText& settings) {
                   "Take the engine's API requests at this address (HOST:PORT) and pass them on to "
                   "the engine: with the energy saver, a waiting prompt lifts its clock (the "
                   "prefill boost; docs/agent.md)");
+  cmd->add_option("--engine-proxy-workers", settings.engine_proxy_workers,
+                  "Requests the engine proxy holds at once (a streamed answer holds one for its "
+                  "whole generation; more wait)")
+      ->capture_default_str();
   cmd->add_option("--engine-url", settings.engine_url,
                   "The engine the proxy passes requests to (default: --engine-metrics' scheme, "
                   "host and port)");

@@ -6,6 +6,7 @@
 #include "core/time.h"
 #include "core/yaml_reader.h"
 #include "policy/row_policy.h"
+#include "service/engine_proxy.h"
 
 namespace headroom::service {
 namespace {
@@ -147,6 +148,7 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "engine_metrics_interval",
                                                 "engine_proxy",
                                                 "engine_url",
+                                                "engine_proxy_workers",
                                                 "engine_prompt_tokens_metric",
                                                 "engine_generation_tokens_metric",
                                                 "engine_running_metric",
@@ -160,6 +162,10 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
   HEADROOM_RETURN_IF_ERROR(ReadStrings(yaml, c));
   if (yaml.Has("sim_count")) {
     HEADROOM_ASSIGN_OR_RETURN(c.sim_count, yaml.IntegerIn("sim_count", 1, 1024));
+  }
+  if (yaml.Has("engine_proxy_workers")) {
+    HEADROOM_ASSIGN_OR_RETURN(c.engine_proxy_workers,
+                              yaml.IntegerIn("engine_proxy_workers", 1, kMaxEngineProxyWorkers));
   }
   HEADROOM_ASSIGN_OR_RETURN(c.failsafe_sm_clock_mhz, yaml.OptionalNumber("failsafe_sm_clock_mhz"));
   HEADROOM_RETURN_IF_ERROR(CheckOneOf(yaml, "backend", c.backend, "sim", "nvml"));

@@ -79,7 +79,12 @@ core::Result<std::optional<EngineProxySettings>> ResolveEngineProxy(const AgentS
   }
   auto listen = ParseListenAddress(text.engine_proxy);
   if (!listen) return core::Fail(listen.error().WithContext("--engine-proxy"));
-  EngineProxySettings proxy{.listen = *listen, .upstream = text.engine_url};
+  if (text.engine_proxy_workers < 1 || text.engine_proxy_workers > kMaxEngineProxyWorkers) {
+    return bad(fmt::format("--engine-proxy-workers {} is outside 1-{}", text.engine_proxy_workers,
+                           kMaxEngineProxyWorkers));
+  }
+  EngineProxySettings proxy{
+      .listen = *listen, .upstream = text.engine_url, .workers = text.engine_proxy_workers};
   if (proxy.upstream.empty()) {
     if (text.engine_metrics.empty()) {
       return bad(
@@ -222,8 +227,9 @@ EngineScrapeLoop::~EngineScrapeLoop() {
 core::Result<std::unique_ptr<EngineProxyLoop>> EngineProxyLoop::Create(
     Agent& agent, const EngineProxySettings& settings) {
   std::unique_ptr<EngineProxyLoop> loop(new EngineProxyLoop(agent));
-  HEADROOM_ASSIGN_OR_RETURN(loop->proxy_,
-                            EngineProxy::Create({.upstream = settings.upstream}, &loop->signal_));
+  HEADROOM_ASSIGN_OR_RETURN(loop->proxy_, EngineProxy::Create({.upstream = settings.upstream,
+                                                               .workers = settings.workers},
+                                                              &loop->signal_));
   auto port = loop->proxy_->Bind(settings.listen);
   if (!port) return core::Fail(port.error().WithContext("--engine-proxy"));
   loop->port_ = *port;

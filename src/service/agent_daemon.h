@@ -34,6 +34,7 @@ struct EngineMetricsSettings {
 struct EngineProxySettings {
   ListenAddress listen;
   std::string upstream;  // http(s)://HOST[:PORT]
+  int workers = 256;
 };
 
 struct AgentSettings {

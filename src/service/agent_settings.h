@@ -36,6 +36,9 @@ struct AgentSettingsText {
   // energy saver it is the signal of the prefill boost.
   std::string engine_proxy = {};
   std::string engine_url = {};
+  // Requests the proxy holds at once (a streamed answer holds one for its whole generation);
+  // more wait for a worker.
+  int engine_proxy_workers = 256;
   // The energy saver (policy/energy_saver.h): on when both SLOs are given (durations); it needs
   // engine_metrics.
   std::string energy_saver_itl_p50 = {};

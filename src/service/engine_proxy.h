@@ -56,6 +56,9 @@ inline constexpr std::size_t kEngineProxyMaxBodyBytes = 16 * 1024 * 1024;
 // "http(s)://HOST[:PORT][/]" -> the same without the slash; kInvalidArgument saying what is wrong.
 [[nodiscard]] core::Result<std::string> EngineBaseUrl(const std::string& url);
 
+// The most workers a proxy may be given (each a thread).
+inline constexpr int kMaxEngineProxyWorkers = 4096;
+
 struct EngineProxyOptions {
   // The engine's base URL: http(s)://HOST[:PORT], no path ("http://127.0.0.1:8000").
   std::string upstream;
