@@ -136,6 +136,9 @@ class TwinTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // The energy saver on every server of the simulator and on real agents fed its engines'
+  // windows: the same clock after every window (the tests below).
+  void StepSaversAlike(double itl_slo_s, double ttft_slo_s, bool prefill_boost);
   sim::RowResult Simulate(const std::string& policy, const std::vector<Outage>& outages) {
     auto source = sim::MakeWorkload(scenario_->scenario, "azure", kServers,
                                     sim::HpServers(kServers, row_.hp_server_fraction),
@@ -557,9 +560,9 @@ TEST_F(TwinTest, SimulatorAndDaemonReleaseCapsAlikeUnderARampLimit) {
 // agent would scrape them at the end of every engine window, handed to real service::Agents over
 // simulated GPUs on one fake clock; each agent reads its window (service::EngineWindow) and steps
 // its saver, and both must hold the same clock on every server after every window.
-TEST_F(TwinTest, SimulatorAndAgentsStepTheEnergySaverAlike) {
+void TwinTest::StepSaversAlike(double itl_slo_s, double ttft_slo_s, bool prefill_boost) {
   const model::GpuSpec& spec = row_.model->gpu().spec();
-  const double itl_slo_s = 0.060, ttft_slo_s = 3.0;
+  if (prefill_boost) row_.energy_saver_prefill_boost = sim::SimTime(0);
   row_.energy_saver =
       policy::EnergySaverSettings{.clocks = policy::EnergySaverClocks(spec, 0.5, 0.05),
                                   .itl_p50_slo_s = itl_slo_s,
@@ -585,8 +588,8 @@ TEST_F(TwinTest, SimulatorAndAgentsStepTheEnergySaverAlike) {
     std::vector<service::AgentGpu> gpus = {
         {.device = devices.back()[0].get(), .spec = spec, .failsafe_clock = spec.sm_clock_max}};
     service::AgentOptions o{.state_file = (dir_ / fmt::format("e{}.json", s)).string()};
-    o.energy_saver =
-        service::EnergySaverOptions{.itl_p50_slo_s = itl_slo_s, .ttft_p99_slo_s = ttft_slo_s};
+    o.energy_saver = service::EnergySaverOptions{
+        .itl_p50_slo_s = itl_slo_s, .ttft_p99_slo_s = ttft_slo_s, .prefill_boost = prefill_boost};
     auto agent = service::Agent::Create(std::move(gpus), o, &clock);
     ASSERT_TRUE(agent) << agent.error().message();
     ASSERT_TRUE((*agent)->PutCaps(R"({"lease_s": 3600, "request_id": "start"})"));
@@ -616,6 +619,14 @@ TEST_F(TwinTest, SimulatorAndAgentsStepTheEnergySaverAlike) {
   EXPECT_GT(steps.size(), 300u);
   EXPECT_GT(changes, 10) << "the hour must move the saver's clock";
   for (auto& agent : agents) ASSERT_TRUE(agent->Shutdown());
+}
+
+TEST_F(TwinTest, SimulatorAndAgentsStepTheEnergySaverAlike) { StepSaversAlike(0.060, 3.0, false); }
+
+// With the prefill boost the first token is the boost's on both sides: a first-token SLO no
+// window meets (50 ms) holds neither saver at the highest clock.
+TEST_F(TwinTest, SimulatorAndAgentsStepTheEnergySaverAlikeWithThePrefillBoost) {
+  StepSaversAlike(0.060, 0.05, true);
 }
 
 }  // namespace
