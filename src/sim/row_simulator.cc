@@ -97,15 +97,18 @@ struct Instance {
   // RunOptions::attribute_token_energy: what a decode step alone would have cost the running
   // sequences of the iteration that prefills, above idle.
   double decode_share_j = 0;
-  // RowConfig::energy_saver_prefill_boost: requests routed here whose first token has not left,
-  // and the agent's spans of the highest clock for them, the last ([boost_from, boost_to), open
-  // while some await) and the one before: a switch takes effect its latency after the agent saw
-  // the arrival or the first token.
+};
+
+// RowConfig::energy_saver_prefill_boost, per instance (kept apart: the hot path never reads it
+// when the boost is off): requests routed here whose first token has not left, and the agent's
+// spans of the highest clock for them, the last ([from, to), open while some await) and the one
+// before: a switch takes effect its latency after the agent saw the arrival or the first token.
+struct PrefillBoost {
   int awaiting_first = 0;
-  SimTime boost_from = SimTime::max();
-  SimTime boost_to = SimTime::max();
-  SimTime boost_was_from = SimTime::max();
-  SimTime boost_was_to = SimTime::max();
+  SimTime from = SimTime::max();
+  SimTime to = SimTime::max();
+  SimTime was_from = SimTime::max();
+  SimTime was_to = SimTime::max();
 };
 
 struct Server {
@@ -281,8 +284,12 @@ class Simulation {
                                          core::Megahertz* f);
   // RowConfig::energy_saver_prefill_boost: whether the instance runs at the boosted clock at `t`,
   // and the next time after `t` that changes (SimTime::max(): none in sight).
-  static bool Boosted(const Instance& inst, SimTime t);
-  static SimTime NextBoostChange(const Instance& inst, SimTime t);
+  bool Boosted(const Instance& inst, SimTime t) const;
+  SimTime NextBoostChange(const Instance& inst, SimTime t) const;
+  const PrefillBoost& BoostOf(const Instance& inst) const {
+    return boost_[static_cast<std::size_t>(&inst - instances_.data())];
+  }
+  // A request reached the instance (+1) or its first token left (-1). REQUIRES: the boost is on.
   void NoteAwaiting(Instance& inst, int change);
   // A prefilling iteration that starts before the boost takes effect: its work at the low clock
   // until then, the rest at the high one.
@@ -373,6 +380,7 @@ class Simulation {
   EventQueue<Payload> queue_;
   std::vector<Server> servers_;
   std::vector<Instance> instances_;
+  std::vector<PrefillBoost> boost_;  // one per instance with the prefill boost; empty without
   // Each instance's power, the average over its iteration (all tp GPUs): apart from the rest of
   // the instance, so that summing a server's every second reads a few adjacent doubles.
   std::vector<double> instance_w_;
@@ -557,6 +565,7 @@ core::Status Simulation::SetupEnergySaver() {
   EnergySaverRun& run = result_.energy_saver.emplace();
   for (const core::Megahertz f : config_.energy_saver->clocks) run.clocks_mhz.push_back(f.value());
   run.server_seconds.assign(run.clocks_mhz.size(), 0.0);
+  if (config_.energy_saver_prefill_boost) boost_.assign(instances_.size(), PrefillBoost{});
   for (Server& server : servers_) {
     const bool lp_own = !server.hp && config_.energy_saver_lp;
     policy::EnergySaverSettings settings =
@@ -644,7 +653,7 @@ core::Status Simulation::OnArrival() {
                   .server = inst.server};
     if (!config_.power.budget_schedule.empty()) req.budget_event = BudgetEventAt(queue_.now());
     ++active_requests_;
-    NoteAwaiting(inst, +1);
+    if (!boost_.empty()) NoteAwaiting(inst, +1);
     inst.waiting.push_back(slot);
     inst.outstanding += (req.prompt - cached) + req.output;
     const auto [table, k] = route_of_[static_cast<std::size_t>(i)];
@@ -785,35 +794,36 @@ std::pair<Simulation::Step, Simulation::Step> Simulation::EvaluateEndsHeld(
   return {a, b};
 }
 
-bool Simulation::Boosted(const Instance& inst, SimTime t) {
-  return (t >= inst.boost_from && t < inst.boost_to) ||
-         (t >= inst.boost_was_from && t < inst.boost_was_to);
+bool Simulation::Boosted(const Instance& inst, SimTime t) const {
+  const PrefillBoost& b = BoostOf(inst);
+  return (t >= b.from && t < b.to) || (t >= b.was_from && t < b.was_to);
 }
 
-SimTime Simulation::NextBoostChange(const Instance& inst, SimTime t) {
+SimTime Simulation::NextBoostChange(const Instance& inst, SimTime t) const {
+  const PrefillBoost& b = BoostOf(inst);
   SimTime next = SimTime::max();
-  for (const SimTime edge :
-       {inst.boost_from, inst.boost_to, inst.boost_was_from, inst.boost_was_to}) {
+  for (const SimTime edge : {b.from, b.to, b.was_from, b.was_to}) {
     if (edge > t) next = std::min(next, edge);
   }
   return next;
 }
 
 void Simulation::NoteAwaiting(Instance& inst, int change) {
-  if (!config_.energy_saver_prefill_boost) return;
-  const int before = inst.awaiting_first;
-  inst.awaiting_first += change;
+  const auto i = static_cast<int>(&inst - instances_.data());
+  PrefillBoost& b = boost_[static_cast<std::size_t>(i)];
+  const int before = b.awaiting_first;
+  b.awaiting_first += change;
   const SimTime now = queue_.now();
   const SimTime latency = *config_.energy_saver_prefill_boost;
-  if (before == 0 && inst.awaiting_first > 0) {  // the agent raises the clock
-    inst.boost_was_from = inst.boost_from;
-    inst.boost_was_to = inst.boost_to;
-    inst.boost_from = now + latency;
-    inst.boost_to = SimTime::max();
+  if (before == 0 && b.awaiting_first > 0) {  // the agent raises the clock
+    b.was_from = b.from;
+    b.was_to = b.to;
+    b.from = now + latency;
+    b.to = SimTime::max();
     // A run of decode steps planned at the saver's clock ends where the raise takes effect.
-    Interrupt(static_cast<int>(&inst - instances_.data()));
-  } else if (before > 0 && inst.awaiting_first == 0) {  // and lowers it again
-    inst.boost_to = now + latency;
+    Interrupt(i);
+  } else if (before > 0 && b.awaiting_first == 0) {  // and lowers it again
+    b.to = now + latency;
   }
 }
 
@@ -896,7 +906,7 @@ void Simulation::Plan(int i) {
         batch == 0
             ? prefill
             : model_.MixedPhase(prefill, model_.DecodeStep(DecodeTerms(batch), inst.context), tp);
-    const bool boost = config_.energy_saver_prefill_boost.has_value();
+    const bool boost = !boost_.empty();
     const bool boosted = boost && Boosted(inst, inst.start);
     core::Megahertz f = ClockFor(server, phase, !config_.energy_saver_phase_aware && !boosted);
     inst.mixed = true;
@@ -937,7 +947,7 @@ void Simulation::PlanDecodeRun(Instance& inst, const Server& server, int batch) 
   }
   const model::InferenceModel::DecodeBatch& terms = DecodeTerms(batch);
   const model::Phase first = model_.DecodeStep(terms, inst.context);
-  const bool boost = config_.energy_saver_prefill_boost.has_value();
+  const bool boost = !boost_.empty();
   core::Megahertz f = ClockFor(server, first, !(boost && Boosted(inst, inst.start)));
   if (boost && steps > 1) steps = StepsBeforeBoostChange(inst, first, f, steps);
   inst.mixed = false;
@@ -1165,7 +1175,7 @@ void Simulation::OnIterationEnd(int i) {
     if (!inst.prefilling.empty() && inst.prefilling.front() == slot) inst.prefilling.pop_front();
     if (r.resumed == 0) {
       NoteFirstToken(server, r);
-      NoteAwaiting(inst, -1);
+      if (!boost_.empty()) NoteAwaiting(inst, -1);
     }
     // The prefill made the next token; each later step makes one more.
     r.done_at_step = inst.step + r.ToGenerate() - 1;
