@@ -94,6 +94,11 @@ SPEC_METRICS = {
     "headroom_engine_itl_p50_seconds", "headroom_engine_ttft_p99_seconds",
     "headroom_agent_energy_saver_clock_hertz", "headroom_agent_energy_saver_applied_clock_hertz",
     "headroom_agent_energy_saver_row_cap_wins", "headroom_agent_energy_saver_reason",
+    # agent: the prefill boost and its engine proxy (issue 51)
+    "headroom_agent_prompts_waiting", "headroom_agent_energy_saver_boosts_total",
+    "headroom_agent_energy_saver_boosted_seconds_total", "headroom_engine_proxy_requests_total",
+    "headroom_engine_proxy_generation_requests_total",
+    "headroom_engine_proxy_upstream_failures_total",
     # controller
     "headroom_row_power_watts", "headroom_row_budget_watts", "headroom_row_power_ratio",
     "headroom_row_threshold_ratio", "headroom_row_state", "headroom_row_brake_events_total",
