@@ -322,11 +322,6 @@ httplib::Request EngineRequest(const httplib::Request& req) {
   return forwarded;
 }
 
-void SendJsonError(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", "application/json");
-}
-
 }  // namespace
 
 core::Result<std::string> EngineBaseUrl(const std::string& url) {
@@ -395,14 +390,7 @@ EngineProxy::EngineProxy(EngineProxyOptions options, PromptSignal* signal)
   server_->set_tcp_nodelay(true);
   server_->set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "engine proxy: internal error";
-        try {
-          if (ep) std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-          what = fmt::format("engine proxy: internal error: {}", e.what());
-        } catch (...) {
-        }
-        SendJsonError(res, 500, what);
+        AnswerException(res, ep, "engine proxy: internal error");
       });
   const httplib::Server::Handler forward = [this](const httplib::Request& req,
                                                   httplib::Response& res) { Forward(req, res); };

@@ -24,12 +24,6 @@
 #include "core/time.h"
 #include "service/http_server.h"
 
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
-
 namespace headroom::service {
 
 // What the proxy tells its owner about generation requests (the agent's clock boost). Called from

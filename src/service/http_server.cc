@@ -22,11 +22,6 @@ namespace {
 
 constexpr const char* kJson = "application/json";
 
-void SendError(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", kJson);
-}
-
 void SendJson(httplib::Response& res, const nlohmann::ordered_json& body) {
   res.status = 200;
   res.set_content(body.dump(2) + "\n", kJson);
@@ -36,11 +31,27 @@ void SendResult(httplib::Response& res, const core::Result<nlohmann::ordered_jso
   if (result) {
     SendJson(res, *result);
   } else {
-    SendError(res, HttpStatusFor(result.error().code()), result.error().message());
+    SendJsonError(res, HttpStatusFor(result.error().code()), result.error().message());
   }
 }
 
 }  // namespace
+
+void SendJsonError(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", kJson);
+}
+
+void AnswerException(httplib::Response& res, std::exception_ptr ep, std::string_view what) {
+  std::string message(what);
+  try {
+    if (ep) std::rethrow_exception(ep);
+  } catch (const std::exception& e) {
+    message = fmt::format("{}: {}", what, e.what());
+  } catch (...) {
+  }
+  SendJsonError(res, 500, message);
+}
 
 core::Result<std::optional<TlsFiles>> TlsFilesFromFlags(const std::string& cert,
                                                         const std::string& key) {
@@ -191,27 +202,20 @@ HttpServer::HttpServer(const std::optional<TlsFiles>& tls) : tls_(tls) {
   server_->set_payload_max_length(kHttpMaxBodyBytes);
   server_->set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "internal error";
-        try {
-          if (ep) std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-          what = fmt::format("internal error: {}", e.what());
-        } catch (...) {
-        }
-        SendError(res, 500, what);
+        AnswerException(res, ep, "internal error");
       });
   // After the headers, before any body is read (cpp-httplib runs this before it reads content).
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (const std::string bad = HeaderWithControlBytes(req.headers); !bad.empty()) {
       res.set_header("Connection", "close");
-      SendError(res, 400, "a request header holds control bytes");
+      SendJsonError(res, 400, "a request header holds control bytes");
       return httplib::Server::HandlerResponse::Handled;
     }
     // No GET here takes a body; refusing one keeps an unauthenticated client from holding a
     // worker while it trickles a body in.
     if ((req.method == "GET" || req.method == "HEAD") && HasBody(req)) {
       res.set_header("Connection", "close");
-      SendError(res, 400, fmt::format("a {} request takes no body", req.method));
+      SendJsonError(res, 400, fmt::format("a {} request takes no body", req.method));
       return httplib::Server::HandlerResponse::Handled;
     }
     if (admit_ && !admit_(req, res)) return httplib::Server::HandlerResponse::Handled;
@@ -251,7 +255,7 @@ AgentHttpServer::AgentHttpServer(Agent* agent, std::string token,
     agent_->RecordRejected();
     res.set_header("WWW-Authenticate", "Bearer");
     res.set_header("Connection", "close");
-    SendError(res, 401, "missing or wrong bearer token");
+    SendJsonError(res, 401, "missing or wrong bearer token");
     return false;
   });
   server().Put("/v1/caps", [this](const httplib::Request& req, httplib::Response& res) {
@@ -352,11 +356,11 @@ ControllerHttpServer::ControllerHttpServer(Controller* controller, core::Duratio
     if (!token.empty() && BearerAuthorized(AuthorizationHeader(req), token)) return true;
     res.set_header("Connection", "close");
     if (token.empty()) {
-      SendError(res, 404, "no budget signal is configured (row.yaml grid.token_file)");
+      SendJsonError(res, 404, "no budget signal is configured (row.yaml grid.token_file)");
       return false;
     }
     res.set_header("WWW-Authenticate", "Bearer");
-    SendError(res, 401, "missing or wrong bearer token");
+    SendJsonError(res, 401, "missing or wrong bearer token");
     return false;
   });
   server().Put("/v1/budget", [controller](const httplib::Request& req, httplib::Response& res) {

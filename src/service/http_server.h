@@ -12,10 +12,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/result.h"
@@ -31,6 +33,11 @@ struct Response;
 }  // namespace httplib
 
 namespace headroom::service {
+
+// The daemons' error answer: `status` and {"error": message}.
+void SendJsonError(httplib::Response& res, int status, const std::string& message);
+// What a handler's escaped exception is answered with: 500, `what` and the exception's own words.
+void AnswerException(httplib::Response& res, std::exception_ptr ep, std::string_view what);
 
 // "127.0.0.1:9400" -> {"127.0.0.1", 9400}; port 0 asks for a free port. kInvalidArgument.
 struct ListenAddress {
