@@ -83,6 +83,7 @@ class EnergySaver {
                    std::optional<core::Megahertz> row_cap);
 
   core::Megahertz clock() const { return settings_.clocks[level_]; }
+  core::Megahertz highest() const { return settings_.clocks.front(); }
   std::size_t level() const { return level_; }  // the index of clock() in the clocks, 0 highest
 
  private:

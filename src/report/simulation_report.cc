@@ -209,6 +209,12 @@ nlohmann::ordered_json EnergySaverJson(const sim::EnergySaverRun& e) {
   j["lowered"] = e.lowered;
   j["raised"] = e.raised;
   j["row_cap_won_server_windows"] = e.row_cap_won;
+  j["prefill_boost"] =
+      e.prefill_boost
+          ? nlohmann::ordered_json{{"boosts", e.boosts},
+                                   {"boosted_instance_seconds", e.boosted_instance_seconds},
+                                   {"boosted_share", e.BoostedShare()}}
+          : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json held = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < e.clocks_mhz.size(); ++k) {
     held.push_back({{"mhz", e.clocks_mhz[k]}, {"server_seconds", e.server_seconds[k]}});
@@ -330,6 +336,12 @@ std::string EnergyText(const sim::RowResult& r) {
         "row's cap won {} server-windows\n",
         e.MeanClockMhz(), e.clocks_mhz.empty() ? 0.0 : e.clocks_mhz.front(), e.lowered, e.raised,
         e.row_cap_won);
+    if (e.prefill_boost) {
+      out += fmt::format(
+          "prefill boost: {} boosts (a waiting prompt lifting the saver's clock); the top clock "
+          "{:.1f}% of instance time\n",
+          e.boosts, 100 * e.BoostedShare());
+    }
   }
   return out;
 }

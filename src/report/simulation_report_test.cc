@@ -70,5 +70,26 @@ TEST(SimulationReportTest, PreemptionsAreSaidWhereThereWereAny) {
   EXPECT_NE(SimulationText(r).find("1 sequence preempted"), std::string::npos) << SimulationText(r);
 }
 
+TEST(SimulationReportTest, ThePrefillBoostIsSaidWhereItRan) {
+  sim::RowResult r;
+  r.servers = 1;
+  r.hp_servers = 1;
+  r.energy_saver.emplace().clocks_mhz = {1410, 1335};
+  r.energy_saver->server_seconds = {10, 90};
+  EXPECT_EQ(SimulationText(r).find("prefill boost"), std::string::npos);
+  EXPECT_TRUE(SimulationJson(r)["energy_saver"]["prefill_boost"].is_null());
+  r.energy_saver->prefill_boost = true;
+  r.energy_saver->boosts = 3;
+  r.energy_saver->boosted_instance_seconds = 25;
+  r.energy_saver->instance_seconds = 100;
+  EXPECT_NE(SimulationText(r).find("prefill boost: 3 boosts (a waiting prompt lifting the "
+                                   "saver's clock); the top clock 25.0% of instance time"),
+            std::string::npos)
+      << SimulationText(r);
+  const auto boost = SimulationJson(r)["energy_saver"]["prefill_boost"];
+  EXPECT_EQ(boost["boosts"], 3);
+  EXPECT_DOUBLE_EQ(boost["boosted_share"].get<double>(), 0.25);
+}
+
 }  // namespace
 }  // namespace headroom::report

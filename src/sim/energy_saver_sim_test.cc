@@ -125,6 +125,14 @@ TEST(EnergySaverSimTest, ThePrefillBoostKeepsPrefillAtTheHighestClockAfterItsSwi
   EXPECT_GT(s.hp.ttft.Quantile(0.5), boosted * 1.01);
   EXPECT_LT(s.hp.ttft.Quantile(0.5), boosted + 0.6 * (b.hp.ttft.Quantile(0.5) - boosted));
   EXPECT_EQ(s.hp.requests, base.hp.requests);
+  // What it did: the saver's clock lifted for waiting prompts, a small share of the time here.
+  EXPECT_FALSE(b.energy_saver->prefill_boost);
+  ASSERT_TRUE(i.energy_saver->prefill_boost);
+  EXPECT_GT(i.energy_saver->boosts, 100u);
+  EXPECT_GT(i.energy_saver->BoostedShare(), 0.0);
+  EXPECT_LT(i.energy_saver->BoostedShare(), 0.5);
+  EXPECT_GT(s.energy_saver->BoostedShare(), i.energy_saver->BoostedShare())
+      << "a slower switch slows the first part of each prefill, and each boost lasts longer";
 }
 
 TEST(EnergySaverSimTest, TheRowsCapWinsOverTheSaversClock) {

@@ -109,6 +109,7 @@ struct PrefillBoost {
   SimTime to = SimTime::max();
   SimTime was_from = SimTime::max();
   SimTime was_to = SimTime::max();
+  bool lifted = false;  // the last raise lifted a lowered saver's clock (EnergySaverRun::boosts)
 };
 
 struct Server {
@@ -336,6 +337,8 @@ class Simulation {
   void NoteDecodeShare(Instance& inst, int batch, core::Megahertz f);
   void AddEnergyWindow(Server& server);
   void FinishTokenEnergy();
+  // EnergySaverRun's boost figures: the spans still open at the run's end.
+  void FinishPrefillBoost();
   // The control view's report of server s, where what it reads changes.
   void ReportHolds(std::size_t s);
   void ReportPending(std::size_t s);
@@ -820,10 +823,14 @@ void Simulation::NoteAwaiting(Instance& inst, int change) {
     b.was_to = b.to;
     b.from = now + latency;
     b.to = SimTime::max();
+    const Server& server = servers_[static_cast<std::size_t>(inst.server)];
+    b.lifted = server.saver->clock() < server.saver->highest();
+    if (b.lifted) ++result_.energy_saver->boosts;
     // A run of decode steps planned at the saver's clock ends where the raise takes effect.
     Interrupt(i);
   } else if (before > 0 && b.awaiting_first == 0) {  // and lowers it again
     b.to = now + latency;
+    if (b.lifted) result_.energy_saver->boosted_instance_seconds += core::ToSeconds(b.to - b.from);
   }
 }
 
@@ -1246,6 +1253,18 @@ void Simulation::AddEnergyWindow(Server& server) {
                       .prompt_tokens = server.prompt_tokens,
                       .generated_tokens = generated,
                       .iterations = iterations});
+}
+
+void Simulation::FinishPrefillBoost() {
+  EnergySaverRun& run = *result_.energy_saver;
+  run.prefill_boost = true;
+  const SimTime end = queue_.now();
+  run.instance_seconds = core::ToSeconds(end) * static_cast<double>(instances_.size());
+  for (const PrefillBoost& b : boost_) {
+    if (b.lifted && b.to == SimTime::max() && b.from < end) {
+      run.boosted_instance_seconds += core::ToSeconds(end - b.from);
+    }
+  }
 }
 
 void Simulation::FinishTokenEnergy() {
@@ -1721,6 +1740,7 @@ core::Result<RowResult> Simulation::Run() {
   result_.duration_s = last_arrival_s_;
   result_.energy_j = row_energy_j_;
   if (options_.attribute_token_energy) FinishTokenEnergy();
+  if (!boost_.empty()) FinishPrefillBoost();
   for (const Server& server : servers_) {
     result_.prompt_tokens += server.prompt_tokens;
     result_.generated_tokens += server.generated_tokens;

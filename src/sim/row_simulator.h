@@ -156,6 +156,14 @@ struct EnergySaverRun {
   std::uint64_t lowered = 0;           // steps down, all servers
   std::uint64_t raised = 0;            // steps back to the highest clock
   std::uint64_t row_cap_won = 0;       // server-windows where the row's cap was lower
+  // RowConfig::energy_saver_prefill_boost: whether it ran, the times a waiting prompt lifted the
+  // saver's lowered clock from an instance (as the agent counts its boosts), and the
+  // instance-seconds until it was back (a span that outlasts the run by at most one switch
+  // counted whole), of all the instances' seconds.
+  bool prefill_boost = false;
+  std::uint64_t boosts = 0;
+  double boosted_instance_seconds = 0;
+  double instance_seconds = 0;
   // The time-weighted mean of the saver's clock over the servers and the run.
   double MeanClockMhz() const {
     double seconds = 0;
@@ -165,6 +173,9 @@ struct EnergySaverRun {
       weighted += server_seconds[k] * clocks_mhz[k];
     }
     return seconds > 0 ? weighted / seconds : 0;
+  }
+  double BoostedShare() const {
+    return instance_seconds > 0 ? boosted_instance_seconds / instance_seconds : 0;
   }
 };
 
