@@ -472,17 +472,7 @@ void EngineProxy::RecordFailure(const std::string& kind, const std::string& mess
 }
 
 core::Result<int> EngineProxy::Bind(const ListenAddress& address) {
-  int port = address.port;
-  if (port == 0) {
-    port = server_->bind_to_any_port(address.host);
-  } else if (!server_->bind_to_port(address.host, port)) {
-    port = -1;
-  }
-  if (port < 0) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("engine proxy: cannot listen on {}:{}", address.host, address.port)));
-  }
-  return port;
+  return BindTo(*server_, address, "the engine proxy");
 }
 
 void EngineProxy::Serve() {

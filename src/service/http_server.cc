@@ -37,6 +37,21 @@ void SendResult(httplib::Response& res, const core::Result<nlohmann::ordered_jso
 
 }  // namespace
 
+core::Result<int> BindTo(httplib::Server& server, const ListenAddress& address,
+                         std::string_view what) {
+  int port = address.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(address.host);
+  } else if (!server.bind_to_port(address.host, port)) {
+    port = -1;
+  }
+  if (port < 0) {
+    return core::Fail(core::Error::Unavailable(
+        fmt::format("{} cannot listen on {}:{}", what, address.host, address.port)));
+  }
+  return port;
+}
+
 void SendJsonError(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
   res.set_content(nlohmann::json{{"error", message}}.dump() + "\n", kJson);
@@ -274,16 +289,7 @@ core::Result<int> HttpServer::Bind(const ListenAddress& address) {
                            tls_->cert, tls_->key)
              : std::string("the HTTP server could not be set up")));
   }
-  int port = address.port;
-  if (port == 0) {
-    port = server_->bind_to_any_port(address.host);
-  } else if (!server_->bind_to_port(address.host, port)) {
-    port = -1;
-  }
-  if (port < 0) {
-    return core::Fail(core::Error::Unavailable(
-        fmt::format("cannot listen on {}:{}", address.host, address.port)));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(const int port, BindTo(*server_, address, "the server"));
   hooks_->SetBacklog(static_cast<int>(kHttpLimits.max_connections));
   return port;
 }

@@ -44,6 +44,11 @@ struct ListenAddress {
   std::string host;
   int port = 0;
 };
+
+// Binds `server` to `address`: the bound port (the chosen one for port 0), or kUnavailable
+// saying what could not listen where ("<what> cannot listen on HOST:PORT").
+[[nodiscard]] core::Result<int> BindTo(httplib::Server& server, const ListenAddress& address,
+                                       std::string_view what);
 [[nodiscard]] core::Result<ListenAddress> ParseListenAddress(const std::string& text);
 
 // A certificate chain and its private key, PEM files, for serving HTTPS (cpp-httplib as Debian
