@@ -62,6 +62,12 @@ struct ClockChoice {
   std::string reason = {};  // why the saver holds this clock
 };
 
+// Where prefill runs at the top clock whatever the saver's (set per iteration by the engine, or
+// lifted by the agent's prefill boost while a prompt waits), the first token's latency is not the
+// saver's to answer for: `settings` with no first-token SLO, so that it steps on the inter-token
+// latency alone. The simulator and the agent both take their settings through it.
+EnergySaverSettings WithPrefillAtTopClock(EnergySaverSettings settings);
+
 // The saver's clock under the row's cap: the lower of the two applied, and whether the cap won.
 ClockChoice UnderRowCap(core::Megahertz saver, std::optional<core::Megahertz> row_cap);
 

@@ -233,15 +233,20 @@ core::Result<std::unique_ptr<EngineProxyLoop>> EngineProxyLoop::Create(
   auto port = loop->proxy_->Bind(settings.listen);
   if (!port) return core::Fail(port.error().WithContext("--engine-proxy"));
   loop->port_ = *port;
-  EngineProxy* proxy = loop->proxy_.get();
-  loop->thread_ = std::thread([proxy] { proxy->Serve(); });
+  EngineProxyLoop* self = loop.get();
+  loop->thread_ = std::thread([self] {
+    self->proxy_->Serve();
+    self->served_.store(true);
+  });
   return loop;
 }
 
 EngineProxyLoop::~EngineProxyLoop() {
   if (!thread_.joinable()) return;
   // A Stop() before the proxy runs would be lost: wait for it to accept first.
-  while (!proxy_->running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!proxy_->running() && !served_.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   proxy_->Stop();
   thread_.join();
 }

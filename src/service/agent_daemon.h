@@ -105,6 +105,7 @@ class EngineProxyLoop {
   Signal signal_;
   std::unique_ptr<EngineProxy> proxy_;
   int port_ = 0;
+  std::atomic<bool> served_{false};  // Serve() returned (it may, failing, before it ever ran)
   std::thread thread_;
 };
 

@@ -2,7 +2,6 @@
 // steps policy::EnergySaver on the engine's latencies and fits telemetry::TokenEnergyFit on its
 // GPUs' energy and the engine's token counters.
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -93,7 +92,7 @@ core::Result<std::optional<policy::EnergySaverSettings>> EnergySaverSettingsFor(
                                        .margin = options->margin,
                                        .stale_after = options->stale_after,
                                        .settle = options->settle};
-  if (options->prefill_boost) settings.ttft_p99_slo_s = std::numeric_limits<double>::infinity();
+  if (options->prefill_boost) settings = policy::WithPrefillAtTopClock(std::move(settings));
   HEADROOM_RETURN_IF_ERROR(policy::EnergySaver::Make(settings));
   return std::optional<policy::EnergySaverSettings>(std::move(settings));
 }

@@ -573,12 +573,8 @@ core::Status Simulation::SetupEnergySaver() {
     const bool lp_own = !server.hp && config_.energy_saver_lp;
     policy::EnergySaverSettings settings =
         lp_own ? *config_.energy_saver_lp : *config_.energy_saver;
-    // Phase-aware, or boosted while a prompt waits, prefill keeps the top clock: the first
-    // token's latency is not the saver's to answer for (a breach there would only raise the
-    // decode clock, which helps it little; and a server's P99 over minutes strays above a bound
-    // of a few percent of the week's P99 with no clock lowered at all).
     if (config_.energy_saver_phase_aware || config_.energy_saver_prefill_boost) {
-      settings.ttft_p99_slo_s = std::numeric_limits<double>::infinity();
+      settings = policy::WithPrefillAtTopClock(std::move(settings));
     }
     HEADROOM_ASSIGN_OR_RETURN(policy::EnergySaver saver, policy::EnergySaver::Make(settings));
     server.saver.emplace(std::move(saver));
