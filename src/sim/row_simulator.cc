@@ -50,6 +50,9 @@ struct Request {
   Priority priority = Priority::kHigh;
   int server = 0;
   int budget_event = -1;  // RowResult::budget_events in force at its arrival; -1: none
+  // Its cached tokens are the scenario's shared prefix (PrefixCacheConfig::shared_prefix_tokens),
+  // whose KV cache the instance holds once for all the sequences that share it.
+  bool shares_prefix = false;
 
   int KvPrompt() const { return prompt + resumed; }  // what its (next) prefill puts in KV
   int ToGenerate() const { return output - resumed; }
@@ -80,6 +83,11 @@ struct Instance {
   // sequences' contexts, and the prompts of those admitted whose prefill is not done.
   double context = 0;
   double kv_pending = 0;
+  // The shared prefix (Request::shares_prefix): the sequences in the cache that share it, and
+  // the tokens of it counted in context and kv_pending beyond the one copy held (KvFree).
+  int prefix_sharers = 0;
+  double prefix_tokens = 0;
+  double kv_shared = 0;
   double outstanding = 0;  // tokens still to prefill or generate (router's "work")
 
   // The iteration (or run of decode steps) under way.
@@ -247,6 +255,11 @@ class Simulation {
   bool HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const;
   // KV-cache tokens neither held by its sequences nor promised to the prompts it admitted.
   double KvFree(const Instance& inst) const;
+  // A sequence sharing the scenario's prefix enters (+1) or leaves (-1) the KV cache.
+  void SharePrefix(Instance& inst, const Request& r, int change) const;
+  // The copies of the shared prefix counted beyond one, with `sharers` sequences holding
+  // `tokens` of it between them.
+  double SharedCopies(int sharers, double tokens) const;
   bool CanAdmit(const Instance& inst, const Request& r, int admitted, double tokens) const;
   // Preempts sequences until every running one has room for its next token; whether it had to.
   bool PreemptForRoom(Instance& inst);
@@ -649,7 +662,9 @@ core::Status Simulation::OnArrival() {
                   .cached = cached,
                   .prefilled = cached,
                   .priority = r.priority,
-                  .server = inst.server};
+                  .server = inst.server,
+                  .shares_prefix = !r.cached_tokens && cached > 0 &&
+                                   config_.instance.prefix_cache.shared_prefix_tokens > 0};
     if (!config_.power.budget_schedule.empty()) req.budget_event = BudgetEventAt(queue_.now());
     ++active_requests_;
     if (!boost_.empty()) NoteAwaiting(inst, +1);
@@ -739,13 +754,32 @@ void Simulation::SyncRoute(int i) {
 }
 
 bool Simulation::HasRoom(const Instance& inst, const Request& r, std::size_t sequences) const {
+  // Its prompt's share of the prefix already held takes no room of its own.
+  const double shared =
+      r.shares_prefix
+          ? SharedCopies(inst.prefix_sharers + 1, inst.prefix_tokens + r.cached) - inst.kv_shared
+          : 0;
   // The running sequences' next tokens first, as vLLM V1 allocates them before admitting.
   return sequences < static_cast<std::size_t>(config_.instance.max_batch_sequences) &&
-         static_cast<double>(inst.running.size()) + r.KvPrompt() + 1 <= KvFree(inst);
+         static_cast<double>(inst.running.size()) + r.KvPrompt() + 1 - shared <= KvFree(inst);
 }
 
 double Simulation::KvFree(const Instance& inst) const {
-  return kv_capacity_ - inst.context - inst.kv_pending;
+  return kv_capacity_ - inst.context - inst.kv_pending + inst.kv_shared;
+}
+
+double Simulation::SharedCopies(int sharers, double tokens) const {
+  // One copy of the prefix held (the longest, at most the whole prefix); the rest are counted
+  // twice. Each shares all of it but a prompt shorter than the prefix.
+  if (sharers == 0) return 0;
+  return std::max(0.0, tokens - config_.instance.prefix_cache.shared_prefix_tokens);
+}
+
+void Simulation::SharePrefix(Instance& inst, const Request& r, int change) const {
+  if (!r.shares_prefix) return;
+  inst.prefix_sharers += change;
+  inst.prefix_tokens += change * r.cached;
+  inst.kv_shared = SharedCopies(inst.prefix_sharers, inst.prefix_tokens);
 }
 
 bool Simulation::CanAdmit(const Instance& inst, const Request& r, int admitted,
@@ -1000,6 +1034,7 @@ void Simulation::FormPrefill(Instance& inst, double* tokens, double* tokens_squa
     if (!CanAdmit(inst, r, static_cast<int>(inst.admitted.size()), *tokens)) break;
     inst.waiting.pop_front();
     inst.kv_pending += r.KvPrompt() + 1;
+    SharePrefix(inst, r, +1);
     AddChunk(inst, slot, r.KvPrompt() - r.prefilled, tokens, tokens_squared);
   }
 }
@@ -1024,6 +1059,7 @@ void Simulation::FormChunks(Instance& inst, bool admit, double* tokens, double* 
     inst.waiting.pop_front();
     inst.prefilling.push_back(slot);
     inst.kv_pending += r.KvPrompt() + 1;
+    SharePrefix(inst, r, +1);
     const int chunk = std::min(r.KvPrompt() - r.prefilled, budget);
     AddChunk(inst, slot, chunk, tokens, tokens_squared);
     budget -= chunk;
@@ -1076,6 +1112,7 @@ bool Simulation::PreemptForRoom(Instance& inst) {
       inst.prefilling.pop_back();
       Request& r = requests_[static_cast<std::size_t>(slot)];
       inst.kv_pending -= r.KvPrompt() + 1;
+      SharePrefix(inst, r, -1);
       Requeue(inst, slot, r.prefilled - r.cached);
     } else {
       PreemptLastRunning(inst);
@@ -1099,6 +1136,7 @@ void Simulation::PreemptLastRunning(Instance& inst) {
   Request& r = requests_[static_cast<std::size_t>(slot)];
   const int generated = static_cast<int>(inst.step - r.done_at_step) + r.ToGenerate();
   inst.context -= r.KvPrompt() + generated;
+  SharePrefix(inst, r, -1);
   r.resumed += generated;
   Requeue(inst, slot, r.KvPrompt() - r.cached);
 }
@@ -1149,6 +1187,7 @@ void Simulation::Complete(Instance& inst, int slot) {
   metrics.output_tokens += r.output;
   if (options_.on_request) options_.on_request(out);
   inst.context -= r.prompt + r.output;
+  SharePrefix(inst, r, -1);
   free_slots_.push_back(slot);
   --active_requests_;
 }

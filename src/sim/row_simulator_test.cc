@@ -351,6 +351,38 @@ TEST(RowSimulatorTest, ARecordedCachedPrefixShortensThatRequestsTtft) {
   EXPECT_EQ(CachedPrefix({.shared_prefix_tokens = 50, .hit_rate = 0}, 100, 10), 10);
 }
 
+// The scenario's shared prefix is held once in the KV cache, as vLLM's prefix cache shares its
+// blocks: six prompts that each fill a third of the cache but for a few tokens of their own run
+// together, where the same prompts with the same cached tokens recorded one by one (whose
+// sharing is not known) run two at a time.
+TEST(RowSimulatorTest, ASharedPrefixIsHeldOnceInTheKvCache) {
+  RowConfig row = OneHpServerWithKvCache(12000);
+  row.instance.max_num_batched_tokens = 0;  // whole prompts: admission by memory alone
+  const int prompt = 4000;
+  const int own = 100, output = 10;
+  std::vector<TraceRequest> recorded(6, TraceRequest{0.0, prompt, output, Priority::kHigh});
+  for (TraceRequest& r : recorded) r.cached_tokens = prompt - own;
+  const RowResult apart = RunRequests(row, recorded);
+  row.instance.prefix_cache.shared_prefix_tokens = prompt - own;
+  const RowResult shared =
+      RunRequests(row, std::vector<TraceRequest>(6, {0.0, prompt, output, Priority::kHigh}));
+  ASSERT_EQ(shared.hp.requests, 6u);
+  ASSERT_EQ(apart.hp.requests, 6u);
+  // One prefill and the nine decode steps after it, against three such waves.
+  EXPECT_EQ(shared.iterations, static_cast<std::uint64_t>(output));
+  EXPECT_EQ(apart.iterations, static_cast<std::uint64_t>(3 * output));
+  EXPECT_LT(shared.hp.ttft.max(), apart.hp.ttft.max() / 2);
+  EXPECT_EQ(shared.hp.preemptions + apart.hp.preemptions, 0u);
+  // Each prompt's own tokens still count: with half of each shared, four fit and a fifth waits
+  // for the first of them to finish.
+  row.instance.prefix_cache.shared_prefix_tokens = prompt / 2;
+  const TraceRequest longer{0.0, prompt, 200, Priority::kHigh};
+  const RowResult four = RunRequests(row, std::vector<TraceRequest>(4, longer));
+  const RowResult five = RunRequests(row, std::vector<TraceRequest>(5, longer));
+  EXPECT_LT(four.hp.ttft.max(), four.hp.e2e.Quantile(0));
+  EXPECT_GT(five.hp.ttft.max(), four.hp.e2e.Quantile(0));
+}
+
 // One instance of one GPU on a server: its seven other GPUs idle, drawing their idle power, so
 // an idle row draws what it draws with every GPU in instances.
 TEST(RowSimulatorTest, GpusInNoInstanceDrawTheirIdlePower) {
