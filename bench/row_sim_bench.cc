@@ -51,7 +51,7 @@ void RunRowSim(benchmark::State& state, const core::Result<sim::ResolvedScenario
   }
   sim::RunOptions options;
   options.keep_power_series = false;
-  double requests = 0, events = 0, simulated_s = 0;
+  double requests = 0, events = 0, simulated_s = 0, prefills = 0, decode_runs = 0, interrupted = 0;
   for (auto _ : state) {
     auto result = sim::RunScenario(*scenario, "polca", servers, trace, options);
     if (!result) {
@@ -61,11 +61,18 @@ void RunRowSim(benchmark::State& state, const core::Result<sim::ResolvedScenario
     requests += static_cast<double>(result->hp.requests + result->lp.requests);
     events += static_cast<double>(result->events_processed);
     simulated_s += result->simulated_s;
+    prefills += static_cast<double>(result->prefill_iterations);
+    decode_runs += static_cast<double>(result->decode_runs);
+    interrupted += static_cast<double>(result->interrupted_runs);
     benchmark::DoNotOptimize(result->peak_w);
   }
   const double iterations = static_cast<double>(state.iterations());
   state.counters["requests/s"] = benchmark::Counter(requests, benchmark::Counter::kIsRate);
   state.counters["events"] = benchmark::Counter(events / iterations);
+  // The events' kinds beside the arrivals: what a faster week would have to remove.
+  state.counters["prefills"] = benchmark::Counter(prefills / iterations);
+  state.counters["decode_runs"] = benchmark::Counter(decode_runs / iterations);
+  state.counters["interrupted"] = benchmark::Counter(interrupted / iterations);
   state.counters["sim_s/s"] = benchmark::Counter(simulated_s, benchmark::Counter::kIsRate);
 }
 

@@ -948,6 +948,7 @@ void Simulation::Plan(int i) {
     core::Megahertz f = ClockFor(server, phase, !config_.energy_saver_phase_aware && !boosted);
     inst.mixed = true;
     inst.steps = 1;
+    ++result_.prefill_iterations;
     Step step = EvaluateHeld(phase, &f);
     if (boost && !boosted) step = BoostMidway(inst, server, phase, step);
     inst.first_step_s = step.seconds;
@@ -989,6 +990,7 @@ void Simulation::PlanDecodeRun(Instance& inst, const Server& server, int batch) 
   if (boost && steps > 1) steps = StepsBeforeBoostChange(inst, first, f, steps);
   inst.mixed = false;
   inst.steps = steps;
+  ++result_.decode_runs;
   inst.step_growth_s = 0;
   inst.energy_growth_j = 0;
   if (steps > 1) {
@@ -1092,6 +1094,7 @@ void Simulation::Interrupt(int i) {
   if (!inst.busy || inst.mixed || inst.steps <= 1) return;
   const int keep = StepsDone(inst) + 1;  // the step under way finishes
   if (keep >= inst.steps) return;
+  ++result_.interrupted_runs;
   inst.steps = keep;
   const double seconds = ArithmeticSum(inst.first_step_s, inst.step_growth_s, keep);
   const double joules = ArithmeticSum(inst.first_energy_j, inst.energy_growth_j, keep);

@@ -335,6 +335,12 @@ struct RowResult {
   std::uint64_t events_processed = 0;
   bool stopped_early = false;    // RunOptions::stop_after_power_events: the metrics are partial
   std::uint64_t iterations = 0;  // decode/prefill iterations simulated
+  // What the simulator planned, for the cost of a run (make bench): the iterations that prefill
+  // (one event each), the runs of decode steps timed as one (one event each), and those runs cut
+  // short where a prompt arrived or the clock changed.
+  std::uint64_t prefill_iterations = 0;
+  std::uint64_t decode_runs = 0;
+  std::uint64_t interrupted_runs = 0;
   // By RunOptions::shadows: whether that policy never acted on this run, nor did the run's own
   // (so that a run under it would have been this one).
   std::vector<bool> quiet_shadows;

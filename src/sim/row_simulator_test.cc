@@ -162,6 +162,11 @@ TEST(RowSimulatorTest, ContinuousBatchingJoinsNewPromptsToRunningDecodes) {
       RunRequests(row, {{0.0, 500, 400, Priority::kHigh}, {1.0, 500, 400, Priority::kHigh}});
   EXPECT_LT(r.hp.ttft.max(), 1.0);
   EXPECT_EQ(r.hp.requests, 2u);
+  // The first's run of decode steps cut where the second arrived; two prefills; the run between
+  // and the run after the first finished.
+  EXPECT_EQ(r.interrupted_runs, 1u);
+  EXPECT_EQ(r.prefill_iterations, 2u);
+  EXPECT_EQ(r.decode_runs, 3u);
 }
 
 TEST(RowSimulatorTest, RouterSpreadsLoadOverInstancesOfTheRightClass) {
