@@ -98,7 +98,8 @@ SPEC_METRICS = {
     "headroom_agent_prompts_waiting", "headroom_agent_energy_saver_boosts_total",
     "headroom_agent_energy_saver_boosted_seconds_total", "headroom_engine_proxy_requests_total",
     "headroom_engine_proxy_generation_requests_total",
-    "headroom_engine_proxy_upstream_failures_total",
+    "headroom_engine_proxy_upstream_failures_total", "headroom_engine_proxy_requests_in_flight",
+    "headroom_engine_proxy_refused_draining_total",
     # controller
     "headroom_row_power_watts", "headroom_row_budget_watts", "headroom_row_power_ratio",
     "headroom_row_threshold_ratio", "headroom_row_state", "headroom_row_brake_events_total",

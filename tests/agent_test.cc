@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -871,6 +874,130 @@ TEST_F(AgentDaemonTest, TheEngineProxyLiftsTheSaversClockWhileAPromptWaits) {
   serving.join();
 }
 
+// A fake engine whose streamed completion sends one event, then the rest once released (at most
+// ten seconds later), on a thread of its own.
+class SlowStreamEngine {
+ public:
+  SlowStreamEngine() {
+    server_.Post("/v1/completions", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream",
+                                       [this](size_t offset, httplib::DataSink& sink) {
+                                         if (offset == 0) return sink.write("data: 1\n\n", 9);
+                                         for (int i = 0; i < 1000 && !released_.load(); ++i) {
+                                           std::this_thread::sleep_for(milliseconds(10));
+                                         }
+                                         sink.write("data: [DONE]\n\n", 14);
+                                         sink.done();
+                                         return true;
+                                       });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~SlowStreamEngine() {
+    Release();
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
+  void Release() { released_.store(true); }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::atomic<bool> released_{false};
+  std::thread thread_;
+};
+
+// A streamed completion through the proxy on a thread of its own; `body` fills as it comes.
+std::future<httplib::Result> StreamThrough(int proxy_port, std::string& body, std::mutex& mu) {
+  return std::async(std::launch::async, [proxy_port, &body, &mu] {
+    httplib::Client client("127.0.0.1", proxy_port);
+    client.set_read_timeout(20);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/completions";
+    req.body = R"({"prompt": "hi", "stream": true})";
+    req.content_receiver = [&body, &mu](const char* data, size_t length, uint64_t, uint64_t) {
+      std::lock_guard<std::mutex> lock(mu);
+      body.append(data, length);
+      return true;
+    };
+    return client.send(req);
+  });
+}
+
+bool WaitUntil(const std::function<bool()>& done) {
+  for (int i = 0; i < 400 && !done(); ++i) std::this_thread::sleep_for(milliseconds(25));
+  return done();
+}
+
+// An agent asked to stop drains its engine proxy first: new requests get a 503 (a load balancer
+// sends them elsewhere), the answer under way streams on to its end, the control API still
+// answers, and only then are the GPUs restored.
+TEST_F(AgentDaemonTest, OnStopTheEngineProxyDrainsTheAnswersUnderWay) {
+  SlowStreamEngine engine;
+  auto agent = Start(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", engine.url()}));
+  ASSERT_TRUE(client_);
+  const std::optional<int> proxy_port = agent->PortAfter("engine proxy on 127.0.0.1:");
+  ASSERT_TRUE(proxy_port) << agent->Stderr();
+  std::mutex mu;
+  std::string body;
+  auto answer = StreamThrough(*proxy_port, body, mu);
+  ASSERT_TRUE(WaitUntil([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return !body.empty();
+  }));
+
+  agent->Signal(SIGTERM);
+  ASSERT_TRUE(WaitUntil([&] {
+    return agent->Stderr().find("engine proxy draining") != std::string::npos;
+  })) << agent->Stderr();
+  httplib::Client proxy("127.0.0.1", *proxy_port);
+  const auto refused = proxy.Post("/v1/completions", R"({"prompt": "hi"})", "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  const auto state = client_->Get("/v1/state");
+  ASSERT_TRUE(state) << "the control API answers while the proxy drains";
+  EXPECT_EQ(state->status, 200);
+
+  engine.Release();
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  const httplib::Result done = answer.get();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, 200);
+  EXPECT_EQ(body, "data: 1\n\ndata: [DONE]\n\n");
+  EXPECT_EQ(agent->Wait(), 0);
+  const std::string log = agent->Stderr();
+  EXPECT_NE(log.find("engine proxy drained"), std::string::npos) << log;
+  EXPECT_LT(log.find("engine proxy drained"), log.find("original GPU settings restored")) << log;
+}
+
+// A drain has a deadline: what is still streaming then is cut, and the agent exits as before.
+TEST_F(AgentDaemonTest, AnEngineProxysDrainEndsAtItsDeadline) {
+  SlowStreamEngine engine;
+  auto agent = Start(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", engine.url(),
+                           "--engine-proxy-drain", "300ms"}));
+  ASSERT_TRUE(client_);
+  const std::optional<int> proxy_port = agent->PortAfter("engine proxy on 127.0.0.1:");
+  ASSERT_TRUE(proxy_port) << agent->Stderr();
+  std::mutex mu;
+  std::string body;
+  auto answer = StreamThrough(*proxy_port, body, mu);
+  ASSERT_TRUE(WaitUntil([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return !body.empty();
+  }));
+  agent->Signal(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0);
+  EXPECT_NE(agent->Stderr().find("still had 1 request(s) in flight after 300ms: cutting them"),
+            std::string::npos)
+      << agent->Stderr();
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(body.find("[DONE]"), std::string::npos) << "the answer was cut";
+}
+
 // Issue 51: the proxy needs an engine to pass requests to, given or taken from --engine-metrics.
 TEST_F(AgentDaemonTest, TheEngineProxyNeedsTheEnginesUrl) {
   AgentProcess alone(Args({"--engine-proxy", "127.0.0.1:0"}), (dir_ / "alone.log").string());
@@ -891,6 +1018,12 @@ TEST_F(AgentDaemonTest, TheEngineProxyNeedsTheEnginesUrl) {
   EXPECT_EQ(url_alone.Wait(), 2);
   EXPECT_NE(url_alone.Stderr().find("give --engine-proxy too"), std::string::npos)
       << url_alone.Stderr();
+  AgentProcess drain(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://127.0.0.1:1",
+                           "--engine-proxy-drain", "11m"}),
+                     (dir_ / "drain.log").string());
+  EXPECT_EQ(drain.Wait(), 2);
+  EXPECT_NE(drain.Stderr().find("--engine-proxy-drain 11m is outside 0s-10m"), std::string::npos)
+      << drain.Stderr();
 }
 
 TEST_F(AgentDaemonTest, NvmlBackendSetsCapsThroughNvmlAndRestoresThemOnShutdown) {

@@ -91,10 +91,15 @@ core::Result<bool> RunAgent(const AgentRequest& options) {
                  settings->proxy->upstream,
                  settings->agent.energy_saver ? ": the energy saver's prefill boost" : "");
   }
-  auto done = service::RunAgentDaemon(**agent, server, clock, *options.stop, [&load_file] {
-    if (load_file == nullptr) return;
-    if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
-  });
+  service::AgentDaemonExtras extras{
+      .each_tick =
+          [&load_file] {
+            if (load_file == nullptr) return;
+            if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
+          },
+      .proxy = proxy.get(),
+      .drain = settings->proxy ? settings->proxy->drain : core::Duration::zero()};
+  auto done = service::RunAgentDaemon(**agent, server, clock, *options.stop, extras);
   return done.has_value();
 }
 

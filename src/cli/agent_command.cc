@@ -32,6 +32,7 @@ core::Status ApplyConfig(const CLI::App& cmd, AgentCliOptions* o) {
   take("--engine-proxy", file.engine_proxy, &o->settings.engine_proxy);
   take("--engine-url", file.engine_url, &o->settings.engine_url);
   take("--engine-proxy-workers", file.engine_proxy_workers, &o->settings.engine_proxy_workers);
+  take("--engine-proxy-drain", file.engine_proxy_drain, &o->settings.engine_proxy_drain);
   take("--engine-metrics-interval", file.engine_metrics_interval,
        &o->settings.engine_metrics_interval);
   take("--engine-prompt-tokens-metric", file.engine_prompt_tokens_metric,

@@ -21,6 +21,11 @@ void AddEngineOptions(CLI::App* cmd, service::AgentSettingsText& settings) {
                   "Requests the engine proxy holds at once (a streamed answer holds one for its "
                   "whole generation; more wait)")
       ->capture_default_str();
+  cmd->add_option("--engine-proxy-drain", settings.engine_proxy_drain,
+                  "On stop, how long the engine proxy refuses new requests (503) while the "
+                  "answers under way finish, before the GPUs are restored (0s: cut them; at most "
+                  "10m)")
+      ->capture_default_str();
   cmd->add_option("--engine-url", settings.engine_url,
                   "The engine the proxy passes requests to (default: --engine-metrics' scheme, "
                   "host and port)");

@@ -113,6 +113,7 @@ core::Status ReadStrings(const core::YamlReader& yaml, AgentConfigFile& c) {
                             {"engine_metrics_interval", &c.engine_metrics_interval},
                             {"engine_proxy", &c.engine_proxy},
                             {"engine_url", &c.engine_url},
+                            {"engine_proxy_drain", &c.engine_proxy_drain},
                             {"engine_prompt_tokens_metric", &c.engine_prompt_tokens_metric},
                             {"engine_generation_tokens_metric", &c.engine_generation_tokens_metric},
                             {"engine_running_metric", &c.engine_running_metric},
@@ -149,6 +150,7 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
                                                 "engine_proxy",
                                                 "engine_url",
                                                 "engine_proxy_workers",
+                                                "engine_proxy_drain",
                                                 "engine_prompt_tokens_metric",
                                                 "engine_generation_tokens_metric",
                                                 "engine_running_metric",
@@ -178,6 +180,7 @@ core::Result<AgentConfigFile> ParseAgentConfig(std::string_view text, const std:
   HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "sample_interval", c.sample_interval, false));
   HEADROOM_RETURN_IF_ERROR(
       CheckDuration(yaml, "engine_metrics_interval", c.engine_metrics_interval, false));
+  HEADROOM_RETURN_IF_ERROR(CheckDuration(yaml, "engine_proxy_drain", c.engine_proxy_drain, true));
   if (yaml.Has("power_smoothing")) {
     HEADROOM_ASSIGN_OR_RETURN(core::YamlReader section, yaml.Map("power_smoothing"));
     HEADROOM_ASSIGN_OR_RETURN(c.power_smoothing, ParsePowerSmoothing(section));

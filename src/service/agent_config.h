@@ -51,7 +51,8 @@ struct AgentConfigFile {
   std::optional<std::string> engine_metrics_interval;  // a duration > 0
   std::optional<std::string> engine_proxy;             // HOST:PORT
   std::optional<std::string> engine_url;
-  std::optional<int> engine_proxy_workers;  // 1..4096
+  std::optional<int> engine_proxy_workers;        // 1..4096
+  std::optional<std::string> engine_proxy_drain;  // a duration
   std::optional<std::string> engine_prompt_tokens_metric;
   std::optional<std::string> engine_generation_tokens_metric;
   std::optional<std::string> engine_running_metric;

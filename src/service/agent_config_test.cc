@@ -15,7 +15,7 @@ TEST(AgentConfigTest, ReadsEveryDocumentedKey) {
       "gpus: 0,1\nlisten: 127.0.0.1:9400\ntoken_file: /etc/t\nstate_file: /var/s\n"
       "priority: hp\nactuation_delay: 50ms\nsample_interval: 1s\nfailsafe_sm_clock_mhz: 1110\n"
       "tls_cert: /etc/c.pem\ntls_key: /etc/k.pem\nengine_proxy: 0.0.0.0:8001\n"
-      "engine_url: http://127.0.0.1:8000\nengine_proxy_workers: 512\n",
+      "engine_url: http://127.0.0.1:8000\nengine_proxy_workers: 512\nengine_proxy_drain: 45s\n",
       "agent.yaml");
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_EQ(c->backend, "sim");
@@ -27,6 +27,7 @@ TEST(AgentConfigTest, ReadsEveryDocumentedKey) {
   EXPECT_EQ(c->engine_proxy, "0.0.0.0:8001");
   EXPECT_EQ(c->engine_url, "http://127.0.0.1:8000");
   EXPECT_EQ(c->engine_proxy_workers, 512);
+  EXPECT_EQ(c->engine_proxy_drain, "45s");
   EXPECT_FALSE(ParseAgentConfig("listen: 127.0.0.1:1\n", "a.yaml")->backend.has_value());
   // One vocabulary with the controller's row.yaml: "high" and "low" are read too.
   EXPECT_EQ(ParseAgentConfig("priority: High\n", "a.yaml")->priority, "hp");
@@ -37,6 +38,8 @@ TEST(AgentConfigTest, BadValuesNameTheFileAndKey) {
       {"sim_count: 2.5\n", "sim_count"},
       {"sim_count: 0\n", "sim_count"},
       {"engine_proxy_workers: 0\n", "engine_proxy_workers"},
+      {"engine_proxy_drain: -1s\n", "engine_proxy_drain"},
+      {"engine_proxy_drain: soon\n", "engine_proxy_drain"},
       {"backend: cuda\n", "backend"},
       {"priority: medium\n", "priority"},
       {"actuation_delay: 10\n", "actuation_delay"},

@@ -83,8 +83,16 @@ core::Result<std::optional<EngineProxySettings>> ResolveEngineProxy(const AgentS
     return bad(fmt::format("--engine-proxy-workers {} is outside 1-{}", text.engine_proxy_workers,
                            kMaxEngineProxyWorkers));
   }
-  EngineProxySettings proxy{
-      .listen = *listen, .upstream = text.engine_url, .workers = text.engine_proxy_workers};
+  auto drain = core::ParseDuration(text.engine_proxy_drain);
+  if (!drain) return core::Fail(drain.error().WithContext("--engine-proxy-drain"));
+  if (*drain < core::Duration::zero() || *drain > kMaxEngineProxyDrain) {
+    return bad(fmt::format("--engine-proxy-drain {} is outside 0s-{}", text.engine_proxy_drain,
+                           core::FormatDuration(kMaxEngineProxyDrain)));
+  }
+  EngineProxySettings proxy{.listen = *listen,
+                            .upstream = text.engine_url,
+                            .workers = text.engine_proxy_workers,
+                            .drain = *drain};
   if (proxy.upstream.empty()) {
     if (text.engine_metrics.empty()) {
       return bad(
@@ -251,8 +259,32 @@ EngineProxyLoop::~EngineProxyLoop() {
   thread_.join();
 }
 
+namespace {
+
+// Whether the loop goes on after `stop`: while the proxy drains, up to its deadline (set here at
+// the first call).
+bool Draining(const AgentDaemonExtras& extras, core::Clock& clock,
+              std::optional<core::TimePoint>* until) {
+  if (extras.proxy == nullptr || extras.drain <= core::Duration::zero()) return false;
+  if (!*until) {
+    *until = clock.Now() + extras.drain;
+    extras.proxy->Drain();
+  }
+  const int left = extras.proxy->in_flight();
+  if (left == 0) {
+    spdlog::info("engine proxy drained");
+    return false;
+  }
+  if (clock.Now() < **until) return true;
+  spdlog::warn("engine proxy still had {} request(s) in flight after {}: cutting them", left,
+               core::FormatDuration(extras.drain));
+  return false;
+}
+
+}  // namespace
+
 core::Status RunAgentDaemon(Agent& agent, AgentHttpServer& server, core::Clock& clock,
-                            const std::atomic<bool>& stop, const std::function<void()>& each_tick) {
+                            const std::atomic<bool>& stop, const AgentDaemonExtras& extras) {
   std::atomic<bool> serve_returned{false};
   std::thread serving([&server, &serve_returned] {
     server.Serve();
@@ -261,10 +293,12 @@ core::Status RunAgentDaemon(Agent& agent, AgentHttpServer& server, core::Clock& 
   auto sleep = [&clock, &stop](core::Duration d) { clock.SleepUntil(clock.Now() + d, &stop); };
   // A Stop() before the server runs would be lost, so wait for it to run (or to fail).
   while (!server.running() && !serve_returned.load()) sleep(std::chrono::milliseconds(5));
-  while (!stop.load() && !serve_returned.load()) {
-    if (each_tick) each_tick();
+  std::optional<core::TimePoint> drain_until;
+  while (!serve_returned.load() && (!stop.load() || Draining(extras, clock, &drain_until))) {
+    if (extras.each_tick) extras.each_tick();
     agent.Tick();
-    sleep(kAgentTickPeriod);
+    // Asked to stop, the loop sleeps whole ticks while it drains.
+    clock.SleepUntil(clock.Now() + kAgentTickPeriod, drain_until ? nullptr : &stop);
   }
   const bool failed = serve_returned.load();
   if (failed) spdlog::error("the HTTP server stopped unexpectedly");

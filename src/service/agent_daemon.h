@@ -31,10 +31,14 @@ struct EngineMetricsSettings {
 };
 
 // --engine-proxy: where the agent takes the engine's requests, and the engine they go on to.
+// The longest drain asked for: a stop must not wait on it for longer than a service manager does.
+inline constexpr core::Duration kMaxEngineProxyDrain = std::chrono::minutes(10);
+
 struct EngineProxySettings {
   ListenAddress listen;
   std::string upstream;  // http(s)://HOST[:PORT]
   int workers = 256;
+  core::Duration drain = std::chrono::seconds(20);  // AgentDaemonExtras::drain
 };
 
 struct AgentSettings {
@@ -89,6 +93,9 @@ class EngineProxyLoop {
 
   int port() const { return port_; }
   std::string Metrics() const { return proxy_->Metrics(); }
+  // EngineProxy::Drain() and in_flight().
+  void Drain() { proxy_->Drain(); }
+  int in_flight() const { return proxy_->in_flight(); }
 
  private:
   class Signal final : public PromptSignal {
@@ -112,12 +119,23 @@ class EngineProxyLoop {
 // How late a lease expiry or a delayed change may be noticed.
 inline constexpr core::Duration kAgentTickPeriod = std::chrono::milliseconds(100);
 
-// Serves `server` on a thread of its own and ticks the agent (and `each_tick`, when given) every
-// kAgentTickPeriod until `stop` or the server ends; then stops serving and restores the GPUs
-// (Agent::Shutdown). kInternal when the server stopped by itself or the restore failed.
+// What the agent's loop runs beside the agent.
+struct AgentDaemonExtras {
+  std::function<void()> each_tick;  // every tick, when given
+  // The engine proxy to drain when asked to stop, and for how long at most (0: not at all): the
+  // agent goes on ticking (leases, caps, the saver and its boost) while the answers under way
+  // finish, and stops once none is left or the time is up, cutting what is left.
+  EngineProxyLoop* proxy = nullptr;
+  core::Duration drain{0};
+};
+
+// Serves `server` on a thread of its own and ticks the agent (and the extras) every
+// kAgentTickPeriod until `stop` (and the proxy's drain) or the server ends; then stops serving and
+// restores the GPUs (Agent::Shutdown). kInternal when the server stopped by itself or the
+// restore failed.
 [[nodiscard]] core::Status RunAgentDaemon(Agent& agent, AgentHttpServer& server, core::Clock& clock,
                                           const std::atomic<bool>& stop,
-                                          const std::function<void()>& each_tick = {});
+                                          const AgentDaemonExtras& extras = {});
 
 }  // namespace headroom::service
 

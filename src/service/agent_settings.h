@@ -39,6 +39,10 @@ struct AgentSettingsText {
   // Requests the proxy holds at once (a streamed answer holds one for its whole generation);
   // more wait for a worker.
   int engine_proxy_workers = 256;
+  // On stop, how long the proxy may drain (new requests refused, the answers under way finished)
+  // before the agent restores its GPUs and exits; "0s": cut them at once. Within systemd's
+  // TimeoutStopSec (30 s in deploy/systemd) with time to spare for the restore.
+  std::string engine_proxy_drain = "20s";
   // The energy saver (policy/energy_saver.h): on when both SLOs are given (durations); it needs
   // engine_metrics.
   std::string energy_saver_itl_p50 = {};

@@ -293,6 +293,19 @@ Exchange::~Exchange() {
   thread_.join();
 }
 
+// A request under way, counted from its arrival until its last owner (the handler, or the
+// provider streaming its answer) lets go.
+class InFlight {
+ public:
+  explicit InFlight(std::atomic<int>& count) : count_(count) { ++count_; }
+  ~InFlight() { --count_; }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+ private:
+  std::atomic<int>& count_;
+};
+
 std::unique_ptr<httplib::Client> EngineClient(const EngineProxyOptions& options) {
   auto client = std::make_unique<httplib::Client>(options.upstream);
   ConfigureHttpClient(*client, options.connect_timeout, /*ca_file=*/"");
@@ -405,6 +418,16 @@ EngineProxy::EngineProxy(EngineProxyOptions options, PromptSignal* signal)
 EngineProxy::~EngineProxy() = default;
 
 void EngineProxy::Forward(const httplib::Request& req, httplib::Response& res) {
+  // Counted before draining_ is read, so that Drain()'s caller, which sets it and then reads the
+  // count, either sees this request or this request sees the drain.
+  auto flight = std::make_shared<InFlight>(in_flight_);
+  if (draining_) {
+    ++counters_.refused_draining;
+    res.set_header("Connection", "close");
+    res.set_header("Retry-After", "1");
+    SendJsonError(res, 503, "the engine proxy is draining (its agent is stopping): send elsewhere");
+    return;
+  }
   ++counters_.requests;
   const bool generation = IsGeneration(req);
   if (generation) ++counters_.generation_requests;
@@ -438,7 +461,8 @@ void EngineProxy::Forward(const httplib::Request& req, httplib::Response& res) {
     res.headers = answer.headers;
     return;
   }
-  res.set_chunked_content_provider("", [this, exchange](size_t, httplib::DataSink& sink) {
+  // The request stays in flight while its answer streams: the provider holds `flight`.
+  res.set_chunked_content_provider("", [this, exchange, flight](size_t, httplib::DataSink& sink) {
     std::string piece;
     switch (exchange->NextPiece(piece, kStopPollInterval)) {
       case BodyState::kPiece:
@@ -482,6 +506,13 @@ void EngineProxy::Serve() {
 
 bool EngineProxy::running() const { return server_->is_running(); }
 
+void EngineProxy::Drain() {
+  if (!draining_.exchange(true)) {
+    spdlog::info("engine proxy draining: {} request(s) in flight, new ones refused (503)",
+                 in_flight_.load());
+  }
+}
+
 void EngineProxy::Stop() {
   stopping_ = true;
   server_->stop();
@@ -495,6 +526,12 @@ std::string EngineProxy::Metrics() const {
   out.Family("headroom_engine_proxy_generation_requests_total", "counter",
              "Forwarded requests that carried a prompt (the clock raised for their prefill).");
   out.Sample(static_cast<double>(counters_.generation_requests.load()));
+  out.Family("headroom_engine_proxy_requests_in_flight", "gauge",
+             "Requests under way: from their arrival to their answer's last byte.");
+  out.Sample(static_cast<double>(in_flight_.load()));
+  out.Family("headroom_engine_proxy_refused_draining_total", "counter",
+             "Requests refused (503) while the proxy drained before its agent stopped.");
+  out.Sample(static_cast<double>(counters_.refused_draining.load()));
   out.Family("headroom_engine_proxy_upstream_failures_total", "counter",
              "Requests the engine failed: unreachable, silent past a timeout, or an answer cut.");
   out.Sample(static_cast<double>(counters_.upstream_failures.load()));

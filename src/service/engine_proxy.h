@@ -4,8 +4,11 @@
 // and the first bytes of its answer (the first token of a streamed answer) let it drop again.
 // Every request is forwarded as it came (hop-by-hop headers aside; the engine is asked for an
 // uncompressed answer), each on a connection of its own, and the engine's answer is streamed back
-// as it arrives. Thread-safe: Bind(), Stop(), running() and counters() may be called
-// from any thread; Serve() blocks the calling thread until Stop().
+// as it arrives. Before it stops, its owner may drain it (Drain()): new requests are refused with
+// a 503 that a load balancer retries elsewhere, while the answers under way go on to their end,
+// so that restarting the agent need not cut answers mid-stream. Thread-safe: Bind(), Drain(),
+// Stop(), running(), in_flight() and counters() may be called from any thread; Serve() blocks
+// the calling thread until Stop().
 #ifndef HEADROOM_SERVICE_ENGINE_PROXY_H_
 #define HEADROOM_SERVICE_ENGINE_PROXY_H_
 
@@ -74,6 +77,7 @@ struct EngineProxyCounters {
   std::atomic<std::uint64_t> generation_requests{0};  // those that carried a prompt
   // The engine unreachable, silent past a timeout, or breaking an answer midway.
   std::atomic<std::uint64_t> upstream_failures{0};
+  std::atomic<std::uint64_t> refused_draining{0};  // answered 503 while the proxy drained
 };
 
 class EngineProxy {
@@ -94,6 +98,11 @@ class EngineProxy {
   void Serve();
   // True once Serve() accepts connections (Stop() before that would be lost).
   bool running() const;
+  // From now on refuses every new request (503, its connection closed); the requests under way go
+  // on. Stop() ends them.
+  void Drain();
+  // Requests under way: from their arrival to their answer's last byte or its cut.
+  int in_flight() const { return in_flight_.load(); }
   void Stop();
 
   const EngineProxyCounters& counters() const { return counters_; }
@@ -112,6 +121,8 @@ class EngineProxy {
   std::unique_ptr<httplib::Server> server_;
   EngineProxyCounters counters_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> draining_{false};
+  std::atomic<int> in_flight_{0};
   core::Mutex mu_;
   std::set<std::string> logged_failures_ GUARDED_BY(mu_);
 };

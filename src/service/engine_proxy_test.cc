@@ -337,6 +337,42 @@ TEST_F(EngineProxyTest, StopCutsAnOpenStreamAndBalancesTheSignal) {
   EXPECT_EQ(signal_.left(), 1);
 }
 
+// Before the agent stops, the proxy drains: a new request is refused with a 503 (a load balancer
+// sends it elsewhere) while the answer under way streams on to its end.
+TEST_F(EngineProxyTest, ADrainRefusesNewRequestsAndLetsTheAnswersUnderWayFinish) {
+  StreamOn("/v1/completions");
+  Start();
+  Received received;
+  auto answer = StreamRequest(received);
+  ASSERT_TRUE(received.WaitFor(kFirstEvent));
+  EXPECT_EQ(proxy_->in_flight(), 1);
+
+  proxy_->Drain();
+  const auto refused = Client()->Post("/v1/completions", R"({"prompt":"Hi"})", "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_NE(refused->body.find("draining"), std::string::npos) << refused->body;
+  EXPECT_EQ(refused->get_header_value("Connection"), "close");
+  EXPECT_EQ(proxy_->in_flight(), 1) << "the refused request is not under way";
+  EXPECT_NE(proxy_->Metrics().find("headroom_engine_proxy_refused_draining_total 1"),
+            std::string::npos)
+      << proxy_->Metrics();
+
+  release_.Open();
+  ASSERT_EQ(answer.wait_for(kWait), std::future_status::ready);
+  const httplib::Result done = answer.get();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, 200);
+  EXPECT_EQ(received.body(), std::string(kFirstEvent) + kLastEvents);
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (proxy_->in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(proxy_->in_flight(), 0);
+  EXPECT_EQ(signal_.arrived(), 1) << "a refused prompt is not signalled";
+  EXPECT_EQ(signal_.left(), 1);
+}
+
 TEST_F(EngineProxyTest, AStreamTheEngineBreaksMidwayClosesTheClientsConnection) {
   engine_.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
     res.set_chunked_content_provider(kEventStream, [](size_t offset, httplib::DataSink& sink) {
