@@ -41,6 +41,8 @@ constexpr const char* kToken = "s3cret-token";
 
 using AgentProcess = headroom::testing::DaemonProcess;
 
+struct StreamUnderWay;
+
 class AgentDaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -79,6 +81,11 @@ class AgentDaemonTest : public ::testing::Test {
     }
     return agent;
   }
+  // An agent with its engine proxy in front of `engine_url` (and `extra` flags), and `stream`
+  // sent through the proxy, its first event come; sets proxy_port_. Null where it could not.
+  std::unique_ptr<AgentProcess> StartStreaming(const std::string& engine_url,
+                                               const std::vector<std::string>& extra,
+                                               StreamUnderWay& stream);
   httplib::Headers Auth(const std::string& token = kToken) {
     return {{"Authorization", "Bearer " + token}};
   }
@@ -113,7 +120,8 @@ class AgentDaemonTest : public ::testing::Test {
   std::string token_file_;
   std::string state_file_;
   std::unique_ptr<httplib::Client> client_;
-  int port_ = 0;  // of the agent Start() started last
+  int port_ = 0;        // of the agent Start() started last
+  int proxy_port_ = 0;  // of its engine proxy, set by StartStreaming()
   int starts_ = 0;
 };
 
@@ -909,27 +917,53 @@ class SlowStreamEngine {
   std::thread thread_;
 };
 
-// A streamed completion through the proxy on a thread of its own; `body` fills as it comes.
-std::future<httplib::Result> StreamThrough(int proxy_port, std::string& body, std::mutex& mu) {
-  return std::async(std::launch::async, [proxy_port, &body, &mu] {
-    httplib::Client client("127.0.0.1", proxy_port);
-    client.set_read_timeout(20);
-    httplib::Request req;
-    req.method = "POST";
-    req.path = "/v1/completions";
-    req.body = R"({"prompt": "hi", "stream": true})";
-    req.content_receiver = [&body, &mu](const char* data, size_t length, uint64_t, uint64_t) {
-      std::lock_guard<std::mutex> lock(mu);
-      body.append(data, length);
-      return true;
-    };
-    return client.send(req);
-  });
-}
+// A streamed completion through the engine proxy, on a thread of its own; its body fills as it
+// comes.
+struct StreamUnderWay {
+  std::mutex mu;
+  std::string body;
+  std::future<httplib::Result> answer;
+
+  std::string Body() {
+    std::lock_guard<std::mutex> lock(mu);
+    return body;
+  }
+  void Send(int proxy_port) {
+    answer = std::async(std::launch::async, [this, proxy_port] {
+      httplib::Client client("127.0.0.1", proxy_port);
+      client.set_read_timeout(20);
+      httplib::Request req;
+      req.method = "POST";
+      req.path = "/v1/completions";
+      req.body = R"({"prompt": "hi", "stream": true})";
+      req.content_receiver = [this](const char* data, size_t length, uint64_t, uint64_t) {
+        std::lock_guard<std::mutex> lock(mu);
+        body.append(data, length);
+        return true;
+      };
+      return client.send(req);
+    });
+  }
+};
 
 bool WaitUntil(const std::function<bool()>& done) {
   for (int i = 0; i < 400 && !done(); ++i) std::this_thread::sleep_for(milliseconds(25));
   return done();
+}
+
+std::unique_ptr<AgentProcess> AgentDaemonTest::StartStreaming(const std::string& engine_url,
+                                                              const std::vector<std::string>& extra,
+                                                              StreamUnderWay& stream) {
+  std::vector<std::string> args = {"--engine-proxy", "127.0.0.1:0", "--engine-url", engine_url};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto agent = Start(Args(args));
+  const std::optional<int> proxy_port = agent->PortAfter("engine proxy on 127.0.0.1:");
+  EXPECT_TRUE(proxy_port) << agent->Stderr();
+  if (!client_ || !proxy_port) return nullptr;
+  proxy_port_ = *proxy_port;
+  stream.Send(*proxy_port);
+  EXPECT_TRUE(WaitUntil([&stream] { return !stream.Body().empty(); }));
+  return agent;
 }
 
 // An agent asked to stop drains its engine proxy first: new requests get a 503 (a load balancer
@@ -937,23 +971,15 @@ bool WaitUntil(const std::function<bool()>& done) {
 // answers, and only then are the GPUs restored.
 TEST_F(AgentDaemonTest, OnStopTheEngineProxyDrainsTheAnswersUnderWay) {
   SlowStreamEngine engine;
-  auto agent = Start(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", engine.url()}));
-  ASSERT_TRUE(client_);
-  const std::optional<int> proxy_port = agent->PortAfter("engine proxy on 127.0.0.1:");
-  ASSERT_TRUE(proxy_port) << agent->Stderr();
-  std::mutex mu;
-  std::string body;
-  auto answer = StreamThrough(*proxy_port, body, mu);
-  ASSERT_TRUE(WaitUntil([&] {
-    std::lock_guard<std::mutex> lock(mu);
-    return !body.empty();
-  }));
+  StreamUnderWay stream;
+  auto agent = StartStreaming(engine.url(), {}, stream);
+  ASSERT_TRUE(agent);
 
   agent->Signal(SIGTERM);
   ASSERT_TRUE(WaitUntil([&] {
     return agent->Stderr().find("engine proxy draining") != std::string::npos;
   })) << agent->Stderr();
-  httplib::Client proxy("127.0.0.1", *proxy_port);
+  httplib::Client proxy("127.0.0.1", proxy_port_);
   const auto refused = proxy.Post("/v1/completions", R"({"prompt": "hi"})", "application/json");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 503);
@@ -962,11 +988,11 @@ TEST_F(AgentDaemonTest, OnStopTheEngineProxyDrainsTheAnswersUnderWay) {
   EXPECT_EQ(state->status, 200);
 
   engine.Release();
-  ASSERT_EQ(answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
-  const httplib::Result done = answer.get();
+  ASSERT_EQ(stream.answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  const httplib::Result done = stream.answer.get();
   ASSERT_TRUE(done);
   EXPECT_EQ(done->status, 200);
-  EXPECT_EQ(body, "data: 1\n\ndata: [DONE]\n\n");
+  EXPECT_EQ(stream.Body(), "data: 1\n\ndata: [DONE]\n\n");
   EXPECT_EQ(agent->Wait(), 0);
   const std::string log = agent->Stderr();
   EXPECT_NE(log.find("engine proxy drained"), std::string::npos) << log;
@@ -976,26 +1002,35 @@ TEST_F(AgentDaemonTest, OnStopTheEngineProxyDrainsTheAnswersUnderWay) {
 // A drain has a deadline: what is still streaming then is cut, and the agent exits as before.
 TEST_F(AgentDaemonTest, AnEngineProxysDrainEndsAtItsDeadline) {
   SlowStreamEngine engine;
-  auto agent = Start(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", engine.url(),
-                           "--engine-proxy-drain", "300ms"}));
-  ASSERT_TRUE(client_);
-  const std::optional<int> proxy_port = agent->PortAfter("engine proxy on 127.0.0.1:");
-  ASSERT_TRUE(proxy_port) << agent->Stderr();
-  std::mutex mu;
-  std::string body;
-  auto answer = StreamThrough(*proxy_port, body, mu);
-  ASSERT_TRUE(WaitUntil([&] {
-    std::lock_guard<std::mutex> lock(mu);
-    return !body.empty();
-  }));
+  StreamUnderWay stream;
+  auto agent = StartStreaming(engine.url(), {"--engine-proxy-drain", "300ms"}, stream);
+  ASSERT_TRUE(agent);
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0);
   EXPECT_NE(agent->Stderr().find("still had 1 request(s) in flight after 300ms: cutting them"),
             std::string::npos)
       << agent->Stderr();
-  ASSERT_EQ(answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
-  std::lock_guard<std::mutex> lock(mu);
-  EXPECT_EQ(body.find("[DONE]"), std::string::npos) << "the answer was cut";
+  ASSERT_EQ(stream.answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  EXPECT_EQ(stream.Body().find("[DONE]"), std::string::npos) << "the answer was cut";
+}
+
+// Asked twice (a second Ctrl-C, a second SIGTERM), the agent stops draining at once.
+TEST_F(AgentDaemonTest, ASecondStopSignalEndsTheDrainAtOnce) {
+  SlowStreamEngine engine;
+  StreamUnderWay stream;
+  auto agent = StartStreaming(engine.url(), {"--engine-proxy-drain", "10m"}, stream);
+  ASSERT_TRUE(agent);
+  agent->Signal(SIGINT);
+  ASSERT_TRUE(WaitUntil([&] {
+    return agent->Stderr().find("engine proxy draining for up to 10m") != std::string::npos;
+  })) << agent->Stderr();
+  agent->Signal(SIGINT);
+  EXPECT_EQ(agent->Wait(), 0);
+  EXPECT_NE(agent->Stderr().find("asked again to stop: cutting the engine proxy's 1 request(s)"),
+            std::string::npos)
+      << agent->Stderr();
+  ASSERT_EQ(stream.answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  EXPECT_EQ(stream.Body().find("[DONE]"), std::string::npos) << "the answer was cut";
 }
 
 // Issue 51: the proxy needs an engine to pass requests to, given or taken from --engine-metrics.

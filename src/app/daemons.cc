@@ -98,7 +98,8 @@ core::Result<bool> RunAgent(const AgentRequest& options) {
             if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
           },
       .proxy = proxy.get(),
-      .drain = settings->proxy ? settings->proxy->drain : core::Duration::zero()};
+      .drain = settings->proxy ? settings->proxy->drain : core::Duration::zero(),
+      .stop_at_once = options.stop_at_once};
   auto done = service::RunAgentDaemon(**agent, server, clock, *options.stop, extras);
   return done.has_value();
 }

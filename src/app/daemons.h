@@ -29,6 +29,8 @@ struct AgentRequest {
   std::string sim_load_file = {};  // the sim backend's load, re-read when it changes
   std::optional<service::PowerSmoothingConfig> power_smoothing = {};  // agent.yaml's section
   const std::atomic<bool>* stop = nullptr;
+  // Asked again to stop: the engine proxy's drain ends at once (AgentDaemonExtras::stop_at_once).
+  const std::atomic<bool>* stop_at_once = nullptr;
   PrintLine print = {};
 };
 

@@ -76,6 +76,7 @@ int RunAgent(const GlobalOptions& global, const CLI::App& cmd, AgentCliOptions o
                              .sim_load_file = options.sim_load_file,
                              .power_smoothing = options.power_smoothing,
                              .stop = &StopRequested(),
+                             .stop_at_once = &StopInsisted(),
                              .print = PrintLineFlushed});
   if (!done) return ReportError(done.error());
   return *done ? kExitOk : kExitRuntime;

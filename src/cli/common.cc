@@ -77,8 +77,16 @@ std::atomic<bool>& StopRequested() {
   return stop;
 }
 
+std::atomic<bool>& StopInsisted() {
+  static std::atomic<bool> again{false};
+  return again;
+}
+
 namespace {
-extern "C" void OnStopSignal(int) { StopRequested().store(true); }
+// Lock-free atomics only: async-signal-safe.
+extern "C" void OnStopSignal(int) {
+  if (StopRequested().exchange(true)) StopInsisted().store(true);
+}
 }  // namespace
 
 void InstallStopHandlers() {

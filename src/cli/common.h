@@ -72,6 +72,8 @@ int ReportError(const core::Error& error);
 
 // Set by SIGINT/SIGTERM; long-running commands poll it and stop cleanly.
 std::atomic<bool>& StopRequested();
+// Set by a second SIGINT or SIGTERM after the first: stop without waiting (the agent's drain).
+std::atomic<bool>& StopInsisted();
 void InstallStopHandlers();
 
 }  // namespace headroom::cli

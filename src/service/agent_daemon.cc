@@ -269,10 +269,18 @@ bool Draining(const AgentDaemonExtras& extras, core::Clock& clock,
   if (!*until) {
     *until = clock.Now() + extras.drain;
     extras.proxy->Drain();
+    spdlog::info(
+        "engine proxy draining for up to {} (--engine-proxy-drain): {} request(s) in flight, new "
+        "ones refused (503)",
+        core::FormatDuration(extras.drain), extras.proxy->in_flight());
   }
   const int left = extras.proxy->in_flight();
   if (left == 0) {
     spdlog::info("engine proxy drained");
+    return false;
+  }
+  if (extras.stop_at_once != nullptr && extras.stop_at_once->load()) {
+    spdlog::warn("asked again to stop: cutting the engine proxy's {} request(s) in flight", left);
     return false;
   }
   if (clock.Now() < **until) return true;
@@ -297,8 +305,8 @@ core::Status RunAgentDaemon(Agent& agent, AgentHttpServer& server, core::Clock& 
   while (!serve_returned.load() && (!stop.load() || Draining(extras, clock, &drain_until))) {
     if (extras.each_tick) extras.each_tick();
     agent.Tick();
-    // Asked to stop, the loop sleeps whole ticks while it drains.
-    clock.SleepUntil(clock.Now() + kAgentTickPeriod, drain_until ? nullptr : &stop);
+    // Asked to stop, the loop sleeps whole ticks while it drains, unless asked again.
+    clock.SleepUntil(clock.Now() + kAgentTickPeriod, drain_until ? extras.stop_at_once : &stop);
   }
   const bool failed = serve_returned.load();
   if (failed) spdlog::error("the HTTP server stopped unexpectedly");

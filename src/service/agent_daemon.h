@@ -127,6 +127,8 @@ struct AgentDaemonExtras {
   // finish, and stops once none is left or the time is up, cutting what is left.
   EngineProxyLoop* proxy = nullptr;
   core::Duration drain{0};
+  // Turns true when asked again to stop: the drain ends at once (null: never).
+  const std::atomic<bool>* stop_at_once = nullptr;
 };
 
 // Serves `server` on a thread of its own and ticks the agent (and the extras) every

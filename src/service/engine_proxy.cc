@@ -506,12 +506,7 @@ void EngineProxy::Serve() {
 
 bool EngineProxy::running() const { return server_->is_running(); }
 
-void EngineProxy::Drain() {
-  if (!draining_.exchange(true)) {
-    spdlog::info("engine proxy draining: {} request(s) in flight, new ones refused (503)",
-                 in_flight_.load());
-  }
-}
+void EngineProxy::Drain() { draining_ = true; }
 
 void EngineProxy::Stop() {
   stopping_ = true;
