@@ -850,6 +850,21 @@ core::Status ApplyClockSettings(const Scenario& scenario, const model::GpuSpec& 
   return core::Ok();
 }
 
+// The model's weights leave room for a KV cache on the instance's GPUs; else which of the two
+// to change, the GPUs an instance spans or the share of their memory, with the figures.
+core::Status CheckKvCacheRoom(const std::string& where, const std::string& model,
+                              const model::GpuSpec& gpu, const RowConfig& row) {
+  if (KvCapacityTokens(row) >= 1) return core::Ok();
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  const double memory = static_cast<double>(gpu.memory_bytes) / kGiB;
+  return core::Fail(core::Error::InvalidArgument(fmt::format(
+      "{}: {} does not fit on {} {} GPUs: {:.2f} GiB of weights per GPU, {:.2f} GiB usable "
+      "(serving.memory_fraction {} of {:.0f} GiB), none left for its KV cache; raise serving.tp "
+      "or serving.memory_fraction",
+      where, model, row.instance.tp, gpu.name, row.model->WeightBytesPerGpu(row.instance.tp) / kGiB,
+      memory * row.instance.memory_fraction, row.instance.memory_fraction, memory)));
+}
+
 }  // namespace
 
 core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs& catalogs) {
@@ -903,11 +918,7 @@ core::Result<ResolvedScenario> Resolve(const Scenario& scenario, const Catalogs&
   if (auto st = ValidateServing(row.instance); !st) {
     return core::Fail(st.error().WithContext(where + ": serving"));
   }
-  if (KvCapacityTokens(row) < 1) {
-    return core::Fail(
-        core::Error::InvalidArgument(fmt::format("{}: {} does not fit on {} {} GPUs (serving.tp)",
-                                                 where, spec->name, row.instance.tp, gpu->name)));
-  }
+  HEADROOM_RETURN_IF_ERROR(CheckKvCacheRoom(where, spec->name, *gpu, row));
   out.params = policy::DefaultParamsFor(*gpu);
   for (const auto& [key, value] : scenario.policy_overrides) {
     if (auto st = policy::SetParam(out.params, key, value); !st) {

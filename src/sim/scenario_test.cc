@@ -350,6 +350,19 @@ TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
   auto tp = Resolve(*bad_tp, c);
   ASSERT_FALSE(tp);
   EXPECT_NE(tp.error().message().find("tp 3"), std::string::npos) << tp.error().message();
+  // Weights that leave no room for a KV cache: which two settings decide it, with the figures.
+  auto tight = ParseScenario(
+      "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, memory_fraction: 0.2}\n"
+      "workload: {}\n",
+      "f.yaml");
+  ASSERT_TRUE(tight);
+  auto full = Resolve(*tight, c);
+  ASSERT_FALSE(full);
+  EXPECT_NE(full.error().message().find("f.yaml: llama2-70b does not fit on 8 a100-80gb-sxm GPUs: "
+                                        "16.06 GiB of weights per GPU, 16.00 GiB usable "
+                                        "(serving.memory_fraction 0.2 of 80 GiB)"),
+            std::string::npos)
+      << full.error().message();
   // An engine without a calibration, and one not calibrated for the row's GPU, name both.
   auto bad_engine = ParseScenario(
       "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, engine: tgi-9}\n"
