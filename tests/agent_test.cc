@@ -946,6 +946,15 @@ struct StreamUnderWay {
   }
 };
 
+// The agent exits 0 having logged `why`, and the answer under way was cut.
+void ExpectExitCuttingTheStream(AgentProcess& agent, StreamUnderWay& stream,
+                                const std::string& why) {
+  EXPECT_EQ(agent.Wait(), 0);
+  EXPECT_NE(agent.Stderr().find(why), std::string::npos) << agent.Stderr();
+  ASSERT_EQ(stream.answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  EXPECT_EQ(stream.Body().find("[DONE]"), std::string::npos) << "the answer was cut";
+}
+
 bool WaitUntil(const std::function<bool()>& done) {
   for (int i = 0; i < 400 && !done(); ++i) std::this_thread::sleep_for(milliseconds(25));
   return done();
@@ -1006,12 +1015,8 @@ TEST_F(AgentDaemonTest, AnEngineProxysDrainEndsAtItsDeadline) {
   auto agent = StartStreaming(engine.url(), {"--engine-proxy-drain", "300ms"}, stream);
   ASSERT_TRUE(agent);
   agent->Signal(SIGTERM);
-  EXPECT_EQ(agent->Wait(), 0);
-  EXPECT_NE(agent->Stderr().find("still had 1 request(s) in flight after 300ms: cutting them"),
-            std::string::npos)
-      << agent->Stderr();
-  ASSERT_EQ(stream.answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
-  EXPECT_EQ(stream.Body().find("[DONE]"), std::string::npos) << "the answer was cut";
+  ExpectExitCuttingTheStream(*agent, stream,
+                             "still had 1 request(s) in flight after 300ms: cutting them");
 }
 
 // Asked twice (a second Ctrl-C, a second SIGTERM), the agent stops draining at once.
@@ -1025,12 +1030,8 @@ TEST_F(AgentDaemonTest, ASecondStopSignalEndsTheDrainAtOnce) {
     return agent->Stderr().find("engine proxy draining for up to 10m") != std::string::npos;
   })) << agent->Stderr();
   agent->Signal(SIGINT);
-  EXPECT_EQ(agent->Wait(), 0);
-  EXPECT_NE(agent->Stderr().find("asked again to stop: cutting the engine proxy's 1 request(s)"),
-            std::string::npos)
-      << agent->Stderr();
-  ASSERT_EQ(stream.answer.wait_for(std::chrono::seconds(15)), std::future_status::ready);
-  EXPECT_EQ(stream.Body().find("[DONE]"), std::string::npos) << "the answer was cut";
+  ExpectExitCuttingTheStream(*agent, stream,
+                             "asked again to stop: cutting the engine proxy's 1 request(s)");
 }
 
 // Issue 51: the proxy needs an engine to pass requests to, given or taken from --engine-metrics.
