@@ -83,8 +83,9 @@ struct Instance {
   // sequences' contexts, and the prompts of those admitted whose prefill is not done.
   double context = 0;
   double kv_pending = 0;
-  // The shared prefix (Request::shares_prefix): the sequences in the cache that share it, and
-  // the tokens of it counted in context and kv_pending beyond the one copy held (KvFree).
+  // The shared prefix (Request::shares_prefix): the sequences in the cache that share it, their
+  // cached tokens together, and of those the ones beyond the one copy held, which context and
+  // kv_pending count but KvFree gives back (kept, not derived: KvFree is on the hot path).
   int prefix_sharers = 0;
   double prefix_tokens = 0;
   double kv_shared = 0;
