@@ -1005,6 +1005,7 @@ TEST_F(AgentDaemonTest, OnStopTheEngineProxyDrainsTheAnswersUnderWay) {
   EXPECT_EQ(agent->Wait(), 0);
   const std::string log = agent->Stderr();
   EXPECT_NE(log.find("engine proxy drained"), std::string::npos) << log;
+  EXPECT_EQ(log.find("the shipped systemd unit"), std::string::npos) << "20s fits within 30s";
   EXPECT_LT(log.find("engine proxy drained"), log.find("original GPU settings restored")) << log;
 }
 
@@ -1025,6 +1026,10 @@ TEST_F(AgentDaemonTest, ASecondStopSignalEndsTheDrainAtOnce) {
   StreamUnderWay stream;
   auto agent = StartStreaming(engine.url(), {"--engine-proxy-drain", "10m"}, stream);
   ASSERT_TRUE(agent);
+  // A drain the shipped units' stop timeouts (30 s) would cut short is named at the start.
+  EXPECT_NE(agent->Stderr().find("--engine-proxy-drain 10m: the shipped systemd unit"),
+            std::string::npos)
+      << agent->Stderr();
   agent->Signal(SIGINT);
   ASSERT_TRUE(WaitUntil([&] {
     return agent->Stderr().find("engine proxy draining for up to 10m") != std::string::npos;

@@ -29,6 +29,19 @@ core::Status PollLoadFile(gpu::sim::SimLoadFile& file) {
   return core::Ok();
 }
 
+// A service manager kills what outlives its stop timeout, and an agent killed while its proxy
+// drains has not restored its GPUs (the next start does).
+void WarnOfALongDrain(core::Duration drain) {
+  constexpr core::Duration kShippedStopTimeout = std::chrono::seconds(30);
+  if (drain + std::chrono::seconds(5) <= kShippedStopTimeout) return;
+  spdlog::warn(
+      "--engine-proxy-drain {}: the shipped systemd unit and Kubernetes manifests stop the agent "
+      "after 30s; raise TimeoutStopSec or terminationGracePeriodSeconds above the drain and a few "
+      "seconds more, or an agent killed while draining leaves its GPUs to be restored at its next "
+      "start",
+      core::FormatDuration(drain));
+}
+
 }  // namespace
 
 core::Result<service::AgentConfigFile> ReadAgentConfig(const std::string& path) {
@@ -90,6 +103,7 @@ core::Result<bool> RunAgent(const AgentRequest& options) {
     spdlog::info("engine proxy on {}:{} to {}{}", settings->proxy->listen.host, proxy->port(),
                  settings->proxy->upstream,
                  settings->agent.energy_saver ? ": the energy saver's prefill boost" : "");
+    WarnOfALongDrain(settings->proxy->drain);
   }
   service::AgentDaemonExtras extras{
       .each_tick =
