@@ -1041,30 +1041,23 @@ TEST_F(AgentDaemonTest, ASecondStopSignalEndsTheDrainAtOnce) {
 
 // Issue 51: the proxy needs an engine to pass requests to, given or taken from --engine-metrics.
 TEST_F(AgentDaemonTest, TheEngineProxyNeedsTheEnginesUrl) {
-  AgentProcess alone(Args({"--engine-proxy", "127.0.0.1:0"}), (dir_ / "alone.log").string());
-  EXPECT_EQ(alone.Wait(), 2);
-  EXPECT_NE(alone.Stderr().find("--engine-proxy needs the engine's URL"), std::string::npos)
-      << alone.Stderr();
-  AgentProcess path(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://h:1/v1"}),
-                    (dir_ / "path.log").string());
-  EXPECT_EQ(path.Wait(), 2);
-  EXPECT_NE(path.Stderr().find("--engine-url"), std::string::npos) << path.Stderr();
-  AgentProcess workers(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://127.0.0.1:1",
-                             "--engine-proxy-workers", "0"}),
-                       (dir_ / "workers.log").string());
-  EXPECT_EQ(workers.Wait(), 2);
-  EXPECT_NE(workers.Stderr().find("--engine-proxy-workers 0 is outside"), std::string::npos)
-      << workers.Stderr();
-  AgentProcess url_alone(Args({"--engine-url", "http://127.0.0.1:1"}), (dir_ / "url.log").string());
-  EXPECT_EQ(url_alone.Wait(), 2);
-  EXPECT_NE(url_alone.Stderr().find("give --engine-proxy too"), std::string::npos)
-      << url_alone.Stderr();
-  AgentProcess drain(Args({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://127.0.0.1:1",
-                           "--engine-proxy-drain", "11m"}),
-                     (dir_ / "drain.log").string());
-  EXPECT_EQ(drain.Wait(), 2);
-  EXPECT_NE(drain.Stderr().find("--engine-proxy-drain 11m is outside 0s-10m"), std::string::npos)
-      << drain.Stderr();
+  // Exit 2 before any GPU is touched, saying `why`.
+  const auto refused = [this](const std::vector<std::string>& flags, const std::string& log,
+                              const std::string& why) {
+    AgentProcess agent(Args(flags), (dir_ / log).string());
+    EXPECT_EQ(agent.Wait(), 2) << why;
+    EXPECT_NE(agent.Stderr().find(why), std::string::npos) << agent.Stderr();
+  };
+  refused({"--engine-proxy", "127.0.0.1:0"}, "alone.log", "--engine-proxy needs the engine's URL");
+  refused({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://h:1/v1"}, "path.log",
+          "--engine-url");
+  refused({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://127.0.0.1:1",
+           "--engine-proxy-workers", "0"},
+          "workers.log", "--engine-proxy-workers 0 is outside");
+  refused({"--engine-url", "http://127.0.0.1:1"}, "url.log", "give --engine-proxy too");
+  refused({"--engine-proxy", "127.0.0.1:0", "--engine-url", "http://127.0.0.1:1",
+           "--engine-proxy-drain", "11m"},
+          "drain.log", "--engine-proxy-drain 11m is outside 0s-10m");
 }
 
 TEST_F(AgentDaemonTest, NvmlBackendSetsCapsThroughNvmlAndRestoresThemOnShutdown) {

@@ -105,15 +105,14 @@ core::Result<bool> RunAgent(const AgentRequest& options) {
                  settings->agent.energy_saver ? ": the energy saver's prefill boost" : "");
     WarnOfALongDrain(settings->proxy->drain);
   }
-  service::AgentDaemonExtras extras{
-      .each_tick =
-          [&load_file] {
-            if (load_file == nullptr) return;
-            if (auto st = PollLoadFile(*load_file); !st) spdlog::error("{}", st.error().message());
-          },
-      .proxy = proxy.get(),
-      .drain = settings->proxy ? settings->proxy->drain : core::Duration::zero(),
-      .stop_at_once = options.stop_at_once};
+  service::AgentDaemonExtras extras{.each_tick =
+                                        [&load_file] {
+                                          if (load_file == nullptr) return;
+                                          if (auto st = PollLoadFile(*load_file); !st)
+                                            spdlog::error("{}", st.error().message());
+                                        },
+                                    .proxy = proxy.get(),
+                                    .stop_at_once = options.stop_at_once};
   auto done = service::RunAgentDaemon(**agent, server, clock, *options.stop, extras);
   return done.has_value();
 }

@@ -241,6 +241,7 @@ core::Result<std::unique_ptr<EngineProxyLoop>> EngineProxyLoop::Create(
   auto port = loop->proxy_->Bind(settings.listen);
   if (!port) return core::Fail(port.error().WithContext("--engine-proxy"));
   loop->port_ = *port;
+  loop->drain_ = settings.drain;
   EngineProxyLoop* self = loop.get();
   loop->thread_ = std::thread([self] {
     self->proxy_->Serve();
@@ -265,14 +266,15 @@ namespace {
 // the first call).
 bool Draining(const AgentDaemonExtras& extras, core::Clock& clock,
               std::optional<core::TimePoint>* until) {
-  if (extras.proxy == nullptr || extras.drain <= core::Duration::zero()) return false;
+  if (extras.proxy == nullptr || extras.proxy->drain() <= core::Duration::zero()) return false;
+  const core::Duration drain = extras.proxy->drain();
   if (!*until) {
-    *until = clock.Now() + extras.drain;
+    *until = clock.Now() + drain;
     extras.proxy->Drain();
     spdlog::info(
         "engine proxy draining for up to {} (--engine-proxy-drain): {} request(s) in flight, new "
         "ones refused (503)",
-        core::FormatDuration(extras.drain), extras.proxy->in_flight());
+        core::FormatDuration(drain), extras.proxy->in_flight());
   }
   const int left = extras.proxy->in_flight();
   if (left == 0) {
@@ -285,7 +287,7 @@ bool Draining(const AgentDaemonExtras& extras, core::Clock& clock,
   }
   if (clock.Now() < **until) return true;
   spdlog::warn("engine proxy still had {} request(s) in flight after {}: cutting them", left,
-               core::FormatDuration(extras.drain));
+               core::FormatDuration(drain));
   return false;
 }
 

@@ -93,9 +93,10 @@ class EngineProxyLoop {
 
   int port() const { return port_; }
   std::string Metrics() const { return proxy_->Metrics(); }
-  // EngineProxy::Drain() and in_flight().
+  // EngineProxy::Drain() and in_flight(), and how long a stop may drain it (--engine-proxy-drain).
   void Drain() { proxy_->Drain(); }
   int in_flight() const { return proxy_->in_flight(); }
+  core::Duration drain() const { return drain_; }
 
  private:
   class Signal final : public PromptSignal {
@@ -112,6 +113,7 @@ class EngineProxyLoop {
   Signal signal_;
   std::unique_ptr<EngineProxy> proxy_;
   int port_ = 0;
+  core::Duration drain_{0};
   std::atomic<bool> served_{false};  // Serve() returned (it may, failing, before it ever ran)
   std::thread thread_;
 };
@@ -122,11 +124,10 @@ inline constexpr core::Duration kAgentTickPeriod = std::chrono::milliseconds(100
 // What the agent's loop runs beside the agent.
 struct AgentDaemonExtras {
   std::function<void()> each_tick;  // every tick, when given
-  // The engine proxy to drain when asked to stop, and for how long at most (0: not at all): the
+  // The engine proxy to drain when asked to stop, for its drain() at most (0: not at all): the
   // agent goes on ticking (leases, caps, the saver and its boost) while the answers under way
   // finish, and stops once none is left or the time is up, cutting what is left.
   EngineProxyLoop* proxy = nullptr;
-  core::Duration drain{0};
   // Turns true when asked again to stop: the drain ends at once (null: never).
   const std::atomic<bool>* stop_at_once = nullptr;
 };

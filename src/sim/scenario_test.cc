@@ -329,51 +329,34 @@ TEST(ScenarioTest, ResolveChecksTheCatalogAndPolicyConstants) {
   auto models = catalog::ModelCatalog::Embedded();
   auto engines = catalog::EngineCatalog::Embedded();
   const Catalogs c{&*hardware, &*models, &*engines};
-  auto bad_model = ParseScenario(
-      "name: t\nrow: {server: dgx-a100}\nserving: {model: gpt-9}\nworkload: {}\n", "a.yaml");
-  ASSERT_TRUE(bad_model);
-  EXPECT_FALSE(Resolve(*bad_model, c));
-  auto bad_t2 = ParseScenario(Minimal("policy:\n  t2: 0.7\n"), "b.yaml");
-  ASSERT_TRUE(bad_t2);
-  auto r = Resolve(*bad_t2, c);
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("t2"), std::string::npos) << r.error().message();
-  auto stale = ParseScenario(Minimal("power:\n  telemetry_delay: 15s\n"), "d.yaml");
-  ASSERT_TRUE(stale);
-  auto st = Resolve(*stale, c);
-  ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message().find("stale_after_s"), std::string::npos);
-  auto bad_tp = ParseScenario(
-      "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, tp: 3}\nworkload: {}\n",
-      "c.yaml");
-  ASSERT_TRUE(bad_tp);
-  auto tp = Resolve(*bad_tp, c);
-  ASSERT_FALSE(tp);
-  EXPECT_NE(tp.error().message().find("tp 3"), std::string::npos) << tp.error().message();
+  // The scenario parses; Resolve refuses it, saying `why`.
+  const auto refused = [&c](const std::string& yaml, const std::string& file,
+                            const std::string& why) {
+    auto scenario = ParseScenario(yaml, file);
+    ASSERT_TRUE(scenario) << scenario.error().message();
+    auto resolved = Resolve(*scenario, c);
+    ASSERT_FALSE(resolved) << file;
+    EXPECT_NE(resolved.error().message().find(why), std::string::npos)
+        << resolved.error().message();
+  };
+  refused("name: t\nrow: {server: dgx-a100}\nserving: {model: gpt-9}\nworkload: {}\n", "a.yaml",
+          "");
+  refused(Minimal("policy:\n  t2: 0.7\n"), "b.yaml", "t2");
+  refused(Minimal("power:\n  telemetry_delay: 15s\n"), "d.yaml", "stale_after_s");
+  refused("name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, tp: 3}\nworkload: {}\n",
+          "c.yaml", "tp 3");
   // Weights that leave no room for a KV cache: which two settings decide it, with the figures.
-  auto tight = ParseScenario(
+  refused(
       "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, memory_fraction: 0.2}\n"
       "workload: {}\n",
-      "f.yaml");
-  ASSERT_TRUE(tight);
-  auto full = Resolve(*tight, c);
-  ASSERT_FALSE(full);
-  EXPECT_NE(full.error().message().find("f.yaml: llama2-70b does not fit on 8 a100-80gb-sxm GPUs: "
-                                        "16.06 GiB of weights per GPU, 16.00 GiB usable "
-                                        "(serving.memory_fraction 0.2 of 80 GiB)"),
-            std::string::npos)
-      << full.error().message();
+      "f.yaml",
+      "f.yaml: llama2-70b does not fit on 8 a100-80gb-sxm GPUs: 16.06 GiB of weights per GPU, "
+      "16.00 GiB usable (serving.memory_fraction 0.2 of 80 GiB)");
   // An engine without a calibration, and one not calibrated for the row's GPU, name both.
-  auto bad_engine = ParseScenario(
+  refused(
       "name: t\nrow: {server: dgx-a100}\nserving: {model: llama2-70b, engine: tgi-9}\n"
       "workload: {}\n",
-      "e.yaml");
-  ASSERT_TRUE(bad_engine);
-  auto engine = Resolve(*bad_engine, c);
-  ASSERT_FALSE(engine);
-  EXPECT_NE(engine.error().message().find("e.yaml: serving.engine: no serving engine 'tgi-9'"),
-            std::string::npos)
-      << engine.error().message();
+      "e.yaml", "e.yaml: serving.engine: no serving engine 'tgi-9'");
 }
 
 TEST(ScenarioTest, WorkloadLoadGrowsWithServers) {
